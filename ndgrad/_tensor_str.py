@@ -175,9 +175,11 @@ class _Formatter:
         smallest, largest = magnitudes.min(), magnitudes.max()
         self.int_mode = bool(np.all(shown == np.ceil(shown)))
         if _OPTS.sci_mode is None:
-            self.sci_mode = bool(
-                largest / smallest > 1000.0 or largest > 1.0e8 or smallest < 1.0e-4
-            )
+            # The ratio may overflow to inf (e.g. 1e300 / 1e-300), which correctly
+            # means "spans more than 1000x".
+            with np.errstate(over="ignore"):
+                ratio = largest / smallest
+            self.sci_mode = bool(ratio > 1000.0 or largest > 1.0e8 or smallest < 1.0e-4)
         else:
             self.sci_mode = bool(_OPTS.sci_mode)
 
@@ -299,8 +301,8 @@ def _array_str(values, indent, summarize, real_fmt, imag_fmt):
     else:
         slices = [_array_str(values[i], indent + 1, summarize, real_fmt, imag_fmt)
                   for i in range(n)]
-    # Sub-arrays of rank r are separated by r blank-line-free newlines: one newline
-    # between rows of a matrix, two between matrices of a 3-d array, and so on.
+    # Sub-arrays are separated by ndim - 1 newlines: one between the rows of a matrix,
+    # two (a blank line) between the matrices of a 3-d array, and so on.
     separator = "," + "\n" * (values.ndim - 1) + " " * (indent + 1)
     return "[" + separator.join(slices) + "]"
 
