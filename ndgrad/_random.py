@@ -63,6 +63,13 @@ Known gaps (documented, tested where they hold)
       uses topk; results differ only if two of ``p / Exp(1)`` tie exactly.
     * The small-size (n < 16) normal path uses ``math`` per element (fast enough for
       15 values).
+    * Speed: 1M float32 randn takes ~60 ms (torch ~5 ms): the exact AVX2 emulation costs
+      about twenty emulated FMAs per pair; 1M rand takes ~10 ms.
+
+Seeding
+    ``Generator()`` starts from torch's default seed 67280421310721.  Like torch 2.13,
+    ``default_generator`` is seeded non-deterministically at import; call
+    ``manual_seed`` for reproducible streams.
 """
 
 import contextlib
