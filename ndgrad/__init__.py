@@ -1,1 +1,100 @@
-"""ndgrad: PyTorch's autograd rebuilt in pure Python on NumPy, with torch's API."""
+"""ndgrad: PyTorch's autograd rebuilt in pure Python on NumPy, with torch's API.
+
+``import ndgrad as torch`` runs torch code that uses tensors, autograd, nn and optim, and
+gives the same numbers. The only runtime dependency is NumPy.
+"""
+
+__version__ = "0.1.0"
+
+from ._dtype import (dtype, float16, half, float32, float64, double, complex64, cfloat,  # noqa
+                     complex128, cdouble, int8, int16, short, int32, int64, long, uint8, bool,
+                     bfloat16, get_default_dtype, set_default_dtype, promote_types, can_cast,
+                     finfo, iinfo)
+from ._dtype import float as float  # noqa: F401  (torch.float is float32)
+from ._dtype import int as int  # noqa: F401  (torch.int is int32)
+from ._size import Size  # noqa: F401
+from ._device import device  # noqa: F401
+from ._tensor import Tensor  # noqa: F401
+from ._tensor_str import set_printoptions, get_printoptions, printoptions  # noqa: F401
+from . import autograd  # noqa: F401
+from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled,  # noqa: F401
+                                 inference_mode, is_grad_enabled, is_inference_mode_enabled)
+from ._ops import registry as _registry  # noqa: F401
+from ._ops.elementwise import *  # noqa: F401,F403
+from ._ops.reduction import *  # noqa: F401,F403
+from ._ops.shape import *  # noqa: F401,F403
+from ._ops.indexing import *  # noqa: F401,F403
+from ._ops.linalg import *  # noqa: F401,F403
+from ._ops.complex_ops import *  # noqa: F401,F403
+from ._ops import methods as _methods  # noqa: F401
+from ._creation import *  # noqa: F401,F403
+from ._dtype import result_type as _result_type
+
+import builtins as _builtins
+
+strided = "torch.strided"
+contiguous_format = "torch.contiguous_format"
+preserve_format = "torch.preserve_format"
+channels_last = "torch.channels_last"
+Type = dtype
+
+
+def result_type(tensor1, tensor2):
+    """The dtype torch's promotion gives for an op between these two operands."""
+    return _result_type(tensor1, tensor2)
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+def is_complex(input):
+    return input.is_complex()
+
+
+def numel(input):
+    return input.numel()
+
+
+def is_nonzero(input):
+    if input.numel() != 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return _builtins.bool(input.item())
+
+
+def detach(input):
+    return input.detach()
+
+
+def t(input):
+    return _ops_shape.t(input)
+
+
+from ._ops import shape as _ops_shape  # noqa: E402
+
+
+def use_deterministic_algorithms(mode, *, warn_only=False):
+    """Accepted for compatibility: every ndgrad kernel is deterministic."""
+
+
+def are_deterministic_algorithms_enabled():
+    return True
+
+
+def set_num_threads(n):
+    """Accepted for compatibility; NumPy's BLAS decides its own threads."""
+
+
+def get_num_threads():
+    return 1
+
+
+def compile(model=None, **kwargs):
+    """No compiler here: returns the model (or a decorator returning the function) unchanged."""
+    if model is None:
+        return lambda m: m
+    return model

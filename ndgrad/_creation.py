@@ -1,0 +1,378 @@
+"""Tensor factories: tensor, as_tensor, from_numpy, zeros/ones/full/empty (and *_like),
+arange, linspace, logspace, eye, and the random ones (rand, randn, randint, randperm,
+normal, bernoulli, multinomial) drawing from torch's generator (bit-identical streams).
+"""
+
+import builtins
+import math
+import warnings
+
+import numpy as np
+
+from . import _dtype
+from . import _random
+from . import _state
+from ._device import check_device
+from ._tensor import Tensor
+
+__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty",
+           "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range", "linspace",
+           "logspace", "eye", "rand", "randn", "randint", "randperm", "rand_like", "randn_like",
+           "randint_like", "normal", "bernoulli", "multinomial", "scalar_tensor",
+           "empty_strided", "Generator", "manual_seed", "seed", "initial_seed",
+           "get_rng_state", "set_rng_state", "default_generator"]
+
+Generator = _random.Generator
+default_generator = _random.default_generator
+manual_seed = _random.manual_seed
+seed = _random.seed
+initial_seed = _random.initial_seed
+
+
+def get_rng_state():
+    return Tensor(_random.get_rng_state())
+
+
+def set_rng_state(new_state):
+    _random.set_rng_state(new_state._data if isinstance(new_state, Tensor) else new_state)
+
+
+def _finish(arr, requires_grad=False):
+    """Wrap a fresh array as a leaf; marks inference tensors inside inference_mode."""
+    t = Tensor(arr)
+    if requires_grad:
+        t.requires_grad_(True)
+    if _state.tls.inference:
+        t._extras()["inference"] = True
+    return t
+
+
+def _infer_np_dtype(arr):
+    k = arr.dtype.kind
+    if k == "f":
+        return _dtype.get_default_dtype().np
+    if k in "iu":
+        return np.int64
+    if k == "b":
+        return np.bool_
+    if k == "c":
+        return _dtype._default_complex().np
+    raise TypeError(f"Could not infer dtype of {arr.dtype}")
+
+
+def _unwrap_nested(data):
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, (list, tuple)):
+        return [_unwrap_nested(d) for d in data]
+    return data
+
+
+def _array_from(data, dtype):
+    if isinstance(data, np.ndarray):
+        arr = data
+        if dtype is None:
+            _dtype.from_np(arr.dtype)
+            return np.array(arr, copy=True)
+        return np.array(arr, dtype=_dtype.to_np(dtype), copy=True)
+    if isinstance(data, Tensor):
+        arr = data._data
+        return np.array(arr, dtype=_dtype.to_np(dtype) if dtype is not None else arr.dtype,
+                        copy=True)
+    raw = _unwrap_nested(data)
+    try:
+        arr = np.array(raw)
+    except ValueError:
+        raise ValueError("expected sequence of equal-length lists") from None
+    if arr.dtype == object:
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    if dtype is None:
+        if isinstance(raw, list) and _contains_tensor(data):
+            return arr
+        return arr.astype(_infer_np_dtype(arr), copy=False)
+    return arr.astype(_dtype.to_np(dtype), copy=False)
+
+
+def _contains_tensor(data):
+    if isinstance(data, Tensor):
+        return True
+    if isinstance(data, (list, tuple)):
+        return builtins.any(_contains_tensor(d) for d in data)
+    return False
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new leaf tensor copying `data` (nested lists, numbers, arrays)."""
+    check_device(device)
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than "
+                      "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
+    arr = _array_from(data, dtype)
+    return _finish(arr, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """A tensor sharing memory with `data` when it is an array or tensor of the right dtype."""
+    check_device(device)
+    if isinstance(data, Tensor):
+        return data if dtype is None or data.dtype == dtype else data.to(dtype)
+    if isinstance(data, np.ndarray):
+        if dtype is None or _dtype.to_np(dtype) == data.dtype:
+            _dtype.from_np(data.dtype)
+            return _finish(data)
+        return _finish(data.astype(_dtype.to_np(dtype)))
+    return _finish(_array_from(data, dtype))
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    t = as_tensor(obj, dtype, device) if not copy else tensor(obj, dtype=dtype)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def from_numpy(ndarray):
+    """A tensor sharing memory with a NumPy array (writes show in both)."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    _dtype.from_np(ndarray.dtype)
+    return _finish(ndarray)
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    elif len(size) == 1 and hasattr(size[0], "__iter__") and not isinstance(size[0], Tensor):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = s.item()
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"expected a sequence of integers or a single integer, got "
+                            f"'{type(s).__name__}'")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                               f"{list(size)}")
+        out.append(int(s))
+    return tuple(out)
+
+
+def _np_dtype(dtype, default=None):
+    if dtype is None:
+        return default if default is not None else _dtype.get_default_dtype().np
+    return _dtype.to_np(dtype)
+
+
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    check_device(device)
+    return _finish(np.zeros(_size(size), _np_dtype(dtype)), requires_grad)
+
+
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    check_device(device)
+    return _finish(np.ones(_size(size), _np_dtype(dtype)), requires_grad)
+
+
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          memory_format=None, pin_memory=False):
+    check_device(device)
+    return _finish(np.empty(_size(size), _np_dtype(dtype)), requires_grad)
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
+    arr = np.empty(_size((size,)), _np_dtype(dtype))
+    return _finish(arr, requires_grad)
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False):
+    check_device(device)
+    if dtype is None:
+        dtype = _dtype.scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor)
+                                    else fill_value)
+    return _finish(np.full(_size((size,)), fill_value, _np_dtype(dtype)), requires_grad)
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    return _finish(np.asarray(s, _np_dtype(dtype)), requires_grad)
+
+
+def _like(input, dtype):
+    return _np_dtype(dtype, input._data.dtype)
+
+
+def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=None):
+    return _finish(np.zeros(input._data.shape, _like(input, dtype)), requires_grad)
+
+
+def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None):
+    return _finish(np.ones(input._data.shape, _like(input, dtype)), requires_grad)
+
+
+def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=None):
+    return _finish(np.empty(input._data.shape, _like(input, dtype)), requires_grad)
+
+
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None):
+    return _finish(np.full(input._data.shape, fill_value, _like(input, dtype)), requires_grad)
+
+
+def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False):
+    """[start, end) in steps; integer arguments give int64, any float gives the default."""
+    check_device(device)
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    start, end, step = vals
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0 and end != start:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        is_int = builtins.all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                              for v in vals)
+        npd = np.int64 if is_int else _dtype.get_default_dtype().np
+    else:
+        npd = _dtype.to_np(dtype)
+    n = builtins.max(0, math.ceil((end - start) / step))
+    # Computed in double like torch, then cast.
+    arr = (start + np.arange(n, dtype=np.float64) * step) if np.dtype(npd).kind == "f" else \
+        np.arange(start, start + n * step, step)[:n]
+    return _finish(arr.astype(npd), requires_grad)
+
+
+def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    warnings.warn("torch.range is deprecated and will be removed in a future release because "
+                  "its behavior is inconsistent with Python's range builtin. Instead, use "
+                  "torch.arange, which produces values in [start, end).", UserWarning,
+                  stacklevel=2)
+    if end is None:
+        start, end = 0, start
+    n = int(math.floor((end - start) / step)) + 1
+    arr = start + np.arange(n, dtype=np.float64) * step
+    return _finish(arr.astype(_np_dtype(dtype)), requires_grad)
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False):
+    check_device(device)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    start = start.item() if isinstance(start, Tensor) else start
+    end = end.item() if isinstance(end, Tensor) else end
+    npd = _np_dtype(dtype)
+    if steps == 1:
+        arr = np.array([start], np.float64)
+    else:
+        # torch fills the first half from start and the second half from end.
+        step = (end - start) / (steps - 1)
+        idx = np.arange(steps, dtype=np.float64)
+        half = steps // 2
+        arr = np.where(idx < half, start + step * idx, end - step * (steps - 1 - idx))
+    if np.dtype(npd).kind in "iu":
+        arr = np.trunc(arr)
+    return _finish(arr.astype(npd), requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    lin = linspace(start, end, steps, dtype=_dtype.float64)._data
+    return _finish(np.power(base, lin).astype(_np_dtype(dtype)), requires_grad)
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    check_device(device)
+    return _finish(np.eye(n, n if m is None else m, dtype=_np_dtype(dtype)), requires_grad)
+
+
+# ----------------------------------------------------------------------------- random
+def _gen(generator):
+    return generator if generator is not None else _random.default_generator
+
+
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False, pin_memory=False):
+    check_device(device)
+    arr = _gen(generator).uniform(_size(size), _np_dtype(dtype))
+    return _finish(arr, requires_grad)
+
+
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False, pin_memory=False):
+    check_device(device)
+    arr = _gen(generator).normal(_size(size), _np_dtype(dtype))
+    return _finish(arr, requires_grad)
+
+
+def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
+            device=None, requires_grad=False):
+    """Integers in [low, high); ``randint(high, size)`` and ``randint(low, high, size)``."""
+    check_device(device)
+    if size is None:
+        if isinstance(high, (tuple, list)):
+            low, high, size = 0, low, high
+        else:
+            raise TypeError("randint() missing required argument 'size'")
+    if high is None:
+        low, high = 0, low
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
+                           f"to={high}")
+    npd = _np_dtype(dtype, np.int64)
+    arr = _gen(generator).randint(int(low), int(high), _size((size,)), npd)
+    return _finish(arr, requires_grad)
+
+
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False, pin_memory=False):
+    check_device(device)
+    arr = _gen(generator).randperm(int(n), _np_dtype(dtype, np.int64))
+    return _finish(arr, requires_grad)
+
+
+def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None):
+    return rand(input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=None):
+    return randn(input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None,
+                 requires_grad=False, memory_format=None):
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, input._data.shape, dtype=dtype or input.dtype)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None,
+           layout=None, device=None, requires_grad=False):
+    g = _gen(generator)
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        m = mean._data if isinstance(mean, Tensor) else np.asarray(mean)
+        s = std._data if isinstance(std, Tensor) else np.asarray(std)
+        shape = np.broadcast_shapes(m.shape, s.shape)
+        npd = (mean if isinstance(mean, Tensor) else std)._data.dtype
+        z = g.normal(shape, npd)
+        return _finish((z * s + m).astype(npd))
+    return _finish(g.normal(_size((size,)), _np_dtype(dtype), mean, std), requires_grad)
+
+
+def bernoulli(input, p=None, *, generator=None, out=None):
+    g = _gen(generator)
+    probs = input._data if p is None else p
+    return _finish(g.bernoulli(probs, input._data.shape, input._data.dtype))
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    g = _gen(generator)
+    return _finish(g.multinomial(input._data, num_samples, replacement))

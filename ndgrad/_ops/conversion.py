@@ -1,0 +1,84 @@
+"""Dtype conversion: ``to``, ``type`` and the ``float()``/``double()``/... shorthands, recorded as
+ToCopyBackward0 (the gradient is cast back to the input's dtype)."""
+
+import numpy as np
+
+from .. import _dtype
+from .._device import device as _device_cls, check_device
+from .._tensor import Tensor
+from .registry import primitive
+
+__all__ = ["to", "type_", "to_dtype"]
+
+
+def _to_copy_fwd(x, np_dtype):
+    if x.dtype.kind == "c" and np.dtype(np_dtype).kind != "c":
+        import warnings
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      UserWarning, stacklevel=5)
+        x = x.real
+    return x.astype(np_dtype, copy=True)
+
+
+TO_COPY = primitive("_to_copy", _to_copy_fwd, "ToCopyBackward0", linear=True)
+
+
+@TO_COPY.def_vjp
+def _(ctx, g):
+    src = ctx._extra["dtype"]
+    if g._data.dtype.kind == "c" and src.kind != "c":
+        g = g.real
+    return (g.to(_dtype.from_np(src)),)
+
+
+def to_dtype(x, dtype, copy=False):
+    npd = _dtype.to_np(dtype)
+    if npd == x._data.dtype and not copy:
+        return x
+    out = TO_COPY.call(x, params=npd)
+    if out._grad_fn is not None:
+        out._grad_fn._extras()["dtype"] = x._data.dtype
+    if out._data.dtype.kind not in "fc" and out._grad_fn is not None:
+        out._grad_fn = None
+        out._rg = False
+    return out
+
+
+def to(self, *args, **kwargs):
+    """Convert dtype (and accept the CPU device): to(dtype), to(device), to(other), ..."""
+    dtype = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    dev = kwargs.pop("device", None)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    for a in args:
+        if isinstance(a, Tensor):
+            dtype = a.dtype
+        elif isinstance(a, _dtype.dtype) or (isinstance(a, type) and a in (float, int, bool)):
+            dtype = a
+        elif isinstance(a, (str, _device_cls)):
+            dev = a
+        elif a is None:
+            continue
+        elif isinstance(a, bool):
+            continue
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments - got "
+                            f"({type(a).__name__})")
+    check_device(dev)
+    if dtype is None:
+        return self.clone() if copy else self
+    return to_dtype(self, dtype, copy)
+
+
+def type_(self, dtype=None, non_blocking=False, **kwargs):
+    """With no argument, the legacy type name (``'torch.FloatTensor'``); else convert."""
+    if dtype is None:
+        return "torch." + self.dtype._legacy
+    if isinstance(dtype, str):
+        name = dtype.split(".")[-1]
+        for d in _dtype._ALL:
+            if d._legacy == name:
+                return to_dtype(self, d)
+        raise ValueError(f"invalid type: '{dtype}'")
+    return to_dtype(self, dtype)

@@ -1,0 +1,708 @@
+"""Elementwise primitives of the foundation: arithmetic, comparisons, and the unary functions
+models need (exp, log, tanh, sigmoid, relu, ...), with their VJPs and JVPs, plus the fused
+``*_backward`` primitives that keep double backward exact and cheap.
+
+Every rule is written in ndgrad ops, so it is differentiable itself.
+"""
+
+import numpy as np
+
+from .registry import unary, binary, primitive
+
+__all__ = [
+    "add", "sub", "mul", "div", "true_divide", "rsub", "neg", "negative", "pow", "exp", "log",
+    "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "sign", "reciprocal",
+    "square", "log1p", "expm1", "eq", "ne", "lt", "le", "gt", "ge", "maximum", "minimum",
+    "clamp", "clip", "where", "logical_not", "logical_and", "logical_or", "logical_xor",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "floor_divide", "remainder",
+    "conj", "sgn", "tanh_backward", "sigmoid_backward", "threshold_backward",
+    "greater", "greater_equal", "less", "less_equal", "not_equal", "multiply", "divide",
+    "subtract", "floor", "ceil", "round", "trunc", "isnan", "isinf", "isfinite",
+]
+
+
+def _conj(t):
+    """``t.conj()`` for complex tensors, ``t`` itself otherwise (the common real case)."""
+    return CONJ.call(t) if t._data.dtype.kind == "c" else t
+
+
+def conj(input):
+    return _conj(input)
+
+
+# ----------------------------------------------------------------------------- arithmetic
+def _add_fwd(a, b, alpha):
+    return a + b if alpha is None else a + alpha * b
+
+
+def _sub_fwd(a, b, alpha):
+    return a - b if alpha is None else a - alpha * b
+
+
+ADD = binary("add", _add_fwd, params=True)
+SUB = binary("sub", _sub_fwd, params=True)
+RSUB = binary("rsub", lambda a, b, alpha: b - a if alpha is None else b - alpha * a,
+              "RsubBackward1", params=True)
+MUL = binary("mul", np.multiply, save=((0, 1), (1, 0)))
+DIV = binary("div", np.true_divide, save=((0, 1), (1, None)), promote="float")
+
+
+@ADD.def_vjp
+def _(ctx, g):
+    alpha = ctx._params
+    n = ctx._next
+    return g if n[0] else None, (g if alpha is None else g * alpha) if n[1] else None
+
+
+@SUB.def_vjp
+def _(ctx, g):
+    alpha = ctx._params
+    n = ctx._next
+    return g if n[0] else None, ((-g) if alpha is None else g * (-alpha)) if n[1] else None
+
+
+@RSUB.def_vjp
+def _(ctx, g):
+    alpha = ctx._params
+    n = ctx._next
+    return ((-g) if alpha is None else g * (-alpha)) if n[0] else None, g if n[1] else None
+
+
+@MUL.def_vjp
+def _(ctx, g):
+    a, b = ctx.saved
+    n = ctx._next
+    ga = g * (_conj(b) if type(b) is not float and type(b) is not int else b) if n[0] else None
+    gb = g * _conj(a) if n[1] else None
+    return ga, gb
+
+
+@DIV.def_vjp
+def _(ctx, g):
+    a, b = ctx.saved
+    n = ctx._next
+    if type(b) is not float and type(b) is not int:
+        b = _conj(b)
+    ga = g / b if n[0] else None
+    gb = (-g * _conj(a) / (b * b)) if n[1] else None
+    return ga, gb
+
+
+def add(input, other, *, alpha=1, out=None):
+    """``input + alpha * other`` with broadcasting and type promotion."""
+    return _out(ADD.call(input, other, None if alpha == 1 else alpha), out)
+
+
+def sub(input, other, *, alpha=1, out=None):
+    """``input - alpha * other``."""
+    return _out(SUB.call(input, other, None if alpha == 1 else alpha), out)
+
+
+subtract = sub
+
+
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input``."""
+    return RSUB.call(input, other, None if alpha == 1 else alpha)
+
+
+def mul(input, other, *, out=None):
+    return _out(MUL.call(input, other), out)
+
+
+multiply = mul
+
+FLOOR_DIV = binary("floor_divide", np.floor_divide, "FloorDivideBackward0")
+TRUNC_DIV = binary("div_trunc", lambda a, b: _trunc_div(a, b), "DivBackward3")
+
+
+def _trunc_div(a, b):
+    if np.asarray(a).dtype.kind in "biu" and np.asarray(b).dtype.kind in "biu":
+        q = np.abs(a) // np.abs(b)
+        return np.where((np.asarray(a) < 0) != (np.asarray(b) < 0), -q, q)
+    return np.trunc(np.true_divide(a, b))
+
+
+for _op in (FLOOR_DIV, TRUNC_DIV):
+    _op.def_vjp(lambda ctx, g: (g * 0 if ctx._next[0] else None,
+                                g * 0 if ctx._next[1] else None))
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    """True division (int / int gives float), or rounded with "trunc" / "floor"."""
+    if rounding_mode is None:
+        return _out(DIV.call(input, other), out)
+    if rounding_mode == "floor":
+        return _out(FLOOR_DIV.call(input, other), out)
+    if rounding_mode == "trunc":
+        return _out(TRUNC_DIV.call(input, other), out)
+    raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                     f"found '{rounding_mode}'")
+
+
+true_divide = divide = div
+
+
+def floor_divide(input, other):
+    return FLOOR_DIV.call(input, other)
+
+
+REMAINDER = binary("remainder", np.remainder, save=((0, 1), (1, 1)))
+
+
+@REMAINDER.def_vjp
+def _(ctx, g):
+    a, b = ctx.saved
+    n = ctx._next
+    return g if n[0] else None, (-g * floor_divide(a, b)) if n[1] else None
+
+
+def remainder(input, other):
+    return REMAINDER.call(input, other)
+
+
+NEG = unary("neg", np.negative, linear=True)
+NEG.def_vjp(lambda ctx, g: (-g,))
+
+
+def neg(input):
+    return NEG.call(input)
+
+
+negative = neg
+
+
+# ----------------------------------------------------------------------------- pow
+def _pow_scalar_fwd(a, e):
+    return np.power(a, e)
+
+
+POW_SCALAR = binary("pow", _pow_scalar_fwd, "PowBackward0", save=((0, None), (1, None)))
+POW_TENSOR = binary("pow_tensor", np.power, "PowBackward1", save=((0, None), (1, None),
+                                                                    ("out", 1)))
+POW_RSCALAR = binary("pow_rscalar", np.power, "PowBackward2", save=((0, None), ("out", None)))
+
+
+@POW_SCALAR.def_vjp
+def _(ctx, g):
+    x, e = ctx.saved
+    if e == 0:
+        return g * 0, None
+    return g * (e * _conj(x) ** (e - 1)), None
+
+
+@POW_TENSOR.def_vjp
+def _(ctx, g):
+    x, y, out = ctx.saved
+    n = ctx._next
+    gx = gy = None
+    if n[0]:
+        gx = g * _conj(y * x ** (y - 1))
+        gx = where(y == 0, 0.0, gx)
+    if n[1]:
+        lg = where((x == 0) & (y >= 0), 0.0, log(x))
+        gy = g * _conj(out * lg)
+    return gx, gy
+
+
+@POW_RSCALAR.def_vjp
+def _(ctx, g):
+    base, out = ctx.saved
+    if base == 0:
+        # d/dy 0**y is 0 where the result is finite (torch masks the same way).
+        return None, g * 0
+    lb = complex(np.log(complex(base))) if isinstance(base, complex) or base < 0 else \
+        float(np.log(base))
+    return None, g * _conj(out * lb)
+
+
+def pow(input, exponent, *, out=None):
+    """``input ** exponent`` for every tensor/number combination."""
+    from .._tensor import Tensor
+    if isinstance(input, Tensor):
+        if isinstance(exponent, Tensor):
+            return _out(POW_TENSOR.call(input, exponent), out)
+        return _out(POW_SCALAR.call(input, exponent), out)
+    return _out(POW_RSCALAR.call(input, exponent), out)
+
+
+# ----------------------------------------------------------------------------- unary math
+EXP = unary("exp", np.exp, save=(("out", None),), float_only=True)
+EXP.def_vjp(lambda ctx, g: (g * _conj(ctx.saved[0]),))
+LOG = unary("log", np.log, save=((0, None),), float_only=True)
+LOG.def_vjp(lambda ctx, g: (g / _conj(ctx.saved[0]),))
+SQRT = unary("sqrt", np.sqrt, save=(("out", None),), float_only=True)
+SQRT.def_vjp(lambda ctx, g: (g / (2 * _conj(ctx.saved[0])),))
+RSQRT = unary("rsqrt", lambda x: 1 / np.sqrt(x), save=(("out", None),), float_only=True)
+RSQRT.def_vjp(lambda ctx, g: (g * (-0.5 * _conj(ctx.saved[0]) ** 3),))
+SIN = unary("sin", np.sin, save=((0, None),), float_only=True)
+SIN.def_vjp(lambda ctx, g: (g * _conj(cos(ctx.saved[0])),))
+COS = unary("cos", np.cos, save=((0, None),), float_only=True)
+COS.def_vjp(lambda ctx, g: (g * -_conj(sin(ctx.saved[0])),))
+LOG1P = unary("log1p", np.log1p, save=((0, None),), float_only=True)
+LOG1P.def_vjp(lambda ctx, g: (g / _conj(ctx.saved[0] + 1),))
+EXPM1 = unary("expm1", np.expm1, save=(("out", None),), float_only=True)
+EXPM1.def_vjp(lambda ctx, g: (g * _conj(ctx.saved[0] + 1),))
+RECIPROCAL = unary("reciprocal", lambda x: 1 / x, save=(("out", None),), float_only=True)
+RECIPROCAL.def_vjp(lambda ctx, g: (g * -_conj(ctx.saved[0] * ctx.saved[0]),))
+
+
+def _tanh_bw_fwd(g, y):
+    return g * (1 - y * y)
+
+
+def _sigmoid_bw_fwd(g, y):
+    return g * (y * (1 - y))
+
+
+TANH = unary("tanh", np.tanh, save=(("out", None),), float_only=True)
+TANH_BW = binary("tanh_backward", _tanh_bw_fwd, save=((0, 1), (1, None)))
+TANH.def_vjp(lambda ctx, g: (TANH_BW.call(g, _conj(ctx.saved[0])),))
+
+
+@TANH_BW.def_vjp
+def _(ctx, gg):
+    g, y = ctx.saved
+    n = ctx._next
+    return (TANH_BW.call(gg, y) if n[0] else None,
+            (gg * -2 * _conj(g) * y) if n[1] else None)
+
+
+def _sigmoid_fwd(x):
+    # Stable for large |x|: exp only of non-positive numbers.
+    with np.errstate(over="ignore"):
+        return 1 / (1 + np.exp(-x))
+
+
+SIGMOID = unary("sigmoid", _sigmoid_fwd, save=(("out", None),), float_only=True)
+SIGMOID_BW = binary("sigmoid_backward", _sigmoid_bw_fwd, save=((0, 1), (1, None)))
+SIGMOID.def_vjp(lambda ctx, g: (SIGMOID_BW.call(g, _conj(ctx.saved[0])),))
+
+
+@SIGMOID_BW.def_vjp
+def _(ctx, gg):
+    g, y = ctx.saved
+    n = ctx._next
+    return (SIGMOID_BW.call(gg, y) if n[0] else None,
+            (gg * _conj(g) * (1 - 2 * y)) if n[1] else None)
+
+
+def _relu_fwd(x):
+    return np.maximum(x, 0) if x.dtype.kind != "b" else x.copy()
+
+
+RELU = unary("relu", _relu_fwd, save=(("out", None),))
+
+
+def _threshold_bw_fwd(g, x, threshold):
+    return np.where(x > threshold, g, np.zeros((), g.dtype))
+
+
+THRESHOLD_BW = binary("threshold_backward", _threshold_bw_fwd, save=((1, None),),
+                      params=True)
+RELU.def_vjp(lambda ctx, g: (THRESHOLD_BW.call(g, ctx.saved[0], 0),))
+
+
+@THRESHOLD_BW.def_vjp
+def _(ctx, gg):
+    (x,) = ctx.saved
+    return THRESHOLD_BW.call(gg, x, ctx._params), None
+
+
+def tanh_backward(grad_output, output):
+    return TANH_BW.call(grad_output, output)
+
+
+def sigmoid_backward(grad_output, output):
+    return SIGMOID_BW.call(grad_output, output)
+
+
+def threshold_backward(grad_output, input, threshold):
+    return THRESHOLD_BW.call(grad_output, input, threshold)
+
+
+def _sign_fwd(x):
+    if x.dtype.kind == "b":
+        return x.copy()
+    return np.sign(x)
+
+
+SIGN = unary("sign", _sign_fwd)
+SIGN.def_vjp(lambda ctx, g: (g * 0,))
+
+
+def _abs_fwd(x):
+    return np.abs(x) if x.dtype.kind != "b" else x.copy()
+
+
+ABS = unary("abs", _abs_fwd, save=((0, None),))
+
+
+@ABS.def_vjp
+def _(ctx, g):
+    (x,) = ctx.saved
+    return (g * sgn(x),)
+
+
+def _sgn_fwd(x):
+    if x.dtype.kind != "c":
+        return _sign_fwd(x)
+    mag = np.abs(x)
+    return np.where(mag == 0, 0, x / np.where(mag == 0, 1, mag)).astype(x.dtype)
+
+
+SGN = unary("sgn", _sgn_fwd)
+SGN.def_vjp(lambda ctx, g: (g * 0,))
+
+
+def sgn(input):
+    """sign for real tensors; z / |z| (0 at 0) for complex ones."""
+    return SGN.call(input)
+
+
+CONJ = unary("conj", np.conjugate, linear=True)
+CONJ.def_vjp(lambda ctx, g: (_conj(g),))
+
+
+for _name, _fn in (("floor", np.floor), ("ceil", np.ceil), ("trunc", np.trunc)):
+    _op = unary(_name, lambda x, f=_fn: x.copy() if x.dtype.kind in "biu" else f(x))
+    _op.def_vjp(lambda ctx, g: (g * 0,))
+    globals()["_" + _name.upper()] = _op
+
+
+def floor(input):
+    return _FLOOR.call(input)
+
+
+def ceil(input):
+    return _CEIL.call(input)
+
+
+def trunc(input):
+    return _TRUNC.call(input)
+
+
+def _round_fwd(x, decimals):
+    if x.dtype.kind in "biu":
+        return x.copy()
+    return np.round(x, decimals or 0)
+
+
+ROUND = unary("round", _round_fwd, params=True)
+ROUND.def_vjp(lambda ctx, g: (g * 0,))
+
+
+def round(input, *, decimals=0):
+    return ROUND.call(input, decimals)
+
+
+def exp(input):
+    return EXP.call(input)
+
+
+def log(input):
+    return LOG.call(input)
+
+
+def sqrt(input):
+    return SQRT.call(input)
+
+
+def rsqrt(input):
+    return RSQRT.call(input)
+
+
+def sin(input):
+    return SIN.call(input)
+
+
+def cos(input):
+    return COS.call(input)
+
+
+def tanh(input):
+    return TANH.call(input)
+
+
+def sigmoid(input):
+    return SIGMOID.call(input)
+
+
+def relu(input):
+    return RELU.call(input)
+
+
+def abs(input):
+    return ABS.call(input)
+
+
+def sign(input):
+    return SIGN.call(input)
+
+
+def reciprocal(input):
+    return RECIPROCAL.call(input)
+
+
+def square(input):
+    return POW_SCALAR.call(input, 2)
+
+
+def log1p(input):
+    return LOG1P.call(input)
+
+
+def expm1(input):
+    return EXPM1.call(input)
+
+
+# ----------------------------------------------------------------------------- comparisons
+def _cmp(name, fn):
+    op = binary(name, fn, promote="compare")
+    return op
+
+
+EQ = _cmp("eq", np.equal)
+NE = _cmp("ne", np.not_equal)
+LT = _cmp("lt", np.less)
+LE = _cmp("le", np.less_equal)
+GT = _cmp("gt", np.greater)
+GE = _cmp("ge", np.greater_equal)
+LOGICAL_AND = _cmp("logical_and", np.logical_and)
+LOGICAL_OR = _cmp("logical_or", np.logical_or)
+LOGICAL_XOR = _cmp("logical_xor", np.logical_xor)
+
+
+def eq(input, other):
+    return EQ.call(input, other)
+
+
+def ne(input, other):
+    return NE.call(input, other)
+
+
+def lt(input, other):
+    return LT.call(input, other)
+
+
+def le(input, other):
+    return LE.call(input, other)
+
+
+def gt(input, other):
+    return GT.call(input, other)
+
+
+def ge(input, other):
+    return GE.call(input, other)
+
+
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+
+
+def logical_and(input, other):
+    return LOGICAL_AND.call(input, other)
+
+
+def logical_or(input, other):
+    return LOGICAL_OR.call(input, other)
+
+
+def logical_xor(input, other):
+    return LOGICAL_XOR.call(input, other)
+
+
+_LOGICAL_NOT = unary("logical_not", np.logical_not)
+_ISNAN = unary("isnan", np.isnan)
+_ISINF = unary("isinf", np.isinf)
+_ISFINITE = unary("isfinite", np.isfinite)
+
+
+def logical_not(input):
+    return _LOGICAL_NOT.call(input)
+
+
+def isnan(input):
+    return _ISNAN.call(input)
+
+
+def isinf(input):
+    return _ISINF.call(input)
+
+
+def isfinite(input):
+    return _ISFINITE.call(input)
+
+
+def _int_or_bool(name, fn):
+    def kernel(a, b):
+        if np.asarray(a).dtype.kind in "fc" or np.asarray(b).dtype.kind in "fc":
+            raise RuntimeError(f'"{name}_cpu" not implemented for \'Float\'')
+        return fn(a, b)
+    return binary(name, kernel)
+
+
+BITWISE_AND = _int_or_bool("bitwise_and", np.bitwise_and)
+BITWISE_OR = _int_or_bool("bitwise_or", np.bitwise_or)
+BITWISE_XOR = _int_or_bool("bitwise_xor", np.bitwise_xor)
+LSHIFT = _int_or_bool("bitwise_left_shift", np.left_shift)
+RSHIFT = _int_or_bool("bitwise_right_shift", np.right_shift)
+
+
+def _invert(x):
+    if x.dtype.kind == "f" or x.dtype.kind == "c":
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
+    return np.invert(x)
+
+
+_BITWISE_NOT = unary("bitwise_not", _invert)
+
+
+def bitwise_and(input, other):
+    return BITWISE_AND.call(input, other)
+
+
+def bitwise_or(input, other):
+    return BITWISE_OR.call(input, other)
+
+
+def bitwise_xor(input, other):
+    return BITWISE_XOR.call(input, other)
+
+
+def bitwise_not(input):
+    return _BITWISE_NOT.call(input)
+
+
+# ----------------------------------------------------------------------------- max/min/clamp
+MAXIMUM = binary("maximum", np.maximum, save=((0, None), (1, None)))
+MINIMUM = binary("minimum", np.minimum, save=((0, None), (1, None)))
+
+
+def _minmax_vjp(pick_first):
+    def vjp(ctx, g):
+        a, b = ctx.saved
+        n = ctx._next
+        first = pick_first(a, b)
+        tie = a == b
+        half = g * 0.5
+        ga = where(tie, half, where(first, g, 0.0)) if n[0] else None
+        gb = where(tie, half, where(first, 0.0, g)) if n[1] else None
+        return ga, gb
+    return vjp
+
+
+MAXIMUM.def_vjp(_minmax_vjp(lambda a, b: a > b))
+MINIMUM.def_vjp(_minmax_vjp(lambda a, b: a < b))
+
+
+def maximum(input, other):
+    return MAXIMUM.call(input, other)
+
+
+def minimum(input, other):
+    return MINIMUM.call(input, other)
+
+
+def _clamp_fwd(x, bounds):
+    lo, hi = bounds
+    out = x
+    if lo is not None:
+        out = np.maximum(out, lo)
+    if hi is not None:
+        out = np.minimum(out, hi)
+    return out if out is not x else x.copy()
+
+
+CLAMP = unary("clamp", _clamp_fwd, save=((0, None),), params=True)
+
+
+@CLAMP.def_vjp
+def _(ctx, g):
+    (x,) = ctx.saved
+    lo, hi = ctx._params
+    mask = None
+    if lo is not None:
+        mask = x >= lo
+    if hi is not None:
+        m2 = x <= hi
+        mask = m2 if mask is None else mask & m2
+    return (where(mask, g, 0.0),)
+
+
+def clamp(input, min=None, max=None):
+    """Clamp into [min, max]; bounds may be numbers or tensors."""
+    from .._tensor import Tensor
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        out = input
+        if min is not None:
+            out = maximum(out, min)
+        if max is not None:
+            out = minimum(out, max)
+        return out
+    return CLAMP.call(input, (min, max))
+
+
+clip = clamp
+
+
+# ----------------------------------------------------------------------------- where
+def _where_fwd(cond, a, b, _):
+    return np.where(cond, a, b)
+
+
+WHERE = primitive("where", _where_fwd, save=((0, None),))
+
+
+@WHERE.def_vjp
+def _(ctx, g):
+    (cond,) = ctx.saved
+    n = ctx._next
+    zero = g * 0 if (n[1] or n[2]) else None
+    return (None,
+            where(cond, g, zero) if n[1] else None,
+            where(cond, zero, g) if n[2] else None)
+
+
+def where(condition, input=None, other=None):
+    """Elements of `input` where `condition`, else of `other` (numbers allowed)."""
+    from .._tensor import Tensor
+    from .registry import as_tensor_arg, _promote2
+    if input is None and other is None:
+        from .indexing import nonzero
+        return nonzero(condition, as_tuple=True)
+    cond = as_tensor_arg(condition)
+    if cond._data.dtype.kind != "b":
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {cond.dtype}")
+    dt = _promote2(input, other)
+    a = input if isinstance(input, Tensor) else as_tensor_arg(np.asarray(input, dt))
+    b = other if isinstance(other, Tensor) else as_tensor_arg(np.asarray(other, dt))
+    if a._data.dtype != dt:
+        a = a.to(dt)
+    if b._data.dtype != dt:
+        b = b.to(dt)
+    out = WHERE.call(cond, a, b)
+    node = out._grad_fn
+    if node is not None and node._meta is None:
+        shape = out._data.shape
+        if a._data.shape != shape or b._data.shape != shape:
+            node._meta = (None, (a._data.shape, a._data.dtype), (b._data.shape, b._data.dtype))
+    return out
+
+
+def _out(result, out):
+    """Support for the ``out=`` keyword: copy the result into `out` and return it."""
+    if out is None:
+        return result
+    from .._tensor import Tensor
+    if not isinstance(out, Tensor):
+        raise TypeError("out= must be a Tensor")
+    if out._data.shape != result._data.shape:
+        out._data = np.empty(result._data.shape, out._data.dtype)
+    np.copyto(out._data, result._data, casting="unsafe")
+    out._vc[0] += 1
+    return out

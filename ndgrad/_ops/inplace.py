@@ -1,0 +1,116 @@
+"""In-place application of any primitive (``x.mul_(y)``, ``x += y``, ``x[idx] = v``).
+
+The out-of-place kernel computes the result (so promotion and broadcasting stay in one place),
+then the result is written into ``self``'s memory, the shared version counter is bumped, and
+if autograd records, a node of the same op becomes ``self``'s new history (for a view: its
+base gets a CopySlices node). The value of ``self`` before the write is cloned first when the
+op's backward needs it (torch's ``original_self``).
+
+A failed check raises before anything is written: the tensor, its version and its history
+are left as they were.
+"""
+
+import numpy as np
+
+from .. import _state
+from .. import _dtype
+from .._tensor import Tensor
+from ..autograd._views import rebase_history
+from .registry import _needs_grad, _save, _meta_for, special_hooks
+
+__all__ = ["apply_inplace", "check_inplace", "Inplace"]
+
+_tls = _state.tls
+
+
+class Inplace:
+    """What special-mode observers receive as `op` for an in-place call."""
+
+    __slots__ = ("op",)
+
+    def __init__(self, op):
+        self.op = op
+
+
+def check_inplace(t):
+    """Raise torch's errors for an in-place write to `t` that autograd cannot allow."""
+    ex = t._extra
+    if ex is not None and ex.get("inference") and not _tls.inference:
+        raise RuntimeError(
+            "Inplace update to inference tensor outside InferenceMode is not allowed.You can "
+            "make a clone to get a normal tensor before doing inplace update.See "
+            "https://github.com/pytorch/rfcs/pull/17 for more details.")
+    if not _tls.grad_enabled:
+        return
+    base = t._base
+    if base is None:
+        if t._rg and t._grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+    elif base._rg and base._grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+
+
+def _cast_error(res_dtype, self_dtype):
+    return RuntimeError(f"result type {_dtype.from_np(res_dtype)._legacy[:-6]} can't be cast to "
+                        f"the desired output type {_dtype.from_np(self_dtype)._legacy[:-6]}")
+
+
+def apply_inplace(op, self, *others, params=None):
+    """Run primitive `op` with ``self`` as first input and write the result into ``self``."""
+    if not isinstance(self, Tensor):
+        raise TypeError(f"in-place op expects a Tensor, got {type(self).__name__}")
+    if _state.special:
+        tokens = [h.before(Inplace(op), (self,) + others, params) for h in special_hooks]
+        out = _apply_inplace(op, self, others, params)
+        for h, tok in zip(special_hooks, tokens):
+            h.after(Inplace(op), (self,) + others, params, out, tok)
+        return out
+    return _apply_inplace(op, self, others, params)
+
+
+def _apply_inplace(op, self, others, params):
+    check_inplace(self)
+    grad_on = _tls.grad_enabled
+    # Out-of-place result, computed without recording.
+    _tls.grad_enabled = False
+    try:
+        res = op.impl(self, *others, params)
+    finally:
+        _tls.grad_enabled = grad_on
+    if type(res) is tuple:
+        res = res[0]
+    rd = res._data
+    sd = self._data
+    if rd.dtype != sd.dtype and not _dtype.can_cast(_dtype.from_np(rd.dtype),
+                                                   _dtype.from_np(sd.dtype)):
+        raise _cast_error(rd.dtype, sd.dtype)
+    if rd.shape != sd.shape:
+        raise RuntimeError(f"output with shape {list(sd.shape)} doesn't match the broadcast "
+                           f"shape {list(rd.shape)}")
+    if not sd.flags.writeable:
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
+
+    record = False
+    if grad_on:
+        self_rg = _needs_grad(self)
+        rgs = [self_rg] + [isinstance(o, Tensor) and _needs_grad(o) for o in others]
+        record = self_rg or any(rgs)
+    if record:
+        old_edge = self._edge() if self_rg else None
+        inputs = (self,) + tuple(others)
+        if any(what == 0 and (cond is None or rgs[cond]) for what, cond in op.save):
+            inputs = (self.clone(),) + tuple(others)
+    np.copyto(sd, rd, casting="unsafe")
+    self._vc[0] += 1
+    if record:
+        edges = (old_edge,) + tuple(o._edge() if rg else None for o, rg in zip(others, rgs[1:]))
+        node = op.node(edges, _save(op, inputs, (self,), rgs) if op.save else (), params)
+        meta = _meta_for(inputs, rd)
+        if meta is not None:
+            node._meta = (None,) + meta[1:]
+        rebase_history(self, node)
+    return self

@@ -1,0 +1,255 @@
+"""Binds the ops to ``Tensor``: operators (with reflected and augmented forms), methods, and
+the in-place ``*_`` variants. Op modules stay free of Tensor-class plumbing; this is the one
+place that decides which function a method name calls.
+"""
+
+import numpy as np
+
+from .._tensor import Tensor
+from . import elementwise as E
+from . import reduction as R
+from . import shape as S
+from . import indexing as I
+from . import linalg as L
+from . import conversion as C
+from .inplace import apply_inplace
+
+
+def _method(name, fn):
+    setattr(Tensor, name, fn)
+
+
+# ----------------------------------------------------------------------------- operators
+def _rtruediv(self, other):
+    return E.MUL.call(E.RECIPROCAL.call(self), other)
+
+
+def _rpow(self, other):
+    return E.POW_RSCALAR.call(other, self)
+
+
+def _rmatmul(self, other):
+    return L.matmul(other, self)
+
+
+def _rfloordiv(self, other):
+    return E.FLOOR_DIV.call(other, self)
+
+
+def _rmod(self, other):
+    return E.REMAINDER.call(other, self)
+
+
+def _cmp(op):
+    call = op.call
+
+    def method(self, other):
+        if other is None or not isinstance(other, (Tensor, int, float, bool, complex,
+                                                   np.generic, np.ndarray)):
+            return NotImplemented if op is not E.EQ and op is not E.NE else (op is E.NE)
+        return call(self, other)
+    return method
+
+
+def _rbin(op):
+    call = op.call
+
+    def method(self, other):
+        return call(other, self)
+    return method
+
+
+_OPERATORS = {
+    "__add__": E.ADD.call, "__radd__": E.ADD.call, "__sub__": E.SUB.call,
+    "__rsub__": E.RSUB.call, "__mul__": E.MUL.call, "__rmul__": E.MUL.call,
+    "__truediv__": E.DIV.call, "__rtruediv__": _rtruediv, "__div__": E.DIV.call,
+    "__floordiv__": E.FLOOR_DIV.call, "__rfloordiv__": _rfloordiv,
+    "__mod__": E.REMAINDER.call, "__rmod__": _rmod, "__pow__": E.pow, "__rpow__": _rpow,
+    "__matmul__": L.matmul, "__rmatmul__": _rmatmul, "__neg__": E.NEG.call,
+    "__abs__": E.ABS.call, "__invert__": E.bitwise_not, "__pos__": lambda self: self,
+    "__and__": E.BITWISE_AND.call, "__rand__": _rbin(E.BITWISE_AND),
+    "__or__": E.BITWISE_OR.call, "__ror__": _rbin(E.BITWISE_OR),
+    "__xor__": E.BITWISE_XOR.call, "__rxor__": _rbin(E.BITWISE_XOR),
+    "__lshift__": E.LSHIFT.call, "__rlshift__": _rbin(E.LSHIFT),
+    "__rshift__": E.RSHIFT.call, "__rrshift__": _rbin(E.RSHIFT),
+    "__eq__": _cmp(E.EQ), "__ne__": _cmp(E.NE), "__lt__": _cmp(E.LT), "__le__": _cmp(E.LE),
+    "__gt__": _cmp(E.GT), "__ge__": _cmp(E.GE),
+    "__getitem__": I.getitem, "__setitem__": I.setitem,
+}
+for _name, _fn in _OPERATORS.items():
+    _method(_name, _fn)
+Tensor.__hash__ = lambda self: id(self)
+
+
+# ----------------------------------------------------------------------------- in-place
+def _inplace_binary(op, alpha_param=False):
+    def method(self, other, *, alpha=1):
+        p = (None if alpha == 1 else alpha) if alpha_param else None
+        return apply_inplace(op, self, other, params=p)
+    return method
+
+
+def _inplace_unary(op):
+    def method(self):
+        return apply_inplace(op, self)
+    return method
+
+
+def _div_(self, other, *, rounding_mode=None):
+    op = {None: E.DIV, "floor": E.FLOOR_DIV, "trunc": E.TRUNC_DIV}[rounding_mode]
+    return apply_inplace(op, self, other)
+
+
+def _pow_(self, exponent):
+    if isinstance(exponent, Tensor):
+        return apply_inplace(E.POW_TENSOR, self, exponent)
+    return apply_inplace(E.POW_SCALAR, self, exponent)
+
+
+def _clamp_(self, min=None, max=None):
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        res = E.clamp(self, min, max)
+        return S.copy_(self, res) if hasattr(S, "copy_") else I.copy_(self, res)
+    return apply_inplace(E.CLAMP, self, params=(min, max))
+
+
+def _round_(self, *, decimals=0):
+    return apply_inplace(E.ROUND, self, params=decimals)
+
+
+_INPLACE = {
+    "add_": _inplace_binary(E.ADD, True), "sub_": _inplace_binary(E.SUB, True),
+    "mul_": _inplace_binary(E.MUL), "div_": _div_, "true_divide_": _div_,
+    "pow_": _pow_, "clamp_": _clamp_, "clip_": _clamp_, "round_": _round_,
+    "remainder_": _inplace_binary(E.REMAINDER), "floor_divide_": _inplace_binary(E.FLOOR_DIV),
+    "maximum_": _inplace_binary(E.MAXIMUM), "minimum_": _inplace_binary(E.MINIMUM),
+    "copy_": I.copy_, "fill_": I.fill_, "zero_": I.zero_, "masked_fill_": I.masked_fill_,
+    "index_put_": I.index_put_, "scatter_": I.scatter_, "scatter_add_": I.scatter_add_,
+    "index_add_": I.index_add_,
+}
+for _name in ("neg", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "relu",
+              "abs", "sign", "reciprocal", "log1p", "expm1", "floor", "ceil", "trunc",
+              "logical_not", "bitwise_not", "conj"):
+    _op = getattr(E, _name.upper(), None) or getattr(E, "_" + _name.upper())
+    _INPLACE[_name + "_"] = _inplace_unary(_op)
+_INPLACE["negative_"] = _INPLACE["neg_"]
+_INPLACE["absolute_"] = _INPLACE["abs_"]
+for _name, _fn in _INPLACE.items():
+    _method(_name, _fn)
+
+
+def _augmented(name):
+    inplace = getattr(Tensor, name)
+
+    def method(self, other):
+        return inplace(self, other)
+    return method
+
+
+for _aug, _inp in (("__iadd__", "add_"), ("__isub__", "sub_"), ("__imul__", "mul_"),
+                   ("__itruediv__", "div_"), ("__ipow__", "pow_"),
+                   ("__ifloordiv__", "floor_divide_"), ("__imod__", "remainder_")):
+    _method(_aug, _augmented(_inp))
+
+
+def _ibitwise(op):
+    def method(self, other):
+        return apply_inplace(op, self, other)
+    return method
+
+
+for _aug, _op in (("__iand__", E.BITWISE_AND), ("__ior__", E.BITWISE_OR),
+                  ("__ixor__", E.BITWISE_XOR), ("__ilshift__", E.LSHIFT),
+                  ("__irshift__", E.RSHIFT)):
+    _method(_aug, _ibitwise(_op))
+_method("bitwise_and_", _ibitwise(E.BITWISE_AND))
+_method("bitwise_or_", _ibitwise(E.BITWISE_OR))
+_method("bitwise_xor_", _ibitwise(E.BITWISE_XOR))
+
+
+# ----------------------------------------------------------------------------- methods
+_METHODS = {}
+for _mod in (E, R, S, I, L):
+    for _name in _mod.__all__:
+        _METHODS[_name] = getattr(_mod, _name)
+for _skip in ("where", "stack", "cat", "concat", "concatenate", "dims_of", "wrap_dim",
+              "tanh_backward", "sigmoid_backward", "threshold_backward", "getitem", "setitem",
+              "alias"):
+    _METHODS.pop(_skip, None)
+_METHODS.update({
+    "absolute": E.abs, "arccos": None, "mT": None,
+    "to": C.to, "type": C.type_,
+    "float": lambda self, memory_format=None: C.to_dtype(self, "float32"),
+    "double": lambda self, memory_format=None: C.to_dtype(self, "float64"),
+    "half": lambda self, memory_format=None: C.to_dtype(self, "float16"),
+    "long": lambda self, memory_format=None: C.to_dtype(self, "int64"),
+    "int": lambda self, memory_format=None: C.to_dtype(self, "int32"),
+    "short": lambda self, memory_format=None: C.to_dtype(self, "int16"),
+    "char": lambda self, memory_format=None: C.to_dtype(self, "int8"),
+    "byte": lambda self, memory_format=None: C.to_dtype(self, "uint8"),
+    "bool": lambda self, memory_format=None: C.to_dtype(self, "bool"),
+    "cfloat": lambda self: C.to_dtype(self, "complex64"),
+    "cdouble": lambda self: C.to_dtype(self, "complex128"),
+    "cpu": lambda self, memory_format=None: self,
+    "cuda": lambda self, *a, **k: C.to(self, "cuda"),
+    "type_as": lambda self, other: C.to_dtype(self, other.dtype),
+    "where": lambda self, condition, other: E.where(condition, self, other),
+    "masked_fill": I.masked_fill,
+    "sum_to_size": lambda self, *size: _sum_to_size(self, size),
+    "new_tensor": lambda self, data, dtype=None, **k: _new(self, "tensor", data, dtype=dtype),
+    "new_zeros": lambda self, *size, dtype=None, **k: _new(self, "zeros", *size, dtype=dtype),
+    "new_ones": lambda self, *size, dtype=None, **k: _new(self, "ones", *size, dtype=dtype),
+    "new_empty": lambda self, *size, dtype=None, **k: _new(self, "empty", *size, dtype=dtype),
+    "new_full": lambda self, size, fill, dtype=None, **k: _new(self, "full", size, fill,
+                                                              dtype=dtype),
+    "pin_memory": lambda self: self,
+    "share_memory_": lambda self: self,
+    "is_shared": lambda self: False,
+    "is_pinned": lambda self: False,
+    "expand": S.expand, "reshape": S.reshape, "view": S.view, "permute": S.permute,
+    "repeat": S.repeat,
+})
+_METHODS = {k: v for k, v in _METHODS.items() if v is not None}
+for _name, _fn in _METHODS.items():
+    if not hasattr(Tensor, _name) or _name in ("float", "double", "long", "int", "bool", "type",
+                                                "to", "view"):
+        _method(_name, _fn)
+
+
+def _sum_to_size(self, size):
+    from ..autograd.engine import sum_to
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    return sum_to(self, tuple(size))
+
+
+def _new(self, kind, *args, dtype=None):
+    import ndgrad
+    return getattr(ndgrad, kind)(*args, dtype=dtype if dtype is not None else self.dtype)
+
+
+Tensor.T = property(lambda self: S.permute(self, tuple(range(self._data.ndim - 1, -1, -1)))
+                    if self._data.ndim != 2 else S.t(self))
+Tensor.mT = property(lambda self: S.transpose(self, -2, -1))
+Tensor.H = property(lambda self: E.conj(Tensor.T.fget(self)))
+Tensor.mH = property(lambda self: E.conj(S.transpose(self, -2, -1)))
+Tensor.real = property(lambda self: _real(self), lambda self, v: _set_real(self, v))
+Tensor.imag = property(lambda self: _imag(self))
+
+
+def _real(self):
+    if self._data.dtype.kind != "c":
+        return self
+    from . import complex_ops
+    return complex_ops.real(self)
+
+
+def _imag(self):
+    if self._data.dtype.kind != "c":
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    from . import complex_ops
+    return complex_ops.imag(self)
+
+
+def _set_real(self, value):
+    self.real.copy_(value)

@@ -1,0 +1,430 @@
+"""The op registry and dispatcher: one OpDef per differentiable primitive, and the code that
+runs it (unwrap arrays -> forward kernel -> wrap -> record a Node when grad is needed).
+
+An OpDef holds, in one place: the forward kernel on NumPy arrays, the backward rule (VJP)
+written in ndgrad ops (so backward is itself differentiable and ``create_graph`` works), the
+forward rule (JVP) or a flag that derives it, what to save for backward, and dtype behaviour.
+
+How to declare a primitive (see ``elementwise.py`` for many)::
+
+    exp = unary("exp", np.exp, save=(("out", None),), float_only=True)
+
+    @exp.def_vjp
+    def _(ctx, g):
+        (result,) = ctx.saved
+        return (g * result.conj(),)
+
+VJP contract: ``vjp(ctx, g)`` gets the node (``ctx.saved``, ``ctx._params``, ``ctx._next``)
+and the output gradient (a tuple for multi-output ops, with ``None`` for outputs that got no
+gradient); it returns one gradient or ``None`` per input. Gradients may have the broadcast
+shape of the output: the engine sums them back to the input's shape when ``node._meta`` says
+the shapes differ.
+
+JVP contract: ``jvp(ctx, tangents)`` gets a small object with ``inputs`` (primal tensors or
+scalars), ``outputs`` (primal result tensors), ``params``, and the input tangents (``None`` for
+a zero tangent); returns the output tangent (or a tuple for multi-output ops).
+
+Hot-path invariants: ``_state.special`` is read once per op; when zero no profiler, anomaly
+mode or dual level is active and the generic slow path is skipped entirely.
+"""
+
+import numpy as np
+
+from .. import _dtype
+from .. import _state
+from .._tensor import Tensor
+from ..autograd.graph import Node, SavedTensor
+
+__all__ = ["OpDef", "unary", "binary", "primitive", "apply", "apply_inplace", "wrap",
+           "as_tensor_arg", "special_hooks"]
+
+_ndarray = np.ndarray
+_asarray = np.asarray
+_tls = _state.tls
+_FROM_NP = _dtype._FROM_NP
+_SCALARS = (int, float, bool, complex)
+
+# Observers called around every op while _state.special is non-zero. Each is an object with
+# before(op, args) -> token and after(op, args, params, outputs, token). Forward AD, anomaly
+# mode and the profiler register here.
+special_hooks = []
+
+
+class OpDef:
+    """A differentiable primitive: kernels, rules and flags, declared once."""
+
+    __slots__ = ("name", "node", "fwd", "vjp", "jvp", "save", "n_out", "diff_outs", "kind",
+                 "linear", "view", "call", "inplace_call", "__dict__")
+
+    def __init__(self, name, fwd, node_name, save=(), n_out=1, diff_outs=None, kind=None,
+                 linear=False, view=False):
+        self.name = name
+        self.fwd = fwd
+        # One Node subclass per op so grad_fn prints as torch's (MulBackward0, ...).
+        self.node = type(node_name, (Node,), {"__slots__": (), "_op": self})
+        self.vjp = _no_vjp(name)
+        self.jvp = None
+        self.save = tuple(save)
+        self.n_out = n_out
+        self.diff_outs = diff_outs
+        self.kind = kind
+        self.linear = linear
+        self.view = view
+
+    def def_vjp(self, fn):
+        self.vjp = fn
+        return fn
+
+    def def_jvp(self, fn):
+        self.jvp = fn
+        return fn
+
+    def __call__(self, *args, **kwargs):
+        return self.call(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<OpDef {self.name} -> {self.node.__name__}>"
+
+
+def _no_vjp(name):
+    def vjp(ctx, g):
+        raise RuntimeError(f"the derivative for '{name}' is not implemented.")
+    return vjp
+
+
+# --------------------------------------------------------------------------- helpers
+def wrap(arr):
+    """A new Tensor around a NumPy result (0-d results of NumPy come back as scalars)."""
+    if type(arr) is not _ndarray:
+        arr = _asarray(arr)
+    return Tensor(arr)
+
+
+def as_tensor_arg(x, name="input"):
+    """Coerce an op argument to a Tensor: Tensors pass, numbers and arrays are wrapped."""
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, _SCALARS) or isinstance(x, (np.ndarray, np.generic)):
+        if isinstance(x, _SCALARS):
+            arr = np.asarray(x, dtype=_dtype.scalar_dtype(x).np)
+        else:
+            arr = np.asarray(x)
+        return Tensor(arr)
+    raise TypeError(f"expected Tensor as argument '{name}', but got {type(x).__name__}")
+
+
+def _needs_grad(t):
+    """requires_grad of a tensor, refreshing a view whose base changed in place."""
+    if t._rg:
+        return True
+    if t._base is not None:
+        t._refresh_view()
+        return t._rg
+    return False
+
+
+def _check_inference(t):
+    ex = t._extra
+    if ex is not None and ex.get("inference") and not _tls.inference:
+        raise RuntimeError(
+            "Inference tensors cannot be saved for backward. Please do not use Tensors created "
+            "in inference mode in computation tracked by autograd. To work around this, you can "
+            "make a clone to get a normal tensor and use it in autograd, or use "
+            "`torch.no_grad()` instead of `torch.inference_mode()`.")
+
+
+def _save(op, inputs, outputs, rgs):
+    """The values an op node keeps: per spec ``(what, needed_if)``, None when not needed."""
+    saved = []
+    for what, cond in op.save:
+        if cond is not None and not rgs[cond]:
+            saved.append(None)
+            continue
+        if what == "out":
+            saved.append(SavedTensor(outputs[0], True, 0))
+        elif type(what) is str:  # "out1", "out2": later outputs
+            k = int(what[3:])
+            o = outputs[k]
+            saved.append(SavedTensor(o, True, k) if o._grad_fn is not None else o)
+        else:
+            x = inputs[what]
+            if isinstance(x, Tensor):
+                if x._extra is not None:
+                    _check_inference(x)
+                saved.append(SavedTensor(x))
+            else:
+                saved.append(x)
+    return tuple(saved)
+
+
+def _meta_for(inputs, out_data):
+    """Per input (shape, dtype) when its gradient must be reduced or cast, else None."""
+    meta = None
+    shape, dt = out_data.shape, out_data.dtype
+    for i, x in enumerate(inputs):
+        if isinstance(x, Tensor):
+            d = x._data
+            if d.shape != shape or (d.dtype != dt and dt.kind in "fc"):
+                if meta is None:
+                    meta = [None] * len(inputs)
+                meta[i] = (d.shape, d.dtype)
+    return tuple(meta) if meta is not None else None
+
+
+def record(op, inputs, outputs, params, rgs):
+    """Attach a new node of `op` to `outputs` (a tuple of Tensors)."""
+    edges = tuple([x._edge() if rg else None for x, rg in zip(inputs, rgs)])
+    node = op.node(edges, _save(op, inputs, outputs, rgs) if op.save else (), params)
+    diff = op.diff_outs
+    for k, o in enumerate(outputs):
+        if diff is None or diff[k]:
+            o._rg = True
+            o._grad_fn = node
+            o._output_nr = k
+    return node
+
+
+def _broadcast_error(a, b):
+    sa, sb = a.shape, b.shape
+    n = max(len(sa), len(sb))
+    pa = (1,) * (n - len(sa)) + tuple(sa)
+    pb = (1,) * (n - len(sb)) + tuple(sb)
+    for i in range(n - 1, -1, -1):
+        if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
+            return RuntimeError(
+                f"The size of tensor a ({pa[i]}) must match the size of tensor b ({pb[i]}) at "
+                f"non-singleton dimension {i}")
+    return RuntimeError(f"shapes {list(sa)} and {list(sb)} are not broadcastable")
+
+
+def _special_call(op, impl, args, params):
+    tokens = [h.before(op, args, params) for h in special_hooks]
+    out = impl(*args, params)
+    for h, tok in zip(special_hooks, tokens):
+        h.after(op, args, params, out, tok)
+    return out
+
+
+# --------------------------------------------------------------------------- dtype logic
+def _promote2(x, y):
+    """Result NumPy dtype of a binary op between Tensors/numbers, by torch's rules."""
+    groups = ([], [], [])
+    for v in (x, y):
+        if isinstance(v, Tensor):
+            groups[0 if v._data.ndim else 1].append(_FROM_NP[v._data.dtype])
+        else:
+            groups[2].append(_dtype.scalar_dtype(v))
+    return _dtype.result_type_of(*groups).np
+
+
+def _scalar_promote(dt, s):
+    """Result dtype of tensor-dtype `dt` meeting Python number `s` (fast common cases)."""
+    k = dt.kind
+    ts = type(s)
+    if k == "f" or k == "c":
+        if ts is float or ts is int or ts is bool:
+            return dt
+        if ts is complex and k == "c":
+            return dt
+    elif k in "iu":
+        if ts is int or ts is bool:
+            return dt
+    elif ts is bool:
+        return dt
+    res = _dtype.result_type_of([_FROM_NP[dt]], [], [_dtype.scalar_dtype(s)])
+    return res.np
+
+
+# --------------------------------------------------------------------------- op makers
+def _register(op):
+    _ALL_OPS[op.name] = op
+    return op
+
+
+_ALL_OPS = {}
+
+
+def unary(name, fwd, node_name=None, save=(), float_only=False, linear=False, params=False):
+    """Declare an elementwise unary primitive; ``op.call(x[, params])`` runs it.
+
+    `float_only`: integer and bool inputs are computed in the default float dtype (torch's
+    behaviour for exp, sin, sqrt, ...).
+    """
+    op = OpDef(name, fwd, node_name or _node_name(name), save=save, kind="unary",
+               linear=linear)
+    default_dtype = _dtype.get_default_dtype
+
+    def impl(x, p):
+        d = x._data
+        if float_only and d.dtype.kind in "biu":
+            d = d.astype(default_dtype().np)
+        out = fwd(d, p) if params else fwd(d)
+        if type(out) is not _ndarray:
+            out = _asarray(out)
+        res = Tensor(out)
+        if (x._rg or (x._base is not None and _needs_grad(x))) and _tls.grad_enabled:
+            if x._extra is not None:
+                _check_inference(x)
+            node = op.node((x._edge(),), _save(op, (x,), (res,), (True,)) if op.save else (), p)
+            if out.dtype != x._data.dtype and out.dtype.kind in "fc":
+                node._meta = ((x._data.shape, x._data.dtype),)
+            res._rg = True
+            res._grad_fn = node
+        return res
+
+    def call(x, p=None):
+        if type(x) is not Tensor and not isinstance(x, Tensor):
+            x = as_tensor_arg(x)
+        if _state.special:
+            return _special_call(op, impl, (x,), p)
+        return impl(x, p)
+
+    op.call = call
+    op.impl = impl
+    return _register(op)
+
+
+def binary(name, fwd, node_name=None, save=(), promote="binary", params=False):
+    """Declare a broadcasting binary primitive; ``op.call(a, b)`` runs it.
+
+    `promote`: "binary" (torch type promotion), "float" (and integer results become the
+    default float dtype, as true division), "compare" (inputs promoted, bool result, no grad).
+    """
+    op = OpDef(name, fwd, node_name or _node_name(name), save=save, kind="binary")
+    to_float = promote == "float"
+    compare = promote == "compare"
+    default_dtype = _dtype.get_default_dtype
+
+    def impl(a, b, p):
+        ta = isinstance(a, Tensor)
+        tb = isinstance(b, Tensor)
+        if ta and tb:
+            ad = a._data
+            bd = b._data
+            rd = ad.dtype
+            if rd != bd.dtype:
+                rd = _promote2(a, b)
+        elif ta:
+            ad = a._data
+            bd = b
+            rd = _scalar_promote(ad.dtype, b)
+        else:
+            ad = a
+            bd = b._data
+            rd = _scalar_promote(bd.dtype, a)
+        if to_float and rd.kind in "biu":
+            rd = default_dtype().np
+        if ta and ad.dtype != rd:
+            ad = ad.astype(rd)
+        if tb and bd.dtype != rd:
+            bd = bd.astype(rd)
+        try:
+            out = fwd(ad, bd, p) if params else fwd(ad, bd)
+        except ValueError:
+            if ta and tb:
+                raise _broadcast_error(ad, bd) from None
+            raise
+        if type(out) is not _ndarray:
+            out = _asarray(out)
+        if compare:
+            return Tensor(out)
+        if out.dtype != rd:
+            out = out.astype(rd)
+        res = Tensor(out)
+        ra = ta and (a._rg or (a._base is not None and _needs_grad(a)))
+        rb = tb and (b._rg or (b._base is not None and _needs_grad(b)))
+        if (ra or rb) and _tls.grad_enabled:
+            node = op.node((a._edge() if ra else None, b._edge() if rb else None),
+                           _save(op, (a, b), (res,), (ra, rb)) if op.save else (), p)
+            if (ta and (a._data.shape != out.shape or a._data.dtype != rd)) or \
+                    (tb and (b._data.shape != out.shape or b._data.dtype != rd)):
+                node._meta = _meta_for((a, b), out)
+            res._rg = True
+            res._grad_fn = node
+        return res
+
+    def call(a, b, p=None):
+        if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+            a = as_tensor_arg(a)
+        if _state.special:
+            return _special_call(op, impl, (a, b), p)
+        return impl(a, b, p)
+
+    op.call = call
+    op.impl = impl
+    return _register(op)
+
+
+def primitive(name, fwd, node_name=None, save=(), n_out=1, diff_outs=None, view=False,
+              linear=False):
+    """Declare a general primitive: ``op.call(*tensors, params=...)`` with ``fwd(*arrays, params)``.
+
+    `view`: the outputs share memory with input 0 and become (differentiable) views of it.
+    `diff_outs`: per output, whether it is differentiable (indices are not).
+    """
+    op = OpDef(name, fwd, node_name or _node_name(name), save=save, n_out=n_out,
+               diff_outs=diff_outs, kind="general", view=view, linear=linear)
+
+    def impl(*args):
+        *inputs, p = args
+        out = fwd(*[x._data if isinstance(x, Tensor) else x for x in inputs], p)
+        if n_out == 1:
+            outputs = (wrap(out),)
+        else:
+            outputs = tuple([wrap(o) for o in out])
+        if view:
+            _make_views(op, inputs[0], outputs, p)
+        if _tls.grad_enabled:
+            rgs = [isinstance(x, Tensor) and (x._rg or (x._base is not None and _needs_grad(x)))
+                   for x in inputs]
+            if any(rgs):
+                for x in inputs:
+                    if isinstance(x, Tensor) and x._extra is not None:
+                        _check_inference(x)
+                node = record(op, inputs, outputs, p, rgs)
+                meta = [None] * len(inputs)
+                for i, x in enumerate(inputs):
+                    if rgs[i] and outputs[0]._data.dtype != x._data.dtype and \
+                            x._data.dtype.kind in "fc":
+                        meta[i] = (x._data.shape, x._data.dtype)
+                if any(m is not None for m in meta):
+                    node._meta = tuple(meta)
+        return outputs[0] if n_out == 1 else outputs
+
+    def call(*inputs, params=None):
+        if _state.special:
+            return _special_call(op, impl, inputs, params)
+        return impl(*inputs, params)
+
+    op.call = call
+    op.impl = impl
+    return _register(op)
+
+
+def _make_views(op, x, outputs, p):
+    base = x._base if x._base is not None else x
+    chain = x._view or ()
+    for k, o in enumerate(outputs):
+        o._base = base
+        o._vc = x._vc
+        o._view_ver = x._vc[0]
+        o._view = chain + ((op, p, k),)
+        if x._extra is not None and x._extra.get("inference"):
+            o._extras()["inference"] = True
+
+
+def replay_view(chain, t):
+    """Apply a recorded chain of view ops to `t` (a tensor shaped like the view's base)."""
+    for op, p, k in chain:
+        out = op.call(t, params=p)
+        t = out if op.n_out == 1 else out[k]
+    return t
+
+
+def _node_name(name):
+    return "".join(part.capitalize() for part in name.split("_")) + "Backward0"
+
+
+def all_ops():
+    """Every registered primitive by name (used by the op database and docs)."""
+    return dict(_ALL_OPS)

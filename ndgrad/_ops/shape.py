@@ -1,0 +1,738 @@
+"""Shape primitives: the view ops (sharing memory, version counter and ``_base`` with their
+input: view/reshape, transpose, permute, expand, squeeze, unsqueeze, select, slice, narrow,
+unbind, split, chunk, diagonal, flatten, alias) and the copying joins (cat, stack, clone,
+contiguous, flip, repeat).
+"""
+
+import builtins
+
+import numpy as np
+
+from .. import _dtype
+from .registry import primitive, as_tensor_arg
+from .reduction import wrap_dim
+
+__all__ = ["view", "reshape", "transpose", "swapaxes", "swapdims", "permute", "t", "expand",
+           "expand_as", "squeeze", "unsqueeze", "select", "narrow", "unbind", "split", "chunk",
+           "diagonal", "flatten", "unflatten", "cat", "concat", "concatenate", "stack", "clone",
+           "movedim", "moveaxis", "flip", "repeat", "broadcast_to", "contiguous", "alias",
+           "view_as", "reshape_as", "tile", "roll"]
+
+
+def _shape_arg(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)) or \
+            (len(shape) == 1 and hasattr(shape[0], "__iter__") and not hasattr(shape[0], "_data")):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def _infer_shape(shape, numel):
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            if s < 0:
+                raise RuntimeError(f"invalid shape dimension {s}")
+            known *= s
+    if neg:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+# --------------------------------------------------------------------------- view / reshape
+def _view_fwd(x, shape):
+    v = x.view()
+    try:
+        v.shape = shape
+    except AttributeError:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
+                           "least one dimension spans across two contiguous subspaces). Use "
+                           ".reshape(...) instead.") from None
+    return v
+
+
+VIEW = primitive("view", _view_fwd, view=True, linear=True)
+UNSAFE_VIEW = primitive("_unsafe_view", lambda x, s: x.reshape(s), "UnsafeViewBackward0",
+                        linear=True)
+
+
+def _view_vjp(ctx, g):
+    return (g.reshape(ctx._extra["shape"]),)
+
+
+VIEW.def_vjp(_view_vjp)
+UNSAFE_VIEW.def_vjp(_view_vjp)
+
+
+def _remember_shape(out, x):
+    if out._grad_fn is not None:
+        out._grad_fn._extras()["shape"] = x._data.shape
+    return out
+
+
+def view(input, *shape):
+    """A view with a new shape (RuntimeError when the strides do not allow one)."""
+    x = input
+    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)) and \
+            not hasattr(shape[0], "_data"):
+        from .._dtype import to_dtype
+        return view_dtype(x, to_dtype(shape[0]))
+    s = _infer_shape(_shape_arg(shape), x._data.size)
+    return _remember_shape(VIEW.call(x, params=s), x)
+
+
+def view_dtype(x, dtype):
+    from .registry import wrap
+    return wrap(x._data.view(dtype.np))
+
+
+def _viewable(x, shape):
+    v = x.view()
+    try:
+        v.shape = shape
+        return True
+    except AttributeError:
+        return False
+
+
+def reshape(input, *shape):
+    """A view when the strides allow it, else a copy (``UnsafeViewBackward0`` on a clone)."""
+    x = as_tensor_arg(input)
+    s = _infer_shape(_shape_arg(shape), x._data.size)
+    if _viewable(x._data, s):
+        return _remember_shape(VIEW.call(x, params=s), x)
+    c = clone(x, memory_format="contiguous")
+    return _remember_shape(UNSAFE_VIEW.call(c, params=s), c)
+
+
+def view_as(input, other):
+    return view(input, other._data.shape)
+
+
+def reshape_as(input, other):
+    return reshape(input, other._data.shape)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    x = as_tensor_arg(input)
+    nd = x._data.ndim
+    if nd == 0:
+        return reshape(x, (1,))
+    s = wrap_dim(start_dim, nd)
+    e = wrap_dim(end_dim, nd)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return x
+    shape = x._data.shape
+    n = 1
+    for d in shape[s:e + 1]:
+        n *= d
+    return reshape(x, shape[:s] + (n,) + shape[e + 1:])
+
+
+def unflatten(input, dim, sizes):
+    x = as_tensor_arg(input)
+    d = wrap_dim(dim, x._data.ndim)
+    shape = x._data.shape
+    sizes = tuple(sizes)
+    if -1 in sizes:
+        known = 1
+        for v in sizes:
+            if v != -1:
+                known *= v
+        sizes = tuple(shape[d] // known if v == -1 else v for v in sizes)
+    n = 1
+    for v in sizes:
+        n *= v
+    if n != shape[d]:
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
+                           f"size of dim {dim} ({shape[d]}) in the input tensor")
+    return view(x, shape[:d] + sizes + shape[d + 1:])
+
+
+# --------------------------------------------------------------------------- transposes
+def _transpose_fwd(x, p):
+    return np.swapaxes(x, p[0], p[1])
+
+
+TRANSPOSE = primitive("transpose", _transpose_fwd, view=True, linear=True)
+TRANSPOSE.def_vjp(lambda ctx, g: (g.transpose(*ctx._params),))
+T_OP = primitive("t", lambda x, p: x.T, "TBackward0", view=True, linear=True)
+T_OP.def_vjp(lambda ctx, g: (g.t(),))
+
+
+def transpose(input, dim0, dim1):
+    x = as_tensor_arg(input)
+    nd = x._data.ndim
+    return TRANSPOSE.call(x, params=(wrap_dim(dim0, nd), wrap_dim(dim1, nd)))
+
+
+swapaxes = swapdims = transpose
+
+
+def t(input):
+    x = as_tensor_arg(input)
+    if x._data.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{x._data.ndim}D")
+    return T_OP.call(x)
+
+
+PERMUTE = primitive("permute", lambda x, p: np.transpose(x, p), view=True, linear=True)
+
+
+@PERMUTE.def_vjp
+def _(ctx, g):
+    inv = [0] * len(ctx._params)
+    for i, p in enumerate(ctx._params):
+        inv[p] = i
+    return (g.permute(inv),)
+
+
+def permute(input, *dims):
+    x = as_tensor_arg(input)
+    dims = _shape_arg(dims)
+    nd = x._data.ndim
+    if len(dims) != nd:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
+                           f"not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {nd} is not equal to len(dims) = {len(dims)}")
+    dims = tuple(wrap_dim(d, nd) for d in dims)
+    if len(set(dims)) != nd:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return PERMUTE.call(x, params=dims)
+
+
+def movedim(input, source, destination):
+    x = as_tensor_arg(input)
+    nd = x._data.ndim
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    src = [wrap_dim(s, nd) for s in src]
+    dst = [wrap_dim(d, nd) for d in dst]
+    order = [d for d in range(nd) if d not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    if order == list(range(nd)):
+        return x
+    return PERMUTE.call(x, params=tuple(order))
+
+
+moveaxis = movedim
+
+
+# --------------------------------------------------------------------------- expand / squeeze
+def _expand_fwd(x, shape):
+    return np.broadcast_to(x, shape)
+
+
+EXPAND = primitive("expand", _expand_fwd, view=True, linear=True)
+
+
+@EXPAND.def_vjp
+def _(ctx, g):
+    from ..autograd.engine import sum_to
+    return (sum_to(g, ctx._extra["shape"]),)
+
+
+def expand(input, *sizes):
+    x = as_tensor_arg(input)
+    sizes = _shape_arg(sizes)
+    shape = x._data.shape
+    if len(sizes) < len(shape):
+        raise RuntimeError(f"expand(torch.FloatTensor{{{list(shape)}}}, size={list(sizes)}): the "
+                           "number of sizes provided ({}) must be greater or equal to the number "
+                           "of dimensions in the tensor ({})".format(len(sizes), len(shape)))
+    lead = len(sizes) - len(shape)
+    target = []
+    for i, s in enumerate(sizes):
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a "
+                                   "leading, non-existing dimension 0")
+            target.append(s)
+            continue
+        cur = shape[i - lead]
+        if s == -1:
+            s = cur
+        elif cur != 1 and s != cur:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing "
+                               f"size ({cur}) at non-singleton dimension {i}.  Target sizes: "
+                               f"{list(sizes)}.  Tensor sizes: {list(shape)}")
+        target.append(s)
+    target = tuple(target)
+    return _remember_shape(EXPAND.call(x, params=target), x)
+
+
+def expand_as(input, other):
+    return expand(input, other._data.shape)
+
+
+def broadcast_to(input, size):
+    return expand(input, tuple(size))
+
+
+def _squeeze_fwd(x, dims):
+    return np.squeeze(x, axis=dims)
+
+
+SQUEEZE_ALL = primitive("squeeze", _squeeze_fwd, "SqueezeBackward0", view=True, linear=True)
+SQUEEZE_DIM = primitive("squeeze_dim", _squeeze_fwd, "SqueezeBackward1", view=True, linear=True)
+SQUEEZE_DIMS = primitive("squeeze_dims", _squeeze_fwd, "SqueezeBackward2", view=True,
+                         linear=True)
+for _op in (SQUEEZE_ALL, SQUEEZE_DIM, SQUEEZE_DIMS):
+    _op.def_vjp(_view_vjp)
+
+
+def squeeze(input, dim=None):
+    x = as_tensor_arg(input)
+    shape = x._data.shape
+    nd = x._data.ndim
+    if dim is None:
+        dims = tuple(i for i, s in enumerate(shape) if s == 1)
+        op = SQUEEZE_ALL
+    elif isinstance(dim, (tuple, list)):
+        dims = tuple(d for d in (wrap_dim(d, nd) for d in dim) if nd and shape[d] == 1)
+        op = SQUEEZE_DIMS
+    else:
+        d = wrap_dim(dim, nd)
+        dims = (d,) if nd and shape[d] == 1 else ()
+        op = SQUEEZE_DIM
+    return _remember_shape(op.call(x, params=dims), x)
+
+
+UNSQUEEZE = primitive("unsqueeze", lambda x, d: np.expand_dims(x, d), view=True, linear=True)
+UNSQUEEZE.def_vjp(lambda ctx, g: (g.squeeze(ctx._params),))
+
+
+def unsqueeze(input, dim):
+    x = as_tensor_arg(input)
+    return UNSQUEEZE.call(x, params=wrap_dim(dim, x._data.ndim + 1))
+
+
+# --------------------------------------------------------------------------- select / slice
+def _select_fwd(x, p):
+    dim, index = p
+    return x[(slice(None),) * dim + (index,)]
+
+
+SELECT = primitive("select", _select_fwd, view=True, linear=True)
+
+
+@SELECT.def_vjp
+def _(ctx, g):
+    from .. import zeros
+    dim, index = ctx._params
+    shape = ctx._extra["shape"]
+    z = zeros(shape, dtype=g.dtype)
+    return (_select_scatter(z, g, dim, index),)
+
+
+def _slice_fwd(x, p):
+    dim, start, stop, step = p
+    return x[(slice(None),) * dim + (slice(start, stop, step),)]
+
+
+SLICE = primitive("slice", _slice_fwd, view=True, linear=True)
+
+
+@SLICE.def_vjp
+def _(ctx, g):
+    from .. import zeros
+    dim, start, stop, step = ctx._params
+    shape = ctx._extra["shape"]
+    z = zeros(shape, dtype=g.dtype)
+    return (_slice_scatter(z, g, dim, start, stop, step),)
+
+
+# Functional "scatter into zeros" used by backward of select/slice; differentiable.
+def _select_scatter_fwd(base, src, p):
+    dim, index = p
+    out = base.copy()
+    out[(slice(None),) * dim + (index,)] = src
+    return out
+
+
+SELECT_SCATTER = primitive("select_scatter", _select_scatter_fwd, linear=True)
+
+
+@SELECT_SCATTER.def_vjp
+def _(ctx, g):
+    dim, index = ctx._params
+    n = ctx._next
+    gb = _select_scatter(g, g.select(dim, index) * 0, dim, index) if n[0] else None
+    return gb, (g.select(dim, index) if n[1] else None)
+
+
+def _select_scatter(base, src, dim, index):
+    return SELECT_SCATTER.call(base, src, params=(dim, index))
+
+
+def _slice_scatter_fwd(base, src, p):
+    dim, start, stop, step = p
+    out = base.copy()
+    out[(slice(None),) * dim + (slice(start, stop, step),)] = src
+    return out
+
+
+SLICE_SCATTER = primitive("slice_scatter", _slice_scatter_fwd, linear=True)
+
+
+@SLICE_SCATTER.def_vjp
+def _(ctx, g):
+    dim, start, stop, step = ctx._params
+    n = ctx._next
+    part = SLICE.call(g, params=(dim, start, stop, step))
+    gb = _slice_scatter(g, part * 0, dim, start, stop, step) if n[0] else None
+    return gb, (part if n[1] else None)
+
+
+def _slice_scatter(base, src, dim, start, stop, step):
+    return SLICE_SCATTER.call(base, src, params=(dim, start, stop, step))
+
+
+def select(input, dim, index):
+    x = as_tensor_arg(input)
+    nd = x._data.ndim
+    if nd == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, nd)
+    size = x._data.shape[d]
+    index = int(index)
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(x._data.shape)} at dimension {d}")
+    return _remember_shape(SELECT.call(x, params=(d, index % size)), x)
+
+
+def slice_dim(x, dim, start, stop, step):
+    """``x[..., start:stop:step, ...]`` on `dim` as a view (SliceBackward0)."""
+    size = x._data.shape[dim]
+    start, stop, step = slice(start, stop, step).indices(size)
+    if step <= 0:
+        raise ValueError("step must be greater than zero")
+    stop = builtins.max(stop, start)
+    return _remember_shape(SLICE.call(x, params=(dim, start, stop, step)), x)
+
+
+def narrow(input, dim, start, length):
+    x = as_tensor_arg(input)
+    d = wrap_dim(dim, x._data.ndim)
+    size = x._data.shape[d]
+    start = int(start)
+    if start < 0:
+        start += size
+    if start < 0 or start + length > size or length < 0:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({size}).")
+    return slice_dim(x, d, start, start + length, 1)
+
+
+ALIAS = primitive("alias", lambda x, p: x.view(), view=True, linear=True)
+ALIAS.def_vjp(lambda ctx, g: (g,))
+
+
+def alias(input):
+    return ALIAS.call(input)
+
+
+# --------------------------------------------------------------------------- unbind / split
+def _unbind_fwd(x, dim):
+    return tuple(x[(slice(None),) * dim + (i,)] for i in range(x.shape[dim]))
+
+
+def _split_fwd(x, p):
+    dim, bounds = p
+    return tuple(x[(slice(None),) * dim + (slice(a, b),)] for a, b in bounds)
+
+
+UNBIND = primitive("unbind", _unbind_fwd, view=True, n_out=2, linear=True)
+SPLIT = primitive("split", _split_fwd, view=True, n_out=2, linear=True)
+SPLIT_WITH_SIZES = primitive("split_with_sizes", _split_fwd, view=True, n_out=2, linear=True)
+
+
+def _materialize(gs, like_shapes, dtype):
+    from .. import zeros
+    return [g if g is not None else zeros(s, dtype=dtype) for g, s in zip(gs, like_shapes)]
+
+
+@UNBIND.def_vjp
+def _(ctx, gs):
+    dim = ctx._params
+    shape = ctx._extra["shape"]
+    gs = list(gs) + [None] * (shape[dim] - len(gs))
+    dtype = next(g for g in gs if g is not None).dtype
+    part = shape[:dim] + shape[dim + 1:]
+    return (stack(_materialize(gs, [part] * len(gs), dtype), dim),)
+
+
+def _split_vjp(ctx, gs):
+    dim, bounds = ctx._params
+    shape = ctx._extra["shape"]
+    gs = list(gs) + [None] * (len(bounds) - len(gs))
+    dtype = next(g for g in gs if g is not None).dtype
+    shapes = [shape[:dim] + (b - a,) + shape[dim + 1:] for a, b in bounds]
+    return (cat(_materialize(gs, shapes, dtype), dim),)
+
+
+SPLIT.def_vjp(_split_vjp)
+SPLIT_WITH_SIZES.def_vjp(_split_vjp)
+
+
+def _multi(op, x, p, n):
+    # The number of outputs varies per call; the node learns it from the params.
+    outs = op.call(x, params=p)
+    if outs and outs[0]._grad_fn is not None:
+        outs[0]._grad_fn._extras()["shape"] = x._data.shape
+    return outs
+
+
+def unbind(input, dim=0):
+    x = as_tensor_arg(input)
+    d = wrap_dim(dim, x._data.ndim)
+    return tuple(_multi(UNBIND, x, d, x._data.shape[d]))
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    x = as_tensor_arg(tensor)
+    d = wrap_dim(dim, x._data.ndim)
+    size = x._data.shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step <= 0 and size > 0:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
+                               f"dimension size of {size}")
+        bounds = [(i, builtins.min(i + step, size)) for i in range(0, size, step)] or [(0, 0)]
+        op = SPLIT
+    else:
+        sizes = [int(s) for s in split_size_or_sections]
+        if builtins.sum(sizes) != size:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} "
+                               f"(input tensor's size at dimension {d}), but got "
+                               f"split_sizes={sizes}")
+        bounds, a = [], 0
+        for s in sizes:
+            bounds.append((a, a + s))
+            a += s
+        op = SPLIT_WITH_SIZES
+    return tuple(_multi(op, x, (d, tuple(bounds)), len(bounds)))
+
+
+def chunk(input, chunks, dim=0):
+    x = as_tensor_arg(input)
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    d = wrap_dim(dim, x._data.ndim)
+    size = x._data.shape[d]
+    step = -(-size // chunks) if size else 1
+    return split(x, step, d)
+
+
+def _diagonal_fwd(x, p):
+    offset, d1, d2 = p
+    return np.diagonal(x, offset, d1, d2)
+
+
+DIAGONAL = primitive("diagonal", _diagonal_fwd, view=True, linear=True)
+
+
+@DIAGONAL.def_vjp
+def _(ctx, g):
+    from .. import zeros
+    offset, d1, d2 = ctx._params
+    shape = ctx._extra["shape"]
+    z = zeros(shape, dtype=g.dtype)
+    return (_DIAG_SCATTER.call(z, g, params=(offset, d1, d2)),)
+
+
+def _diag_scatter_fwd(base, src, p):
+    offset, d1, d2 = p
+    out = base.copy()
+    view = np.diagonal(out, offset, d1, d2)
+    view.setflags(write=True)
+    view[...] = src
+    return out
+
+
+_DIAG_SCATTER = primitive("diagonal_scatter", _diag_scatter_fwd, linear=True)
+
+
+@_DIAG_SCATTER.def_vjp
+def _(ctx, g):
+    offset, d1, d2 = ctx._params
+    n = ctx._next
+    part = DIAGONAL.call(g, params=(offset, d1, d2))
+    gb = _DIAG_SCATTER.call(g, part * 0, params=(offset, d1, d2)) if n[0] else None
+    return gb, (part if n[1] else None)
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    x = as_tensor_arg(input)
+    nd = x._data.ndim
+    d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return _remember_shape(DIAGONAL.call(x, params=(offset, d1, d2)), x)
+
+
+# --------------------------------------------------------------------------- copies
+def _clone_fwd(x, fmt):
+    return np.array(x, order="C" if fmt == "contiguous" else "K", copy=True)
+
+
+CLONE = primitive("clone", _clone_fwd, linear=True)
+CLONE.def_vjp(lambda ctx, g: (g,))
+
+
+def clone(input, *, memory_format=None):
+    """A copy with its own memory (same strides by default), recorded as CloneBackward0."""
+    return CLONE.call(input, params="contiguous" if memory_format in ("contiguous",) or
+                      (memory_format is not None and str(memory_format).endswith("contiguous_format"))
+                      else None)
+
+
+def contiguous(input, memory_format=None):
+    x = input
+    if x._data.flags.c_contiguous:
+        return x
+    return clone(x, memory_format="contiguous")
+
+
+def _cat_fwd(*arrays):
+    *arrays, dim = arrays
+    return np.concatenate(arrays, axis=dim)
+
+
+CAT = primitive("cat", _cat_fwd, linear=True)
+
+
+@CAT.def_vjp
+def _(ctx, g):
+    dim = ctx._params
+    sizes = ctx._extra["sizes"]
+    out, a = [], 0
+    for s, e in zip(sizes, ctx._next):
+        out.append(g.narrow(dim, a, s) if e is not None else None)
+        a += s
+    return tuple(out)
+
+
+def cat(tensors, dim=0, *, out=None):
+    """Concatenate along `dim`; 1-d empty tensors are skipped, as in torch."""
+    ts = [as_tensor_arg(t) for t in tensors]
+    if not ts:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    keep = [t for t in ts if not (t._data.ndim == 1 and t._data.shape[0] == 0)] or ts[:1]
+    ref = keep[0]
+    nd = ref._data.ndim
+    if nd == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = wrap_dim(dim, nd)
+    dt = _dtype.result_type_of([_dtype.from_np(t._data.dtype) for t in keep], [], []).np
+    for i, t in enumerate(keep):
+        if t._data.ndim != nd:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {nd} and "
+                               f"{t._data.ndim}")
+        for k in range(nd):
+            if k != d and t._data.shape[k] != ref._data.shape[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
+                                   f"Expected size {ref._data.shape[k]} but got size "
+                                   f"{t._data.shape[k]} for tensor number {i} in the list.")
+    keep = [t if t._data.dtype == dt else t.to(dt) for t in keep]
+    res = CAT.call(*keep, params=d)
+    if res._grad_fn is not None:
+        res._grad_fn._extras()["sizes"] = [t._data.shape[d] for t in keep]
+    if out is not None:
+        from .elementwise import _out
+        return _out(res, out)
+    return res
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0, *, out=None):
+    ts = [as_tensor_arg(t) for t in tensors]
+    if not ts:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    shape = ts[0]._data.shape
+    for i, t in enumerate(ts):
+        if t._data.shape != shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(shape)} at entry 0 and {list(t._data.shape)} at entry {i}")
+    d = wrap_dim(dim, len(shape) + 1)
+    return cat([t.unsqueeze(d) for t in ts], d, out=out)
+
+
+FLIP = primitive("flip", lambda x, dims: np.flip(x, dims).copy(), linear=True)
+FLIP.def_vjp(lambda ctx, g: (g.flip(ctx._params),))
+
+
+def flip(input, dims):
+    x = as_tensor_arg(input)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    return FLIP.call(x, params=tuple(wrap_dim(d, x._data.ndim) for d in dims))
+
+
+def _repeat_fwd(x, reps):
+    lead = len(reps) - x.ndim
+    return np.tile(x.reshape((1,) * lead + x.shape), reps)
+
+
+REPEAT = primitive("repeat", _repeat_fwd, linear=True)
+
+
+@REPEAT.def_vjp
+def _(ctx, g):
+    reps = ctx._params
+    shape = ctx._extra["shape"]
+    lead = len(reps) - len(shape)
+    full = (1,) * lead + tuple(shape)
+    split_shape = []
+    for r, s in zip(reps, full):
+        split_shape += [r, s]
+    gg = g.reshape(split_shape)
+    gg = gg.sum(tuple(range(0, 2 * len(reps), 2)))
+    return (gg.reshape(shape),)
+
+
+def repeat(input, *repeats):
+    x = as_tensor_arg(input)
+    reps = _shape_arg(repeats)
+    if len(reps) < x._data.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    return _remember_shape(REPEAT.call(x, params=reps), x)
+
+
+def tile(input, dims):
+    x = as_tensor_arg(input)
+    dims = tuple(dims)
+    if len(dims) < x._data.ndim:
+        dims = (1,) * (x._data.ndim - len(dims)) + dims
+    return repeat(x, dims)
+
+
+def roll(input, shifts, dims=None):
+    x = as_tensor_arg(input)
+    if dims is None:
+        return roll(x.flatten(), shifts, 0).view(x._data.shape)
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    out = x
+    for s, d in zip(shifts, dims):
+        d = wrap_dim(d, x._data.ndim)
+        n = x._data.shape[d]
+        if n == 0:
+            continue
+        s %= n
+        if s:
+            out = cat([out.narrow(d, n - s, s), out.narrow(d, 0, n - s)], d)
+    return out if out is not x else x.clone()

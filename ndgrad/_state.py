@@ -1,0 +1,36 @@
+"""Process- and thread-wide switches read on the hot path: grad mode, inference mode, and the
+counter of "special modes" (forward AD, anomaly detection, profiler) that send dispatch down
+its slow path.
+
+Grad and inference mode are thread-local, as in torch. `special` is a plain module global so
+the dispatcher pays one global read per op when nothing special is on.
+"""
+
+import threading
+
+
+class _ThreadState(threading.local):
+    # Class attributes are the defaults every new thread starts from.
+    grad_enabled = True
+    inference = False
+    # Stack of (pack, unpack) pairs from saved_tensors_hooks, innermost last.
+    saved_hooks = ()
+    # Message of an active disable_saved_tensors_hooks, or None.
+    saved_hooks_disabled = None
+
+
+tls = _ThreadState()
+
+# Number of active special modes (dual levels, anomaly detection, profilers). When zero the
+# dispatcher never looks at them.
+special = 0
+
+
+def enter_special():
+    global special
+    special += 1
+
+
+def exit_special():
+    global special
+    special -= 1

@@ -1,0 +1,499 @@
+"""The Tensor: a NumPy array plus autograd state (leaf flag, grad_fn, version counter, views).
+
+What lives here: construction, the autograd attributes (``requires_grad``, ``grad``,
+``grad_fn``, ``is_leaf``, hooks, ``detach``, ``backward``), conversions and Python protocols.
+Operators and op methods are attached by the op modules (``ndgrad/_ops``), one place per op.
+
+Invariants:
+- ``_vc`` is a one-element list shared by a tensor, its views and its detached aliases; every
+  in-place write bumps it. Saved tensors compare against it.
+- ``_base`` is the root tensor whose memory a differentiable view shares (never a view itself);
+  ``_view`` is the chain of view ops that replays the view on any tensor shaped like the base.
+- A view's ``_grad_fn`` may be stale after an in-place write to the base or to another view;
+  ``_view_ver`` records the version it was computed at and ``_refresh_view`` regenerates it.
+"""
+
+import weakref
+import warnings
+
+import numpy as np
+
+from . import _dtype
+from . import _state
+from ._size import Size
+from .autograd.graph import AccumulateGrad, _add_hook, _HookDict
+
+__all__ = ["Tensor"]
+
+_ndarray = np.ndarray
+_asarray = np.asarray
+
+
+class Tensor:
+    """A multi-dimensional array with autograd, like ``torch.Tensor``."""
+
+    __slots__ = ("_data", "_rg", "_grad_fn", "_output_nr", "_vc", "_base", "_view", "_view_ver",
+                 "_grad", "_acc", "_extra", "__weakref__", "__dict__")
+
+    def __init__(self, data=None, *size, dtype=None, device=None, requires_grad=False):
+        if type(data) is _ndarray and not size:
+            # The internal fast path: wrap an array (ops always pass an ndarray here).
+            self._data = data
+            self._rg = False
+            self._grad_fn = None
+            self._output_nr = 0
+            self._vc = [0]
+            self._base = None
+            self._view = None
+            self._view_ver = 0
+            self._grad = None
+            self._acc = None
+            self._extra = None
+            return
+        # torch.Tensor's legacy constructor: Tensor(2, 3) allocates, Tensor([1, 2]) copies.
+        if data is None:
+            arr = np.empty((0,), _dtype.get_default_dtype().np)
+        elif isinstance(data, (int, np.integer)) and not isinstance(data, bool):
+            arr = np.zeros((int(data),) + tuple(int(s) for s in size),
+                           _dtype.get_default_dtype().np)
+        else:
+            arr = np.array(_to_array_like(data), dtype=_dtype.get_default_dtype().np)
+        Tensor.__init__(self, arr)
+        if requires_grad:
+            self.requires_grad_(True)
+
+    # ------------------------------------------------------------------ basic attributes
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    @property
+    def dtype(self):
+        return _dtype._FROM_NP[self._data.dtype]
+
+    @property
+    def device(self):
+        from ._device import cpu
+        return cpu
+
+    @property
+    def is_cuda(self):
+        return False
+
+    is_sparse = False
+    is_quantized = False
+    is_meta = False
+    is_mkldnn = False
+    layout = "torch.strided"
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self):
+        return self._data.itemsize
+
+    @property
+    def itemsize(self):
+        return self._data.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.nbytes
+
+    def stride(self, dim=None):
+        item = self._data.itemsize
+        strides = tuple(s // item for s in self._data.strides)
+        if dim is None:
+            return strides
+        return strides[_wrap_dim(dim, self._data.ndim)]
+
+    def storage_offset(self):
+        base = self._base._data if self._base is not None else self._data
+        off = self._data.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+        return off // self._data.itemsize
+
+    def data_ptr(self):
+        return self._data.__array_interface__["data"][0]
+
+    def is_contiguous(self, memory_format=None):
+        return self._data.flags.c_contiguous
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f"
+
+    def is_complex(self):
+        return self._data.dtype.kind == "c"
+
+    def is_signed(self):
+        return self._data.dtype.kind in "fic"
+
+    def get_device(self):
+        return -1
+
+    # ------------------------------------------------------------------ autograd state
+    @property
+    def requires_grad(self):
+        if self._base is not None:
+            self._refresh_view()
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        if self._grad_fn is not None or (self._base is not None and self.grad_fn is not None):
+            if not requires_grad:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to "
+                    "use a computed variable in a subgraph that doesn't require differentiation "
+                    "use var_no_grad = var.detach().")
+            return self
+        if requires_grad and self._data.dtype.kind not in "fc":
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        self._rg = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def grad_fn(self):
+        if self._base is not None:
+            self._refresh_view()
+        return self._grad_fn
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    @property
+    def _version(self):
+        return self._vc[0]
+
+    @property
+    def grad(self):
+        if self._grad_fn is not None and not self.retains_grad:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
+                "Its .grad attribute won't be populated during autograd.backward(). If you "
+                "indeed want the .grad field to be populated for a non-leaf Tensor, use "
+                ".retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
+                "mistake, make sure you access the leaf Tensor instead. See "
+                "github.com/pytorch/pytorch/pull/30531 for more information.",
+                UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError("assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value._data.shape)}' to a "
+                    f"tensor of size '{list(self._data.shape)}'. Please ensure that the gradient "
+                    "and the tensor are the same size")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_c_name(value._data.dtype)}' "
+                    f"to a tensor with grad_dtype '{_legacy_name(self._data.dtype)}'. The "
+                    "gradient must match the tensor's grad_dtype (defaults to the tensor's "
+                    "dtype). You can set the tensor's grad_dtype attribute with a specific "
+                    "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging "
+                    "the dtypes of a tensor and its gradient may break downstream systems that "
+                    "assume they match.")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def _base_tensor(self):
+        return self._base
+
+    def _is_view(self):
+        return self._base is not None
+
+    @property
+    def data(self):
+        """A tensor sharing this one's memory with no history and its own version counter."""
+        out = Tensor(self._data)
+        if self._extra is not None and self._extra.get("inference"):
+            out._extras()["inference"] = True
+        return out
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+        self._data = value._data
+
+    def detach(self):
+        """A new leaf sharing data and version counter, cut from the graph."""
+        out = Tensor(self._data)
+        out._vc = self._vc
+        if self._extra is not None and self._extra.get("inference"):
+            out._extras()["inference"] = True
+        return out
+
+    def detach_(self):
+        if self._base is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are "
+                               "using DistributedDataParallel (DDP) for training, and "
+                               "gradient_as_bucket_view is set as True, gradients are views of "
+                               "DDP buckets, and hence detach_() cannot be called on these "
+                               "gradients. To fix this error, please refer to the "
+                               "Optimizer.zero_grad() function in torch/optim/optimizer.py as "
+                               "the solution.")
+        self._grad_fn = None
+        self._output_nr = 0
+        self._rg = False
+        return self
+
+    def _extras(self):
+        if self._extra is None:
+            self._extra = {}
+        return self._extra
+
+    @property
+    def retains_grad(self):
+        return bool(self._extra and self._extra.get("retains_grad"))
+
+    def retain_grad(self):
+        """Populate ``.grad`` for this non-leaf tensor during backward."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self.retains_grad:
+            return
+        self._extras()["retains_grad"] = True
+        ref = weakref.ref(self)
+        node = self._grad_fn
+
+        def retain(grad):
+            t = ref()
+            if t is None or t._grad_fn is not node:
+                return None
+            if t._grad is None:
+                t._grad = grad.detach().clone() if not _state.tls.grad_enabled else grad.clone()
+            else:
+                t._grad = t._grad + grad
+            return None
+
+        node._extras().setdefault("retain_hooks", {})[self._output_nr] = retain
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new one."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        fn = self.grad_fn
+        if fn is None:
+            return _add_hook(self._hook_dict("hooks"), hook)
+        return fn._register_tensor_prehook(self._output_nr, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(tensor)`` on a leaf after its ``.grad`` was accumulated."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        return _add_hook(self._hook_dict("post_acc_hooks"), hook)
+
+    def _hook_dict(self, key):
+        extra = self._extras()
+        d = extra.get(key)
+        if d is None:
+            d = extra[key] = _HookDict()
+        return d
+
+    # Gradient edges -------------------------------------------------------------------
+    def _accumulator(self):
+        acc = self._acc
+        node = acc() if acc is not None else None
+        if node is None:
+            node = AccumulateGrad(self)
+            self._acc = weakref.ref(node)
+        return node
+
+    def _edge(self):
+        """``(node, input_nr)`` through which a gradient reaches this tensor."""
+        if self._base is not None:
+            self._refresh_view()
+        fn = self._grad_fn
+        if fn is not None:
+            return (fn, self._output_nr)
+        return (self._accumulator(), 0)
+
+    def _refresh_view(self):
+        if self._view_ver == self._vc[0]:
+            return
+        self._view_ver = self._vc[0]
+        base = self._base
+        if base._rg:
+            from .autograd._views import regenerate_view_grad_fn
+            regenerate_view_grad_fn(self)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate the gradient of this tensor into the leaves' ``.grad``."""
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # ------------------------------------------------------------------ conversions
+    def numpy(self, *, force=False):
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        if dtype is None:
+            return self._data
+        return self._data.astype(dtype, copy=False)
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
+                               "to Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def __float__(self):
+        return float(self._scalar_value())
+
+    def __int__(self):
+        return int(self._scalar_value())
+
+    def __complex__(self):
+        return complex(self._scalar_value())
+
+    def __index__(self):
+        if self._data.dtype.kind not in "biu" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self._data.reshape(()).item())
+
+    def _scalar_value(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self._data.reshape(()).item()
+
+    def __bool__(self):
+        if self._data.size != 1:
+            if self._data.size == 0:
+                raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()).item())
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self, *, tensor_contents=None):
+        from ._tensor_str import tensor_repr
+        fn = self.grad_fn
+        return tensor_repr(self._data, grad_fn_name=fn.name() if fn is not None else None,
+                           requires_grad=self._rg, default_float=_dtype.get_default_dtype().np)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self._data.ndim == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild, (self._data, self.requires_grad))
+
+    def __deepcopy__(self, memo):
+        from .autograd.grad_mode import no_grad
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment.  If you were "
+                               "attempting to deepcopy a module, this may be because of a "
+                               "torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        if id(self) in memo:
+            return memo[id(self)]
+        with no_grad():
+            new = type(self).__new__(type(self))
+            Tensor.__init__(new, self._data.copy())
+            new._rg = self._rg
+            if self._grad is not None:
+                new._grad = self._grad.__deepcopy__(memo)
+            if type(self) is not Tensor:
+                new.__dict__.update({k: v for k, v in self.__dict__.items()})
+        memo[id(self)] = new
+        return new
+
+    def __array_priority__(self):  # pragma: no cover - NumPy reads the attribute, not a call
+        return 1000
+
+    __array_priority__ = 1000
+
+
+def _rebuild(data, requires_grad):
+    t = Tensor(np.array(data))
+    t._rg = requires_grad
+    return t
+
+
+def _to_array_like(data):
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, (list, tuple)):
+        return [_to_array_like(d) for d in data]
+    return data
+
+
+def _wrap_dim(dim, ndim):
+    lo, hi = (-ndim, ndim - 1) if ndim else (-1, 0)
+    if not lo <= dim <= hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
+                         f"but got {dim})")
+    return dim % ndim if ndim else 0
+
+
+_C_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "int64": "long int",
+            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}
+
+
+def _c_name(np_dtype):
+    return _C_NAMES.get(np_dtype.name, np_dtype.name)
+
+
+def _legacy_name(np_dtype):
+    return _dtype.from_np(np_dtype)._legacy.replace("Tensor", "")

@@ -1,0 +1,89 @@
+"""History of in-place writes through views: CopySlices and regenerated view grad_fns.
+
+When a view is written in place, torch rebases the history of its *base*: the base's new
+grad_fn is a CopySlices node wrapping the in-place op's node, and every view of that base
+regenerates its grad_fn from the base's (``AsStridedBackward0``) the next time it is used.
+Here a view is replayed by its recorded chain of view ops instead of strides, so the same
+code works for any base layout.
+"""
+
+from .graph import Node
+
+__all__ = ["CopySlices", "regenerate_view_grad_fn", "rebase_history"]
+
+
+def _replay(chain, t):
+    from .._ops.registry import replay_view
+    return replay_view(chain, t)
+
+
+class CopySlices(Node):
+    """Base's grad_fn after an in-place op on one of its views.
+
+    Backward: the base's gradient passes through unchanged outside the view; inside it, the
+    wrapped op's gradient for its first input replaces it; the op's other inputs get theirs.
+    """
+
+    __slots__ = ("_fn",)
+
+    def __init__(self, base_edge, chain, fn):
+        Node.__init__(self, (base_edge,) + fn._next[1:], (), chain)
+        self._fn = fn
+
+    def _apply(self, gs):
+        from .engine import reduce_grads
+        g = gs[0]
+        if g is None:
+            return (None,) * len(self._next)
+        result = g.clone()
+        view = _replay(self._params, result)
+        fn = self._fn
+        res = reduce_grads(fn, fn._apply([view.clone()]))
+        if res[0] is None:
+            view.zero_()
+        else:
+            view.copy_(res[0])
+        return (result,) + tuple(res[1:])
+
+    def _release(self):
+        self._fn._release()
+
+
+class AsStridedBackward0(Node):
+    """A view's grad_fn regenerated from its base's current history."""
+
+    __slots__ = ()
+
+    def _apply(self, gs):
+        from .. import zeros
+        g = gs[0]
+        if g is None:
+            return (None,)
+        shape, dtype, chain = self._params
+        z = zeros(shape, dtype=dtype)
+        _replay(chain, z).add_(g)
+        return (z,)
+
+
+def regenerate_view_grad_fn(view):
+    """Give `view` a grad_fn that reads its gradient out of its base's history."""
+    base = view._base
+    node = AsStridedBackward0((base._edge(),), (), (base._data.shape, base.dtype, view._view))
+    view._grad_fn = node
+    view._output_nr = 0
+    view._rg = True
+
+
+def rebase_history(t, node):
+    """Make `node` (an in-place op just applied to `t`) the new history of `t`."""
+    if t._base is None:
+        t._grad_fn = node
+        t._output_nr = 0
+        t._rg = True
+        return
+    base = t._base
+    base_edge = base._edge() if base._rg else None
+    cs = CopySlices(base_edge, t._view, node)
+    base._grad_fn = cs
+    base._output_nr = 0
+    base._rg = True

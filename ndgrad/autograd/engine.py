@@ -1,0 +1,355 @@
+"""The reverse-mode engine: runs the backward graph from some roots.
+
+Scheduling is iterative (no recursion, so a 100 000-op chain works): first count, for every
+node reachable from the roots, how many edges point at it; then repeatedly run the ready node
+with the highest sequence number (the newest op; AccumulateGrad nodes rank above all), as
+torch's engine does. A node is ready when all its dependents have delivered their gradient,
+so each node runs once with the sum of its incoming gradients.
+
+Gradients are Tensors; ``None`` means zero and is never materialised. Under ``create_graph``
+the rules run with grad mode on, so the backward itself is recorded (higher-order grads), and
+gradients are accumulated out of place; otherwise rules run under no_grad and saved values
+are released right after their node ran (unless ``retain_graph``).
+"""
+
+import heapq
+import sys
+
+import numpy as np
+
+from .. import _state
+from .graph import AccumulateGrad
+
+__all__ = ["run_backward", "accumulate_grad", "reduce_grads"]
+
+_tls = _state.tls
+_getrefcount = sys.getrefcount
+
+
+def sum_to(g, shape):
+    """Sum a broadcast gradient back to `shape`."""
+    gshape = g._data.shape
+    if gshape == shape:
+        return g
+    lead = len(gshape) - len(shape)
+    dims = list(range(lead))
+    for i, s in enumerate(shape):
+        if s == 1 and gshape[lead + i] != 1:
+            dims.append(lead + i)
+    if dims:
+        g = g.sum(dims, keepdim=True)
+    if lead:
+        g = g.reshape(shape)
+    elif g._data.shape != shape:
+        g = g.reshape(shape)
+    return g
+
+
+def reduce_grads(node, gx):
+    """Normalise a rule's result to a tuple and fit each gradient to its input (shape, dtype)."""
+    if type(gx) is not tuple:
+        gx = tuple(gx) if isinstance(gx, list) else (gx,)
+    meta = node._meta
+    if meta is not None:
+        out = list(gx)
+        for i, m in enumerate(meta):
+            g = out[i] if i < len(out) else None
+            if m is None or g is None:
+                continue
+            shape, dtype = m
+            if g._data.shape != shape:
+                g = _validated_sum_to(node, i, g, shape)
+            if g._data.dtype != dtype:
+                g = g.to(_dtype_of(dtype))
+            out[i] = g
+        gx = tuple(out)
+    return gx
+
+
+def _dtype_of(np_dtype):
+    from .._dtype import from_np
+    return from_np(np_dtype)
+
+
+def _validated_sum_to(node, i, g, shape):
+    gs = g._data.shape
+    ok = len(gs) >= len(shape) and all(
+        s == 1 or s == gs[len(gs) - len(shape) + k] for k, s in enumerate(shape))
+    if not ok:
+        raise RuntimeError(
+            f"Function {node.name()} returned an invalid gradient at index {i} - got "
+            f"{list(gs)} but expected shape compatible with {list(shape)}")
+    return sum_to(g, shape)
+
+
+def _owned(g):
+    """True when nothing but the engine holds `g` and its array, so it can become ``.grad``."""
+    d = g._data
+    # References: the caller's variable, getrefcount's argument, and the engine's list slot
+    # for the tensor; the tensor's slot for the array.
+    return (_getrefcount(g) <= 3 and _getrefcount(d) <= 2 and d.base is None
+            and d.flags.writeable and g._grad_fn is None)
+
+
+def accumulate_grad(var, g, create_graph):
+    """Add `g` into ``var.grad`` following torch's default gradient layouts."""
+    from .._tensor import Tensor
+    old = var._grad
+    if old is None:
+        if create_graph:
+            var._grad = g
+            return
+        data = g._data
+        vdata = var._data
+        # Keep the parameter's memory layout (strides) when it is dense, like torch.
+        if data.strides != vdata.strides and vdata.flags.c_contiguous is False and \
+                (vdata.flags.f_contiguous or _is_dense(vdata)):
+            new = np.empty_like(vdata)
+            np.copyto(new, data)
+            var._grad = Tensor(new)
+        elif _owned(g) and data.shape == vdata.shape:
+            var._grad = Tensor(data) if g._extra is None and g._base is None else g.detach()
+        else:
+            var._grad = Tensor(np.array(data, order="K" if data.shape == vdata.shape else "C"))
+        if var._grad._data.shape != vdata.shape:
+            var._grad = Tensor(np.broadcast_to(var._grad._data, vdata.shape).copy())
+    elif create_graph or _tls.grad_enabled:
+        var._grad = old + g
+    else:
+        od = old._data
+        if od.flags.writeable:
+            np.add(od, g._data, out=od, casting="unsafe")
+            old._vc[0] += 1
+        else:
+            var._grad = Tensor(od + g._data)
+
+
+def _is_dense(a):
+    """Non-overlapping and dense: some permutation of the dims is contiguous."""
+    order = sorted(range(a.ndim), key=lambda i: a.strides[i])
+    expected = a.itemsize
+    for i in order:
+        if a.shape[i] != 1 and a.strides[i] != expected:
+            return False
+        expected *= a.shape[i]
+    return True
+
+
+def _run_hooks(hooks, g):
+    for fn in list(hooks.values()):
+        r = fn(g)
+        if r is not None:
+            g = r
+    return g
+
+
+def _call_pre_hooks(node, gs, extra):
+    tensor_hooks = extra.get("tensor_pre_hooks")
+    if tensor_hooks:
+        for nr, hooks in tensor_hooks.items():
+            if nr < len(gs) and gs[nr] is not None and hooks:
+                gs[nr] = _run_hooks(hooks, gs[nr])
+    retain = extra.get("retain_hooks")
+    if retain:
+        for nr, fn in list(retain.items()):
+            if nr < len(gs) and gs[nr] is not None:
+                fn(gs[nr])
+    pre = extra.get("pre_hooks")
+    if pre:
+        for fn in list(pre.values()):
+            r = fn(tuple(gs))
+            if r is not None:
+                gs[:] = list(r)
+    return gs
+
+
+def _call_post_hooks(node, gx, gs, extra):
+    post = extra.get("hooks")
+    if post:
+        for fn in list(post.values()):
+            r = fn(tuple(gx), tuple(gs))
+            if r is not None:
+                gx = tuple(r)
+    return gx
+
+
+def _compute_needed(roots, targets, accumulate_all):
+    """The nodes that must run: those with a path to a target (or all, when accumulating)."""
+    needed = {}
+    stack = [(n, False) for n in roots]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            ok = node in targets and type(node) is AccumulateGrad
+            if not ok:
+                for e in node._next:
+                    if e is not None and (needed.get(e[0]) or e[0] in targets):
+                        ok = True
+                        break
+            needed[node] = ok
+            continue
+        if node in needed:
+            continue
+        needed[node] = False  # placeholder while visiting (graphs are acyclic)
+        stack.append((node, True))
+        for e in node._next:
+            if e is not None and e[0] not in needed:
+                stack.append((e[0], False))
+    return needed
+
+
+def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True,
+                 accumulate_only=None):
+    """Run the graph from `roots` (a list of ``((node, nr), grad)``).
+
+    `captures`: ``{(node, nr): [result slots...]}`` for autograd.grad, filled with the
+    gradient arriving at that edge (after tensor hooks). `accumulate`: run AccumulateGrad nodes
+    (backward) or not (grad). `accumulate_only`: when given, only these AccumulateGrad nodes run.
+    Returns the captured gradients as a dict ``{(node, nr): grad}``.
+    """
+    # 1. Dependencies of every reachable node.
+    deps = {}
+    root_nodes = []
+    seen = set()
+    for (node, nr), g in roots:
+        if node not in seen:
+            seen.add(node)
+            root_nodes.append(node)
+    stack = list(root_nodes)
+    while stack:
+        node = stack.pop()
+        for e in node._next:
+            if e is None:
+                continue
+            m = e[0]
+            deps[m] = deps.get(m, 0) + 1
+            if m not in seen:
+                seen.add(m)
+                stack.append(m)
+
+    # 2. Which nodes must run.
+    needed = None
+    if captures is not None or accumulate_only is not None or not accumulate:
+        targets = set()
+        if captures:
+            targets.update(node for node, nr in captures)
+        if accumulate_only:
+            targets.update(accumulate_only)
+        needed = _compute_needed(root_nodes, targets, accumulate)
+
+    # 3. Seed the input buffers with the root gradients.
+    buffers = {}
+    for (node, nr), g in roots:
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = []
+        while len(buf) <= nr:
+            buf.append(None)
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+    heap = [(-n._seq, n) for n in root_nodes if n not in deps]
+    heapq.heapify(heap)
+    captured = {}
+
+    prev_grad_mode = _tls.grad_enabled
+    _tls.grad_enabled = create_graph
+    try:
+        while heap:
+            node = heapq.heappop(heap)[1]
+            gs = buffers.pop(node, None) or []
+            extra = node._extra
+            is_acc = type(node) is AccumulateGrad
+            if extra is not None and not is_acc:
+                gs = _call_pre_hooks(node, gs, extra)
+            if is_acc:
+                var = node.variable
+                hooks = var._extra.get("hooks") if var._extra is not None else None
+                if hooks and gs and gs[0] is not None:
+                    gs[0] = _run_hooks(hooks, gs[0])
+            if captures is not None:
+                for nr in range(len(gs)):
+                    if (node, nr) in captures and gs[nr] is not None:
+                        captured[(node, nr)] = gs[nr]
+            if is_acc:
+                if accumulate and (accumulate_only is None or node in accumulate_only):
+                    if gs and gs[0] is not None:
+                        _accumulate(node, gs, create_graph)
+                continue
+            if needed is not None and not needed.get(node, False):
+                continue
+            if not gs or all(g is None for g in gs):
+                if not node._wants_none:
+                    _release_if(node, keep_graph)
+                    _propagate_none(node, deps, heap)
+                    continue
+            if _state.special:
+                gx = _apply_special(node, gs)
+            else:
+                gx = node._apply(gs)
+            gx = reduce_grads(node, gx)
+            if extra is not None and extra.get("hooks"):
+                gx = _call_post_hooks(node, gx, gs, extra)
+            if not keep_graph:
+                node._release()
+            del gs
+            for e, g in zip(node._next, gx):
+                if e is None:
+                    continue
+                m = e[0]
+                if g is not None:
+                    nr = e[1]
+                    buf = buffers.get(m)
+                    if buf is None:
+                        buf = buffers[m] = [None] * (nr + 1)
+                    elif len(buf) <= nr:
+                        buf.extend([None] * (nr + 1 - len(buf)))
+                    prev = buf[nr]
+                    buf[nr] = g if prev is None else prev + g
+                d = deps[m] - 1
+                if d:
+                    deps[m] = d
+                else:
+                    del deps[m]
+                    heapq.heappush(heap, (-m._seq, m))
+    finally:
+        _tls.grad_enabled = prev_grad_mode
+    return captured
+
+
+def _accumulate(node, gs, create_graph):
+    var = node.variable
+    g = gs[0]
+    gs[0] = None  # drop the engine's reference so an owned gradient can be stolen
+    if _state.special:
+        from . import _special_engine
+        g = _special_engine.check_grad(node, (g,))[0]
+    accumulate_grad(var, g, create_graph)
+    extra = var._extra
+    if extra is not None:
+        hooks = extra.get("post_acc_hooks")
+        if hooks:
+            for fn in list(hooks.values()):
+                fn(var)
+
+
+def _release_if(node, keep_graph):
+    if not keep_graph:
+        node._release()
+
+
+def _propagate_none(node, deps, heap):
+    for e in node._next:
+        if e is None:
+            continue
+        m = e[0]
+        d = deps[m] - 1
+        if d:
+            deps[m] = d
+        else:
+            del deps[m]
+            heapq.heappush(heap, (-m._seq, m))
+
+
+def _apply_special(node, gs):
+    """Run a node while a special mode (anomaly detection, profiler) is active."""
+    from . import _special_engine
+    return _special_engine.apply_node(node, gs)

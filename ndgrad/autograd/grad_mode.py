@@ -1,0 +1,148 @@
+"""Grad modes: no_grad, enable_grad, set_grad_enabled, inference_mode (thread-local, each a
+context manager and a decorator, generator functions included)."""
+
+import functools
+import inspect
+
+from .. import _state
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
+           "is_inference_mode_enabled", "set_multithreading_enabled"]
+
+_tls = _state.tls
+
+
+def is_grad_enabled():
+    """True when operations record history for autograd on this thread."""
+    return _tls.grad_enabled
+
+
+def is_inference_mode_enabled():
+    return _tls.inference
+
+
+class _DecoratorContextManager:
+    """A context manager that also decorates functions (and generator functions)."""
+
+    def __call__(self, func):
+        if inspect.isclass(func):
+            raise RuntimeError("Decorating classes is not supported")
+        if inspect.isgeneratorfunction(func):
+            return self._wrap_generator(func)
+
+        @functools.wraps(func)
+        def decorated(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+        return decorated
+
+    def _wrap_generator(self, func):
+        @functools.wraps(func)
+        def generator(*args, **kwargs):
+            gen = func(*args, **kwargs)
+            try:
+                with self.clone():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    except BaseException as e:
+                        with self.clone():
+                            response = gen.throw(e)
+                    else:
+                        with self.clone():
+                            response = gen.send(request)
+            except StopIteration as e:
+                return e.value
+        return generator
+
+    def clone(self):
+        return self.__class__()
+
+
+class no_grad(_DecoratorContextManager):
+    """Disable gradient recording on this thread."""
+
+    def __init__(self):
+        self.prev = False
+
+    def __enter__(self):
+        self.prev = _tls.grad_enabled
+        _tls.grad_enabled = False
+
+    def __exit__(self, *exc):
+        _tls.grad_enabled = self.prev
+
+
+class enable_grad(_DecoratorContextManager):
+    """Enable gradient recording on this thread (inside no_grad)."""
+
+    def __enter__(self):
+        self.prev = _tls.grad_enabled
+        _tls.grad_enabled = True
+
+    def __exit__(self, *exc):
+        _tls.grad_enabled = self.prev
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Set grad mode on or off; takes effect at once, and as a context manager restores it."""
+
+    def __init__(self, mode):
+        self.prev = _tls.grad_enabled
+        self.mode = bool(mode)
+        _tls.grad_enabled = self.mode
+
+    def __enter__(self):
+        _tls.grad_enabled = self.mode
+
+    def __exit__(self, *exc):
+        _tls.grad_enabled = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Like no_grad, and tensors created inside are inference tensors: using them later in
+    recorded computations or updating them in place outside inference mode raises."""
+
+    def __init__(self, mode=True):
+        self.mode = mode
+
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool) or mode is None:
+            return super().__new__(cls)
+        # used as @inference_mode without parentheses
+        return cls()(mode)
+
+    def __enter__(self):
+        self.prev = (_tls.grad_enabled, _tls.inference)
+        if self.mode:
+            _tls.grad_enabled = False
+            _tls.inference = True
+        else:
+            _tls.inference = False
+
+    def __exit__(self, *exc):
+        _tls.grad_enabled, _tls.inference = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+def set_multithreading_enabled(mode):
+    """Accepted for compatibility; the ndgrad engine always runs on the calling thread."""
+    return _DummyCtx()
+
+
+class _DummyCtx:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass
