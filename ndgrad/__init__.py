@@ -28,6 +28,14 @@ from ._ops.linalg import *  # noqa: F401,F403
 from ._ops.complex_ops import *  # noqa: F401,F403
 from ._ops import methods as _methods  # noqa: F401
 from ._creation import *  # noqa: F401,F403
+from ._ops.pointwise import *  # noqa: F401,F403
+from ._ops.sorting import *  # noqa: F401,F403
+from .serialization import *  # noqa: F401,F403
+from . import linalg  # noqa: F401,E402
+from . import testing  # noqa: F401,E402
+from . import utils  # noqa: F401,E402
+from . import nn  # noqa: F401,E402
+from . import optim  # noqa: F401,E402
 from ._dtype import result_type as _result_type
 
 import builtins as _builtins

@@ -1,0 +1,3 @@
+"""Pointwise catalogue beyond the foundation (op-catalogue issue)."""
+
+__all__ = []

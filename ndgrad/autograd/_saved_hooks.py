@@ -1,0 +1,3 @@
+"""Saved-tensor hooks: packing and unpacking saved values."""
+
+__all__ = []

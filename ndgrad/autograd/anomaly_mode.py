@@ -1,0 +1,3 @@
+"""Anomaly detection."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Forward-mode AD: dual levels and dual tensors."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Custom autograd Functions: Function, ctx, once_differentiable."""
+
+__all__ = []

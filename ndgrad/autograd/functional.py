@@ -1,0 +1,3 @@
+"""The functional API: jacobian, hessian, vjp, jvp, vhp, hvp."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""gradcheck and gradgradcheck."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""The autograd profiler."""
+
+__all__ = []

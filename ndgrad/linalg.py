@@ -1,0 +1,3 @@
+"""ndgrad.linalg: torch.linalg's functions."""
+
+__all__ = []

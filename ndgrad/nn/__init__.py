@@ -1,0 +1,3 @@
+"""ndgrad.nn: modules, parameters, functional, init."""
+
+__all__ = []

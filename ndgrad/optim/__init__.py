@@ -1,0 +1,3 @@
+"""ndgrad.optim: optimizers and learning-rate schedulers."""
+
+__all__ = []

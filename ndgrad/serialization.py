@@ -1,0 +1,3 @@
+"""ndgrad.save / ndgrad.load in a safe format."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""ndgrad.testing: assert_close, make_tensor and the op database."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""ndgrad.utils."""
+
+__all__ = []

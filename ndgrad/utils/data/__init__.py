@@ -1,0 +1,3 @@
+"""Datasets, samplers and DataLoader."""
+
+__all__ = []
