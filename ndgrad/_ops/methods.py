@@ -253,3 +253,10 @@ def _imag(self):
 
 def _set_real(self, value):
     self.real.copy_(value)
+
+
+def bind(fns, overwrite=False):
+    """Attach functions as Tensor methods (op modules call this for their own ops)."""
+    for name, fn in fns.items():
+        if overwrite or not hasattr(Tensor, name):
+            setattr(Tensor, name, fn)
