@@ -1,3 +1,9 @@
-"""ndgrad.testing: assert_close, make_tensor and the op database."""
+"""ndgrad.testing: ``assert_close``, ``make_tensor`` and the op database.
 
-__all__ = []
+The op database (``ndgrad.testing.opdb``) is imported on demand: importing ``ndgrad`` does not
+load it.
+"""
+
+from ._comparison import assert_close, make_tensor  # noqa: F401
+
+__all__ = ["assert_close", "make_tensor"]

@@ -1,0 +1,289 @@
+"""``assert_close`` and ``make_tensor``, as ``torch.testing`` has them.
+
+``assert_close`` compares tensors, numbers, NumPy arrays and (nested) sequences/mappings of
+them with dtype-dependent default tolerances (``|a - e| <= atol + rtol * |e|``), checks
+shape, dtype and device, and raises an AssertionError whose message says how many elements
+mismatch and where the greatest differences are (torch's wording).
+
+``make_tensor`` draws from ndgrad's global generator (so ``ndgrad.manual_seed`` makes it
+reproducible) with torch's defaults: floats uniform in [-9, 9), integers in [-9, 10).
+"""
+
+import collections.abc
+import math
+
+import numpy as np
+
+__all__ = ["assert_close", "make_tensor", "default_tolerances"]
+
+# (rtol, atol) by NumPy dtype name, as torch.testing._comparison's table.
+_TOLS = {
+    "float16": (1e-3, 1e-5),
+    "float32": (1.3e-6, 1e-5),
+    "float64": (1e-7, 1e-7),
+    "complex64": (1.3e-6, 1e-5),
+    "complex128": (1e-7, 1e-7),
+}
+
+
+def default_tolerances(*dtypes):
+    """The loosest default (rtol, atol) over ndgrad dtypes / NumPy dtypes (0, 0 for exact ones)."""
+    rtol = atol = 0.0
+    for dt in dtypes:
+        name = dt.name if hasattr(dt, "is_floating_point") else np.dtype(dt).name
+        r, a = _TOLS.get(name, (1.6e-2, 1e-5) if name == "bfloat16" else (0.0, 0.0))
+        rtol, atol = max(rtol, r), max(atol, a)
+    return rtol, atol
+
+
+def _is_tensor(x):
+    from .._tensor import Tensor
+    return isinstance(x, Tensor)
+
+
+class _Fail(Exception):
+    pass
+
+
+def _type_name(x):
+    return type(x).__name__
+
+
+def _tensor_like(x):
+    """(array, dtype-like, kind) for comparable leaves; None for anything else."""
+    if _is_tensor(x):
+        return x._data, x.dtype, "tensor"
+    if isinstance(x, np.ndarray):
+        return x, x.dtype, "array"
+    if isinstance(x, (bool, int, float, complex, np.generic)):
+        return np.asarray(x), None, "number"
+    return None
+
+
+def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=None,
+                 equal_nan=False, check_device=True, check_dtype=True, check_layout=True,
+                 check_stride=False, msg=None):
+    """Assert `actual` and `expected` are close (see ``torch.testing.assert_close``).
+
+    >>> import ndgrad
+    >>> ndgrad.testing.assert_close(ndgrad.tensor([1.0, 2.0]), ndgrad.tensor([1.0, 2.0 + 1e-7]))
+    """
+    if (rtol is None) != (atol is None):
+        raise ValueError(f"Both 'rtol' and 'atol' must be either specified or omitted, but got "
+                         f"no {'rtol' if rtol is None else 'atol'}.")
+    try:
+        _compare(actual, expected, (), rtol, atol, equal_nan, check_dtype, allow_subclasses)
+    except _Fail as exc:
+        text = str(exc)
+        if msg is not None:
+            text = msg(text) if callable(msg) else msg
+        raise AssertionError(text) from None
+
+
+def _compare(actual, expected, path, rtol, atol, equal_nan, check_dtype, allow_subclasses):
+    a = _tensor_like(actual)
+    e = _tensor_like(expected)
+    if a is not None and e is not None:
+        if a[2] != e[2] and not (a[2] == "number" and e[2] == "number"):
+            if not allow_subclasses or {a[2], e[2]} != {"tensor", "array"}:
+                raise _Fail(f"No comparison pair was able to handle inputs of type "
+                            f"{type(actual)} and {type(expected)}.")
+        if a[2] == "number" and type(actual) is not type(expected) and \
+                not (isinstance(actual, np.generic) or isinstance(expected, np.generic)):
+            raise _Fail(_where(path) + f"The values for attribute 'type' do not match: "
+                        f"{type(actual)} != {type(expected)}.")
+        _compare_arrays(a, e, path, rtol, atol, equal_nan, check_dtype)
+        return
+    if isinstance(actual, str) or isinstance(expected, str):
+        raise _Fail(f"No comparison pair was able to handle inputs of type {type(actual)} and "
+                    f"{type(expected)}.")
+    if isinstance(actual, collections.abc.Mapping) and \
+            isinstance(expected, collections.abc.Mapping):
+        ka, ke = set(actual.keys()), set(expected.keys())
+        if ka != ke:
+            raise _Fail(_where(path) + f"The keys of the mappings do not match:\n"
+                        f"Missing keys in the actual mapping: {sorted(map(str, ke - ka))}\n"
+                        f"Additional keys in the actual mapping: {sorted(map(str, ka - ke))}")
+        for k in actual:
+            _compare(actual[k], expected[k], path + (k,), rtol, atol, equal_nan, check_dtype,
+                     allow_subclasses)
+        return
+    if isinstance(actual, collections.abc.Sequence) and \
+            isinstance(expected, collections.abc.Sequence):
+        if len(actual) != len(expected):
+            raise _Fail(_where(path) + f"The length of the sequences mismatch: {len(actual)} != "
+                        f"{len(expected)}")
+        for i, (x, y) in enumerate(zip(actual, expected)):
+            _compare(x, y, path + (i,), rtol, atol, equal_nan, check_dtype, allow_subclasses)
+        return
+    if actual is None and expected is None:
+        return
+    raise _Fail(f"No comparison pair was able to handle inputs of type {type(actual)} and "
+                f"{type(expected)}.")
+
+
+def _where(path):
+    if not path:
+        return ""
+    return "The failure occurred for item " + "".join(f"[{p!r}]" for p in path) + "\n\n"
+
+
+def _compare_arrays(a, e, path, rtol, atol, equal_nan, check_dtype):
+    ad, adt, akind = a
+    ed, edt, ekind = e
+    what = "Scalars" if akind == "number" else "Tensor-likes"
+    if ad.shape != ed.shape:
+        raise _Fail(_where(path) + f"The values for attribute 'shape' do not match: "
+                    f"{_shape(ad.shape, akind)} != {_shape(ed.shape, ekind)}.")
+    if check_dtype and akind != "number" and ad.dtype != ed.dtype:
+        raise _Fail(_where(path) + f"The values for attribute 'dtype' do not match: "
+                    f"{_dtype_repr(adt, ad)} != {_dtype_repr(edt, ed)}.")
+    if rtol is None:
+        rtol, atol = default_tolerances(ad.dtype, ed.dtype)
+    # Compare in a common dtype wide enough for both.
+    common = np.result_type(ad.dtype, ed.dtype)
+    if common.kind in "biu":
+        common = np.dtype(np.int64) if common.kind != "b" else common
+    x = ad.astype(common)
+    y = ed.astype(common)
+    if common.kind == "b":
+        bad = x != y
+        if bad.any():
+            raise _Fail(_where(path) + _mismatch_bool(what, bad, akind))
+        return
+    if common.kind in "iu" and rtol == 0 and atol == 0:
+        bad = x != y
+        if not bad.any():
+            return
+    with np.errstate(all="ignore"):
+        if common.kind in "iu":
+            x = x.astype(np.float64)
+            y = y.astype(np.float64)
+        diff = np.abs(x - y)
+        ok = diff <= atol + rtol * np.abs(y)
+        # Equal infinities and (optionally) both-NaN count as close.
+        ok |= (x == y)
+        if equal_nan:
+            ok |= np.isnan(x) & np.isnan(y) if common.kind != "c" else \
+                (np.isnan(x.real) | np.isnan(x.imag)) & (np.isnan(y.real) | np.isnan(y.imag))
+    if ok.all():
+        return
+    raise _Fail(_where(path) + _mismatch(what, ok, diff, np.abs(y), rtol, atol, akind))
+
+
+def _shape(shape, kind):
+    return f"torch.Size({list(shape)})" if kind == "tensor" else str(tuple(shape))
+
+
+def _dtype_repr(dt, arr):
+    if dt is None:
+        return str(arr.dtype)
+    return repr(dt) if hasattr(dt, "is_floating_point") else str(dt)
+
+
+def _index(flat_i, shape):
+    if not shape:
+        return "()"
+    idx = np.unravel_index(flat_i, shape)
+    return "(" + ", ".join(str(int(i)) for i in idx) + ("," if len(idx) == 1 else "") + ")"
+
+
+def _fmt(v):
+    return repr(float(v))
+
+
+def _mismatch_bool(what, bad, kind):
+    n, total = int(bad.sum()), bad.size
+    if kind == "number":
+        return f"{what} are not equal!"
+    return (f"{what} are not equal!\n\nMismatched elements: {n} / {total} "
+            f"({100.0 * n / total:.1f}%)")
+
+
+def _mismatch(what, ok, diff, mag, rtol, atol, kind):
+    bad = ~ok
+    n, total = int(bad.sum()), ok.size
+    diff = np.where(np.isnan(diff), np.inf, diff)
+    with np.errstate(all="ignore"):
+        rel = np.where(mag == 0, np.where(diff == 0, 0, np.inf), diff / mag)
+    ia = int(np.argmax(np.where(bad, diff, -1).ravel()))
+    ir = int(np.argmax(np.where(bad, rel, -1).ravel()))
+    if kind == "number":
+        return (f"{what} are not close!\n\nExpected {{}} but got {{}}.\n"
+                f"Absolute difference: {_fmt(diff.ravel()[ia])} (up to {atol} allowed)\n"
+                f"Relative difference: {_fmt(rel.ravel()[ir])} (up to {rtol} allowed)")
+    return (f"{what} are not close!\n\n"
+            f"Mismatched elements: {n} / {total} ({100.0 * n / total:.1f}%)\n"
+            f"Greatest absolute difference: {_fmt(diff.ravel()[ia])} at index "
+            f"{_index(ia, ok.shape)} (up to {atol} allowed)\n"
+            f"Greatest relative difference: {_fmt(rel.ravel()[ir])} at index "
+            f"{_index(ir, ok.shape)} (up to {rtol} allowed)")
+
+
+# --------------------------------------------------------------------------- make_tensor
+def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=False,
+                noncontiguous=False, exclude_zero=False, memory_format=None):
+    """A random tensor of `shape` and `dtype` (see ``torch.testing.make_tensor``).
+
+    Floats/complex parts are uniform in [low, high) (default [-9, 9)); integers in
+    [low, high) (default [-9, 10), clipped to the dtype's range); bools are fair coins.
+    `noncontiguous` returns a strided view of a twice-as-large tensor; `exclude_zero`
+    replaces zeros with the dtype's tiny (floats) or 1 (integers).
+
+    >>> import ndgrad
+    >>> ndgrad.testing.make_tensor(2, 3, dtype=ndgrad.float32, low=0, high=1).shape
+    torch.Size([2, 3])
+    """
+    import ndgrad
+    from .._tensor import Tensor
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)) or \
+            (len(shape) == 1 and hasattr(shape[0], "__iter__")):
+        shape = tuple(shape[0])
+    shape = tuple(int(s) for s in shape)
+    if requires_grad and not (dtype.is_floating_point or dtype.is_complex):
+        raise ValueError(f"make_tensor: requires_grad=True is not supported for {dtype}")
+    for v, n in ((low, "low"), (high, "high")):
+        if v is not None and isinstance(v, float) and math.isnan(v):
+            raise ValueError(f"`{n}` cannot be NaN, but got {n}={v}")
+    alloc = shape[:-1] + (shape[-1] * 2,) if noncontiguous and shape and shape[-1] > 0 \
+        else shape
+    n = int(np.prod(alloc)) if alloc else 1
+    npdt = dtype.np
+    if npdt.kind == "b":
+        arr = ndgrad.rand(n, dtype=ndgrad.float64)._data < 0.5
+    elif npdt.kind in "iu":
+        info = np.iinfo(npdt)
+        lo = max(-9 if low is None else int(math.ceil(low)), int(info.min))
+        hi = min(10 if high is None else int(math.ceil(high)), int(info.max) + 1)
+        if lo >= hi:
+            raise ValueError(f"`low` must be less than `high`, but got {low} >= {high}")
+        u = ndgrad.rand(n, dtype=ndgrad.float64)._data
+        arr = np.minimum(lo + np.floor(u * (hi - lo)), hi - 1).astype(npdt)
+    else:
+        lo = -9.0 if low is None else float(low)
+        hi = 9.0 if high is None else float(high)
+        if lo > hi:
+            raise ValueError(f"`low` must be less than or equal to `high`, but got {low} > "
+                             f"{high}")
+        real = np.dtype(np.float32 if npdt == np.complex64 else
+                        np.float64 if npdt == np.complex128 else npdt)
+        finfo = np.finfo(real)
+        lo, hi = max(lo, float(finfo.min)), min(hi, float(finfo.max))
+
+        def draw():
+            u = ndgrad.rand(n, dtype=ndgrad.float64)._data
+            return (lo + u * (hi - lo)).astype(real)
+        arr = draw() if npdt.kind == "f" else (draw() + 1j * draw()).astype(npdt)
+    arr = arr.reshape(alloc)
+    if exclude_zero:
+        if npdt.kind in "iu" or npdt.kind == "b":
+            arr[arr == 0] = 1
+        else:
+            tiny = np.finfo(arr.real.dtype).tiny
+            arr[arr == 0] = tiny
+    if noncontiguous and alloc != shape:
+        arr = arr[..., ::2]
+    t = Tensor(arr)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
