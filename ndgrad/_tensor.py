@@ -21,7 +21,6 @@ import numpy as np
 from . import _dtype
 from . import _state
 from ._size import Size
-from .autograd.graph import AccumulateGrad, _add_hook, _HookDict
 
 __all__ = ["Tensor"]
 
@@ -497,3 +496,7 @@ def _c_name(np_dtype):
 
 def _legacy_name(np_dtype):
     return _dtype.from_np(np_dtype)._legacy.replace("Tensor", "")
+
+
+# Imported last: the autograd package imports modules that need the Tensor class defined above.
+from .autograd.graph import AccumulateGrad, _add_hook, _HookDict  # noqa: E402

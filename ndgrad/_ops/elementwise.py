@@ -5,6 +5,8 @@ models need (exp, log, tanh, sigmoid, relu, ...), with their VJPs and JVPs, plus
 Every rule is written in ndgrad ops, so it is differentiable itself.
 """
 
+import operator
+
 import numpy as np
 
 from .registry import unary, binary, primitive
@@ -31,11 +33,11 @@ def conj(input):
 
 
 # ----------------------------------------------------------------------------- arithmetic
-def _add_fwd(a, b, alpha):
+def _add_fwd(a, b, alpha=None):
     return a + b if alpha is None else a + alpha * b
 
 
-def _sub_fwd(a, b, alpha):
+def _sub_fwd(a, b, alpha=None):
     return a - b if alpha is None else a - alpha * b
 
 
@@ -43,8 +45,8 @@ ADD = binary("add", _add_fwd, params=True)
 SUB = binary("sub", _sub_fwd, params=True)
 RSUB = binary("rsub", lambda a, b, alpha: b - a if alpha is None else b - alpha * a,
               "RsubBackward1", params=True)
-MUL = binary("mul", np.multiply, save=((0, 1), (1, 0)))
-DIV = binary("div", np.true_divide, save=((0, 1), (1, None)), promote="float")
+MUL = binary("mul", operator.mul, save=((0, 1), (1, 0)))
+DIV = binary("div", operator.truediv, save=((0, 1), (1, None)), promote="float")
 
 
 @ADD.def_vjp
@@ -248,11 +250,15 @@ RECIPROCAL.def_vjp(lambda ctx, g: (g * -_conj(ctx.saved[0] * ctx.saved[0]),))
 
 
 def _tanh_bw_fwd(g, y):
-    return g * (1 - y * y)
+    # g * (1 - y^2) with array-array operations only (no scalar conversion per call).
+    gy = g * y
+    gy *= y
+    return g - gy
 
 
 def _sigmoid_bw_fwd(g, y):
-    return g * (y * (1 - y))
+    gy = g * y
+    return gy - gy * y
 
 
 TANH = unary("tanh", np.tanh, save=(("out", None),), float_only=True)

@@ -76,7 +76,7 @@ def _apply_inplace(op, self, others, params):
     # Out-of-place result, computed without recording.
     _tls.grad_enabled = False
     try:
-        res = op.impl(self, *others, params)
+        res = op.impl(self, *others, params, _plain=True)
     finally:
         _tls.grad_enabled = grad_on
     if type(res) is tuple:

@@ -199,7 +199,7 @@ def _broadcast_error(a, b):
 
 def _special_call(op, impl, args, params):
     tokens = [h.before(op, args, params) for h in special_hooks]
-    out = impl(*args, params)
+    out = impl(*args, params, _plain=True)
     for h, tok in zip(special_hooks, tokens):
         h.after(op, args, params, out, tok)
     return out
@@ -243,6 +243,44 @@ def _register(op):
 
 _ALL_OPS = {}
 
+# Exact tensor types that take the binary fast path (nn adds Parameter).
+_FAST_TYPES = {Tensor}
+
+
+def register_fast_type(cls):
+    """Let tensors of subclass `cls` use the dispatch fast paths (e.g. nn.Parameter)."""
+    _FAST_TYPES.add(cls)
+
+
+def _compile_save(op, n_inputs):
+    """A fast function computing the saved tuple of `op` from (inputs, output, rgs)."""
+    spec = op.save
+    if not spec:
+        return None
+    simple = all(type(w) is int or w == "out" for w, _ in spec)
+    if not simple:
+        return lambda inputs, out, rgs: _save(op, inputs, (out,) if not isinstance(
+            out, tuple) else out, rgs)
+    _Saved = SavedTensor
+
+    def save(inputs, out, rgs):
+        saved = []
+        for what, cond in spec:
+            if cond is not None and not rgs[cond]:
+                saved.append(None)
+            elif what == "out":
+                saved.append(_Saved(out, True, 0))
+            else:
+                x = inputs[what]
+                if isinstance(x, Tensor):
+                    if x._extra is not None:
+                        _check_inference(x)
+                    saved.append(_Saved(x))
+                else:
+                    saved.append(x)
+        return tuple(saved)
+    return save
+
 
 def unary(name, fwd, node_name=None, save=(), float_only=False, linear=False, params=False):
     """Declare an elementwise unary primitive; ``op.call(x[, params])`` runs it.
@@ -253,10 +291,18 @@ def unary(name, fwd, node_name=None, save=(), float_only=False, linear=False, pa
     op = OpDef(name, fwd, node_name or _node_name(name), save=save, kind="unary",
                linear=linear)
     default_dtype = _dtype.get_default_dtype
+    saver = _compile_save(op, 1)
+    node_cls = op.node
+    ints = frozenset(np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64,
+                                           np.uint8))
 
-    def impl(x, p):
+    def impl(x, p=None, _plain=False):
+        if type(x) is not Tensor and not isinstance(x, Tensor):
+            x = as_tensor_arg(x)
+        if _state.special and not _plain:
+            return _special_call(op, impl, (x,), p)
         d = x._data
-        if float_only and d.dtype.kind in "biu":
+        if float_only and d.dtype in ints:
             d = d.astype(default_dtype().np)
         out = fwd(d, p) if params else fwd(d)
         if type(out) is not _ndarray:
@@ -265,22 +311,17 @@ def unary(name, fwd, node_name=None, save=(), float_only=False, linear=False, pa
         if (x._rg or (x._base is not None and _needs_grad(x))) and _tls.grad_enabled:
             if x._extra is not None:
                 _check_inference(x)
-            node = op.node((x._edge(),), _save(op, (x,), (res,), (True,)) if op.save else (), p)
-            if out.dtype != x._data.dtype and out.dtype.kind in "fc":
+            fn = x._grad_fn
+            edge = (fn, x._output_nr) if fn is not None and x._base is None else x._edge()
+            node = node_cls((edge,), saver((x,), res, (True,)) if saver else (), p)
+            if out.dtype is not x._data.dtype and out.dtype != x._data.dtype and \
+                    out.dtype.kind in "fc":
                 node._meta = ((x._data.shape, x._data.dtype),)
             res._rg = True
             res._grad_fn = node
         return res
 
-    def call(x, p=None):
-        if type(x) is not Tensor and not isinstance(x, Tensor):
-            x = as_tensor_arg(x)
-        if _state.special:
-            return _special_call(op, impl, (x,), p)
-        return impl(x, p)
-
-    op.call = call
-    op.impl = impl
+    op.call = op.impl = impl
     return _register(op)
 
 
@@ -294,15 +335,59 @@ def binary(name, fwd, node_name=None, save=(), promote="binary", params=False):
     to_float = promote == "float"
     compare = promote == "compare"
     default_dtype = _dtype.get_default_dtype
+    saver = _compile_save(op, 2)
+    node_cls = op.node
 
-    def impl(a, b, p):
+    def impl(a, b, p=None, _plain=False):
+        # Fast path: two plain tensors of one dtype, no params, nothing special, no views.
+        if type(a) in _FAST_TYPES and type(b) in _FAST_TYPES and p is None and \
+                not _state.special and a._base is None and b._base is None:
+            ad = a._data
+            bd = b._data
+            if ad.dtype is bd.dtype and not (to_float and ad.dtype.kind in "biu"):
+                try:
+                    out = fwd(ad, bd, None) if params else fwd(ad, bd)
+                except ValueError:
+                    raise _broadcast_error(ad, bd) from None
+                if type(out) is not _ndarray:
+                    out = _asarray(out)
+                res = Tensor(out)
+                if compare:
+                    return res
+                ra = a._rg
+                rb = b._rg
+                if (ra or rb) and _tls.grad_enabled:
+                    if ra:
+                        fn = a._grad_fn
+                        ea = (fn, a._output_nr) if fn is not None else (a._accumulator(), 0)
+                    else:
+                        ea = None
+                    if rb:
+                        fn = b._grad_fn
+                        eb = (fn, b._output_nr) if fn is not None else (b._accumulator(), 0)
+                    else:
+                        eb = None
+                    if (a._extra is not None or b._extra is not None) and saver:
+                        _check_inference(a)
+                        _check_inference(b)
+                    node = node_cls((ea, eb), saver((a, b), res, (ra, rb)) if saver else ())
+                    if ad.shape != bd.shape:
+                        node._meta = _meta_for((a, b), out)
+                    res._rg = True
+                    res._grad_fn = node
+                return res
         ta = isinstance(a, Tensor)
         tb = isinstance(b, Tensor)
+        if not ta and not tb:
+            a = as_tensor_arg(a)
+            ta = True
+        if _state.special and not _plain:
+            return _special_call(op, impl, (a, b), p)
         if ta and tb:
             ad = a._data
             bd = b._data
             rd = ad.dtype
-            if rd != bd.dtype:
+            if rd is not bd.dtype and rd != bd.dtype:
                 rd = _promote2(a, b)
         elif ta:
             ad = a._data
@@ -314,9 +399,9 @@ def binary(name, fwd, node_name=None, save=(), promote="binary", params=False):
             rd = _scalar_promote(bd.dtype, a)
         if to_float and rd.kind in "biu":
             rd = default_dtype().np
-        if ta and ad.dtype != rd:
+        if ta and ad.dtype is not rd and ad.dtype != rd:
             ad = ad.astype(rd)
-        if tb and bd.dtype != rd:
+        if tb and bd.dtype is not rd and bd.dtype != rd:
             bd = bd.astype(rd)
         try:
             out = fwd(ad, bd, p) if params else fwd(ad, bd)
@@ -328,30 +413,32 @@ def binary(name, fwd, node_name=None, save=(), promote="binary", params=False):
             out = _asarray(out)
         if compare:
             return Tensor(out)
-        if out.dtype != rd:
+        if out.dtype is not rd and out.dtype != rd:
             out = out.astype(rd)
         res = Tensor(out)
         ra = ta and (a._rg or (a._base is not None and _needs_grad(a)))
         rb = tb and (b._rg or (b._base is not None and _needs_grad(b)))
         if (ra or rb) and _tls.grad_enabled:
-            node = op.node((a._edge() if ra else None, b._edge() if rb else None),
-                           _save(op, (a, b), (res,), (ra, rb)) if op.save else (), p)
-            if (ta and (a._data.shape != out.shape or a._data.dtype != rd)) or \
-                    (tb and (b._data.shape != out.shape or b._data.dtype != rd)):
+            if ra:
+                fn = a._grad_fn
+                ea = (fn, a._output_nr) if fn is not None and a._base is None else a._edge()
+            else:
+                ea = None
+            if rb:
+                fn = b._grad_fn
+                eb = (fn, b._output_nr) if fn is not None and b._base is None else b._edge()
+            else:
+                eb = None
+            node = node_cls((ea, eb), saver((a, b), res, (ra, rb)) if saver else (), p)
+            shape = out.shape
+            if (ta and (a._data.shape != shape or a._data.dtype is not rd)) or \
+                    (tb and (b._data.shape != shape or b._data.dtype is not rd)):
                 node._meta = _meta_for((a, b), out)
             res._rg = True
             res._grad_fn = node
         return res
 
-    def call(a, b, p=None):
-        if not isinstance(a, Tensor) and not isinstance(b, Tensor):
-            a = as_tensor_arg(a)
-        if _state.special:
-            return _special_call(op, impl, (a, b), p)
-        return impl(a, b, p)
-
-    op.call = call
-    op.impl = impl
+    op.call = op.impl = impl
     return _register(op)
 
 
@@ -365,7 +452,7 @@ def primitive(name, fwd, node_name=None, save=(), n_out=1, diff_outs=None, view=
     op = OpDef(name, fwd, node_name or _node_name(name), save=save, n_out=n_out,
                diff_outs=diff_outs, kind="general", view=view, linear=linear)
 
-    def impl(*args):
+    def impl(*args, _plain=False):
         *inputs, p = args
         out = fwd(*[x._data if isinstance(x, Tensor) else x for x in inputs], p)
         if n_out == 1:

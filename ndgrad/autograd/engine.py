@@ -252,43 +252,54 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
 
     prev_grad_mode = _tls.grad_enabled
     _tls.grad_enabled = create_graph
+    heappop = heapq.heappop
+    heappush = heapq.heappush
     try:
         while heap:
-            node = heapq.heappop(heap)[1]
+            node = heappop(heap)[1]
             gs = buffers.pop(node, None) or []
             extra = node._extra
-            is_acc = type(node) is AccumulateGrad
-            if extra is not None and not is_acc:
-                gs = _call_pre_hooks(node, gs, extra)
-            if is_acc:
+            if type(node) is AccumulateGrad:
                 var = node.variable
-                hooks = var._extra.get("hooks") if var._extra is not None else None
-                if hooks and gs and gs[0] is not None:
-                    gs[0] = _run_hooks(hooks, gs[0])
-            if captures is not None:
-                for nr in range(len(gs)):
-                    if (node, nr) in captures and gs[nr] is not None:
-                        captured[(node, nr)] = gs[nr]
-            if is_acc:
+                if var._extra is not None:
+                    hooks = var._extra.get("hooks")
+                    if hooks and gs and gs[0] is not None:
+                        gs[0] = _run_hooks(hooks, gs[0])
+                if captures is not None and (node, 0) in captures and gs and gs[0] is not None:
+                    captured[(node, 0)] = gs[0]
                 if accumulate and (accumulate_only is None or node in accumulate_only):
                     if gs and gs[0] is not None:
                         _accumulate(node, gs, create_graph)
                 continue
+            if extra is not None:
+                gs = _call_pre_hooks(node, gs, extra)
+            if captures is not None:
+                for nr in range(len(gs)):
+                    if (node, nr) in captures and gs[nr] is not None:
+                        captured[(node, nr)] = gs[nr]
             if needed is not None and not needed.get(node, False):
                 continue
-            if not gs or all(g is None for g in gs):
-                if not node._wants_none:
-                    _release_if(node, keep_graph)
-                    _propagate_none(node, deps, heap)
-                    continue
+            # Skip a node whose incoming gradients are all None (zero), unless it asks to be
+            # called anyway (custom Functions with materialize_grads).
+            empty = True
+            for g in gs:
+                if g is not None:
+                    empty = False
+                    break
+            if empty and not node._wants_none:
+                if not keep_graph and node._saved:
+                    node._release()
+                _propagate_none(node, deps, heap)
+                continue
             if _state.special:
                 gx = _apply_special(node, gs)
             else:
                 gx = node._apply(gs)
-            gx = reduce_grads(node, gx)
+            if type(gx) is not tuple or node._meta is not None:
+                gx = reduce_grads(node, gx)
             if extra is not None and extra.get("hooks"):
                 gx = _call_post_hooks(node, gx, gs, extra)
-            if not keep_graph:
+            if not keep_graph and node._saved:
                 node._release()
             del gs
             for e, g in zip(node._next, gx):
@@ -299,17 +310,22 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                     nr = e[1]
                     buf = buffers.get(m)
                     if buf is None:
-                        buf = buffers[m] = [None] * (nr + 1)
-                    elif len(buf) <= nr:
-                        buf.extend([None] * (nr + 1 - len(buf)))
-                    prev = buf[nr]
-                    buf[nr] = g if prev is None else prev + g
+                        if nr == 0:
+                            buffers[m] = [g]
+                        else:
+                            buf = buffers[m] = [None] * (nr + 1)
+                            buf[nr] = g
+                    else:
+                        if len(buf) <= nr:
+                            buf.extend([None] * (nr + 1 - len(buf)))
+                        prev = buf[nr]
+                        buf[nr] = g if prev is None else prev + g
                 d = deps[m] - 1
                 if d:
                     deps[m] = d
                 else:
                     del deps[m]
-                    heapq.heappush(heap, (-m._seq, m))
+                    heappush(heap, (-m._seq, m))
     finally:
         _tls.grad_enabled = prev_grad_mode
     return captured

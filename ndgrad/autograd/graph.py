@@ -231,8 +231,7 @@ class SavedTensor:
         t = self._tensor
         if t is not None:
             return t
-        from .._tensor import Tensor
-        out = Tensor(self._data)
+        out = _Tensor()(self._data)
         out._vc = self._vc
         if node is not None:
             out._rg = True
@@ -249,6 +248,18 @@ class SavedTensor:
             t = Tensor(self._data)
             t._vc = self._vc
         pack_saved(self, (pack_hook, unpack_hook), t)
+
+
+def _Tensor():
+    """The Tensor class (imported late: this module is imported by _tensor itself)."""
+    global _TensorCls
+    if _TensorCls is None:
+        from .._tensor import Tensor
+        _TensorCls = Tensor
+    return _TensorCls
+
+
+_TensorCls = None
 
 
 def _legacy_type(t):
