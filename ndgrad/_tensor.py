@@ -423,7 +423,8 @@ class Tensor:
         from ._tensor_str import tensor_repr
         fn = self.grad_fn
         return tensor_repr(self._data, grad_fn_name=fn.name() if fn is not None else None,
-                           requires_grad=self._rg, default_float=_dtype.get_default_dtype().np)
+                           requires_grad=self._rg, default_float=_dtype.get_default_dtype().np,
+                           extra_suffixes=_state.special and _fw_repr_suffixes(self) or ())
 
     __str__ = __repr__
 
@@ -460,6 +461,11 @@ class Tensor:
         return 1000
 
     __array_priority__ = 1000
+
+
+def _fw_repr_suffixes(t):
+    from .autograd._forward_rules import repr_suffixes
+    return repr_suffixes(t)
 
 
 def _rebuild(data, requires_grad):
