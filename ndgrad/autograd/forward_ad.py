@@ -1,3 +1,127 @@
-"""Forward-mode AD: dual levels and dual tensors."""
+"""Forward-mode AD with torch.autograd.forward_ad's API: dual levels, dual tensors.
 
-__all__ = []
+A dual tensor is a tensor with a tangent attached at the active level. Ops on dual tensors
+give dual results (the machinery is in ``_forward_rules``). Only one level may be active at a
+time, as in torch; exiting it drops every tangent made at it.
+
+Example::
+
+    >>> import ndgrad as torch
+    >>> import ndgrad.autograd.forward_ad as fwAD
+    >>> x, v = torch.tensor([1.0, 2.0]), torch.tensor([1.0, 0.0])
+    >>> with fwAD.dual_level():
+    ...     y = (fwAD.make_dual(x, v) ** 2).sum()
+    ...     fwAD.unpack_dual(y).tangent
+    tensor(2.)
+"""
+
+from collections import namedtuple
+
+from .grad_mode import _DecoratorContextManager
+from . import _forward_rules
+
+__all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
+           "unpack_dual", "dual_level"]
+
+# The current level, -1 when none is active (torch keeps the same module global).
+_current_level = -1
+
+
+def enter_dual_level():
+    """Enter a new forward grad level and return it (nesting is not supported)."""
+    global _current_level
+    if _current_level >= 0:
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
+    new_level = _current_level + 1
+    _forward_rules.activate(new_level)
+    _current_level = new_level
+    return new_level
+
+
+def exit_dual_level(*, level=None):
+    """Exit the current forward grad level, deleting every tangent made at it."""
+    global _current_level
+    if level is None:
+        level = _current_level
+    if level != _current_level:
+        raise RuntimeError("Trying to exit a forward AD level that was not the last one that "
+                           "was created. This is not supported.")
+    if level < 0:
+        raise RuntimeError("Dual level must be a positive number.")
+    _forward_rules.deactivate(level)
+    _current_level = level - 1
+
+
+def make_dual(tensor, tangent, *, level=None):
+    """A view of `tensor` carrying `tangent` as its forward gradient at `level`.
+
+    The tangent is kept as is when its layout matches the primal's, copied otherwise.
+    Differentiable in reverse mode (the result is a view of `tensor`).
+    """
+    if level is None:
+        level = _current_level
+    if level < 0:
+        raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, "
+                           "make sure to enter_dual_level() first.")
+    if not (tensor.is_floating_point() or tensor.is_complex()):
+        raise ValueError(f"Expected primal to be floating point or complex, but got: "
+                         f"{tensor.dtype}")
+    if not (tangent.is_floating_point() or tangent.is_complex()):
+        raise ValueError(f"Expected tangent to be floating point or complex, but got: "
+                         f"{tangent.dtype}")
+    if level != _current_level:
+        raise RuntimeError("Invalid level given to _make_dual")
+    if _forward_rules.get_tangent(tensor, level) is not None:
+        raise RuntimeError("Making a dual Tensor based on a Tensor that already has a forward "
+                           f"gradient at the same level {level} is not supported.")
+    if tangent._data.shape != tensor._data.shape:
+        raise RuntimeError(
+            "Trying to set a forward gradient that has a different size than that of the "
+            f"original Tensor, this is not supported. Tensor is of size "
+            f"{list(tensor._data.shape)} while the given forward gradient is of size "
+            f"{list(tangent._data.shape)}.")
+    td, pd = tangent._data, tensor._data
+    if pd.size > 1 and [s // td.itemsize for s in td.strides] != \
+            [s // pd.itemsize for s in pd.strides]:
+        # A different layout: copy into the primal's layout (differentiably).
+        from .. import empty_like
+        new = empty_like(tensor, dtype=tangent.dtype)
+        new.copy_(tangent)
+        tangent = new
+    dual = tensor.view(tensor.shape)
+    _forward_rules.set_tangent(dual, tangent, level)
+    return dual
+
+
+UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
+UnpackedDualTensor.__doc__ = ("Namedtuple returned by :func:`unpack_dual`: the ``primal`` "
+                              "(a view without tangent) and the ``tangent`` (or None).")
+
+
+def unpack_dual(tensor, *, level=None):
+    """``(primal, tangent)`` of a dual tensor: the primal is an alias without the tangent."""
+    if level is None:
+        level = _current_level
+    if level < 0:
+        return UnpackedDualTensor(tensor, None)
+    if level != _current_level:
+        raise RuntimeError("Invalid level given to _fw_primal")
+    tan = _forward_rules.get_tangent(tensor, level)
+    from .._ops.shape import ALIAS
+    # Straight to the kernel: the alias must not inherit the tangent.
+    primal = ALIAS.impl(tensor, None)
+    _forward_rules.mark_primal(primal, level)
+    return UnpackedDualTensor(primal, tan)
+
+
+class dual_level(_DecoratorContextManager):
+    """Context manager (and decorator) for a forward AD level; ``as`` gives the level."""
+
+    def __enter__(self):
+        return enter_dual_level()
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        exit_dual_level()
+
+    def clone(self):
+        return self.__class__()

@@ -1,0 +1,628 @@
+"""Forward-mode AD machinery: where tangents live and how they flow through every op.
+
+While a dual level is active, ``_state.special`` is raised and an observer sits in
+``registry.special_hooks``. After each op it looks at the inputs' tangents and, when any is
+set, computes the outputs' tangents by, in this order of preference:
+
+1. the op's own rule ``op.jvp(ctx, *tangents)`` (``ctx.inputs``, ``ctx.outputs``,
+   ``ctx.params``, ``ctx.node``); rules for the hot foundation ops are registered below;
+2. the ``linear`` flag: the op applied to the tangents (zeros for inputs without one,
+   the primal value for non-differentiable inputs such as indices and masks);
+3. the generic fallback, the JVP derived from the differentiable VJP ("double vjp"): with a
+   dummy cotangent ``g`` that requires grad, ``gx = vjp(g)`` is linear in ``g``, so the
+   gradient of ``<gx, t>`` with respect to ``g`` is ``J t``. It is right for every op whose
+   VJP is written in ndgrad ops.
+
+Tangent storage: ``t._extra["fw_grad"] = {level: (tangent, src)}``. A view's tangent is a view
+of its base's tangent (``src`` is that base tangent); when the base gets a new tangent the
+view's tangent is re-derived by replaying the view chain (``registry.replay_view``). In-place
+ops update the existing tangent in place, as torch does, so views of it see the change.
+
+Tangent computations are ordinary ndgrad ops, recorded by autograd when grad mode is on, which
+gives reverse-over-forward. They run with propagation switched off (``_busy``): tangents never
+carry tangents of their own level, and rules may use dual primals without recursing.
+"""
+
+import weakref
+
+import numpy as np
+
+from .. import _state
+from .._tensor import Tensor
+from .._ops import registry
+from .._ops.inplace import Inplace
+
+__all__ = ["get_tangent", "set_tangent", "activate", "deactivate", "repr_suffixes"]
+
+_tls = _state.tls
+
+# The active dual level (-1: none), tensors holding a tangent at it (cleared on exit), and
+# whether a tangent computation is running (no propagation inside one).
+_level = -1
+_live = weakref.WeakSet()
+_busy = False
+
+
+# --------------------------------------------------------------------------- storage
+def get_tangent(t, level=None):
+    """The tangent of `t` at `level` (the active one by default), or None."""
+    if level is None:
+        level = _level
+    if level < 0:
+        return None
+    ex = t._extra
+    own = None
+    if ex is not None:
+        fw = ex.get("fw_grad")
+        if fw is not None:
+            own = fw.get(level)
+    base = t._base
+    if base is None:
+        return own[0] if own is not None else None
+    bex = base._extra
+    bt = None
+    if bex is not None:
+        bfw = bex.get("fw_grad")
+        if bfw is not None:
+            entry = bfw.get(level)
+            if entry is not None:
+                bt = entry[0]
+    if bt is None:
+        return own[0] if own is not None else None
+    if own is not None and own[1] is bt:
+        return own[0]
+    # The base got (another) tangent since this view's was made: the view's tangent is the
+    # same view of the base's tangent.
+    vt = _without_propagation(registry.replay_view, t._view, bt)
+    set_tangent(t, vt, level, src=bt)
+    return vt
+
+
+def set_tangent(t, tangent, level=None, src=None):
+    """Attach `tangent` to `t` at `level` (None removes it)."""
+    if level is None:
+        level = _level
+    ex = t._extras()
+    fw = ex.get("fw_grad")
+    if tangent is None:
+        if fw is not None:
+            fw.pop(level, None)
+        return
+    if fw is None:
+        fw = ex["fw_grad"] = {}
+    fw[level] = (tangent, src)
+    _live.add(t)
+
+
+def mark_primal(t, level):
+    """Record that view `t` has no tangent even though its base has one."""
+    bt = _base_tangent(t)
+    if bt is not None:
+        t._extras().setdefault("fw_grad", {})[level] = (None, bt)
+        _live.add(t)
+
+
+def _base_tangent(t):
+    base = t._base
+    if base is None or base._extra is None:
+        return None
+    fw = base._extra.get("fw_grad")
+    entry = fw.get(_level) if fw is not None else None
+    return entry[0] if entry is not None else None
+
+
+def _without_propagation(fn, *args):
+    global _busy
+    prev = _busy
+    _busy = True
+    try:
+        return fn(*args)
+    finally:
+        _busy = prev
+
+
+def repr_suffixes(t):
+    """``("tangent=...",)`` for a dual tensor's repr, as torch prints it."""
+    if _level < 0:
+        return ()
+    tan = get_tangent(t)
+    if tan is None:
+        return ()
+    return (f"tangent={tan}",)
+
+
+# --------------------------------------------------------------------------- level switch
+_RULES_INSTALLED = False
+
+
+def activate(level):
+    global _level, _RULES_INSTALLED
+    if not _RULES_INSTALLED:
+        _install_rules()
+        _RULES_INSTALLED = True
+    _level = level
+    registry.special_hooks.append(_OBSERVER)
+    _state.enter_special()
+
+
+def deactivate(level):
+    global _level
+    try:
+        registry.special_hooks.remove(_OBSERVER)
+    except ValueError:
+        pass
+    else:
+        _state.exit_special()
+    for t in list(_live):
+        ex = t._extra
+        if ex is not None:
+            fw = ex.get("fw_grad")
+            if fw is not None:
+                fw.pop(level, None)
+                if not fw:
+                    del ex["fw_grad"]
+    _live.clear()
+    _level = -1
+
+
+# --------------------------------------------------------------------------- observer
+class JvpContext:
+    """What a jvp rule gets: the primal ``inputs``, ``outputs``, ``params`` and the ``node``
+    recorded for reverse mode (None when no input required grad)."""
+
+    __slots__ = ("inputs", "outputs", "params", "node")
+
+    def __init__(self, inputs, outputs, params, node):
+        self.inputs = inputs
+        self.outputs = outputs
+        self.params = params
+        self.node = node
+
+
+def _input_tangents(args):
+    tans = None
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor) and (a._extra is not None or a._base is not None):
+            tan = get_tangent(a)
+            if tan is not None:
+                if tans is None:
+                    tans = [None] * len(args)
+                tans[i] = tan
+    return tans
+
+
+class _Observer:
+    """Computes output tangents after every op while a dual level is active."""
+
+    __slots__ = ()
+
+    def before(self, op, args, params):
+        if _busy or type(op) is not Inplace:
+            return None
+        tans = _input_tangents(args)
+        if tans is None:
+            return None
+        # The rule needs the value of self before the write: keep a (recorded) copy.
+        from .._ops.shape import CLONE
+        old = _without_propagation(CLONE.call, args[0], params=None) \
+            if args[0]._data.dtype.kind in "fc" else args[0]
+        return (old, tans)
+
+    def after(self, op, args, params, out, token):
+        global _busy
+        if _busy:
+            return
+        if type(op) is Inplace:
+            if token is None:
+                return
+            old, tans = token
+            _busy = True
+            try:
+                args = (old,) + tuple(args[1:])
+                nt = compute_tangents(op.op, args, params, (out,), tans)
+                nt = nt[0] if nt else None
+                if nt is not None:
+                    _assign_inplace(out, nt)
+                elif tans[0] is not None:
+                    tans[0].zero_()  # the write made self constant
+            finally:
+                _busy = False
+            return
+        tans = _input_tangents(args)
+        if tans is None:
+            return
+        outs = out if type(out) is tuple else (out,)
+        _busy = True
+        try:
+            res = compute_tangents(op, args, params, outs, tans)
+            diff = op.diff_outs
+            for k, o in enumerate(outs):
+                tan = res[k] if k < len(res) else None
+                if tan is None or (diff is not None and not diff[k]) or \
+                        o._data.dtype.kind not in "fc":
+                    continue
+                tan = _fit(tan, o)
+                src = _base_tangent(o) if o._base is not None else None
+                set_tangent(o, tan, src=src)
+        finally:
+            _busy = False
+
+
+_OBSERVER = _Observer()
+
+
+def _fit(tan, o):
+    """Give a tangent its primal's shape (broadcast) and floating dtype."""
+    od = o._data
+    td = tan._data
+    if td.dtype != od.dtype and od.dtype.kind in "fc" and not (
+            td.dtype.kind == "c" and od.dtype.kind == "f"):
+        from .._dtype import from_np
+        tan = tan.to(from_np(od.dtype))
+    if tan._data.shape != od.shape:
+        tan = tan.expand(od.shape)
+    return tan
+
+
+def _assign_inplace(self, nt):
+    """Make `nt` the tangent of `self` after an in-place op, updating tangents in place."""
+    cur = get_tangent(self)
+    if cur is not None:
+        cur.copy_(nt)
+        return
+    if self._base is not None:
+        from .. import zeros_like
+        base = self._base
+        bt = zeros_like(base)
+        set_tangent(base, bt)
+        vt = registry.replay_view(self._view, bt)
+        vt.copy_(nt)
+        set_tangent(self, vt, src=bt)
+        return
+    set_tangent(self, _fit(nt, self))
+
+
+# --------------------------------------------------------------------------- rules
+def compute_tangents(op, args, params, outs, tans):
+    """Output tangents (a list, None = zero) of `op` for input tangents `tans`."""
+    jvp = op.jvp
+    if jvp is not None:
+        node = outs[0]._grad_fn if outs and outs[0]._grad_fn is not None and \
+            type(outs[0]._grad_fn)._op is op else None
+        res = jvp(JvpContext(args, outs, params, node), *tans)
+        return list(res) if type(res) is tuple or type(res) is list else [res]
+    if op.linear:
+        return _linear(op, args, params, tans)
+    return _fallback(op, args, params, outs, tans)
+
+
+def call_op(op, args, params):
+    """Run primitive `op` on `args` through its public call (any kind of op)."""
+    kind = op.kind
+    if kind == "unary":
+        return op.call(args[0], params)
+    if kind == "binary":
+        return op.call(args[0], args[1], params)
+    return op.call(*args, params=params)
+
+
+def _linear(op, args, params, tans):
+    from .. import zeros_like
+    targs = []
+    for a, t in zip(args, tans):
+        if t is not None:
+            targs.append(t)
+        elif isinstance(a, Tensor) and a._data.dtype.kind in "fc":
+            targs.append(zeros_like(a))
+        elif type(a) in (float, complex, int):
+            # A number operand is a constant: its tangent is zero (dims and such live in
+            # params, never in the operands).
+            targs.append(type(a)(0))
+        else:
+            targs.append(a)
+    res = call_op(op, targs, params)
+    return list(res) if type(res) is tuple else [res]
+
+
+def _fallback(op, args, params, outs, tans):
+    """JVP from the VJP: ``J t = d/dg <vjp(g), t>`` for a dummy cotangent g."""
+    from .. import zeros_like
+    from .engine import reduce_grads
+    from . import grad as autograd_grad
+    grad_on = _tls.grad_enabled
+    edges = []
+    saved_rgs = []
+    dummy_keep = []
+    real_rg = False
+    for a, t in zip(args, tans):
+        if not isinstance(a, Tensor):
+            edges.append(None)
+            saved_rgs.append(False)
+            continue
+        if grad_on and registry._needs_grad(a):
+            edges.append(a._edge())
+            saved_rgs.append(True)
+            real_rg = True
+        elif t is not None:
+            # A stand-in edge: the vjp must compute this input's gradient.
+            stand_in = Tensor(a._data)
+            dummy_keep.append(stand_in)
+            edges.append((stand_in._accumulator(), 0))
+            saved_rgs.append(True)
+        else:
+            edges.append(None)
+            saved_rgs.append(False)
+    _tls.grad_enabled = True
+    try:
+        node = op.node(tuple(edges), registry._save(op, args, outs, saved_rgs)
+                       if op.save else (), params)
+        meta = registry._meta_for(args, outs[0]._data)
+        if meta is not None:
+            node._meta = meta
+        if args and isinstance(args[0], Tensor):
+            node._extras()["shape"] = args[0]._data.shape
+            node._extras()["dtype"] = args[0]._data.dtype
+        real = outs[0]._grad_fn
+        if real is not None and type(real)._op is op and real._extra:
+            for key, val in real._extra.items():
+                node._extras().setdefault(key, val)
+        diff = op.diff_outs
+        gs = []
+        for k, o in enumerate(outs):
+            if (diff is None or diff[k]) and o._data.dtype.kind in "fc":
+                gs.append(zeros_like(o).requires_grad_())
+            else:
+                gs.append(None)
+        gx = reduce_grads(node, node._apply(gs))
+    finally:
+        _tls.grad_enabled = grad_on
+    wrt = [g for g in gs if g is not None]
+    pairs = [(g, t) for g, t in zip(gx, tans) if g is not None and t is not None]
+    if not pairs or not wrt:
+        return [None] * len(outs)
+    # A graph for the tangent only when something it depends on requires grad.
+    create = grad_on and (real_rg or any(t.requires_grad for t in tans if t is not None))
+    ys = [g for g, _ in pairs]
+    vs = [t.to(g.dtype) if t._data.dtype != g._data.dtype else t for g, t in pairs]
+    keep = [y for y in ys if y.requires_grad]
+    if not keep:
+        return [None] * len(outs)
+    vs = [v for y, v in zip(ys, vs) if y.requires_grad]
+    res = autograd_grad(keep, wrt, vs, create_graph=create, allow_unused=True)
+    it = iter(res)
+    out = []
+    for g in gs:
+        out.append(next(it) if g is not None else None)
+    del dummy_keep
+    return out
+
+
+
+# --------------------------------------------------------------------------- explicit rules
+def _install_rules():
+    """Register jvp rules for the hot foundation ops (on first use, when all ops exist).
+
+    Rules are written in ndgrad ops so tangents are differentiable (reverse-over-forward).
+    An op that already has a jvp (declared by its own module) keeps it.
+    """
+    from .._ops import elementwise as E
+    from .._ops import linalg as L
+    from .._ops import reduction as R
+    from .._ops import indexing as I
+    from .._ops.elementwise import where, _conj
+
+    def rule(op, fn):
+        if op.jvp is None:
+            op.def_jvp(fn)
+
+    def add_rule(sign_b, swap=False):
+        def jvp(ctx, ta, tb):
+            if swap:
+                ta, tb = tb, ta
+            alpha = ctx.params
+            if tb is not None:
+                k = sign_b * (1 if alpha is None else alpha)
+                tb = tb if k == 1 else (-tb if k == -1 else tb * k)
+            if ta is None:
+                return tb
+            if tb is None:
+                return ta
+            return ta + tb
+        return jvp
+
+    rule(E.ADD, add_rule(1))
+    rule(E.SUB, add_rule(-1))
+    # rsub(a, b, alpha) = b - alpha * a
+    rule(E.RSUB, add_rule(-1, swap=True))
+
+    def mul_jvp(ctx, ta, tb):
+        a, b = ctx.inputs
+        r = ta * b if ta is not None else None
+        if tb is not None:
+            s = tb * a
+            r = s if r is None else r + s
+        return r
+
+    rule(E.MUL, mul_jvp)
+
+    def div_jvp(ctx, ta, tb):
+        b = ctx.inputs[1]
+        if tb is None:
+            return ta / b
+        s = tb * ctx.outputs[0]
+        return ((ta - s) if ta is not None else -s) / b
+
+    rule(E.DIV, div_jvp)
+
+    def pow_scalar_jvp(ctx, tx, te):
+        x, e = ctx.inputs
+        if e == 0:
+            return tx * 0
+        if e == 2:
+            return tx * (2 * x)
+        return tx * (e * x ** (e - 1))
+
+    rule(E.POW_SCALAR, pow_scalar_jvp)
+
+    def pow_tensor_jvp(ctx, tx, ty):
+        x, y = ctx.inputs
+        out = ctx.outputs[0]
+        r = None
+        if tx is not None:
+            r = where(y == 0, 0.0, tx * (y * x ** (y - 1)))
+        if ty is not None:
+            lg = where((x == 0) & (y >= 0), 0.0, E.log(x))
+            s = ty * (out * lg)
+            r = s if r is None else r + s
+        return r
+
+    rule(E.POW_TENSOR, pow_tensor_jvp)
+
+    def pow_rscalar_jvp(ctx, tb, ty):
+        base = ctx.inputs[0]
+        if base == 0:
+            return ty * 0
+        lb = complex(np.log(complex(base))) if isinstance(base, complex) or base < 0 else \
+            float(np.log(base))
+        return ty * (ctx.outputs[0] * lb)
+
+    rule(E.POW_RSCALAR, pow_rscalar_jvp)
+
+    rule(E.EXP, lambda ctx, t: t * ctx.outputs[0])
+    rule(E.LOG, lambda ctx, t: t / ctx.inputs[0])
+    rule(E.SQRT, lambda ctx, t: t / (2 * ctx.outputs[0]))
+    rule(E.RSQRT, lambda ctx, t: t * (-0.5 * ctx.outputs[0] ** 3))
+    rule(E.SIN, lambda ctx, t: t * E.cos(ctx.inputs[0]))
+    rule(E.COS, lambda ctx, t: t * -E.sin(ctx.inputs[0]))
+    rule(E.LOG1P, lambda ctx, t: t / (ctx.inputs[0] + 1))
+    rule(E.EXPM1, lambda ctx, t: t * (ctx.outputs[0] + 1))
+    rule(E.RECIPROCAL, lambda ctx, t: t * -(ctx.outputs[0] * ctx.outputs[0]))
+    rule(E.TANH, lambda ctx, t: E.TANH_BW.call(t, ctx.outputs[0]))
+    rule(E.SIGMOID, lambda ctx, t: E.SIGMOID_BW.call(t, ctx.outputs[0]))
+    rule(E.RELU, lambda ctx, t: E.THRESHOLD_BW.call(t, ctx.outputs[0], 0))
+    rule(E.ABS, lambda ctx, t: t * E.sgn(ctx.inputs[0]))
+
+    def tanh_bw_jvp(ctx, tg, ty):
+        g, y = ctx.inputs
+        r = E.TANH_BW.call(tg, y) if tg is not None else None
+        if ty is not None:
+            s = ty * (-2 * g * y)
+            r = s if r is None else r + s
+        return r
+
+    rule(E.TANH_BW, tanh_bw_jvp)
+
+    def sigmoid_bw_jvp(ctx, tg, ty):
+        g, y = ctx.inputs
+        r = E.SIGMOID_BW.call(tg, y) if tg is not None else None
+        if ty is not None:
+            s = ty * (g * (1 - 2 * y))
+            r = s if r is None else r + s
+        return r
+
+    rule(E.SIGMOID_BW, sigmoid_bw_jvp)
+    rule(E.THRESHOLD_BW, lambda ctx, tg, tx: None if tg is None else
+         E.THRESHOLD_BW.call(tg, ctx.inputs[1], ctx.params))
+
+    for op in (E.SIGN, E.SGN, E.ROUND, E._FLOOR, E._CEIL, E._TRUNC):
+        rule(op, lambda ctx, t: t * 0)
+    for op in (E.FLOOR_DIV, E.TRUNC_DIV):
+        rule(op, lambda ctx, ta, tb: (ta if ta is not None else tb) * 0)
+
+    def remainder_jvp(ctx, ta, tb):
+        a, b = ctx.inputs
+        r = ta
+        if tb is not None:
+            s = -tb * E.floor_divide(a, b)
+            r = s if r is None else r + s
+        return r
+
+    rule(E.REMAINDER, remainder_jvp)
+
+    def clamp_jvp(ctx, t):
+        x = ctx.inputs[0]
+        lo, hi = ctx.params
+        mask = None
+        if lo is not None:
+            mask = x >= lo
+        if hi is not None:
+            m2 = x <= hi
+            mask = m2 if mask is None else mask & m2
+        return where(mask, t, 0.0)
+
+    rule(E.CLAMP, clamp_jvp)
+
+    def minmax_jvp(first):
+        def jvp(ctx, ta, tb):
+            a, b = ctx.inputs
+            ta = ta if ta is not None else 0.0
+            tb = tb if tb is not None else 0.0
+            picked = where(first(a, b), ta, tb)
+            return where(a == b, (ta + tb) * 0.5, picked)
+        return jvp
+
+    rule(E.MAXIMUM, minmax_jvp(lambda a, b: a > b))
+    rule(E.MINIMUM, minmax_jvp(lambda a, b: a < b))
+
+    def where_jvp(ctx, tc, ta, tb):
+        cond = ctx.inputs[0]
+        if ta is None and tb is None:
+            return None
+        return where(cond, ta if ta is not None else 0.0, tb if tb is not None else 0.0)
+
+    rule(E.WHERE, where_jvp)
+
+    # ------------------------------------------------------------------ matrix products
+    def bilinear(fn):
+        def jvp(ctx, ta, tb):
+            a, b = ctx.inputs
+            r = fn(ta, b) if ta is not None else None
+            if tb is not None:
+                s = fn(a, tb)
+                r = s if r is None else r + s
+            return r
+        return jvp
+
+    rule(L.MM, bilinear(lambda a, b: L.MM.call(a, b)))
+    rule(L.BMM, bilinear(lambda a, b: L.BMM.call(a, b)))
+    rule(L.MV, bilinear(lambda a, b: L.MV.call(a, b)))
+    rule(L.DOT, bilinear(lambda a, b: L.DOT.call(a, b)))
+
+    def addmm_jvp(ctx, tc, ta, tb):
+        _, a, b = ctx.inputs
+        beta, alpha = ctx.params
+        r = None
+        if ta is not None:
+            r = L.MM.call(ta, b)
+        if tb is not None:
+            s = L.MM.call(a, tb)
+            r = s if r is None else r + s
+        if r is not None and alpha != 1:
+            r = r * alpha
+        if tc is not None and beta != 0:
+            s = tc if beta == 1 else tc * beta
+            r = s if r is None else r + s
+        return r
+
+    rule(L.ADDMM, addmm_jvp)
+
+    # ------------------------------------------------------------------ reductions
+    def select_dim_jvp(ctx, t):
+        vals, idx = ctx.outputs
+        dim, keepdim, _ = ctx.params
+        if t._data.ndim == 0:
+            return (t.clone(), None)
+        if keepdim:
+            return (t.gather(dim, idx), None)
+        return (t.gather(dim, idx.unsqueeze(dim)).squeeze(dim), None)
+
+    rule(R.MAX_DIM, select_dim_jvp)
+    rule(R.MIN_DIM, select_dim_jvp)
+
+    # ------------------------------------------------------------------ affine "linear" ops
+    # These are flagged linear but write a constant: their tangent writes zero instead.
+    rule(I.FILL, lambda ctx, t: t * 0)
+    rule(I.ZERO, lambda ctx, t: t * 0)
+    rule(I.MASKED_FILL, lambda ctx, t, tm: None if t is None else
+         I.MASKED_FILL.call(t, ctx.inputs[1], params=0))
+    del _conj
