@@ -41,9 +41,9 @@ def _sub_fwd(a, b, alpha=None):
     return a - b if alpha is None else a - alpha * b
 
 
-ADD = binary("add", _add_fwd, params=True)
-SUB = binary("sub", _sub_fwd, params=True)
-RSUB = binary("rsub", lambda a, b, alpha: b - a if alpha is None else b - alpha * a,
+ADD = binary("add", _add_fwd, params=True, plain_fwd=operator.add)
+SUB = binary("sub", _sub_fwd, params=True, plain_fwd=operator.sub)
+RSUB = binary("rsub", lambda a, b, alpha=None: b - a if alpha is None else b - alpha * a,
               "RsubBackward1", params=True)
 MUL = binary("mul", operator.mul, save=((0, 1), (1, 0)))
 DIV = binary("div", operator.truediv, save=((0, 1), (1, None)), promote="float")

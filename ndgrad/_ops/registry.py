@@ -325,13 +325,16 @@ def unary(name, fwd, node_name=None, save=(), float_only=False, linear=False, pa
     return _register(op)
 
 
-def binary(name, fwd, node_name=None, save=(), promote="binary", params=False):
+def binary(name, fwd, node_name=None, save=(), promote="binary", params=False, plain_fwd=None):
     """Declare a broadcasting binary primitive; ``op.call(a, b)`` runs it.
 
     `promote`: "binary" (torch type promotion), "float" (and integer results become the
     default float dtype, as true division), "compare" (inputs promoted, bool result, no grad).
+    `plain_fwd`: for ops with params, a two-argument kernel used when params is None.
     """
     op = OpDef(name, fwd, node_name or _node_name(name), save=save, kind="binary")
+    fast_fwd = plain_fwd if plain_fwd is not None else (
+        (lambda x, y: fwd(x, y, None)) if params else fwd)
     to_float = promote == "float"
     compare = promote == "compare"
     default_dtype = _dtype.get_default_dtype
@@ -346,7 +349,7 @@ def binary(name, fwd, node_name=None, save=(), promote="binary", params=False):
             bd = b._data
             if ad.dtype is bd.dtype and not (to_float and ad.dtype.kind in "biu"):
                 try:
-                    out = fwd(ad, bd, None) if params else fwd(ad, bd)
+                    out = fast_fwd(ad, bd)
                 except ValueError:
                     raise _broadcast_error(ad, bd) from None
                 if type(out) is not _ndarray:

@@ -27,7 +27,7 @@ class CopySlices(Node):
     __slots__ = ("_fn",)
 
     def __init__(self, base_edge, chain, fn):
-        Node.__init__(self, (base_edge,) + fn._next[1:], (), chain)
+        Node.__init__(self, (base_edge,) + fn._next[1:], fn._saved, chain)
         self._fn = fn
 
     def _apply(self, gs):

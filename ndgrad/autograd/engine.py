@@ -254,9 +254,16 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
     _tls.grad_enabled = create_graph
     heappop = heapq.heappop
     heappush = heapq.heappush
+    # `ready` holds a node that became ready while the heap was empty: in a chain it runs next
+    # without a round trip through the heap (it is the only candidate, so order is unchanged).
+    ready = None
     try:
-        while heap:
-            node = heappop(heap)[1]
+        while heap or ready is not None:
+            if ready is not None:
+                node = ready
+                ready = None
+            else:
+                node = heappop(heap)[1]
             gs = buffers.pop(node, None) or []
             extra = node._extra
             if type(node) is AccumulateGrad:
@@ -291,8 +298,11 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                     node._release()
                 _propagate_none(node, deps, heap)
                 continue
+            op = node._op
             if _state.special:
                 gx = _apply_special(node, gs)
+            elif op is not None and op.n_out == 1:
+                gx = op.vjp(node, gs[0])  # the common case, without Node._apply's frame
             else:
                 gx = node._apply(gs)
             if type(gx) is not tuple or node._meta is not None:
@@ -325,7 +335,13 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                     deps[m] = d
                 else:
                     del deps[m]
-                    heappush(heap, (-m._seq, m))
+                    if ready is None and not heap:
+                        ready = m
+                    else:
+                        if ready is not None:
+                            heappush(heap, (-ready._seq, ready))
+                            ready = None
+                        heappush(heap, (-m._seq, m))
     finally:
         _tls.grad_enabled = prev_grad_mode
     return captured

@@ -153,6 +153,13 @@ class Node:
         saved = self._saved
         if saved is FREED:
             raise RuntimeError(BACKWARD_TWICE)
+        if len(saved) == 1:
+            s = saved[0]
+            return (s.unpack(self) if type(s) is SavedTensor else s,)
+        if len(saved) == 2:
+            s, t = saved
+            return (s.unpack(self) if type(s) is SavedTensor else s,
+                    t.unpack(self) if type(t) is SavedTensor else t)
         return tuple([s.unpack(self) if type(s) is SavedTensor else s for s in saved])
 
     def _release(self):
