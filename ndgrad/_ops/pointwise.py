@@ -1,3 +1,1021 @@
-"""Pointwise catalogue beyond the foundation (op-catalogue issue)."""
+"""Pointwise catalogue beyond the foundation's ``elementwise.py``: exp2/log2/log10, the
+trigonometric and hyperbolic families, logit, the special functions (erf, erfc, erfinv, lgamma,
+digamma, polygamma), frac, nan_to_num, signbit, float_power, atan2, hypot, fmax/fmin, copysign,
+xlogy, fmod, lerp, addcmul/addcdiv, positive, deg2rad/rad2deg, and the comparisons
+``isclose``/``allclose``/``equal``.
 
-__all__ = []
+Special functions are computed in float64 with NumPy alone (no SciPy): erf by its
+positive-term series ``2/sqrt(pi) e^{-x^2} sum 2^n x^{2n+1}/(2n+1)!!`` below 2.5 and by the
+continued fraction of erfc above (erfc keeps full relative accuracy in the tail), erfinv by
+Giles' approximation polished with Newton steps on erf/erfc, lgamma and digamma by upward
+recurrence to x >= 15 / 10 then Stirling / the asymptotic series (reflection for x < 0), and
+polygamma(n >= 1) as ``(-1)^{n+1} n! zeta(n+1, x)`` with Hurwitz zeta by Euler-Maclaurin.
+Measured against torch 2.13 to about 1e-15 relative in float64.
+
+Every VJP is written in ndgrad ops, so double backward works. Node names are torch's.
+"""
+
+import math
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+from . import elementwise as E
+from .elementwise import _conj, where, rsqrt, exp
+from .registry import unary, binary, primitive, as_tensor_arg, _promote2, _meta_for
+from .inplace import apply_inplace
+from .methods import bind
+
+__all__ = [
+    "exp2", "log2", "log10", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
+    "atanh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "logit", "erf",
+    "erfc", "erfinv", "lgamma", "digamma", "polygamma", "frac", "nan_to_num", "signbit",
+    "float_power", "atan2", "arctan2", "hypot", "fmax", "fmin", "copysign", "xlogy", "fmod",
+    "lerp", "addcmul", "addcdiv", "positive", "deg2rad", "rad2deg", "isclose", "allclose",
+    "equal", "absolute",
+]
+
+_F64 = np.dtype(np.float64)
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+_TWO_OVER_SQRTPI = 2.0 / math.sqrt(math.pi)
+_SQRTPI = math.sqrt(math.pi)
+_HALF_SQRTPI = math.sqrt(math.pi) / 2.0
+_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+# =========================================================================== special numerics
+def _in_f64(fn, name):
+    """Wrap a float64 kernel: compute in float64, return the input's float dtype."""
+    def kernel(x):
+        if x.dtype.kind == "c":
+            raise NotImplementedError(f'"{name}_vml_cpu" not implemented for '
+                                      f"'{_dtype.from_np(x.dtype)._legacy[:-6]}'")
+        with np.errstate(all="ignore"):
+            out = fn(x.astype(_F64, copy=False))
+        return out.astype(x.dtype, copy=False)
+    return kernel
+
+
+def _erf_series(x):
+    """erf(x) for 0 <= x <= 2.5: the positive-term series, no cancellation."""
+    x2 = x * x
+    term = x.copy()
+    total = x.copy()
+    for n in range(1, 90):
+        term = term * (2.0 * x2 / (2 * n + 1))
+        total = total + term
+        if n % 10 == 0 and not np.any(term > 1e-17 * total):
+            break
+    return _TWO_OVER_SQRTPI * np.exp(-x2) * total
+
+
+def _erfc_cf(x):
+    """erfc(x) for x >= 1 by the continued fraction K = 1/(x + (1/2)/(x + 1/(x + ...)))."""
+    if x.size == 0:
+        return x.copy()
+    lo = float(np.min(x))
+    n = 60 if lo >= 2.0 else 120 if lo >= 1.5 else 200
+    t = np.zeros_like(x)
+    for k in range(n, 0, -1):
+        t = (k / 2.0) / (x + t)
+    return np.exp(-x * x) / _SQRTPI / (x + t)
+
+
+def _erf64(x):
+    ax = np.abs(x)
+    out = np.empty_like(x)
+    small = ax < 2.5
+    out[small] = _erf_series(ax[small])
+    big = ~small & ~np.isnan(x)
+    out[big] = 1.0 - _erfc_cf(ax[big])
+    out[np.isnan(x)] = np.nan
+    return np.copysign(out, x)
+
+
+def _erfc64(x):
+    out = np.empty_like(x)
+    low = x < 1.0
+    out[low] = 1.0 - _erf64(x[low])
+    high = x >= 1.0
+    out[high] = _erfc_cf(x[high])
+    out[np.isnan(x)] = np.nan
+    return out
+
+
+def _erfinv64(y):
+    """Giles' single-precision guess, then Newton on erf (centre) or erfc (tails)."""
+    ay = np.abs(y)
+    w = -np.log((1.0 - ay) * (1.0 + ay))
+    central = w < 5.0
+    wc = w - 2.5
+    p = np.full_like(y, 2.81022636e-08)
+    for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+              -0.00125372503, -0.00417768164, 0.246640727, 1.50140941):
+        p = c + p * wc
+    wt = np.sqrt(w) - 3.0
+    q = np.full_like(y, -0.000200214257)
+    for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+              0.00943887047, 1.00167406, 2.83297682):
+        q = c + q * wt
+    x = np.where(central, p, q) * ay
+    tail = ay > 0.5
+    one_minus = 1.0 - ay  # exact for ay in [0.5, 1] (Sterbenz)
+    finite = np.isfinite(x) & (ay < 1.0)
+    log_target = np.log(np.where(tail & finite, one_minus, 1.0))
+    # Newton on erf in the centre; on log(erfc) in the tails, where erfc decays like
+    # exp(-x^2) and plain Newton would crawl (Giles' guess is only float32-accurate there).
+    for _ in range(5):
+        xf = np.where(finite, x, 0.5)
+        deriv = _TWO_OVER_SQRTPI * np.exp(-xf * xf)
+        step_c = (_erf64(xf) - ay) / deriv
+        ec = _erfc64(np.where(tail, xf, 1.0))
+        step_t = -(np.log(ec) - log_target) * ec / np.where(tail, deriv, 1.0)
+        x = np.where(finite, xf - np.where(tail, step_t, step_c), x)
+    x = np.where(ay == 1.0, np.inf, x)
+    x = np.where(ay > 1.0, np.nan, x)
+    return np.copysign(x, y)
+
+
+def _sinpi(x):
+    """sin(pi x) with exact argument reduction (zero at integers)."""
+    r = x - 2.0 * np.round(x / 2.0)  # r in [-1, 1]
+    return np.sin(math.pi * r)
+
+
+def _lgamma_pos(x):
+    """log|Gamma(x)| for x > 0: shift up to x >= 15, then Stirling's series."""
+    shift = np.maximum(np.ceil(15.0 - x), 0.0)
+    s = x + shift
+    logprod = np.zeros_like(x)
+    prod = np.ones_like(x)
+    for k in range(int(shift.max()) if shift.size else 0):
+        use = shift > k
+        prod = np.where(use, prod * (x + k), prod)
+        if k % 8 == 7:  # keep the running product in range
+            logprod += np.log(prod)
+            prod = np.ones_like(x)
+    logprod += np.log(prod)
+    inv = 1.0 / s
+    inv2 = inv * inv
+    series = inv * (1.0 / 12 + inv2 * (-1.0 / 360 + inv2 * (1.0 / 1260 + inv2 * (
+        -1.0 / 1680 + inv2 * (1.0 / 1188 + inv2 * (-691.0 / 360360 + inv2 * (
+            1.0 / 156 + inv2 * (-3617.0 / 122400))))))))
+    out = (s - 0.5) * np.log(s) - s + _HALF_LOG_2PI + series - logprod
+    # Gamma(1) = Gamma(2) = 1 exactly; the recurrence would leave ~1e-15 there.
+    return np.where((x == 1.0) | (x == 2.0), 0.0, out)
+
+
+def _lgamma64(x):
+    out = np.empty_like(x)
+    pos = x > 0
+    out[pos] = _lgamma_pos(x[pos])
+    neg = ~pos & ~np.isnan(x)
+    xn = x[neg]
+    with np.errstate(all="ignore"):
+        sp = np.abs(_sinpi(xn))
+        refl = np.log(math.pi / sp) - _lgamma_pos(np.where(np.isfinite(xn), 1.0 - xn, 2.0))
+        out[neg] = np.where((sp == 0) | ~np.isfinite(xn), np.inf, refl)
+    out[np.isnan(x)] = np.nan
+    out[x == np.inf] = np.inf
+    return out
+
+
+def _digamma_pos(x):
+    """psi(x) for x > 0: psi(x) = psi(x + n) - sum 1/(x + k), asymptotic series at >= 10."""
+    acc = np.zeros_like(x)
+    s = x.copy()
+    for _ in range(10):
+        low = s < 10.0
+        if not low.any():
+            break
+        acc = np.where(low, acc + 1.0 / s, acc)
+        s = np.where(low, s + 1.0, s)
+    inv2 = 1.0 / (s * s)
+    series = inv2 * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (
+        1.0 / 240 - inv2 * (1.0 / 132 - inv2 * (691.0 / 32760 - inv2 / 12))))))
+    return np.log(s) - 0.5 / s - series - acc
+
+
+def _digamma64(x):
+    out = np.empty_like(x)
+    pos = x > 0
+    out[pos] = np.where(x[pos] == np.inf, np.inf, _digamma_pos(np.where(
+        x[pos] == np.inf, 1.0, x[pos])))
+    neg = x < 0
+    xn = x[neg]
+    r = xn - np.round(xn)
+    with np.errstate(all="ignore"):
+        refl = _digamma_pos(np.where(np.isfinite(xn), 1.0 - xn, 1.0)) - \
+            math.pi / np.tan(math.pi * r)
+        out[neg] = np.where((r == 0) | ~np.isfinite(xn), np.nan, refl)
+    zero = x == 0
+    out[zero] = np.where(np.signbit(x[zero]), np.inf, -np.inf)
+    out[np.isnan(x)] = np.nan
+    return out
+
+
+# Bernoulli numbers B_2, B_4, ..., B_20 for the Euler-Maclaurin tail of Hurwitz zeta.
+_B2K = (1.0 / 6, -1.0 / 30, 1.0 / 42, -1.0 / 30, 5.0 / 66, -691.0 / 2730, 7.0 / 6,
+        -3617.0 / 510, 43867.0 / 798, -174611.0 / 330)
+
+
+def _hurwitz_zeta(s, x):
+    """zeta(s, x) = sum_k (x + k)^-s for integer s >= 2, by direct sum up to x + N >= 12 and
+    Euler-Maclaurin after it."""
+    acc = np.zeros_like(x)
+    a = x.copy()
+    need = np.maximum(np.ceil(12.0 - x), 0.0)
+    steps = int(need.max()) if need.size else 0
+    for k in range(steps):
+        use = need > k
+        acc = np.where(use, acc + a ** (-s), acc)
+        a = np.where(use, a + 1.0, a)
+    tail = a ** (1.0 - s) / (s - 1.0) + 0.5 * a ** (-s)
+    fact = 1.0  # s (s+1) ... (s + 2j - 2) / (2j)!
+    term_pow = a ** (-s - 1.0)
+    for j, b in enumerate(_B2K, start=1):
+        fact *= (s + 2 * j - 2) / (2 * j) if j == 1 else \
+            (s + 2 * j - 3) * (s + 2 * j - 2) / ((2 * j - 1) * (2 * j))
+        tail = tail + b * fact * term_pow
+        term_pow = term_pow / (a * a)
+    return acc + tail
+
+
+def _polygamma64(n, x):
+    if n == 0:
+        return _digamma64(x)
+    if n == 1:
+        # Reflection keeps trigamma accurate for negative arguments.
+        out = np.empty_like(x)
+        pos = x > 0
+        out[pos] = _hurwitz_zeta(2, x[pos])
+        neg = ~pos & ~np.isnan(x)
+        xn = x[neg]
+        with np.errstate(all="ignore"):
+            sp = _sinpi(xn)
+            refl = (math.pi * math.pi) / (sp * sp) - _hurwitz_zeta(2, np.where(
+                np.isfinite(xn), 1.0 - xn, 1.0))
+            out[neg] = np.where(sp == 0, np.inf, np.where(np.isfinite(xn), refl, np.nan))
+        out[np.isnan(x)] = np.nan
+        out[x == np.inf] = 0.0
+        return out
+    sign = 1.0 if n % 2 == 1 else -1.0
+    with np.errstate(all="ignore"):
+        out = sign * math.factorial(n) * _hurwitz_zeta(n + 1, np.where(np.isfinite(x), x, 1.0))
+    at_pole = (x <= 0) & (x == np.round(x))
+    out = np.where(at_pole, np.inf if n % 2 == 1 else -np.inf, out)
+    out = np.where(np.isnan(x) | np.isinf(x), np.nan, out)  # torch: NaN at +-inf for n >= 2
+    return out
+
+
+# =========================================================================== unary ops
+def _u(name, fwd, save, rule, node_name=None, params=False, float_only=True):
+    op = unary(name, fwd, node_name, save=save, float_only=float_only, params=params)
+    op.def_vjp(rule)
+    return op
+
+
+EXP2 = _u("exp2", np.exp2, (("out", None),),
+          lambda ctx, g: (g * (_conj(ctx.saved[0]) * _LN2),))
+LOG2 = _u("log2", np.log2, ((0, None),), lambda ctx, g: (g / (_conj(ctx.saved[0]) * _LN2),))
+LOG10 = _u("log10", np.log10, ((0, None),),
+           lambda ctx, g: (g / (_conj(ctx.saved[0]) * _LN10),))
+TAN = _u("tan", np.tan, (("out", None),),
+         lambda ctx, g: (g * _conj(1 + ctx.saved[0] * ctx.saved[0]),))
+ASIN = _u("asin", np.arcsin, ((0, None),),
+          lambda ctx, g: (g * _conj(rsqrt(1 - ctx.saved[0] * ctx.saved[0])),))
+ACOS = _u("acos", np.arccos, ((0, None),),
+          lambda ctx, g: (g * -_conj(rsqrt(1 - ctx.saved[0] * ctx.saved[0])),))
+ATAN = _u("atan", np.arctan, ((0, None),),
+          lambda ctx, g: (g / _conj(ctx.saved[0] * ctx.saved[0] + 1),))
+SINH = _u("sinh", np.sinh, ((0, None),), lambda ctx, g: (g * _conj(cosh(ctx.saved[0])),))
+COSH = _u("cosh", np.cosh, ((0, None),), lambda ctx, g: (g * _conj(sinh(ctx.saved[0])),))
+ASINH = _u("asinh", np.arcsinh, ((0, None),),
+           lambda ctx, g: (g * _conj(rsqrt(ctx.saved[0] * ctx.saved[0] + 1)),))
+ACOSH = _u("acosh", np.arccosh, ((0, None),),
+           lambda ctx, g: (g * _conj(rsqrt(ctx.saved[0] * ctx.saved[0] - 1)),))
+ATANH = _u("atanh", np.arctanh, ((0, None),),
+           lambda ctx, g: (g / _conj(1 - ctx.saved[0] * ctx.saved[0]),))
+
+ERF = _u("erf", _in_f64(_erf64, "erf"), ((0, None),),
+         lambda ctx, g: (g * (_TWO_OVER_SQRTPI * exp(-ctx.saved[0] * ctx.saved[0])),))
+ERFC = _u("erfc", _in_f64(_erfc64, "erfc"), ((0, None),),
+          lambda ctx, g: (g * (-_TWO_OVER_SQRTPI * exp(-ctx.saved[0] * ctx.saved[0])),))
+ERFINV = _u("erfinv", _in_f64(_erfinv64, "erfinv"), (("out", None),),
+            lambda ctx, g: (g * (_HALF_SQRTPI * exp(ctx.saved[0] * ctx.saved[0])),))
+LGAMMA = _u("lgamma", _in_f64(_lgamma64, "lgamma"), ((0, None),),
+            lambda ctx, g: (g * digamma(ctx.saved[0]),))
+DIGAMMA = _u("digamma", _in_f64(_digamma64, "digamma"), ((0, None),),
+             lambda ctx, g: (g * polygamma(1, ctx.saved[0]),))
+
+
+def _polygamma_fwd(x, n):
+    return _in_f64(lambda a: _polygamma64(n, a), "polygamma")(x)
+
+
+POLYGAMMA = _u("polygamma", _polygamma_fwd, ((0, None),),
+               lambda ctx, g: (g * polygamma(ctx._params + 1, ctx.saved[0]),), params=True)
+
+
+def _logit_fwd(x, eps):
+    if x.dtype.kind == "c":
+        raise NotImplementedError("\"logit_cpu\" not implemented for "
+                                  f"'{_dtype.from_np(x.dtype)._legacy[:-6]}'")
+    if eps is not None:
+        x = np.clip(x, eps, 1.0 - eps)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(x / (1 - x))
+
+
+LOGIT = unary("logit", _logit_fwd, save=((0, None),), float_only=True, params=True)
+
+
+@LOGIT.def_vjp
+def _(ctx, g):
+    (x,) = ctx.saved
+    eps = ctx._params
+    gx = g / (x * (1 - x))
+    if eps is None:
+        # Outside [0, 1] the derivative is NaN (torch's logit_backward).
+        return (where((x < 0) | (x > 1), float("nan"), gx),)
+    return (where((x < eps) | (x > 1 - eps), 0.0, gx),)
+
+
+def _frac_fwd(x):
+    if x.dtype.kind in "biu":
+        raise NotImplementedError(f'"frac_cpu" not implemented for '
+                                  f"'{_dtype.from_np(x.dtype)._legacy[:-6]}'")
+    return x - np.trunc(x)
+
+
+FRAC = _u("frac", _frac_fwd, (), lambda ctx, g: (g,), float_only=False)
+
+
+def _nan_to_num_fwd(x, p):
+    if x.dtype.kind not in "fc":
+        return x.copy()
+    nan, posinf, neginf = p
+    return np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+
+
+NAN_TO_NUM = unary("nan_to_num", _nan_to_num_fwd, save=((0, None),), params=True)
+NAN_TO_NUM.def_vjp(lambda ctx, g: (where(E.isfinite(ctx.saved[0]), g, 0.0),))
+
+
+def _scaled(name, node_name, factor):
+    op = unary(name, lambda x: x * np.asarray(factor, x.dtype), node_name, float_only=True,
+               linear=True)
+    op.def_vjp(lambda ctx, g: (g * factor,))
+    return op
+
+
+DEG2RAD = _scaled("deg2rad", "Deg2RadBackward0", math.pi / 180.0)
+RAD2DEG = _scaled("rad2deg", "Rad2DegBackward0", 180.0 / math.pi)
+
+
+def exp2(input, *, out=None):
+    """``2 ** input`` elementwise (integers computed in the default float dtype)."""
+    return E._out(EXP2.call(input), out)
+
+
+def log2(input, *, out=None):
+    return E._out(LOG2.call(input), out)
+
+
+def log10(input, *, out=None):
+    return E._out(LOG10.call(input), out)
+
+
+def tan(input, *, out=None):
+    return E._out(TAN.call(input), out)
+
+
+def asin(input, *, out=None):
+    return E._out(ASIN.call(input), out)
+
+
+def acos(input, *, out=None):
+    return E._out(ACOS.call(input), out)
+
+
+def atan(input, *, out=None):
+    return E._out(ATAN.call(input), out)
+
+
+def sinh(input, *, out=None):
+    return E._out(SINH.call(input), out)
+
+
+def cosh(input, *, out=None):
+    return E._out(COSH.call(input), out)
+
+
+def asinh(input, *, out=None):
+    return E._out(ASINH.call(input), out)
+
+
+def acosh(input, *, out=None):
+    return E._out(ACOSH.call(input), out)
+
+
+def atanh(input, *, out=None):
+    return E._out(ATANH.call(input), out)
+
+
+arcsin, arccos, arctan = asin, acos, atan
+arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+
+def logit(input, eps=None, *, out=None):
+    """``log(p / (1 - p))``; with `eps`, `input` is first clamped to [eps, 1 - eps]."""
+    return E._out(LOGIT.call(input, eps), out)
+
+
+def erf(input, *, out=None):
+    """The error function (float64-accurate NumPy implementation)."""
+    return E._out(ERF.call(input), out)
+
+
+def erfc(input, *, out=None):
+    return E._out(ERFC.call(input), out)
+
+
+def erfinv(input, *, out=None):
+    return E._out(ERFINV.call(input), out)
+
+
+def lgamma(input, *, out=None):
+    """``log|Gamma(input)|``."""
+    return E._out(LGAMMA.call(input), out)
+
+
+def digamma(input, *, out=None):
+    """The logarithmic derivative of Gamma (``digamma(0) = -inf`` as in torch)."""
+    return E._out(DIGAMMA.call(input), out)
+
+
+def polygamma(n, input, *, out=None):
+    """The n-th derivative of digamma (``polygamma(0, x) == digamma(x)``)."""
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not "
+                        f"{type(n).__name__}")
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    if n == 0:
+        return E._out(DIGAMMA.call(input), out)
+    return E._out(POLYGAMMA.call(input, n), out)
+
+
+def frac(input, *, out=None):
+    """``input - trunc(input)`` (float tensors only, as in torch)."""
+    return E._out(FRAC.call(input), out)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    """Replace NaN by `nan` and infinities by `posinf`/`neginf` (default: the dtype's extremes)."""
+    return E._out(NAN_TO_NUM.call(input, (nan, posinf, neginf)), out)
+
+
+def signbit(input, *, out=None):
+    """True where the sign bit is set (``-0.0`` included); never differentiable."""
+    x = as_tensor_arg(input)
+    d = x._data
+    if d.dtype.kind == "c":
+        raise RuntimeError("signbit is not implemented for complex tensors.")
+    res = np.signbit(d) if d.dtype.kind == "f" else (d < 0)
+    return E._out(Tensor(np.asarray(res)), out)
+
+
+def deg2rad(input, *, out=None):
+    return E._out(DEG2RAD.call(input), out)
+
+
+def rad2deg(input, *, out=None):
+    return E._out(RAD2DEG.call(input), out)
+
+
+def positive(input):
+    """Returns `input` itself (an error for bool tensors, as in torch)."""
+    if input._data.dtype.kind == "b":
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def absolute(input, *, out=None):
+    return E._out(E.abs(input), out)
+
+
+# =========================================================================== binary ops
+def _tensor_only(fname, other, pos=2, argname="other"):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Tensor, "
+                        f"not {type(other).__name__}")
+
+
+def _int_kernel_error(name, dt):
+    return NotImplementedError(f'"{name}" not implemented for '
+                               f"'{_dtype.from_np(dt)._legacy[:-6]}'")
+
+
+ATAN2 = binary("atan2", np.arctan2, save=((0, None), (1, None)), promote="float")
+
+
+@ATAN2.def_vjp
+def _(ctx, g):
+    a, b = ctx.saved
+    n = ctx._next
+    denom = a * a + b * b
+    return (g * b / denom) if n[0] else None, (g * -a / denom) if n[1] else None
+
+
+def atan2(input, other, *, out=None):
+    """The angle of the point (other, input): ``arctan(input / other)`` in the right quadrant."""
+    _tensor_only("atan2", other)
+    return E._out(ATAN2.call(input, other), out)
+
+
+arctan2 = atan2
+
+
+def _hypot_fwd(a, b):
+    if a.dtype.kind not in "f":
+        raise _int_kernel_error("hypot_cpu", a.dtype)
+    return np.hypot(a, b)
+
+
+HYPOT = binary("hypot", _hypot_fwd, save=((0, None), (1, None), ("out", None)))
+
+
+@HYPOT.def_vjp
+def _(ctx, g):
+    a, b, res = ctx.saved
+    n = ctx._next
+    return (g * a / res) if n[0] else None, (g * b / res) if n[1] else None
+
+
+def hypot(input, other, *, out=None):
+    """``sqrt(input**2 + other**2)`` without overflow."""
+    _tensor_only("hypot", other)
+    return E._out(HYPOT.call(input, other), out)
+
+
+def _fminmax(name, fn, cmp):
+    op = binary(name, fn, save=((0, None), (1, None)))
+
+    @op.def_vjp
+    def _(ctx, g):
+        a, b = ctx.saved
+        n = ctx._next
+        # The first argument wins ties and whenever the second is NaN (torch's rule).
+        first = cmp(a, b) | E.isnan(b)
+        return (where(first, g, 0.0) if n[0] else None,
+                where(first, 0.0, g) if n[1] else None)
+    return op
+
+
+def _complex_guard(name, fn):
+    def kernel(a, b):
+        if a.dtype.kind == "c":
+            raise RuntimeError(f"{name} not implemented for complex tensors.")
+        return fn(a, b)
+    return kernel
+
+
+FMAX = _fminmax("fmax", _complex_guard("fmax", np.fmax), lambda a, b: a >= b)
+FMIN = _fminmax("fmin", _complex_guard("fmin", np.fmin), lambda a, b: a <= b)
+
+
+def fmax(input, other, *, out=None):
+    """Elementwise maximum ignoring NaN (NaN only where both are NaN)."""
+    _tensor_only("fmax", other)
+    return E._out(FMAX.call(input, other), out)
+
+
+def fmin(input, other, *, out=None):
+    """Elementwise minimum ignoring NaN."""
+    _tensor_only("fmin", other)
+    return E._out(FMIN.call(input, other), out)
+
+
+def _copysign_vjp(ctx, g):
+    a, res = ctx.saved
+    n = ctx._next
+    ga = None
+    if n[0]:
+        ratio = where(a == 0, 0.0, res / where(a == 0, 1.0, a))
+        ga = g * ratio
+    gb = (g * 0) if len(n) > 1 and n[1] else None
+    return ga, gb
+
+
+COPYSIGN = binary("copysign", np.copysign, save=((0, None), ("out", None)), promote="float")
+COPYSIGN_SCALAR = binary("copysign_scalar", np.copysign, "CopysignBackward1",
+                         save=((0, None), ("out", None)), promote="float")
+COPYSIGN.def_vjp(_copysign_vjp)
+COPYSIGN_SCALAR.def_vjp(_copysign_vjp)
+
+
+def copysign(input, other, *, out=None):
+    """Magnitude of `input` with the sign of `other` (sign bit, so -0.0 counts as negative)."""
+    op = COPYSIGN if isinstance(other, Tensor) else COPYSIGN_SCALAR
+    return E._out(op.call(input, other), out)
+
+
+def _xlogy_fwd(x, y):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        res = x * np.log(y)
+    return np.where((x == 0) & ~np.isnan(y), np.zeros((), res.dtype), res)
+
+
+XLOGY = binary("xlogy", _xlogy_fwd, save=((0, None), (1, None)), promote="float")
+XLOGY_SELF_SCALAR = binary("xlogy_self_scalar", _xlogy_fwd, "XlogyBackward1",
+                           save=((0, None), (1, None)), promote="float")
+XLOGY_OTHER_SCALAR = binary("xlogy_other_scalar", _xlogy_fwd, "XlogyBackward2",
+                            save=((0, None), (1, None)), promote="float")
+
+
+def _xlogy_vjp(ctx, g):
+    x, y = ctx.saved
+    n = ctx._next
+    gx = gy = None
+    if n[0]:
+        gx = g * xlogy((x != 0).to(y.dtype) if isinstance(y, Tensor) else (x != 0), y)
+    if n[1]:
+        gy = g * x / y
+    return gx, gy
+
+
+for _op in (XLOGY, XLOGY_SELF_SCALAR, XLOGY_OTHER_SCALAR):
+    _op.def_vjp(_xlogy_vjp)
+
+
+def xlogy(input, other, *, out=None):
+    """``input * log(other)``, and 0 where ``input == 0`` (unless `other` is NaN)."""
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        op = XLOGY
+    elif isinstance(other, Tensor):
+        op = XLOGY_SELF_SCALAR
+    else:
+        op = XLOGY_OTHER_SCALAR
+    return E._out(op.call(input, other), out)
+
+
+def _fmod_fwd(a, b):
+    if np.asarray(b).dtype.kind in "biu" and np.asarray(a).dtype.kind in "biu" and \
+            np.any(np.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.fmod(a, b)
+
+
+FMOD = binary("fmod", _fmod_fwd, "FmodBackward1", save=((0, 1), (1, 1)))
+FMOD_SCALAR = binary("fmod_scalar", _fmod_fwd, "FmodBackward0")
+
+
+@FMOD.def_vjp
+def _(ctx, g):
+    a, b = ctx.saved
+    n = ctx._next
+    return (g if n[0] else None,
+            (-g * E.div(a, b, rounding_mode="trunc")) if n[1] else None)
+
+
+FMOD_SCALAR.def_vjp(lambda ctx, g: (g, None))
+
+
+def fmod(input, other, *, out=None):
+    """C-style remainder: the result has the sign of the dividend `input`."""
+    op = FMOD if isinstance(other, Tensor) else FMOD_SCALAR
+    return E._out(op.call(input, other), out)
+
+
+# =========================================================================== float_power
+def _float_power_dtype(*vals):
+    for v in vals:
+        if isinstance(v, Tensor) and v._data.dtype.kind == "c" or isinstance(v, complex):
+            return _dtype.complex128
+    return _dtype.float64
+
+
+def float_power(input, exponent, *, out=None):
+    """``input ** exponent`` computed in double precision (float64, or complex128)."""
+    dt = _float_power_dtype(input, exponent)
+    if isinstance(input, Tensor):
+        base = input.to(dt)
+        if isinstance(exponent, Tensor):
+            return E._out(E.pow(base, exponent.to(dt)), out)
+        exp_ = complex(exponent) if dt is _dtype.complex128 else float(exponent)
+        return E._out(E.pow(base, exp_), out)
+    if not isinstance(exponent, Tensor):
+        raise TypeError("float_power(): expected a Tensor as input or exponent")
+    base = complex(input) if dt is _dtype.complex128 else float(input)
+    return E._out(E.pow(base, exponent.to(dt)), out)
+
+
+# =========================================================================== ternary ops
+def _broadcast_meta(out, inputs):
+    """Let the engine reduce each gradient to its input's shape (and dtype)."""
+    node = out._grad_fn
+    if node is not None:
+        node._meta = _meta_for(inputs, out._data)
+    return out
+
+
+# C++ type names torch prints in dtype-mismatch messages.
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+              "bfloat16": "c10::BFloat16", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>", "int64": "long int", "int32": "int"}
+
+
+def _same_dtype(fname, first, others):
+    dt = first._data.dtype
+    for argname, t in others:
+        if isinstance(t, Tensor) and t._data.dtype != dt:
+            want = _CPP_NAMES.get(dt.name, dt.name)
+            got = _CPP_NAMES.get(t._data.dtype.name, t._data.dtype.name)
+            raise RuntimeError(f"expected dtype {want} for `{argname}` but got dtype {got}")
+
+
+def _lerp_fwd(s, e, w):
+    if s.dtype.kind not in "fc":
+        raise _int_kernel_error("lerp_kernel_scalar" if not isinstance(w, np.ndarray)
+                                else "lerp_kernel_tensor", s.dtype)
+    diff = e - s
+    # torch's two-sided formula: exact at both ends (w = 0 gives start, w = 1 gives end).
+    w = np.asarray(w, dtype=s.dtype) if not isinstance(w, np.ndarray) else w
+    return np.where(np.abs(w) < 0.5, s + w * diff, e - diff * (1 - w))
+
+
+LERP = primitive("lerp", lambda s, e, w: _lerp_fwd(s, e, w), "LerpBackward0")
+LERP_T = primitive("lerp_tensor", lambda s, e, w, p: _lerp_fwd(s, e, w), "LerpBackward1",
+                   save=((0, 2), (1, 2), (2, None)))
+
+
+@LERP.def_vjp
+def _(ctx, g):
+    w = ctx._params
+    n = ctx._next
+    return (g * (1 - w)) if n[0] else None, (g * w) if n[1] else None
+
+
+@LERP_T.def_vjp
+def _(ctx, g):
+    s, e, w = ctx.saved
+    n = ctx._next
+    return ((g * (1 - w)) if n[0] else None, (g * w) if n[1] else None,
+            (g * (e - s)) if n[2] else None)
+
+
+def _expand_for(*ts):
+    """Common broadcast shape of tensors (error text as torch's)."""
+    shapes = [t._data.shape for t in ts if isinstance(t, Tensor)]
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        from .registry import _broadcast_error
+        raise _broadcast_error(ts[0]._data, ts[1]._data) from None
+
+
+def lerp(input, end, weight, *, out=None):
+    """``input + weight * (end - input)`` (weight a number or a tensor)."""
+    _tensor_only("lerp", end, 2, "end")
+    _same_dtype("lerp", input, (("end", end), ("weight", weight)))
+    _expand_for(input, end, *([weight] if isinstance(weight, Tensor) else []))
+    if isinstance(weight, Tensor):
+        res = LERP_T.call(input, end, weight)
+        return E._out(_broadcast_meta(res, (input, end, weight)), out)
+    res = LERP.call(input, end, params=weight)
+    return E._out(_broadcast_meta(res, (input, end)), out)
+
+
+def _addcmul_fwd(x, a, b, value):
+    return x + value * (a * b)
+
+
+def _addcdiv_fwd(x, a, b, value):
+    return x + value * (a / b)
+
+
+ADDCMUL = primitive("addcmul", _addcmul_fwd, save=((1, 2), (2, 1)))
+ADDCDIV = primitive("addcdiv", _addcdiv_fwd, save=((1, 2), (2, None)))
+
+
+@ADDCMUL.def_vjp
+def _(ctx, g):
+    a, b = ctx.saved
+    v = ctx._params
+    n = ctx._next
+    return (g if n[0] else None,
+            (g * (_conj(b) * v)) if n[1] else None,
+            (g * (_conj(a) * v)) if n[2] else None)
+
+
+@ADDCDIV.def_vjp
+def _(ctx, g):
+    a, b = ctx.saved
+    v = ctx._params
+    n = ctx._next
+    b = _conj(b)
+    return (g if n[0] else None,
+            (g * v / b) if n[1] else None,
+            (-g * v * _conj(a) / (b * b)) if n[2] else None)
+
+
+def _addc(op, fname, input, tensor1, tensor2, value):
+    for t, nm, pos in ((input, "input", 1), (tensor1, "tensor1", 2), (tensor2, "tensor2", 3)):
+        _tensor_only(fname, t, pos, nm)
+    _expand_for(input, tensor1, tensor2)
+    groups = ([], [], [])
+    for t in (input, tensor1, tensor2):
+        groups[0 if t._data.ndim else 1].append(t.dtype)
+    dt = _dtype.result_type_of(*groups)
+    if op is ADDCDIV and tensor1._data.dtype.kind in "biu" and \
+            tensor2._data.dtype.kind in "biu":
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))"
+            ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) "
+            "for float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes.")
+    ins = [t if t.dtype is dt else t.to(dt) for t in (input, tensor1, tensor2)]
+    value = _cast_value(value, dt)
+    res = op.call(*ins, params=value)
+    if res._data.dtype != dt.np:
+        res._data = res._data.astype(dt.np)
+    return _broadcast_meta(res, tuple(ins))
+
+
+def _cast_value(value, dt):
+    if isinstance(value, Tensor):
+        value = value.item()
+    if dt.np.kind in "biu" and isinstance(value, float):
+        raise RuntimeError("value cannot be converted to type int64_t without overflow"
+                           if not float(value).is_integer() else
+                           "For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    return np.asarray(value).astype(dt.np)[()] if dt.np.kind != "b" else value
+
+
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    """``input + value * tensor1 * tensor2``."""
+    return E._out(_addc(ADDCMUL, "addcmul", input, tensor1, tensor2, value), out)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    """``input + value * tensor1 / tensor2``."""
+    return E._out(_addc(ADDCDIV, "addcdiv", input, tensor1, tensor2, value), out)
+
+
+# =========================================================================== closeness
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``|input - other| <= atol + rtol * |other|`` elementwise (equal infinities count)."""
+    _tensor_only("isclose", other)
+    a, b = input._data, other._data
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{_dtype.from_np(a.dtype)._legacy[:-6]} did not match "
+                           f"{_dtype.from_np(b.dtype)._legacy[:-6]}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    if a.dtype.kind == "b":
+        return Tensor(np.asarray(a == b))
+    with np.errstate(all="ignore"):
+        if a.dtype.kind in "iu":
+            x, y = a.astype(np.float64), b.astype(np.float64)
+        elif a.dtype == np.float16:
+            x, y = a.astype(np.float32), b.astype(np.float32)
+        else:
+            x, y = a, b
+        close = x == y
+        if equal_nan:
+            close = close | (np.isnan(x) & np.isnan(y))
+        finite = np.isfinite(x) & np.isfinite(y)
+        close = close | (finite & (np.abs(x - y) <= atol + rtol * np.abs(y)))
+    return Tensor(np.asarray(close))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True when every element ``isclose`` (a Python bool)."""
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+def equal(input, other):
+    """True when both tensors have the same shape and elements (dtypes are promoted)."""
+    _tensor_only("equal", other)
+    a, b = input._data, other._data
+    if a.shape != b.shape:
+        return False
+    return bool(np.array_equal(a, b))
+
+
+# =========================================================================== methods
+def _inplace_unary(op, params=False):
+    if params:
+        return lambda self, *p: apply_inplace(op, self, params=p[0] if p else None)
+    return lambda self: apply_inplace(op, self)
+
+
+def _logit_(self, eps=None):
+    return apply_inplace(LOGIT, self, params=eps)
+
+
+def _nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+    return apply_inplace(NAN_TO_NUM, self, params=(nan, posinf, neginf))
+
+
+def _polygamma_(self, n):
+    if n == 0:
+        return apply_inplace(DIGAMMA, self)
+    return apply_inplace(POLYGAMMA, self, params=n)
+
+
+def _binary_inplace(fname, pick):
+    def method(self, other):
+        return apply_inplace(pick(other), self, other)
+    method.__name__ = fname + "_"
+    return method
+
+
+def _atan2_(self, other):
+    _tensor_only("atan2_", other)
+    return apply_inplace(ATAN2, self, other)
+
+
+def _hypot_(self, other):
+    _tensor_only("hypot_", other)
+    return apply_inplace(HYPOT, self, other)
+
+
+def _float_power_(self, exponent):
+    dt = _float_power_dtype(self, exponent)
+    if self.dtype is not dt:
+        raise RuntimeError(f"the base given to float_power_ has dtype "
+                           f"{self.dtype._legacy[:-6]} but the operation's result requires "
+                           f"dtype {dt._legacy[:-6]}")
+    if isinstance(exponent, Tensor):
+        return apply_inplace(E.POW_TENSOR, self, exponent.to(dt))
+    return apply_inplace(E.POW_SCALAR, self, exponent)
+
+
+def _lerp_(self, end, weight):
+    _tensor_only("lerp_", end, 2, "end")
+    _same_dtype("lerp_", self, (("end", end), ("weight", weight)))
+    if isinstance(weight, Tensor):
+        res = apply_inplace(LERP_T, self, end, weight)
+    else:
+        res = apply_inplace(LERP, self, end, params=weight)
+    return res
+
+
+def _addc_(op, fname):
+    def method(self, tensor1, tensor2, *, value=1):
+        for t, nm, pos in ((tensor1, "tensor1", 1), (tensor2, "tensor2", 2)):
+            _tensor_only(fname, t, pos, nm)
+        if op is ADDCDIV and tensor1._data.dtype.kind in "biu" and \
+                tensor2._data.dtype.kind in "biu":
+            return addcdiv(self, tensor1, tensor2, value=value)  # raises torch's error
+        dt = self.dtype
+        return apply_inplace(op, self, tensor1.to(dt), tensor2.to(dt),
+                             params=_cast_value(value, dt))
+    return method
+
+
+_METHODS = {
+    "exp2": exp2, "log2": log2, "log10": log10, "tan": tan, "asin": asin, "acos": acos,
+    "atan": atan, "sinh": sinh, "cosh": cosh, "asinh": asinh, "acosh": acosh, "atanh": atanh,
+    "arcsin": asin, "arccos": acos, "arctan": atan, "arcsinh": asinh, "arccosh": acosh,
+    "arctanh": atanh, "logit": logit, "erf": erf, "erfc": erfc, "erfinv": erfinv,
+    "lgamma": lgamma, "digamma": digamma,
+    "polygamma": lambda self, n: polygamma(n, self),
+    "frac": frac, "nan_to_num": nan_to_num, "signbit": signbit, "float_power": float_power,
+    "atan2": atan2, "arctan2": atan2, "hypot": hypot, "fmax": fmax, "fmin": fmin,
+    "copysign": copysign, "xlogy": xlogy, "fmod": fmod, "lerp": lerp, "addcmul": addcmul,
+    "addcdiv": addcdiv, "positive": positive, "deg2rad": deg2rad, "rad2deg": rad2deg,
+    "isclose": isclose, "allclose": allclose, "equal": equal,
+}
+for _name, _op in (("exp2", EXP2), ("log2", LOG2), ("log10", LOG10), ("tan", TAN),
+                   ("asin", ASIN), ("acos", ACOS), ("atan", ATAN), ("sinh", SINH),
+                   ("cosh", COSH), ("asinh", ASINH), ("acosh", ACOSH), ("atanh", ATANH),
+                   ("erf", ERF), ("erfc", ERFC), ("erfinv", ERFINV), ("lgamma", LGAMMA),
+                   ("digamma", DIGAMMA), ("frac", FRAC), ("deg2rad", DEG2RAD),
+                   ("rad2deg", RAD2DEG)):
+    _METHODS[_name + "_"] = _inplace_unary(_op)
+for _alias, _name in (("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan"),
+                      ("arcsinh", "asinh"), ("arccosh", "acosh"), ("arctanh", "atanh")):
+    _METHODS[_alias + "_"] = _METHODS[_name + "_"]
+_METHODS.update({
+    "logit_": _logit_, "nan_to_num_": _nan_to_num_, "polygamma_": _polygamma_,
+    "atan2_": _atan2_, "arctan2_": _atan2_, "hypot_": _hypot_,
+    "copysign_": _binary_inplace("copysign", lambda o: COPYSIGN if isinstance(o, Tensor)
+                                 else COPYSIGN_SCALAR),
+    "xlogy_": _binary_inplace("xlogy", lambda o: XLOGY if isinstance(o, Tensor)
+                              else XLOGY_OTHER_SCALAR),
+    "fmod_": _binary_inplace("fmod", lambda o: FMOD if isinstance(o, Tensor) else FMOD_SCALAR),
+    "float_power_": _float_power_, "lerp_": _lerp_,
+    "addcmul_": _addc_(ADDCMUL, "addcmul_"), "addcdiv_": _addc_(ADDCDIV, "addcdiv_"),
+})
+bind(_METHODS)
