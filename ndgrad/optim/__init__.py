@@ -1,3 +1,23 @@
-"""ndgrad.optim: optimizers and learning-rate schedulers."""
+"""ndgrad.optim: optimizers and learning-rate schedulers with torch.optim's API and numbers.
 
-__all__ = []
+Each optimizer follows torch's single-tensor (``foreach=False``) implementation, the one torch
+uses on CPU, with the same floating-point order (see ``_kernels``). ``foreach``, ``fused``,
+``capturable`` and ``differentiable`` are accepted and stored in the param groups but do not
+change the computation.
+"""
+
+from .optimizer import Optimizer  # noqa: F401
+from .sgd import SGD  # noqa: F401
+from .adam import Adam  # noqa: F401
+from .adamw import AdamW  # noqa: F401
+from .rmsprop import RMSprop  # noqa: F401
+from .adagrad import Adagrad  # noqa: F401
+from .adadelta import Adadelta  # noqa: F401
+from .adamax import Adamax  # noqa: F401
+from .nadam import NAdam  # noqa: F401
+from .radam import RAdam  # noqa: F401
+from .lbfgs import LBFGS  # noqa: F401
+from . import lr_scheduler  # noqa: F401
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
+           "NAdam", "RAdam", "LBFGS", "lr_scheduler"]

@@ -1,0 +1,161 @@
+"""NumPy kernels that round exactly like ATen's CPU kernels the torch optimizers call.
+
+The optimizers update ``param._data`` and their state arrays in place with these helpers, so a
+step costs a few NumPy passes and no autograd bookkeeping. Each helper reproduces the
+floating-point order of the ATen op it stands for (measured against torch 2.13, AVX2 build):
+
+* ``add_(x, y, alpha)``  (``x.add_(y, alpha=a)``)      -> ``fma(a, y, x)``
+* ``addcmul_(x, a, b, v)``                             -> ``fma(v * a, b, x)``
+* ``addcdiv_(x, a, b, v)``                             -> ``x + (v * a) / b``  (no fma)
+* ``lerp_(x, end, w)`` with ``|w| < 0.5``              -> ``fma(w, end - x, x)``
+  otherwise                                            -> ``fma(w - 1, end - x, end)``
+* a Python scalar meets a tensor after being rounded to the tensor's dtype.
+
+float32 fma is computed in float64 (the product of two float32 values is exact there; the
+final rounding may double-round in about one case in 2**29). float64 fma uses Dekker's exact
+product and TwoSum, correctly rounded except in rare double-rounding cases (then 1 ulp).
+"""
+
+import numpy as np
+
+_f32 = np.dtype(np.float32)
+_f64 = np.dtype(np.float64)
+_SPLIT = 134217729.0  # 2**27 + 1, Veltkamp's splitting constant for doubles
+
+
+def scalar(x, s):
+    """The Python scalar ``s`` rounded to the dtype of array ``x`` (what ATen does)."""
+    return x.dtype.type(s)
+
+
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _nudge_odd(s, err):
+    """Round-to-odd correction: where the sum was inexact and ``s`` has an even last bit,
+    move ``s`` one ulp towards the lost residual ``err``."""
+    bits = s.view(np.int64)
+    fix = (err != 0) & ((bits & 1) == 0)
+    if fix.any():
+        step = np.where((err > 0) == (s > 0), 1, -1)
+        bits[fix] += step[fix]
+    return s
+
+
+def _fma64(a, b, c):
+    """Correctly rounded double fma (Boldo & Melquiond: exact product, TwoSum, round-to-odd
+    of the low parts, then one round-to-nearest)."""
+    uh = a * b
+    t = _SPLIT * a
+    ah = t - (t - a)
+    al = a - ah
+    t = _SPLIT * b
+    bh = t - (t - b)
+    bl = b - bh
+    ul = ((ah * bh - uh) + ah * bl + al * bh) + al * bl   # a*b == uh + ul exactly
+    th, tl = _two_sum(c, uh)
+    v, e = _two_sum(tl, ul)
+    return th + _nudge_odd(v, e)
+
+
+_TIE_MASK = np.int64((1 << 29) - 1)
+_TIE = np.int64(1 << 28)
+
+
+def fma_into(out, a, b, c):
+    """``out[...] = fma(a, b, c)`` correctly rounded to ``out.dtype``; a, b, c arrays or
+    scalars of that dtype."""
+    dt = out.dtype
+    if dt == _f64:
+        a, b, c = (np.array(np.broadcast_to(v, out.shape), np.float64, ndmin=1)
+                   for v in (a, b, c))
+        out[...] = _fma64(a, b, c).reshape(out.shape)
+        return out
+    # float32 (and float16, whose opmath is float32): the float64 product p is exact, and
+    # p + c rounded to float64 then to float32 is correct unless the float64 sum sits exactly
+    # on a float32 tie; there round-to-odd (from the TwoSum residual) decides.
+    if isinstance(a, np.ndarray):
+        p = a.astype(np.float64)
+        p *= np.asarray(b, np.float64) if isinstance(b, np.ndarray) else np.float64(b)
+    else:
+        p = np.asarray(b, np.float64) * np.float64(a)
+    cc = np.asarray(c, np.float64)
+    s = p + cc
+    ties = (s.view(np.int64) & _TIE_MASK) == _TIE
+    if ties.any():
+        pp = np.broadcast_to(p, s.shape)[ties]
+        cs = np.broadcast_to(cc, s.shape)[ties]
+        ss, err = _two_sum(pp, cs)
+        s[ties] = _nudge_odd(ss, err)
+    if dt != _f32:
+        s = s.astype(np.float32)
+    np.copyto(out, s, casting="unsafe")
+    return out
+
+
+def add_(x, y, alpha=1.0):
+    """``x.add_(y, alpha=alpha)``."""
+    if alpha == 1:
+        np.add(x, y, out=x)
+        return x
+    return fma_into(x, scalar(x, alpha), y, x)
+
+
+def add(x, y, alpha=1.0):
+    """``x.add(y, alpha=alpha)`` (a new array)."""
+    out = np.empty_like(x)
+    if alpha == 1:
+        np.add(x, y, out=out)
+        return out
+    return fma_into(out, scalar(x, alpha), y, x)
+
+
+def addcmul_(x, a, b, value=1.0):
+    """``x.addcmul_(a, b, value=value)``."""
+    va = a * scalar(x, value) if value != 1 else a
+    return fma_into(x, va, b, x)
+
+
+def addcdiv_(x, a, b, value=1.0):
+    """``x.addcdiv_(a, b, value=value)``."""
+    va = a * scalar(x, value) if value != 1 else a.copy()
+    np.divide(va, b, out=va)
+    np.add(x, va, out=x)
+    return x
+
+
+def lerp_(x, end, weight):
+    """``x.lerp_(end, weight)`` with a scalar weight."""
+    w = scalar(x, weight)
+    diff = end - x
+    if abs(float(w)) < 0.5:
+        return fma_into(x, w, diff, x)
+    return fma_into(x, w - x.dtype.type(1), diff, end)
+
+
+def mul_(x, s):
+    """``x.mul_(s)`` with a Python scalar."""
+    np.multiply(x, scalar(x, s), out=x)
+    return x
+
+
+def real(a):
+    """A complex array seen as interleaved real numbers (``torch.view_as_real``)."""
+    if a.dtype.kind == "c":
+        return a.view(a.real.dtype)
+    return a
+
+
+def unreal(r, like):
+    """Undo :func:`real` for an array shaped like ``like``."""
+    if like.dtype.kind == "c":
+        return r.view(like.dtype)
+    return r
+
+
+def zeros(p):
+    from .._tensor import Tensor
+    return Tensor(np.zeros_like(p._data))

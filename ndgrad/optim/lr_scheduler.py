@@ -1,0 +1,1 @@
+"""Learning-rate schedulers (filled in below)."""
