@@ -16,7 +16,8 @@ from .elementwise import where, _conj, sqrt
 
 __all__ = ["sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "prod", "var",
            "std", "var_mean", "std_mean", "logsumexp", "all", "any", "norm", "dims_of",
-           "wrap_dim"]
+           "wrap_dim", "cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "count_nonzero",
+           "nansum", "nanmean", "vector_norm"]
 
 
 def wrap_dim(dim, ndim):
@@ -351,7 +352,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     return PROD_DIM.call(x, params=((wrap_dim(dim, x._data.ndim),), keepdim, npdt))
 
 
-# --------------------------------------------------------------------------- composites
+# --------------------------------------------------------------------------- var / std
 def _correction(unbiased, correction):
     if correction is not None:
         return correction
@@ -360,108 +361,527 @@ def _correction(unbiased, correction):
     return 1 if unbiased else 0
 
 
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """Variance with Bessel's `correction` (default 1), as a composite of primitives."""
+def _numel_over(shape, dims):
+    n = 1
+    for d in dims:
+        n *= shape[d]
+    return n
+
+
+def _var_args(input, dim, unbiased, correction, name):
     x = as_tensor_arg(input)
+    if x._data.dtype.kind not in "fc":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
     if isinstance(dim, bool):
         unbiased, dim = dim, None
     c = _correction(unbiased, correction)
     dims = dims_of(dim, x._data.ndim)
-    n = 1
-    for d in dims:
-        n *= x._data.shape[d]
-    mu = x.mean(dims, keepdim=True) if dims else x
-    diff = x - mu
-    sq = (diff * _conj(diff)).real if x._data.dtype.kind == "c" else diff * diff
-    return sq.sum(dims, keepdim=keepdim) / builtins.max(n - c, 0)
+    n = _numel_over(x._data.shape, dims)
+    if n - c <= 0:
+        import warnings
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=3)
+    return x, dims, c, n
+
+
+def _var_np(x, dims, c, keepdim):
+    n = _numel_over(x.shape, dims)
+    mu = np.mean(x, axis=dims, keepdims=True) if n else np.zeros((), x.dtype)
+    d = x - mu
+    sq = (d.real * d.real + d.imag * d.imag) if x.dtype.kind == "c" else d * d
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.sum(sq, axis=dims, keepdims=keepdim) / sq.dtype.type(builtins.max(n - c, 0))
+
+
+def _var_fwd(x, p):
+    dims, c, keepdim = p
+    return _var_np(x, dims, c, keepdim)
+
+
+def _std_fwd(x, p):
+    dims, c, keepdim = p
+    return np.sqrt(_var_np(x, dims, c, keepdim))
+
+
+def _var_mean_fwd(x, p):
+    dims, c, keepdim = p
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _var_np(x, dims, c, keepdim), np.mean(x, axis=dims, keepdims=keepdim)
+
+
+def _std_mean_fwd(x, p):
+    v, m = _var_mean_fwd(x, p)
+    return np.sqrt(v), m
+
+
+VAR = primitive("var", _var_fwd, save=((0, None),))
+STD = primitive("std", _std_fwd, save=((0, None), ("out", None)))
+VAR_MEAN = primitive("var_mean", _var_mean_fwd, save=((0, None),), n_out=2)
+STD_MEAN = primitive("std_mean", _std_mean_fwd, save=((0, None), ("out", None)), n_out=2)
+
+
+def _unsqueeze_dims(g, dims, keepdim):
+    if not keepdim:
+        for d in dims:
+            g = g.unsqueeze(d)
+    return g
+
+
+def _var_grad(g, x, dims, c, keepdim):
+    """d var / dx = 2 (x - mean) / (n - c), times the (broadcast) output gradient."""
+    n = _numel_over(x._data.shape, dims)
+    factor = 2.0 / (n - c) if n != c else float("inf")
+    gg = _unsqueeze_dims(g, dims, keepdim)
+    return gg * (x - x.mean(dims, keepdim=True)) * factor
+
+
+def _std_grad(g, x, out, dims, c, keepdim):
+    # torch masks the 0/0 at a zero standard deviation to a zero gradient
+    gv = where(out == 0, 0.0, g / (out * 2))
+    return _var_grad(gv, x, dims, c, keepdim)
+
+
+def _mean_grad(g, x, dims, keepdim):
+    n = _numel_over(x._data.shape, dims)
+    return _unsqueeze_dims(g, dims, keepdim).expand(x._data.shape) / n
+
+
+@VAR.def_vjp
+def _(ctx, g):
+    (x,) = ctx.saved
+    return (_var_grad(g, x, *ctx._params),)
+
+
+@STD.def_vjp
+def _(ctx, g):
+    x, out = ctx.saved
+    return (_std_grad(g, x, out, *ctx._params),)
+
+
+@VAR_MEAN.def_vjp
+def _(ctx, gs):
+    (x,) = ctx.saved
+    dims, c, keepdim = ctx._params
+    gx = None
+    if gs[0] is not None:
+        gx = _var_grad(gs[0], x, dims, c, keepdim)
+    if gs[1] is not None:
+        gm = _mean_grad(gs[1], x, dims, keepdim)
+        gx = gm if gx is None else gx + gm
+    return (gx,)
+
+
+@STD_MEAN.def_vjp
+def _(ctx, gs):
+    x, out = ctx.saved
+    dims, c, keepdim = ctx._params
+    gx = None
+    if gs[0] is not None:
+        gx = _std_grad(gs[0], x, out, dims, c, keepdim)
+    if gs[1] is not None:
+        gm = _mean_grad(gs[1], x, dims, keepdim)
+        gx = gm if gx is None else gx + gm
+    return (gx,)
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Variance over `dim` with Bessel's `correction` (default 1; ``unbiased=False`` -> 0)."""
+    x, dims, c, _ = _var_args(input, dim, unbiased, correction, "var")
+    return VAR.call(x, params=(dims, c, keepdim))
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return sqrt(var(input, dim, unbiased, keepdim, correction=correction))
+    """Standard deviation: the square root of :func:`var` (zero gradient where it is 0)."""
+    x, dims, c, _ = _var_args(input, dim, unbiased, correction, "std")
+    return STD.call(x, params=(dims, c, keepdim))
+
+
+return_types_var_mean = tuple
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    x = as_tensor_arg(input)
-    return (var(x, dim, unbiased, keepdim, correction=correction),
-            mean(x, dim if dim is not None else None, keepdim))
+    """``(var, mean)`` over `dim` in one node (VarMeanBackward0)."""
+    x, dims, c, _ = _var_args(input, dim, unbiased, correction, "var_mean")
+    return tuple(VAR_MEAN.call(x, params=(dims, c, keepdim)))
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    x = as_tensor_arg(input)
-    return (std(x, dim, unbiased, keepdim, correction=correction),
-            mean(x, dim if dim is not None else None, keepdim))
+    """``(std, mean)`` over `dim` in one node (StdMeanBackward0)."""
+    x, dims, c, _ = _var_args(input, dim, unbiased, correction, "std_mean")
+    return tuple(STD_MEAN.call(x, params=(dims, c, keepdim)))
+
+
+# --------------------------------------------------------------------------- logsumexp
+def _lse_np(x, dims, keepdim):
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if x.size == 0:
+            return np.log(np.sum(np.exp(x), axis=dims, keepdims=keepdim))
+        m = np.max(x, axis=dims, keepdims=True)
+        # A row of -inf (or +inf) would give inf - inf; shifting by 0 keeps -inf / +inf exact.
+        m = np.where(np.isinf(m), np.zeros((), x.dtype), m)
+        out = np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m
+    if not keepdim:
+        out = np.squeeze(out, axis=dims)
+    return out
+
+
+LOGSUMEXP = primitive("logsumexp", lambda x, p: _lse_np(x, *p), save=((0, None), ("out", None)))
+
+
+@LOGSUMEXP.def_vjp
+def _(ctx, g):
+    from .elementwise import exp
+    x, out = ctx.saved
+    dims, keepdim = ctx._params
+    return (_unsqueeze_dims(g, dims, keepdim) * exp(x - _unsqueeze_dims(out, dims, keepdim)),)
 
 
 def logsumexp(input, dim, keepdim=False):
-    """log(sum(exp(x))) computed stably; -inf rows give -inf, +inf gives +inf."""
-    from .elementwise import log, exp
+    """``log(sum(exp(x), dim))`` computed stably: -inf rows give -inf, +inf gives +inf."""
     x = as_tensor_arg(input)
     if x._data.dtype.kind not in "fc":
         x = x.to(_dtype.get_default_dtype())
     dims = dims_of(dim, x._data.ndim)
-    if x._data.size == 0:
-        return log(exp(x).sum(dims, keepdim))
-    m = x.detach().amax(dims, keepdim=True)
-    m = where(m.isinf(), 0.0, m)
-    out = log(exp(x - m).sum(dims, keepdim=True)) + m
-    if not keepdim:
-        out = out.squeeze(dims) if dims else out
-    return out
+    return LOGSUMEXP.call(x, params=(dims, keepdim))
 
 
-def all(input, dim=None, keepdim=False):
-    x = as_tensor_arg(input)
+# --------------------------------------------------------------------------- all / any
+def _bool_reduce(fn, input, dim, keepdim):
     from .registry import wrap
-    if dim is None:
-        return wrap(np.all(x._data))
-    return wrap(np.all(x._data, axis=dims_of(dim, x._data.ndim), keepdims=keepdim))
-
-
-def any(input, dim=None, keepdim=False):
     x = as_tensor_arg(input)
+    d = x._data
+    axis = None if dim is None else dims_of(dim, d.ndim)
+    out = np.asarray(fn(d, axis=axis, keepdims=keepdim if axis is not None else False))
+    if d.dtype == np.uint8:
+        out = out.astype(np.uint8)
+    return wrap(out)
+
+
+def all(input, dim=None, keepdim=False, *, out=None):
+    """True where every element (over `dim`) is non-zero; uint8 input gives uint8, as torch."""
+    return _bool_reduce(np.all, input, dim, keepdim)
+
+
+def any(input, dim=None, keepdim=False, *, out=None):
+    """True where some element (over `dim`) is non-zero; uint8 input gives uint8, as torch."""
+    return _bool_reduce(np.any, input, dim, keepdim)
+
+
+def count_nonzero(input, dim=None):
+    """Number of non-zero elements (over `dim`) as int64."""
     from .registry import wrap
-    if dim is None:
-        return wrap(np.any(x._data))
-    return wrap(np.any(x._data, axis=dims_of(dim, x._data.ndim), keepdims=keepdim))
-
-
-def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    """Vector p-norm over `dim` (all elements by default); "fro" is the 2-norm."""
-    from .elementwise import abs as _abs
     x = as_tensor_arg(input)
-    if p == "fro" or p is None:
-        p = 2
-    dims = dims_of(dim, x._data.ndim)
-    a = _abs(x) if (x._data.dtype.kind == "c" or p != 2) else x
-    if p == float("inf"):
-        return a.amax(dims, keepdim)
-    if p == float("-inf"):
-        return a.amin(dims, keepdim)
-    if p == 0:
-        return (a != 0).to(a.dtype).sum(dims, keepdim)
-    if p == 2:
-        sq = a * a if a._data.dtype.kind != "c" else (a * _conj(a)).real
-        s = sq.sum(dims, keepdim)
-        return _norm2(s)
-    return (a ** p).sum(dims, keepdim) ** (1.0 / p)
+    d = x._data
+    axis = None if dim is None else dims_of(dim, d.ndim)
+    return wrap(np.asarray(np.count_nonzero(d, axis=axis), dtype=np.int64))
 
 
-def _norm2(s):
-    """sqrt with a zero (not NaN) subgradient at 0, as torch's norm backward."""
-    from .registry import unary
-    return _SAFE_SQRT.call(s)
+# --------------------------------------------------------------------------- norms
+def _vnorm_np(x, p):
+    ord, dims, keepdim = p
+    a = np.abs(x)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if ord == float("inf"):
+            return np.max(a, axis=dims, keepdims=keepdim)
+        if ord == float("-inf"):
+            return np.min(a, axis=dims, keepdims=keepdim)
+        if ord == 0:
+            return np.sum(a != 0, axis=dims, keepdims=keepdim).astype(a.dtype)
+        if ord == 1:
+            return np.sum(a, axis=dims, keepdims=keepdim)
+        if ord == 2:
+            return np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
+        return np.sum(a ** ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
 
 
-def _safe_sqrt_fwd(x):
-    return np.sqrt(x)
+VECTOR_NORM = primitive("linalg_vector_norm", _vnorm_np, "LinalgVectorNormBackward0",
+                        save=((0, None), ("out", None)))
 
 
-from .registry import unary as _unary  # noqa: E402
-
-_SAFE_SQRT = _unary("norm_sqrt", _safe_sqrt_fwd, "NormBackward1", save=(("out", None),))
-
-
-@_SAFE_SQRT.def_vjp
+@VECTOR_NORM.def_vjp
 def _(ctx, g):
-    (out,) = ctx.saved
-    return (where(out == 0, 0.0, g / (2 * out)),)
+    """torch's norm_backward, case by case (the 0/0 at a zero norm gives a zero gradient)."""
+    from .elementwise import sgn, abs as _abs, isnan
+    from .. import zeros_like
+    x, out = ctx.saved
+    p, dims, keepdim = ctx._params
+    dims = dims if dims is not None else tuple(range(x._data.ndim))
+    g = _unsqueeze_dims(g, dims, keepdim)
+    norm = _unsqueeze_dims(out, dims, keepdim)
+    if p == 0:
+        return (zeros_like(x),)
+    if p == 1:
+        return (sgn(x) * g,)
+    if p == 2:
+        return (g * where(norm == 0, 0.0, x / norm),)
+    if p in (float("inf"), float("-inf")):
+        ax = _abs(x)
+        mask = (ax == norm) | isnan(ax)
+        count = mask.sum(dims, keepdim=True) if dims else mask.to(g.dtype)
+        return (sgn(x) * ((g / count) * mask),)
+    if p < 1:
+        scaled = sgn(x) * where(x == 0, 0.0, _abs(x) ** (p - 1))
+        return (scaled * g * norm ** (1 - p),)
+    if p < 2:
+        scaled = sgn(x) * _abs(x) ** (p - 1)
+    else:
+        scaled = x * _abs(x) ** (p - 2)
+    return (scaled * where(norm == 0, 0.0, g / norm ** (p - 1)),)
+
+
+def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """The vector `ord`-norm over `dim` (all elements when None), as linalg.vector_norm."""
+    x = as_tensor_arg(input)
+    if x._data.dtype.kind not in "fc":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {_dtype.from_np(x._data.dtype)._legacy[:-6]}")
+    if dtype is not None:
+        x = x.to(dtype)
+    if isinstance(dim, int):
+        dim = (dim,)
+    dims = None if dim is None else dims_of(dim, x._data.ndim)
+    if dims is not None and x._data.ndim and not dims:
+        dims = None
+    ord = float(ord)
+    if x._data.size == 0 and ord < 0:
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on an empty "
+                           "tensor because the operation does not have an identity")
+    return VECTOR_NORM.call(x, params=(ord, dims, keepdim))
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """torch.norm: the vector p-norm over `dim`; "fro" is the 2-norm, "nuc" a matrix norm."""
+    x = as_tensor_arg(input)
+    if isinstance(p, str):
+        if p == "nuc":
+            from .. import linalg
+            return linalg.matrix_norm(x, "nuc", dim if dim is not None else (-2, -1), keepdim,
+                                      dtype=dtype)
+        if p != "fro":
+            raise RuntimeError(f"norm(): unsupported norm type {p}")
+        p = 2
+    if p is None:
+        p = 2
+    return vector_norm(x, p, dim, keepdim, dtype=dtype)
+
+
+# --------------------------------------------------------------------------- nan-reductions
+def _nansum_fwd(x, p):
+    dims, keepdim, dt = p
+    if dt is None and x.dtype.kind in "biu":
+        dt = np.int64
+    return np.asarray(np.nansum(x, axis=dims, keepdims=keepdim, dtype=dt))
+
+
+NANSUM = primitive("nansum", _nansum_fwd, save=((0, None),))
+
+
+@NANSUM.def_vjp
+def _(ctx, g):
+    from .elementwise import isnan
+    (x,) = ctx.saved
+    dims, keepdim, _ = ctx._params
+    dims = dims if dims is not None else tuple(range(x._data.ndim))
+    gg = _unsqueeze_dims(g, dims, keepdim).expand(x._data.shape)
+    return (where(isnan(x), 0.0, gg),)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """Sum treating NaN as zero (NansumBackward0: no gradient to the NaNs)."""
+    x = as_tensor_arg(input)
+    npdt = _dtype.to_np(dtype) if dtype is not None else None
+    dims = None if dim is None else dims_of(dim, x._data.ndim)
+    return NANSUM.call(x, params=(dims, keepdim, npdt))
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """Mean of the non-NaN elements (a composite: nansum / count, DivBackward0 as torch)."""
+    from .elementwise import isnan, logical_not
+    x = as_tensor_arg(input)
+    if x._data.dtype.kind not in "fc":
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {_dtype.from_np(x._data.dtype)._legacy[:-6]}")
+    if dtype is not None:
+        x = x.to(dtype)
+    cnt = logical_not(isnan(x)).sum(dim, keepdim) if dim is not None else \
+        logical_not(isnan(x)).sum()
+    return nansum(x, dim, keepdim) / cnt
+
+
+# --------------------------------------------------------------------------- scans
+def _scan_prepare(x, dim, dt, name):
+    if dt is None and x.dtype.kind in "biu":
+        dt = np.int64
+    if dt is not None and x.dtype != dt:
+        x = x.astype(dt)
+    return x
+
+
+def _cumsum_fwd(x, p):
+    dim, dt = p
+    x = _scan_prepare(x, dim, dt, "cumsum")
+    if x.ndim == 0:
+        return x.copy()
+    return np.cumsum(x, axis=dim)
+
+
+def _cumprod_fwd(x, p):
+    dim, dt = p
+    x = _scan_prepare(x, dim, dt, "cumprod")
+    if x.ndim == 0:
+        return x.copy()
+    return np.cumprod(x, axis=dim)
+
+
+CUMSUM = primitive("cumsum", _cumsum_fwd, linear=True)
+CUMPROD = primitive("cumprod", _cumprod_fwd, save=((0, None), ("out", None)))
+
+
+def _rev_cumsum(t, dim):
+    return t.flip(dim).cumsum(dim).flip(dim)
+
+
+@CUMSUM.def_vjp
+def _(ctx, g):
+    dim, _ = ctx._params
+    if g._data.ndim == 0:
+        return (g,)
+    return (_rev_cumsum(g, dim),)
+
+
+@CUMPROD.def_vjp
+def _(ctx, g):
+    from .elementwise import logical_not
+    x, out = ctx.saved
+    dim, _ = ctx._params
+    if x._data.ndim == 0:
+        return (g,)
+    if not (x._data == 0).any():
+        return (_rev_cumsum(g * _conj(out), dim) / _conj(x),)
+    # With zeros there is no division: d out_j / d x_k = prod_{i <= j, i != k} x_i, built one
+    # position at a time (O(n) scans of length n along `dim`; only taken when a zero is present).
+    from .shape import cat
+    from .. import arange
+    n = x._data.shape[dim]
+    shape = [1] * x._data.ndim
+    shape[dim] = n
+    pos = arange(n).reshape(shape)
+    parts = []
+    for k in range(n):
+        others = where(pos == k, 1.0, x).to(x.dtype).cumprod(dim)
+        parts.append((g * _conj(others)).narrow(dim, k, n - k).sum(dim, keepdim=True))
+    del logical_not
+    return (cat(parts, dim),)
+
+
+def cumsum(input, dim, *, dtype=None, out=None):
+    """Cumulative sum along `dim` (integers accumulate in int64 unless `dtype` says)."""
+    x = as_tensor_arg(input)
+    d = wrap_dim(dim, x._data.ndim)
+    npdt = _dtype.to_np(dtype) if dtype is not None else None
+    return CUMSUM.call(x, params=(d, npdt))
+
+
+def cumprod(input, dim, *, dtype=None, out=None):
+    """Cumulative product along `dim`; the gradient is exact with zeros in the input."""
+    x = as_tensor_arg(input)
+    d = wrap_dim(dim, x._data.ndim)
+    npdt = _dtype.to_np(dtype) if dtype is not None else None
+    return CUMPROD.call(x, params=(d, npdt))
+
+
+def _cumext_fwd(x, p):
+    dim, is_max = p
+    if x.ndim == 0:
+        return x.copy(), np.zeros((), np.int64)
+    xm = np.moveaxis(x, dim, -1)
+    vals = np.empty_like(xm)
+    idx = np.empty(xm.shape, np.int64)
+    best = xm[..., 0].copy()
+    bi = np.zeros(best.shape, np.int64)
+    isf = x.dtype.kind in "fc"
+    for i in range(xm.shape[-1]):
+        v = xm[..., i]
+        # torch: keep a NaN once seen; otherwise ties move the index forward (>= / <=).
+        take = (v >= best) if is_max else (v <= best)
+        if isf:
+            take = ~np.isnan(best) & (np.isnan(v) | take)
+        best = np.where(take, v, best)
+        bi = np.where(take, i, bi)
+        vals[..., i] = best
+        idx[..., i] = bi
+    return np.moveaxis(vals, -1, dim), np.moveaxis(idx, -1, dim)
+
+
+CUMMAX = primitive("cummax", _cumext_fwd, save=(("out1", None),), n_out=2,
+                   diff_outs=(True, False))
+CUMMIN = primitive("cummin", _cumext_fwd, save=(("out1", None),), n_out=2,
+                   diff_outs=(True, False))
+
+
+def _cumext_vjp(ctx, gs):
+    from .. import zeros
+    g = gs[0]
+    (idx,) = ctx.saved
+    dim, _ = ctx._params
+    if g._data.ndim == 0:
+        return (g,)
+    return (zeros(g.shape, dtype=g.dtype).scatter_add(dim, idx, g),)
+
+
+CUMMAX.def_vjp(_cumext_vjp)
+CUMMIN.def_vjp(_cumext_vjp)
+
+return_types_cummax = namedtuple("cummax", ["values", "indices"])
+return_types_cummin = namedtuple("cummin", ["values", "indices"])
+
+
+def cummax(input, dim):
+    """Running maximum along `dim` and the index where it was attained (latest on ties)."""
+    x = as_tensor_arg(input)
+    d = wrap_dim(dim, x._data.ndim)
+    return return_types_cummax(*CUMMAX.call(x, params=(d, True)))
+
+
+def cummin(input, dim):
+    """Running minimum along `dim` and the index where it was attained (latest on ties)."""
+    x = as_tensor_arg(input)
+    d = wrap_dim(dim, x._data.ndim)
+    return return_types_cummin(*CUMMIN.call(x, params=(d, False)))
+
+
+def _lcse_fwd(x, dim):
+    if x.ndim == 0:
+        return x.copy()
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.logaddexp.accumulate(x, axis=dim)
+
+
+LOGCUMSUMEXP = primitive("logcumsumexp", _lcse_fwd, save=((0, None), ("out", None)))
+
+
+@LOGCUMSUMEXP.def_vjp
+def _(ctx, g):
+    # grad_k = sum_{j >= k} g_j exp(x_k - out_j), split by the sign of g so that every term is
+    # a logcumsumexp of logs (stable for large |x|; TensorFlow's formulation).
+    from .elementwise import exp, log
+    x, out = ctx.saved
+    dim = ctx._params
+    if x._data.ndim == 0:
+        return (g,)
+    ninf = float("-inf")
+
+    def part(mask, mag):
+        lg = where(mask, log(where(mask, mag, 1.0)), ninf)
+        return exp((lg - out).flip(dim).logcumsumexp(dim).flip(dim) + x)
+
+    return (part(g > 0, g) - part(g < 0, -g),)
+
+
+def logcumsumexp(input, dim):
+    """``log(cumsum(exp(x), dim))`` computed stably."""
+    x = as_tensor_arg(input)
+    if x._data.dtype.kind not in "fc":
+        x = x.to(_dtype.get_default_dtype())
+    return LOGCUMSUMEXP.call(x, params=wrap_dim(dim, x._data.ndim))

@@ -16,7 +16,12 @@ __all__ = ["view", "reshape", "transpose", "swapaxes", "swapdims", "permute", "t
            "expand_as", "squeeze", "unsqueeze", "select", "narrow", "unbind", "split", "chunk",
            "diagonal", "flatten", "unflatten", "cat", "concat", "concatenate", "stack", "clone",
            "movedim", "moveaxis", "flip", "repeat", "broadcast_to", "contiguous", "alias",
-           "view_as", "reshape_as", "tile", "roll"]
+           "view_as", "reshape_as", "tile", "roll", "hstack", "vstack", "dstack", "row_stack",
+           "column_stack", "tensor_split", "fliplr", "flipud", "rot90", "repeat_interleave",
+           "broadcast_tensors", "broadcast_shapes", "tril", "triu", "diag", "diag_embed",
+           "trace", "kron", "meshgrid", "cartesian_prod", "atleast_1d", "atleast_2d",
+           "atleast_3d", "select_scatter", "slice_scatter", "diagonal_scatter", "hsplit",
+           "vsplit", "dsplit"]
 
 
 def _shape_arg(shape):
@@ -658,7 +663,22 @@ def cat(tensors, dim=0, *, out=None):
 concat = concatenate = cat
 
 
+def _stack_fwd(*arrays):
+    *arrays, dim = arrays
+    return np.stack(arrays, axis=dim)
+
+
+STACK = primitive("stack", _stack_fwd, linear=True)
+
+
+@STACK.def_vjp
+def _(ctx, g):
+    parts = g.unbind(ctx._params)
+    return tuple(p if e is not None else None for p, e in zip(parts, ctx._next))
+
+
 def stack(tensors, dim=0, *, out=None):
+    """Join equally shaped tensors along a new dim (StackBackward0)."""
     ts = [as_tensor_arg(t) for t in tensors]
     if not ts:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -668,7 +688,13 @@ def stack(tensors, dim=0, *, out=None):
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(shape)} at entry 0 and {list(t._data.shape)} at entry {i}")
     d = wrap_dim(dim, len(shape) + 1)
-    return cat([t.unsqueeze(d) for t in ts], d, out=out)
+    dt = _dtype.result_type_of([_dtype.from_np(t._data.dtype) for t in ts], [], []).np
+    ts = [t if t._data.dtype == dt else t.to(dt) for t in ts]
+    res = STACK.call(*ts, params=d)
+    if out is not None:
+        from .elementwise import _out
+        return _out(res, out)
+    return res
 
 
 FLIP = primitive("flip", lambda x, dims: np.flip(x, dims).copy(), linear=True)
@@ -720,19 +746,492 @@ def tile(input, dims):
     return repeat(x, dims)
 
 
+def _roll_fwd(x, p):
+    shifts, dims = p
+    return np.roll(x, shifts, axis=dims)
+
+
+ROLL = primitive("roll", _roll_fwd, linear=True)
+
+
+@ROLL.def_vjp
+def _(ctx, g):
+    shifts, dims = ctx._params
+    neg = tuple(-s for s in shifts) if isinstance(shifts, tuple) else -shifts
+    return (ROLL.call(g, params=(neg, dims)),)
+
+
 def roll(input, shifts, dims=None):
+    """Rotate elements along `dims` (over the flattened tensor when None) by `shifts`."""
     x = as_tensor_arg(input)
+    shifts = (int(shifts),) if isinstance(shifts, int) else tuple(int(v) for v in shifts)
     if dims is None:
-        return roll(x.flatten(), shifts, 0).view(x._data.shape)
-    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+        if len(shifts) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                               "dims:0")
+        return ROLL.call(x, params=(shifts[0], None))
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    out = x
-    for s, d in zip(shifts, dims):
-        d = wrap_dim(d, x._data.ndim)
-        n = x._data.shape[d]
-        if n == 0:
-            continue
-        s %= n
-        if s:
-            out = cat([out.narrow(d, n - s, s), out.narrow(d, 0, n - s)], d)
-    return out if out is not x else x.clone()
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                           f"dims:{len(dims)}")
+    nd = x._data.ndim
+    dims = tuple(wrap_dim(d, nd) for d in dims)
+    return ROLL.call(x, params=(shifts, dims))
+
+
+# --------------------------------------------------------------------------- joins built on cat
+def _tensors_arg(tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        return list(tensors[0]), True
+    return list(tensors), len(tensors) != 1
+
+
+def atleast_1d(*tensors):
+    """Views with at least one dim (a tuple when given several tensors or a sequence)."""
+    ts, many = _tensors_arg(tensors)
+    out = [as_tensor_arg(t) for t in ts]
+    out = [t.reshape(1) if t._data.ndim == 0 else t for t in out]
+    return tuple(out) if many else out[0]
+
+
+def atleast_2d(*tensors):
+    ts, many = _tensors_arg(tensors)
+    out = []
+    for t in ts:
+        t = as_tensor_arg(t)
+        nd = t._data.ndim
+        out.append(t.reshape(1, 1) if nd == 0 else t.unsqueeze(0) if nd == 1 else t)
+    return tuple(out) if many else out[0]
+
+
+def atleast_3d(*tensors):
+    ts, many = _tensors_arg(tensors)
+    out = []
+    for t in ts:
+        t = as_tensor_arg(t)
+        nd = t._data.ndim
+        if nd == 0:
+            t = t.reshape(1, 1, 1)
+        elif nd == 1:
+            t = t.unsqueeze(0).unsqueeze(-1)
+        elif nd == 2:
+            t = t.unsqueeze(-1)
+        out.append(t)
+    return tuple(out) if many else out[0]
+
+
+def _check_seq(tensors, name):
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f"not {type(tensors).__name__}")
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+
+
+def hstack(tensors, *, out=None):
+    """Concatenate horizontally: along dim 0 for 1-d tensors, else dim 1."""
+    _check_seq(tensors, "hstack")
+    ts = atleast_1d(list(tensors))
+    return cat(ts, 0 if ts[0]._data.ndim == 1 else 1, out=out)
+
+
+def vstack(tensors, *, out=None):
+    """Concatenate vertically (1-d tensors become rows)."""
+    _check_seq(tensors, "vstack")
+    return cat(atleast_2d(list(tensors)), 0, out=out)
+
+
+row_stack = vstack
+
+
+def dstack(tensors, *, out=None):
+    """Concatenate along the third dim (after making every tensor at least 3-d)."""
+    _check_seq(tensors, "dstack")
+    return cat(atleast_3d(list(tensors)), 2, out=out)
+
+
+def column_stack(tensors, *, out=None):
+    """1-d (or 0-d) tensors become columns, then everything is joined along dim 1."""
+    _check_seq(tensors, "column_stack")
+    ts = []
+    for t in tensors:
+        t = as_tensor_arg(t)
+        ts.append(t.reshape(t._data.size, 1) if t._data.ndim <= 1 else t)
+    return cat(ts, 1, out=out)
+
+
+# --------------------------------------------------------------------------- splits
+def tensor_split(input, indices_or_sections, dim=0):
+    """Views splitting `input` into n near-equal parts, or at the given indices (numpy's
+    array_split); each part is a SliceBackward0 view."""
+    from .._tensor import Tensor
+    x = as_tensor_arg(input)
+    nd = x._data.ndim
+    if nd == 0:
+        raise RuntimeError(f"tensor_split expected at least a 1-dimensional tensor, but got a "
+                           f"tensor with {nd} dims")
+    d = wrap_dim(dim, nd)
+    size = x._data.shape[d]
+    ios = indices_or_sections
+    if isinstance(ios, Tensor):
+        if ios._data.dtype.kind not in "iu":
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have "
+                               f"integral dtype, but got {ios.dtype}")
+        if ios._data.ndim > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a "
+                               "zero-dimensional or one-dimensional tensor, but got a tensor "
+                               f"with {ios._data.ndim} dims")
+        ios = int(ios._data) if ios._data.ndim == 0 else ios._data.tolist()
+    if isinstance(ios, int):
+        n = ios
+        if n <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {n}")
+        q, r = divmod(size, n)
+        bounds, a = [], 0
+        for i in range(n):
+            b = a + q + (1 if i < r else 0)
+            bounds.append((a, b))
+            a = b
+    else:
+        idx = [int(i) for i in ios]
+        bounds, a = [], 0
+        for i in idx + [size]:
+            i = builtins.min(builtins.max(i, 0), size) if i >= 0 else builtins.max(size + i, 0)
+            bounds.append((builtins.min(a, size), builtins.max(i, builtins.min(a, size))))
+            a = i
+    return tuple(slice_dim(x, d, a, b, 1) for a, b in bounds)
+
+
+def _split_like(x, ios, dim, name, min_dims):
+    x = as_tensor_arg(x)
+    nd = x._data.ndim
+    if nd < min_dims:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} dimension, "
+                           f"but got a tensor with {nd} dimensions!")
+    if isinstance(ios, int):
+        size = x._data.shape[dim]
+        if ios == 0 or size % ios:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the "
+                               f"size of the dimension {size} is not divisible by the split_size "
+                               f"{ios}!")
+    return tensor_split(x, ios, dim)
+
+
+def hsplit(input, indices_or_sections):
+    x = as_tensor_arg(input)
+    return _split_like(x, indices_or_sections, 1 if x._data.ndim > 1 else 0, "hsplit", 1)
+
+
+def vsplit(input, indices_or_sections):
+    return _split_like(input, indices_or_sections, 0, "vsplit", 2)
+
+
+def dsplit(input, indices_or_sections):
+    return _split_like(input, indices_or_sections, 2, "dsplit", 3)
+
+
+# --------------------------------------------------------------------------- flips / rotations
+def fliplr(input):
+    x = as_tensor_arg(input)
+    if x._data.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(x, (1,))
+
+
+def flipud(input):
+    x = as_tensor_arg(input)
+    if x._data.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(x, (0,))
+
+
+ROT90 = primitive("rot90", lambda x, p: np.ascontiguousarray(np.rot90(x, p[0], axes=p[1])),
+                  linear=True)
+ROT90.def_vjp(lambda ctx, g: (ROT90.call(g, params=(-ctx._params[0], ctx._params[1])),))
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    """Rotate by 90 degrees `k` times in the plane of `dims` (from the first towards the
+    second)."""
+    x = as_tensor_arg(input)
+    dims = list(dims)
+    nd = x._data.ndim
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if nd < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {nd}")
+    if dims[0] == dims[1] or builtins.abs(dims[0] - dims[1]) == nd:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
+                           f"and dim1 = {dims[1]}")
+    d0, d1 = wrap_dim(dims[0], nd), wrap_dim(dims[1], nd)
+    return ROT90.call(x, params=(int(k) % 4, (d0, d1)))
+
+
+# --------------------------------------------------------------------------- repeat_interleave
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Repeat each element `repeats` times along `dim` (of the flattened input when None).
+    ``repeat_interleave(counts)`` alone gives ``arange(len(counts))`` repeated by counts."""
+    from .._tensor import Tensor
+    from .registry import wrap
+    x = as_tensor_arg(input)
+    if repeats is None:
+        r = x._data
+        if r.ndim > 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        if r.dtype.kind not in "iu":
+            raise RuntimeError("repeats has to be Long or Int tensor")
+        if r.size and r.min() < 0:
+            raise RuntimeError("repeats can not be negative")
+        return wrap(np.repeat(np.arange(r.size, dtype=np.int64), r.reshape(-1)))
+    if dim is None:
+        x = x.flatten()
+        d = 0
+    else:
+        d = wrap_dim(dim, x._data.ndim)
+    if x._data.ndim == 0:
+        x = x.reshape(1)
+    size = x._data.shape[d]
+    if isinstance(repeats, Tensor) and repeats._data.ndim == 1 and repeats._data.size != 1:
+        r = repeats._data
+        if r.dtype.kind not in "iu":
+            raise RuntimeError("repeats has to be Long or Int tensor")
+        if r.shape[0] != size:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                               f"repeats.size(0) = {r.shape[0]} and input.size({d}) = {size}")
+        if r.size and r.min() < 0:
+            raise RuntimeError("repeats can not be negative")
+        from .indexing import index_select
+        idx = wrap(np.repeat(np.arange(size, dtype=np.int64), r))
+        return index_select(x, d, idx)
+    r = int(repeats.item() if isinstance(repeats, Tensor) else repeats)
+    if r < 0:
+        raise RuntimeError("repeats can not be negative")
+    shape = list(x._data.shape)
+    y = x.unsqueeze(d + 1)
+    big = shape[:d + 1] + [r] + shape[d + 1:]
+    new = shape[:d] + [shape[d] * r] + shape[d + 1:]
+    return view(clone(y.expand(big), memory_format="contiguous"), new)
+
+
+# --------------------------------------------------------------------------- broadcasting
+def broadcast_shapes(*shapes):
+    """The shape all `shapes` broadcast to (RuntimeError when they cannot)."""
+    from .._size import Size
+    norm = []
+    for s in shapes:
+        norm.append((s,) if isinstance(s, int) else tuple(s))
+    n = builtins.max((len(s) for s in norm), default=0)
+    out = [1] * n
+    for s in norm:
+        for i, v in enumerate(s):
+            j = n - len(s) + i
+            if v < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension {v}: "
+                                   f"{list(s)}")
+            if out[j] == 1:
+                out[j] = v
+            elif v != 1 and v != out[j]:
+                raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single "
+                                   f"shape.  Mismatch is between {list(out[j:j + 1])} and "
+                                   f"{[v]} at dim {j}.")
+    return Size(tuple(out))
+
+
+def broadcast_tensors(*tensors):
+    """Expanded views of all tensors to their common shape (a tensor already of that shape is
+    returned as is)."""
+    ts, _ = _tensors_arg(tensors)
+    ts = [as_tensor_arg(t) for t in ts]
+    shape = tuple(np.broadcast_shapes(*[t._data.shape for t in ts])) if ts else ()
+    return tuple(t if t._data.shape == shape else expand(t, shape) for t in ts)
+
+
+# --------------------------------------------------------------------------- triangles / diagonals
+def _tri_check(x, name):
+    if x._data.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+
+
+TRIL = primitive("tril", lambda x, k: np.tril(x, k), linear=True)
+TRIU = primitive("triu", lambda x, k: np.triu(x, k), linear=True)
+TRIL.def_vjp(lambda ctx, g: (TRIL.call(g, params=ctx._params),))
+TRIU.def_vjp(lambda ctx, g: (TRIU.call(g, params=ctx._params),))
+
+
+def tril(input, diagonal=0, *, out=None):
+    """The lower triangle of the last two dims (elements above `diagonal` zeroed)."""
+    x = as_tensor_arg(input)
+    _tri_check(x, "tril")
+    return TRIL.call(x, params=int(diagonal))
+
+
+def triu(input, diagonal=0, *, out=None):
+    """The upper triangle of the last two dims (elements below `diagonal` zeroed)."""
+    x = as_tensor_arg(input)
+    _tri_check(x, "triu")
+    return TRIU.call(x, params=int(diagonal))
+
+
+def _diag_embed_fwd(x, p):
+    offset, d1, d2 = p
+    n = x.shape[-1] + builtins.abs(offset) if x.ndim else 1
+    nd = x.ndim + 1
+    rest = list(x.shape[:-1])
+    shape = []
+    for i in range(nd):
+        if i == d1 or i == d2:
+            shape.append(n)
+        else:
+            shape.append(rest.pop(0))
+    out = np.zeros(shape, dtype=x.dtype)
+    v = np.diagonal(out, offset, d1, d2)
+    v.setflags(write=True)
+    v[...] = x
+    return out
+
+
+DIAG_EMBED = primitive("diag_embed", _diag_embed_fwd, linear=True)
+DIAG_EMBED.def_vjp(lambda ctx, g: (DIAGONAL.call(g, params=ctx._params),))
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """A tensor whose (dim1, dim2) diagonals hold the last dim of `input`."""
+    x = as_tensor_arg(input)
+    nd = x._data.ndim + 1
+    d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return DIAG_EMBED.call(x, params=(int(offset), d1, d2))
+
+
+DIAG_COPY = primitive("diagonal_copy", lambda x, k: np.diagonal(x, k).copy(),
+                      "DiagonalBackward0_copy", linear=True)
+
+
+@DIAG_COPY.def_vjp
+def _(ctx, g):
+    from .. import zeros
+    z = zeros(ctx._extra["shape"], dtype=g.dtype)
+    return (_DIAG_SCATTER.call(z, g, params=(ctx._params, 0, 1)),)
+
+
+def diag(input, diagonal=0, *, out=None):
+    """1-d input: a square matrix with it on the `diagonal`-th diagonal; 2-d input: a copy of
+    that diagonal."""
+    x = as_tensor_arg(input)
+    nd = x._data.ndim
+    if nd == 1:
+        return diag_embed(x, diagonal, 0, 1)
+    if nd != 2:
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {nd}D")
+    return _remember_shape(DIAG_COPY.call(x, params=int(diagonal)), x)
+
+
+def _trace_fwd(x, p):
+    dt = np.int64 if x.dtype.kind in "biu" else None
+    return np.asarray(np.trace(x, dtype=dt))
+
+
+TRACE = primitive("trace", _trace_fwd, linear=True)
+
+
+@TRACE.def_vjp
+def _(ctx, g):
+    from .. import zeros
+    shape = ctx._extra["shape"]
+    z = zeros(shape, dtype=g.dtype)
+    return (_DIAG_SCATTER.call(z, g.expand(builtins.min(shape)), params=(0, 0, 1)),)
+
+
+def trace(input):
+    """Sum of the main diagonal of a matrix."""
+    x = as_tensor_arg(input)
+    if x._data.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x._data.ndim}")
+    return _remember_shape(TRACE.call(x), x)
+
+
+def select_scatter(input, src, dim, index):
+    """A copy of `input` with ``input.select(dim, index)`` replaced by `src`."""
+    x = as_tensor_arg(input)
+    d = wrap_dim(dim, x._data.ndim)
+    size = x._data.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(x._data.shape)} at dimension {d}")
+    return _select_scatter(x, as_tensor_arg(src), d, index % size)
+
+
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """A copy of `input` with ``input[..., start:end:step, ...]`` (on `dim`) replaced by `src`."""
+    x = as_tensor_arg(input)
+    d = wrap_dim(dim, x._data.ndim)
+    a, b, s = slice(start, end, step).indices(x._data.shape[d])
+    return _slice_scatter(x, as_tensor_arg(src), d, a, builtins.max(b, a), s)
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """A copy of `input` with its (offset, dim1, dim2) diagonal replaced by `src`."""
+    x = as_tensor_arg(input)
+    nd = x._data.ndim
+    return _DIAG_SCATTER.call(x, as_tensor_arg(src),
+                              params=(int(offset), wrap_dim(dim1, nd), wrap_dim(dim2, nd)))
+
+
+# --------------------------------------------------------------------------- products of shapes
+def kron(input, other, *, out=None):
+    """Kronecker product: blocks ``input[i] * other`` (a composite ending in _unsafe_view)."""
+    a = as_tensor_arg(input)
+    b = as_tensor_arg(other)
+    nd = builtins.max(a._data.ndim, b._data.ndim)
+    sa = (1,) * (nd - a._data.ndim) + a._data.shape
+    sb = (1,) * (nd - b._data.ndim) + b._data.shape
+    ia, ib = [], []
+    for u, v in zip(sa, sb):
+        ia += [u, 1]
+        ib += [1, v]
+    prod = a.reshape(ia) * b.reshape(ib)
+    shape = tuple(u * v for u, v in zip(sa, sb))
+    return _remember_shape(UNSAFE_VIEW.call(prod, params=shape), prod)
+
+
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids from 1-d tensors ("ij" indexing by default, "xy" swaps the first two
+    dims); each grid is an expanded view of its input."""
+    ts, _ = _tensors_arg(tensors)
+    if indexing is None:
+        import warnings
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
+                      "indexing argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: '
+                           f'{indexing}')
+    ts = [as_tensor_arg(t) for t in ts]
+    if not ts:
+        raise RuntimeError("torch.meshgrid expects a non-empty TensorList")
+    for t in ts:
+        if t._data.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but "
+                               f"got: {t}")
+    order = list(range(len(ts)))
+    if indexing == "xy" and len(ts) >= 2:
+        order[0], order[1] = 1, 0
+    sizes = [ts[i]._data.size for i in order]
+    n = len(ts)
+    out = []
+    for i, t in enumerate(ts):
+        pos = order.index(i)
+        shape = [1] * n
+        shape[pos] = -1
+        out.append(t.view(shape).expand(sizes))
+    return tuple(out)
+
+
+def cartesian_prod(*tensors):
+    """All combinations of the elements of 1-d tensors, as rows."""
+    ts, _ = _tensors_arg(tensors)
+    if len(ts) == 1:
+        return ts[0]
+    grids = meshgrid(*ts, indexing="ij")
+    return stack([g.flatten() for g in grids], 1)
