@@ -58,7 +58,16 @@ def get_tangent(t, level=None):
             own = fw.get(level)
     base = t._base
     if base is None:
-        return own[0] if own is not None else None
+        if own is not None:
+            return own[0]
+        fn = t._grad_fn
+        if fn is not None and fn._extra is not None:
+            # A saved output unpacked for backward is a new tensor of the same value: its
+            # tangent is the one the node's output had (torch saves fw_grad likewise).
+            fo = fn._extra.get("fw_out")
+            if fo is not None and fo[0] == level:
+                return fo[1].get(t._output_nr)
+        return None
     bex = base._extra
     bt = None
     if bex is not None:
@@ -92,6 +101,22 @@ def set_tangent(t, tangent, level=None, src=None):
         fw = ex["fw_grad"] = {}
     fw[level] = (tangent, src)
     _live.add(t)
+
+
+_live_nodes = weakref.WeakSet()
+
+
+def _remember_on_node(t, tangent):
+    """Keep the tangent of output `t` on its grad_fn, for saved outputs unpacked later."""
+    fn = t._grad_fn
+    if fn is None:
+        return
+    ex = fn._extras()
+    fo = ex.get("fw_out")
+    if fo is None or fo[0] != _level:
+        fo = ex["fw_out"] = (_level, {})
+        _live_nodes.add(fn)
+    fo[1][t._output_nr] = tangent
 
 
 def mark_primal(t, level):
@@ -162,6 +187,11 @@ def deactivate(level):
                 if not fw:
                     del ex["fw_grad"]
     _live.clear()
+    for node in list(_live_nodes):
+        if node._extra is not None:
+            node._extra.pop("fw_out", None)
+    _live_nodes.clear()
+    _pending.clear()
     _level = -1
 
 
@@ -182,7 +212,8 @@ class JvpContext:
 def _input_tangents(args):
     tans = None
     for i, a in enumerate(args):
-        if isinstance(a, Tensor) and (a._extra is not None or a._base is not None):
+        if isinstance(a, Tensor) and (a._extra is not None or a._base is not None or (
+                a._grad_fn is not None and a._grad_fn._extra is not None)):
             tan = get_tangent(a)
             if tan is not None:
                 if tans is None:
@@ -197,6 +228,8 @@ class _Observer:
     __slots__ = ()
 
     def before(self, op, args, params):
+        if _pending and not _busy:
+            _flush()
         if _busy or type(op) is not Inplace:
             return None
         tans = _input_tangents(args)
@@ -204,7 +237,7 @@ class _Observer:
             return None
         # The rule needs the value of self before the write: keep a (recorded) copy.
         from .._ops.shape import CLONE
-        old = _without_propagation(CLONE.call, args[0], params=None) \
+        old = _without_propagation(CLONE.call, args[0]) \
             if args[0]._data.dtype.kind in "fc" else args[0]
         return (old, tans)
 
@@ -223,6 +256,8 @@ class _Observer:
                 nt = nt[0] if nt else None
                 if nt is not None:
                     _assign_inplace(out, nt)
+                    if out._grad_fn is not None and out._base is None:
+                        _remember_on_node(out, get_tangent(out))
                 elif tans[0] is not None:
                     tans[0].zero_()  # the write made self constant
             finally:
@@ -232,6 +267,11 @@ class _Observer:
         if tans is None:
             return
         outs = out if type(out) is tuple else (out,)
+        for o in outs:
+            if isinstance(o, Tensor) and o._data.dtype.kind in "fc":
+                break
+        else:
+            return  # integer/bool results (comparisons, indices) carry no tangent
         _busy = True
         try:
             res = compute_tangents(op, args, params, outs, tans)
@@ -244,6 +284,8 @@ class _Observer:
                 tan = _fit(tan, o)
                 src = _base_tangent(o) if o._base is not None else None
                 set_tangent(o, tan, src=src)
+                if o._grad_fn is not None and o._base is None:
+                    _remember_on_node(o, tan)
         finally:
             _busy = False
 
@@ -292,7 +334,7 @@ def compute_tangents(op, args, params, outs, tans):
         res = jvp(JvpContext(args, outs, params, node), *tans)
         return list(res) if type(res) is tuple or type(res) is list else [res]
     if op.linear:
-        return _linear(op, args, params, tans)
+        return _linear(op, args, params, tans, outs)
     return _fallback(op, args, params, outs, tans)
 
 
@@ -306,7 +348,7 @@ def call_op(op, args, params):
     return op.call(*args, params=params)
 
 
-def _linear(op, args, params, tans):
+def _linear(op, args, params, tans, outs):
     from .. import zeros_like
     targs = []
     for a, t in zip(args, tans):
@@ -321,7 +363,48 @@ def _linear(op, args, params, tans):
         else:
             targs.append(a)
     res = call_op(op, targs, params)
-    return list(res) if type(res) is tuple else [res]
+    res = list(res) if type(res) is tuple else [res]
+    for k, r in enumerate(res):
+        node = r._grad_fn if isinstance(r, Tensor) else None
+        if node is not None and type(node)._op is op:
+            fill_extras(node, op, args, params, outs[k] if k < len(outs) else None)
+    return res
+
+
+# Per-node facts that public wrappers attach after the primitive ran (input shape, source
+# dtype, cat sizes). Nodes recorded for tangents get them here; the real node's values are
+# copied over once the wrapper has set them (see `_flush`).
+_pending = []
+
+
+def fill_extras(node, op, args, params, real_out=None):
+    ex = node._extras()
+    a0 = args[0] if args and isinstance(args[0], Tensor) else None
+    if a0 is not None:
+        ex.setdefault("shape", a0._data.shape)
+        if op.name in ("real", "imag"):
+            from .._dtype import from_np
+            ex.setdefault("dtype", from_np(a0._data.dtype))
+        else:
+            ex.setdefault("dtype", a0._data.dtype)
+    if op.name == "cat":
+        ex.setdefault("sizes", [a._data.shape[params] for a in args])
+    _pending.append((node, real_out))
+
+
+def _flush():
+    """Copy wrapper-set extras from the real nodes to the nodes made for tangents."""
+    items = list(_pending)
+    _pending.clear()
+    for node, real_out in items:
+        if real_out is None:
+            continue
+        real = real_out._grad_fn
+        if real is not None and real is not node and type(real) is type(node) and real._extra:
+            ex = node._extras()
+            for key, val in real._extra.items():
+                if key in ("shape", "dtype", "sizes"):
+                    ex[key] = val
 
 
 def _fallback(op, args, params, outs, tans):
@@ -359,13 +442,7 @@ def _fallback(op, args, params, outs, tans):
         meta = registry._meta_for(args, outs[0]._data)
         if meta is not None:
             node._meta = meta
-        if args and isinstance(args[0], Tensor):
-            node._extras()["shape"] = args[0]._data.shape
-            node._extras()["dtype"] = args[0]._data.dtype
-        real = outs[0]._grad_fn
-        if real is not None and type(real)._op is op and real._extra:
-            for key, val in real._extra.items():
-                node._extras().setdefault(key, val)
+        fill_extras(node, op, args, params, outs[0])
         diff = op.diff_outs
         gs = []
         for k, o in enumerate(outs):

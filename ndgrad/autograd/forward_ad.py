@@ -106,6 +106,8 @@ def unpack_dual(tensor, *, level=None):
         return UnpackedDualTensor(tensor, None)
     if level != _current_level:
         raise RuntimeError("Invalid level given to _fw_primal")
+    if _forward_rules._pending:
+        _forward_rules._flush()
     tan = _forward_rules.get_tangent(tensor, level)
     from .._ops.shape import ALIAS
     # Straight to the kernel: the alias must not inherit the tangent.

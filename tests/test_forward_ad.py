@@ -1,0 +1,377 @@
+"""Forward-mode AD against torch 2.13: dual levels and their errors, make_dual/unpack_dual,
+tangents through ops (explicit rules, linear ops, the double-vjp fallback), views, in-place
+ops, mixed modes (forward-over-reverse, reverse-over-forward), and custom Function.jvp."""
+
+import numpy as np
+import pytest
+import torch
+
+import ndgrad
+import ndgrad.autograd.forward_ad as nfw
+import torch.autograd.forward_ad as tfw
+from ndgrad.autograd import _forward_rules
+
+
+def _pair(shape, seed, dtype=np.float64, low=-1.0, high=1.0):
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(low, high, size=shape).astype(dtype)
+    return ndgrad.tensor(a), torch.tensor(a)
+
+
+def _np(t):
+    return t.detach().numpy() if isinstance(t, torch.Tensor) else t.detach()._data
+
+
+def _close(a, b, tol=1e-10):
+    assert (a is None) == (b is None), (a, b)
+    if a is None:
+        return
+    np.testing.assert_allclose(_np(a), _np(b), rtol=tol, atol=tol)
+
+
+def _jvp_both(fn, shapes, seed=0, low=-1.0, high=1.0, n_dual=None):
+    """Run fn on dual inputs in both libraries; compare primal outputs and tangents."""
+    nx, tx, nv, tv = [], [], [], []
+    for i, s in enumerate(shapes):
+        a, b = _pair(s, seed + i, low=low, high=high)
+        nx.append(a)
+        tx.append(b)
+        c, d = _pair(s, seed + 100 + i)
+        nv.append(c)
+        tv.append(d)
+    n_dual = len(shapes) if n_dual is None else n_dual
+    with nfw.dual_level():
+        nd = [nfw.make_dual(x, v) if i < n_dual else x for i, (x, v) in enumerate(zip(nx, nv))]
+        nout = fn(ndgrad, *nd)
+        nouts = nout if isinstance(nout, tuple) else (nout,)
+        nres = [nfw.unpack_dual(o) for o in nouts]
+    with tfw.dual_level():
+        td = [tfw.make_dual(x, v) if i < n_dual else x for i, (x, v) in enumerate(zip(tx, tv))]
+        tout = fn(torch, *td)
+        touts = tout if isinstance(tout, tuple) else (tout,)
+        tres = [tfw.unpack_dual(o) for o in touts]
+    for (np_, nt), (tp, tt) in zip(nres, tres):
+        _close(np_, tp)
+        if tt is not None and np_.dtype.is_floating_point:
+            assert nt is not None
+            _close(nt, tt)
+        elif nt is not None:
+            assert tt is None or np.allclose(_np(nt), 0)
+
+
+# ----------------------------------------------------------------------------- op coverage
+UNARY = {
+    "exp": lambda T, x: x.exp(), "log": lambda T, x: (x.abs() + 0.5).log(),
+    "sqrt": lambda T, x: (x.abs() + 0.5).sqrt(), "rsqrt": lambda T, x: (x.abs() + 0.5).rsqrt(),
+    "sin": lambda T, x: x.sin(), "cos": lambda T, x: x.cos(), "tanh": lambda T, x: x.tanh(),
+    "sigmoid": lambda T, x: x.sigmoid(), "relu": lambda T, x: x.relu(),
+    "abs": lambda T, x: x.abs(), "neg": lambda T, x: -x, "log1p": lambda T, x: x.abs().log1p(),
+    "expm1": lambda T, x: x.expm1(), "reciprocal": lambda T, x: (x + 3).reciprocal(),
+    "square": lambda T, x: x * x, "pow3": lambda T, x: x ** 3, "rpow": lambda T, x: 2.0 ** x,
+    "sign": lambda T, x: x.sign(), "floor": lambda T, x: T.floor(x * 3),
+    "clamp": lambda T, x: x.clamp(-0.3, 0.4), "clamp_min": lambda T, x: T.clamp(x, min=0.1),
+    "sum": lambda T, x: x.sum(), "sum_dim": lambda T, x: x.sum(1, keepdim=True),
+    "mean": lambda T, x: x.mean(0), "max_dim": lambda T, x: x.max(1)[0],
+    "min_dim_keep": lambda T, x: x.min(0, keepdim=True)[0], "amax": lambda T, x: x.amax(1),
+    "max_all": lambda T, x: x.max(), "prod": lambda T, x: x.prod(1),
+    "view": lambda T, x: x.view(6), "transpose": lambda T, x: x.t(),
+    "permute": lambda T, x: x.permute(1, 0), "expand": lambda T, x: x[:1].expand(4, 3),
+    "unsqueeze": lambda T, x: x.unsqueeze(0), "select": lambda T, x: x[1],
+    "slice": lambda T, x: x[:, 1:], "index": lambda T, x: x[T.tensor([1, 0, 1])],
+    "cat": lambda T, x: T.cat([x, x * 2], 0), "flip": lambda T, x: x.flip(0),
+    "clone": lambda T, x: x.clone(), "reshape": lambda T, x: x.t().reshape(6),
+    "diagonal": lambda T, x: x.diagonal(), "unbind": lambda T, x: x.unbind(0),
+    "split": lambda T, x: x.split(1, 1), "repeat": lambda T, x: x.repeat(2, 1),
+    "gather": lambda T, x: x.gather(1, T.tensor([[0, 2], [1, 1]])),
+    "masked_fill": lambda T, x: x.masked_fill(x > 0, 2.0),
+    "where_scalar": lambda T, x: T.where(x > 0, x, 0.5),
+    "to_float32": lambda T, x: x.to(T.float32).double(),
+    "softmax_like": lambda T, x: x.exp() / x.exp().sum(1, keepdim=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_tangents_match_torch(name):
+    _jvp_both(UNARY[name], [(2, 3)])
+
+
+BINARY = {
+    "add": lambda T, a, b: a + b, "sub": lambda T, a, b: a - b, "mul": lambda T, a, b: a * b,
+    "div": lambda T, a, b: a / (b + 3), "add_alpha": lambda T, a, b: T.add(a, b, alpha=2.5),
+    "sub_alpha": lambda T, a, b: T.sub(a, b, alpha=0.5), "rsub": lambda T, a, b: T.rsub(a, b),
+    "pow": lambda T, a, b: (a.abs() + 0.5) ** b, "maximum": lambda T, a, b: T.maximum(a, b),
+    "minimum": lambda T, a, b: T.minimum(a, b), "where": lambda T, a, b: T.where(a > b, a, b),
+    "remainder": lambda T, a, b: T.remainder(a, b.abs() + 0.5),
+    "mm": lambda T, a, b: a @ b.t(), "matmul_vec": lambda T, a, b: a @ b[0],
+    "dot": lambda T, a, b: T.dot(a[0], b[1]), "addmm": lambda T, a, b: T.addmm(
+        a.t() @ a, a.t(), b, beta=0.5, alpha=2.0),
+    "bmm": lambda T, a, b: T.bmm(a.unsqueeze(0), b.t().unsqueeze(0)),
+    "tanh_backward": lambda T, a, b: T.ops.aten.tanh_backward(a, b) if T is torch else
+    T.tanh_backward(a, b),
+    "sigmoid_backward": lambda T, a, b: T.ops.aten.sigmoid_backward(a, b) if T is torch else
+    T.sigmoid_backward(a, b),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_tangents_match_torch(name):
+    _jvp_both(BINARY[name], [(2, 3), (2, 3)])
+    _jvp_both(BINARY[name], [(2, 3), (2, 3)], n_dual=1)
+
+
+def test_broadcast_tangent_has_output_shape():
+    _jvp_both(lambda T, a, b: a * b, [(3,), (2, 3)])
+    _jvp_both(lambda T, a, b: a + b, [(2, 1), (3,)], n_dual=1)
+
+
+@pytest.mark.parametrize("name", ["exp", "tanh", "mul", "div", "mm", "max_dim"])
+def test_fallback_double_vjp_matches_explicit_rule(name, monkeypatch):
+    """The generic JVP-from-VJP gives the same tangents as the explicit rules."""
+    from ndgrad._ops import elementwise as E, linalg as L, reduction as R
+    op = {"exp": E.EXP, "tanh": E.TANH, "mul": E.MUL, "div": E.DIV, "mm": L.MM,
+          "max_dim": R.MAX_DIM}[name]
+    fn = UNARY.get(name) or BINARY.get(name)
+    with nfw.dual_level():
+        pass  # installs the explicit rules
+    assert op.jvp is not None
+    shapes = [(2, 3)] if name in UNARY else [(2, 3), (2, 3)]
+    _jvp_both(fn, shapes)
+    monkeypatch.setattr(op, "jvp", None)
+    _jvp_both(fn, shapes)
+
+
+def test_fallback_for_op_without_rule_counts_as_tested():
+    # prod has no explicit rule: tangent comes from the double-vjp fallback.
+    from ndgrad._ops import reduction as R
+    with nfw.dual_level():
+        pass
+    assert R.PROD_DIM.jvp is None and not R.PROD_DIM.linear
+    _jvp_both(lambda T, x: x.prod(0), [(3, 2)])
+
+
+# ----------------------------------------------------------------------------- API and errors
+def _err(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001
+        return type(e), str(e)
+    return None
+
+
+def test_levels_and_errors_match_torch():
+    for lib, fw in ((ndgrad, nfw), (torch, tfw)):
+        pass
+    cases = []
+    for lib, fw in ((ndgrad, nfw), (torch, tfw)):
+        out = []
+        x = lib.ones(3)
+        out.append(_err(lambda: fw.make_dual(x, lib.ones(3))))
+        out.append(_err(lambda: fw.exit_dual_level()))
+        with fw.dual_level() as lvl:
+            out.append(lvl)
+            out.append(_err(fw.enter_dual_level))
+            out.append(_err(lambda: fw.make_dual(x, lib.ones(4))))
+            out.append(_err(lambda: fw.make_dual(lib.arange(3), lib.ones(3))))
+            out.append(_err(lambda: fw.make_dual(x, lib.arange(3))))
+            d = fw.make_dual(x, lib.ones(3))
+            out.append(_err(lambda: fw.make_dual(d, lib.ones(3))))
+            out.append(_err(lambda: fw.exit_dual_level(level=5)))
+            out.append(_err(lambda: fw.make_dual(x, lib.ones(3), level=3)))
+            out.append(_err(lambda: fw.unpack_dual(d, level=3)))
+            out.append(type(fw.unpack_dual(d)).__name__)
+            out.append(fw.unpack_dual(d)._fields)
+        out.append(fw.unpack_dual(d).tangent)
+        out.append(fw.enter_dual_level())
+        fw.exit_dual_level()
+        cases.append(out)
+    assert cases[0] == cases[1]
+
+
+def test_make_dual_is_view_and_tangent_kept_as_is():
+    x = ndgrad.randn(2, 3, requires_grad=True)
+    t = ndgrad.randn(2, 3)
+    with nfw.dual_level():
+        d = nfw.make_dual(x, t)
+        assert d._base is x and d.grad_fn.name() == "ViewBackward0"
+        assert nfw.unpack_dual(d).tangent is t
+        p = nfw.unpack_dual(d).primal
+        assert nfw.unpack_dual(p).tangent is None
+        assert np.shares_memory(p._data, x._data)
+        # A tangent with another layout is copied into the primal's layout.
+        t2 = ndgrad.randn(3, 2).t()
+        t2n = nfw.unpack_dual(nfw.make_dual(x.detach(), t2)).tangent
+        assert t2n is not t2 and t2n.stride() == (3, 1)
+        np.testing.assert_array_equal(t2n._data, t2._data)
+    assert nfw.unpack_dual(d).tangent is None
+    assert "fw_grad" not in (d._extra or {})
+
+
+def test_repr_shows_tangent_like_torch():
+    a = np.array([[0.5, 1.0], [2.0, -1.0]], dtype=np.float32)
+    t = np.array([[1.0, 0.0], [0.25, 2.0]], dtype=np.float32)
+    with nfw.dual_level(), tfw.dual_level():
+        nd = nfw.make_dual(ndgrad.tensor(a), ndgrad.tensor(t))
+        td = tfw.make_dual(torch.tensor(a), torch.tensor(t))
+        assert repr(nd) == repr(td)
+        assert repr(nd.sum()) .replace("SumBackward0", "") == repr(td.sum()).replace(
+            "SumBackward0", "")
+        assert repr(nd[0, 1]) == repr(td[0, 1])
+
+
+def test_tensors_without_tangent_and_integer_outputs():
+    with nfw.dual_level():
+        d = nfw.make_dual(ndgrad.tensor([1.0, -2.0, 3.0]), ndgrad.ones(3))
+        assert nfw.unpack_dual(d.argmax()).tangent is None
+        assert nfw.unpack_dual(d > 0).tangent is None
+        y = ndgrad.tensor([1.0, 2.0, 3.0]) * 2
+        assert nfw.unpack_dual(y).tangent is None
+
+
+def test_no_grad_still_propagates_tangents():
+    def f(T, x):
+        with T.no_grad():
+            return (x * x).sin()
+    _jvp_both(f, [(4,)])
+
+
+# ----------------------------------------------------------------------------- views, in-place
+def test_view_tangent_is_view_of_base_tangent():
+    with nfw.dual_level():
+        x = nfw.make_dual(ndgrad.randn(2, 3), ndgrad.randn(2, 3))
+        xt = nfw.unpack_dual(x).tangent
+        r = x[0]
+        rt = nfw.unpack_dual(r).tangent
+        assert np.shares_memory(rt._data, xt._data)
+        np.testing.assert_array_equal(rt._data, xt._data[0])
+
+
+def _inplace_both(fn):
+    res = []
+    for lib, fw in ((ndgrad, nfw), (torch, tfw)):
+        with fw.dual_level():
+            out = fn(lib, fw)
+            res.append([None if o is None else np.array(_np(o)) for o in out])
+    for a, b in zip(*res):
+        if a is None or b is None:
+            assert a is None and b is None
+        else:
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+
+
+def test_inplace_updates_tangent_in_place():
+    def fn(lib, fw):
+        t = lib.tensor([1.0, 2.0, 3.0])
+        d = fw.make_dual(lib.tensor([0.5, -1.0, 2.0]), t)
+        d.mul_(d)
+        d.add_(lib.tensor([1.0, 1.0, 1.0]), alpha=2)
+        d.exp_()
+        return [fw.unpack_dual(d).tangent, t]
+    _inplace_both(fn)
+
+
+def test_inplace_into_view_gives_base_a_tangent():
+    def fn(lib, fw):
+        b = lib.zeros(2, 3)
+        v = b[0]
+        v.copy_(fw.make_dual(lib.tensor([1.0, 2.0, 3.0]), lib.tensor([1.0, -1.0, 0.5])))
+        w = b[1]
+        b2 = b * 2
+        return [fw.unpack_dual(b).tangent, fw.unpack_dual(v).tangent,
+                fw.unpack_dual(w).tangent, fw.unpack_dual(b2).tangent]
+    _inplace_both(fn)
+
+
+def test_inplace_on_view_of_dual_updates_base_tangent():
+    def fn(lib, fw):
+        base = lib.tensor([[1.0, 2.0], [3.0, 4.0]]) * 1
+        x = fw.make_dual(base, lib.tensor([[1.0, 0.0], [0.5, 2.0]]))
+        y = x * 1  # a non-view dual
+        y[0].mul_(3.0)
+        y[:, 1].sin_()
+        return [fw.unpack_dual(y).tangent, fw.unpack_dual(y[1]).tangent]
+    _inplace_both(fn)
+
+
+def test_fill_and_zero_make_tangent_zero():
+    def fn(lib, fw):
+        d = fw.make_dual(lib.tensor([1.0, 2.0]), lib.tensor([3.0, 4.0])) * 1
+        e = d.clone()
+        d.fill_(2.0)
+        e.masked_fill_(lib.tensor([True, False]), 1.0)
+        return [fw.unpack_dual(d).tangent, fw.unpack_dual(e).tangent]
+    _inplace_both(fn)
+
+
+# ----------------------------------------------------------------------------- mixed modes
+def test_reverse_over_forward_matches_torch():
+    """Gradient of a tangent w.r.t. the primal (d/dx of J(x) v)."""
+    res = []
+    for lib, fw in ((ndgrad, nfw), (torch, tfw)):
+        x = lib.tensor([0.3, -0.7, 1.2], dtype=lib.float64, requires_grad=True)
+        v = lib.tensor([1.0, 0.5, -2.0], dtype=lib.float64)
+        w = lib.tensor([[0.2, 0.1, -0.3], [0.5, -0.4, 0.6]], dtype=lib.float64)
+        with fw.dual_level():
+            d = fw.make_dual(x, v)
+            y = (w @ d.tanh()).exp().sum() + (d * d).prod()
+            tan = fw.unpack_dual(y).tangent
+        g, = lib.autograd.grad(tan, x)
+        res.append((_np(tan), _np(g)))
+    np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-10)
+    np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-10)
+
+
+def test_reverse_through_fallback_tangent():
+    res = []
+    for lib, fw in ((ndgrad, nfw), (torch, tfw)):
+        x = lib.tensor([0.3, 1.7, 1.2], dtype=lib.float64, requires_grad=True)
+        v = lib.tensor([1.0, 0.5, -2.0], dtype=lib.float64, requires_grad=True)
+        with fw.dual_level():
+            tan = fw.unpack_dual(fw.make_dual(x, v).prod()).tangent
+        g = lib.autograd.grad(tan, (x, v))
+        res.append([_np(tan)] + [_np(a) for a in g])
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-10)
+
+
+def test_forward_over_reverse_hvp_matches_torch():
+    """JVP of a gradient computed with create_graph=True: a Hessian-vector product."""
+    res = []
+    for lib, fw in ((ndgrad, nfw), (torch, tfw)):
+        x = lib.tensor([0.3, -0.7, 1.2], dtype=lib.float64)
+        v = lib.tensor([1.0, 0.5, -2.0], dtype=lib.float64)
+        w = lib.tensor([[0.2, 0.1, -0.3], [0.5, -0.4, 0.6]], dtype=lib.float64)
+        with fw.dual_level():
+            d = fw.make_dual(x, v).requires_grad_() if lib is torch else \
+                fw.make_dual(x.requires_grad_(), v)
+            y = (w @ d.sigmoid()).tanh().pow(2).sum() + d.relu().sum() * d.exp().sum()
+            g, = lib.autograd.grad(y, d, create_graph=True)
+            res.append((_np(fw.unpack_dual(g).primal), _np(fw.unpack_dual(g).tangent)))
+    np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-10)
+    np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-10)
+
+
+def test_tangents_are_cleared_and_observer_removed_on_exit():
+    from ndgrad import _state
+    before = _state.special
+    with nfw.dual_level():
+        assert _state.special == before + 1
+        d = nfw.make_dual(ndgrad.ones(2), ndgrad.ones(2))
+        y = d * 3
+    assert _state.special == before
+    assert _forward_rules.get_tangent(y, 0) is None
+    assert nfw.unpack_dual(y).tangent is None
+
+
+def test_finite_differences_chain():
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(5)
+    v = rng.standard_normal(5)
+
+    def f(T, z):
+        return (z.sin() * z.cos().exp()).tanh() / (1 + z * z)
+    with nfw.dual_level():
+        tan = nfw.unpack_dual(f(ndgrad, nfw.make_dual(ndgrad.tensor(x), ndgrad.tensor(v))))[1]
+    eps = 1e-6
+    fd = (_np(f(ndgrad, ndgrad.tensor(x + eps * v))) -
+          _np(f(ndgrad, ndgrad.tensor(x - eps * v)))) / (2 * eps)
+    np.testing.assert_allclose(_np(tan), fd, rtol=1e-6, atol=1e-8)
