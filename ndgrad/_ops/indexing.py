@@ -4,6 +4,8 @@ index-based primitives gather, scatter, scatter_add, index_select, index_put, ma
 copy, fill, zero and nonzero.
 """
 
+import builtins
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -13,7 +15,8 @@ from .reduction import wrap_dim
 from . import shape as _shape
 
 __all__ = ["getitem", "setitem", "index_select", "gather", "scatter", "scatter_add",
-           "index_put", "masked_fill", "nonzero", "take_along_dim", "index_add"]
+           "index_put", "masked_fill", "nonzero", "take_along_dim", "index_add", "scatter_reduce",
+           "index_copy", "index_fill", "masked_select", "masked_scatter", "take", "argwhere"]
 
 _INDEX_TYPES = (Tensor, np.ndarray, list)
 
@@ -115,6 +118,11 @@ def getitem(x, key):
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or "
                              "byte Variables are valid indices (got "
                              f"{type(k).__name__})") from None
+        if dim >= out._data.ndim:
+            raise IndexError(f"too many indices for tensor of dimension {nd}")
+        size = out._data.shape[dim]
+        if not -size <= i < size:
+            raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
         out = _shape.select(out, dim, i)
         applied = True
     if advanced:
@@ -351,7 +359,13 @@ MASKED_FILL = primitive("masked_fill", _masked_fill_fwd, save=((1, None),), line
 def _(ctx, g):
     (mask,) = ctx.saved
     from .elementwise import where
-    return where(mask, 0.0, g), None
+    return _sum_to(where(mask, 0.0, g), _extra_shape(ctx, g)), None
+
+
+def _extra_shape(ctx, g):
+    """The input shape a node recorded (in-place calls record none: then it is g's shape)."""
+    ex = ctx._extra
+    return ex["shape"] if ex is not None and "shape" in ex else g._data.shape
 
 
 def _mask_arg(mask):
@@ -362,17 +376,39 @@ def _mask_arg(mask):
     return m
 
 
+def _fill_value(value, x):
+    if isinstance(value, Tensor) and value._data.ndim != 0:
+        raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value._data.ndim} dimension(s).")
+    return value
+
+
 def masked_fill(input, mask, value):
-    if isinstance(value, Tensor):
-        value = value.item()
+    """A copy of `input` (broadcast with `mask`) with `value` where `mask` is True; a 0-d tensor
+    `value` receives the sum of the masked gradient (MaskedFillBackward1)."""
     x = as_tensor_arg(input)
-    return MASKED_FILL.call(x, _mask_arg(mask), params=value)
+    m = _mask_arg(mask)
+    value = _fill_value(value, x)
+    try:
+        np.broadcast_shapes(x._data.shape, m._data.shape)
+    except ValueError:
+        from .registry import _broadcast_error
+        raise _broadcast_error(x._data, m._data) from None
+    if isinstance(value, Tensor):
+        out = MASKED_FILL_T.call(x, m, value)
+    else:
+        out = MASKED_FILL.call(x, m, params=value)
+    if out._grad_fn is not None:
+        out._grad_fn._extras()["shape"] = x._data.shape
+    return out
 
 
 def masked_fill_(self, mask, value):
+    m = _mask_arg(mask)
+    value = _fill_value(value, self)
     if isinstance(value, Tensor):
-        value = value.item()
-    return apply_inplace(MASKED_FILL, self, _mask_arg(mask), params=value)
+        return apply_inplace(MASKED_FILL_T, self, m, value)
+    return apply_inplace(MASKED_FILL, self, m, params=value)
 
 
 # --------------------------------------------------------------------------- gather / scatter
@@ -452,7 +488,16 @@ def _scatter_fwd(x, idx, src, p):
 
 SCATTER = primitive("scatter", _scatter_fwd, "ScatterBackward0", save=((1, None),),
                     linear=True)
+SCATTER_VALUE = primitive("scatter_value", lambda x, idx, p: _scatter_fwd(x, idx, p[2], p[:2]),
+                          "ScatterBackward1", save=((1, None),), linear=True)
+# torch has no derivative for scatter with a `reduce` argument: the node exists and raises.
+SCATTER_REDUCE_ARG = primitive("scatter_reduce_arg", _scatter_fwd, "NotImplemented")
 SCATTER_ADD = primitive("scatter_add", _scatter_fwd, save=((1, None),), linear=True)
+
+
+@SCATTER_REDUCE_ARG.def_vjp
+def _(ctx, g):
+    raise RuntimeError("derivative for aten::scatter is not implemented")
 
 
 @SCATTER.def_vjp
@@ -465,6 +510,12 @@ def _(ctx, g):
     return gx, None, gs
 
 
+@SCATTER_VALUE.def_vjp
+def _(ctx, g):
+    (idx,) = ctx.saved
+    return scatter(g, ctx._params[0], idx, 0.0), None
+
+
 @SCATTER_ADD.def_vjp
 def _(ctx, g):
     (idx,) = ctx.saved
@@ -473,34 +524,180 @@ def _(ctx, g):
     return (g if n[0] else None), None, (g.gather(dim, idx) if n[2] else None)
 
 
-def scatter(input, dim, index, src=None, *, value=None, reduce=None):
-    x = as_tensor_arg(input)
-    _check_index(index, "scatter")
-    d = wrap_dim(dim, x._data.ndim)
+def _check_scatter_args(x, dim, index, src, name):
+    _check_index(index, name)
+    nd = x._data.ndim
+    d = wrap_dim(dim, nd)
+    ind = index._data
+    if ind.ndim != builtins.max(nd, 0) and not (nd == 0 and ind.ndim <= 1) and ind.size:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if isinstance(src, Tensor) and src._data.ndim != ind.ndim and ind.size:
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    if ind.size:
+        for k in range(ind.ndim):
+            if k != d and nd and ind.shape[k] > x._data.shape[k]:
+                raise RuntimeError(f"Expected index {list(ind.shape)} to be no larger than self "
+                                   f"{list(x._data.shape)} apart from dimension {d}" +
+                                   (f" and to be no larger size than src "
+                                    f"{list(src._data.shape)}" if isinstance(src, Tensor)
+                                    else ""))
+            if isinstance(src, Tensor) and ind.shape[k] > src._data.shape[k]:
+                raise RuntimeError(f"Expected index {list(ind.shape)} to be no larger than self "
+                                   f"{list(x._data.shape)} apart from dimension {d} and to be no "
+                                   f"larger size than src {list(src._data.shape)}")
+        size = x._data.shape[d] if nd else 1
+        if ind.max() >= size or ind.min() < -size:
+            bad = ind[(ind >= size) | (ind < -size)].flat[0]
+            raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {size}")
+    return d
+
+
+def _scatter_op(x, d, index, src, value, reduce, name):
     if src is None:
         src = value
-    if not isinstance(src, Tensor):
-        return SCATTER.call(x, index, src, params=(d, reduce))
-    return SCATTER.call(x, index, src, params=(d, reduce))
+    if reduce is not None:
+        if reduce not in ("add", "multiply"):
+            raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
+        if isinstance(src, Tensor):
+            import warnings
+            warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and "
+                          "will be removed in a future PyTorch release. Use torch.scatter_reduce "
+                          "instead for more reduction options.", UserWarning, stacklevel=3)
+        return SCATTER_REDUCE_ARG, (x, index, src), (d, reduce)
+    if isinstance(src, Tensor):
+        if src._data.dtype != x._data.dtype:
+            raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+        return SCATTER, (x, index, src), (d, None)
+    return SCATTER_VALUE, (x, index), (d, None, src)
+
+
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
+    """Write `src` (a tensor, or a number `value`) into a copy of `input` at `index` along
+    `dim`; ``reduce="add"/"multiply"`` combines instead of overwriting."""
+    x = as_tensor_arg(input)
+    if src is None and value is None:
+        raise TypeError("scatter() missing 1 required positional argument: 'src' or 'value'")
+    d = _check_scatter_args(x, dim, index, src, "scatter")
+    op, args, p = _scatter_op(x, d, index, src, value, reduce, "scatter")
+    return op.call(*args, params=p)
 
 
 def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
-    _check_index(index, "scatter_")
-    d = wrap_dim(dim, self._data.ndim)
-    return apply_inplace(SCATTER, self, index, src if src is not None else value,
-                         params=(d, reduce))
+    d = _check_scatter_args(self, dim, index, src, "scatter_")
+    op, args, p = _scatter_op(self, d, index, src, value, reduce, "scatter_")
+    return apply_inplace(op, *args, params=p)
 
 
 def scatter_add(input, dim, index, src):
+    """Add `src` into a copy of `input` at `index` along `dim` (repeated indices accumulate)."""
     x = as_tensor_arg(input)
-    _check_index(index, "scatter_add")
-    d = wrap_dim(dim, x._data.ndim)
+    d = _check_scatter_args(x, dim, index, src, "scatter_add")
     return SCATTER_ADD.call(x, index, src, params=(d, "add"))
 
 
 def scatter_add_(self, dim, index, src):
-    d = wrap_dim(dim, self._data.ndim)
+    d = _check_scatter_args(self, dim, index, src, "scatter_add_")
     return apply_inplace(SCATTER_ADD, self, index, src, params=(d, "add"))
+
+
+_REDUCE_IDENTITY = {"sum": 0, "mean": 0, "prod": 1}
+
+
+def _scatter_reduce_fwd(x, idx, src, p):
+    dim, reduce, include_self = p
+    out = x.copy()
+    full = _scatter_idx(idx, dim)
+    s = src[tuple(slice(0, n) for n in idx.shape)].astype(x.dtype, copy=False)
+    if not include_self:
+        if reduce in _REDUCE_IDENTITY:
+            ident = _REDUCE_IDENTITY[reduce]
+        elif x.dtype.kind == "f":
+            ident = -np.inf if reduce == "amax" else np.inf
+        elif x.dtype.kind == "b":
+            ident = reduce != "amax"
+        else:
+            info = np.iinfo(x.dtype)
+            ident = info.min if reduce == "amax" else info.max
+        out[full] = ident
+    if reduce in ("sum", "mean"):
+        np.add.at(out, full, s)
+    elif reduce == "prod":
+        np.multiply.at(out, full, s)
+    elif reduce == "amax":
+        np.maximum.at(out, full, s)
+    else:
+        np.minimum.at(out, full, s)
+    if reduce == "mean":
+        cnt = np.ones(x.shape, np.int64)
+        if not include_self:
+            cnt[full] = 0
+        np.add.at(cnt, full, 1)
+        cnt = np.maximum(cnt, 1)
+        out = out // cnt.astype(x.dtype) if x.dtype.kind in "iu" else out / cnt.astype(x.dtype)
+    return out
+
+
+SCATTER_REDUCE = primitive("scatter_reduce", _scatter_reduce_fwd,
+                           save=((0, None), (1, None), (2, None), ("out", None)))
+
+
+@SCATTER_REDUCE.def_vjp
+def _(ctx, g):
+    """torch's scatter_reduce_backward (ties of amax/amin share the gradient evenly)."""
+    from .elementwise import where
+    x, idx, src, out = ctx.saved
+    dim, reduce, include_self = ctx._params
+    if reduce == "sum":
+        gx, gs = g, g.gather(dim, idx)
+    elif reduce == "mean":
+        from .. import ones_like, zeros_like
+        n = ones_like(g) if include_self else zeros_like(g)
+        n = n.scatter_add(dim, idx, ones_like(src))
+        n = where(n == 0, 1.0, n)
+        gx = g / n
+        gs = g.gather(dim, idx) / n.gather(dim, idx)
+    elif reduce == "prod":
+        masked_x = where(x == 0, 1.0, x).to(x.dtype)
+        masked_res = masked_x.scatter_reduce(dim, idx, src, "prod", include_self=include_self)
+        gx = g * masked_res / masked_x
+        from .. import zeros_like
+        src_zero = src == 0
+        nzeros = zeros_like(x).scatter_add(dim, idx, src_zero.to(x.dtype)).gather(dim, idx)
+        single = src_zero & (nzeros == 1)
+        masked_src = where(single, 1.0, src).to(src.dtype)
+        masked_src_res = x.scatter_reduce(dim, idx, masked_src, "prod",
+                                          include_self=include_self)
+        gs = where(single, (g * masked_src_res).gather(dim, idx),
+                   (g * out).gather(dim, idx) / where(src_zero, 1.0, src))
+    else:
+        value = out.gather(dim, idx)
+        x_is = (x == out).to(x.dtype)
+        s_is = (src == value).to(x.dtype)
+        share = g / x_is.scatter_add(dim, idx, s_is)
+        gx = x_is * share
+        gs = s_is * share.gather(dim, idx)
+    if not include_self:
+        gx = gx.scatter(dim, idx, 0.0)
+    n = ctx._next
+    return (gx if n[0] else None), None, (gs if n[2] else None)
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    """Reduce `src` into a copy of `input` at `index` along `dim` with "sum", "prod", "mean",
+    "amax" or "amin" (`include_self`: whether `input`'s own values take part)."""
+    x = as_tensor_arg(input)
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    d = _check_scatter_args(x, dim, index, src, "scatter_reduce")
+    if src._data.dtype != x._data.dtype:
+        raise RuntimeError("scatter_reduce(): Expected self.dtype to be equal to src.dtype")
+    return SCATTER_REDUCE.call(x, index, src, params=(d, reduce, bool(include_self)))
+
+
+def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    d = _check_scatter_args(self, dim, index, src, "scatter_reduce_")
+    return apply_inplace(SCATTER_REDUCE, self, index, src, params=(d, reduce, bool(include_self)))
 
 
 def _index_select_fwd(x, idx, dim):
@@ -578,3 +775,287 @@ def nonzero(input, *, as_tuple=False):
     return wrap(np.stack(nz, axis=1).astype(np.int64) if nz else
                 np.zeros((0, 0), np.int64))
 
+
+
+def argwhere(input):
+    return nonzero(input)
+
+
+# --------------------------------------------------------------------------- index_copy / fill
+def _check_index_vector(index, x, d, name):
+    if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu":
+        raise RuntimeError(f"{name}(): Expected a long tensor for index, but got "
+                           f"{getattr(index, 'dtype', type(index).__name__)}")
+    if index._data.ndim > 1:
+        raise IndexError(f"{name}(): Index is supposed to be a vector")
+    size = x._data.shape[d] if x._data.ndim else 1
+    ind = index._data
+    if ind.size and (ind.max() >= size or ind.min() < -size):
+        bad = ind[(ind >= size) | (ind < -size)].flat[0]
+        raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {size}")
+
+
+def _index_copy_fwd(x, idx, src, dim):
+    out = x.copy()
+    moved = np.moveaxis(out, dim, 0) if out.ndim else out.reshape(1)
+    s = np.moveaxis(np.asarray(src, dtype=x.dtype), dim, 0) if out.ndim else src.reshape(-1)
+    moved[idx.reshape(-1)] = s
+    return out
+
+
+INDEX_COPY = primitive("index_copy", _index_copy_fwd, save=((1, None),), linear=True)
+
+
+@INDEX_COPY.def_vjp
+def _(ctx, g):
+    (idx,) = ctx.saved
+    dim = ctx._params
+    n = ctx._next
+    gx = index_fill(g, dim, idx, 0.0) if n[0] else None
+    gs = g.index_select(dim, idx) if n[2] else None
+    return gx, None, gs
+
+
+def index_copy(input, dim, index, source):
+    """A copy of `input` whose slices at `index` along `dim` are replaced by `source`'s."""
+    x = as_tensor_arg(input)
+    d = wrap_dim(dim, x._data.ndim)
+    _check_index_vector(index, x, d, "index_copy")
+    src = as_tensor_arg(source)
+    if src._data.dtype != x._data.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
+                           f"but got (self) {x.dtype} and (source) {src.dtype}")
+    return INDEX_COPY.call(x, index, src, params=d)
+
+
+def index_copy_(self, dim, index, source):
+    d = wrap_dim(dim, self._data.ndim)
+    _check_index_vector(index, self, d, "index_copy")
+    return apply_inplace(INDEX_COPY, self, index, as_tensor_arg(source), params=d)
+
+
+def _index_fill_fwd(x, idx, p):
+    dim, value = p
+    out = x.copy()
+    moved = np.moveaxis(out, dim, 0) if out.ndim else out.reshape(1)
+    moved[idx.reshape(-1)] = value
+    return out
+
+
+INDEX_FILL = primitive("index_fill", _index_fill_fwd, save=((1, None),), linear=True)
+INDEX_FILL_T = primitive("index_fill_tensor",
+                         lambda x, idx, v, dim: _index_fill_fwd(x, idx, (dim, v)),
+                         "IndexFillBackward1", save=((1, None),), linear=True)
+
+
+@INDEX_FILL.def_vjp
+def _(ctx, g):
+    (idx,) = ctx.saved
+    return index_fill(g, ctx._params[0], idx, 0.0), None
+
+
+@INDEX_FILL_T.def_vjp
+def _(ctx, g):
+    (idx,) = ctx.saved
+    dim = ctx._params
+    n = ctx._next
+    gx = index_fill(g, dim, idx, 0.0) if n[0] else None
+    gv = None
+    if n[2]:
+        # a repeated index fills once, so it counts once (torch uses the unique indices)
+        uniq = wrap(np.unique(idx._data.reshape(-1) % (g._data.shape[dim] if g._data.ndim
+                                                       else 1)))
+        gv = (g.index_select(dim, uniq) if g._data.ndim else g).sum()
+    return gx, None, gv
+
+
+def index_fill(input, dim, index, value):
+    """A copy of `input` with the slices at `index` along `dim` set to `value` (a number or a
+    0-d tensor, which then gets a gradient)."""
+    x = as_tensor_arg(input)
+    d = wrap_dim(dim, x._data.ndim)
+    _check_index_vector(index, x, d, "index_fill")
+    if isinstance(value, Tensor):
+        if value._data.ndim != 0:
+            raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value._data.ndim} dimension(s).")
+        v = value if value._data.dtype == x._data.dtype else value.to(x.dtype)
+        return INDEX_FILL_T.call(x, index, v, params=d)
+    return INDEX_FILL.call(x, index, params=(d, value))
+
+
+def index_fill_(self, dim, index, value):
+    d = wrap_dim(dim, self._data.ndim)
+    _check_index_vector(index, self, d, "index_fill")
+    if isinstance(value, Tensor):
+        v = value if value._data.dtype == self._data.dtype else value.to(self.dtype)
+        return apply_inplace(INDEX_FILL_T, self, index, v, params=d)
+    return apply_inplace(INDEX_FILL, self, index, params=(d, value))
+
+
+# --------------------------------------------------------------------------- masked ops
+def _sum_to(g, shape):
+    if tuple(g._data.shape) == tuple(shape):
+        return g
+    from ..autograd.engine import sum_to
+    return sum_to(g, tuple(shape))
+
+
+MASKED_FILL_T = primitive("masked_fill_tensor", lambda x, m, v, p: np.where(m, v.astype(x.dtype),
+                                                                            x),
+                          "MaskedFillBackward1", save=((1, None),), linear=True)
+
+
+@MASKED_FILL_T.def_vjp
+def _(ctx, g):
+    from .elementwise import where
+    (mask,) = ctx.saved
+    n = ctx._next
+    gx = _sum_to(where(mask, 0.0, g), _extra_shape(ctx, g)) if n[0] else None
+    gv = where(mask, g, 0.0).sum() if n[2] else None
+    return gx, None, gv
+
+
+def _masked_select_fwd(x, m, p):
+    xb, mb = np.broadcast_arrays(x, m)
+    return xb[mb]
+
+
+MASKED_SELECT = primitive("masked_select", _masked_select_fwd, save=((1, None),), linear=True)
+
+
+@MASKED_SELECT.def_vjp
+def _(ctx, g):
+    from .. import zeros
+    (mask,) = ctx.saved
+    shape = ctx._extra["shape"]
+    full = tuple(np.broadcast_shapes(shape, mask._data.shape))
+    z = zeros(full, dtype=g.dtype)
+    return _sum_to(masked_scatter(z, mask, g), shape), None
+
+
+def _bool_mask(mask, name):
+    m = as_tensor_arg(mask)
+    if m._data.dtype != np.bool_:
+        raise RuntimeError(f"{name}: expected BoolTensor for mask")
+    return m
+
+
+def masked_select(input, mask):
+    """The elements of `input` where `mask` (broadcast together) is True, as a 1-d tensor."""
+    x = as_tensor_arg(input)
+    m = _bool_mask(mask, "masked_select")
+    try:
+        np.broadcast_shapes(x._data.shape, m._data.shape)
+    except ValueError:
+        from .registry import _broadcast_error
+        raise _broadcast_error(m._data, x._data) from None
+    out = MASKED_SELECT.call(x, m)
+    if out._grad_fn is not None:
+        out._grad_fn._extras()["shape"] = x._data.shape
+    return out
+
+
+def _masked_scatter_fwd(x, m, src, p):
+    shape = np.broadcast_shapes(x.shape, m.shape)
+    out = np.array(np.broadcast_to(x, shape))
+    mb = np.broadcast_to(m, shape)
+    n = int(mb.sum())
+    out[mb] = src.reshape(-1)[:n]
+    return out
+
+
+MASKED_SCATTER = primitive("masked_scatter", _masked_scatter_fwd, save=((1, None),),
+                           linear=True)
+
+
+@MASKED_SCATTER.def_vjp
+def _(ctx, g):
+    from .elementwise import where
+    from .shape import cat
+    from .. import zeros
+    (mask,) = ctx.saved
+    sshape = ctx._params
+    xshape = _extra_shape(ctx, g)
+    n = ctx._next
+    gx = _sum_to(where(mask, 0.0, g), xshape) if n[0] else None
+    gs = None
+    if n[2]:
+        sel = masked_select(g, mask)
+        total = int(np.prod(sshape))
+        extra = total - sel._data.size
+        if extra > 0:
+            sel = cat([sel, zeros(extra, dtype=g.dtype)])
+        gs = sel.view(sshape)
+    return gx, None, gs
+
+
+def masked_scatter(input, mask, source):
+    """A copy of `input` whose positions where `mask` is True take `source`'s elements in
+    order."""
+    x = as_tensor_arg(input)
+    m = _bool_mask(mask, "masked_scatter_")
+    src = as_tensor_arg(source)
+    if src._data.dtype != x._data.dtype:
+        raise RuntimeError(f"masked_scatter_: expected self and source to have same dtypes but "
+                           f"got {x.dtype} and {src.dtype}")
+    need = int(np.broadcast_to(m._data, np.broadcast_shapes(x._data.shape,
+                                                            m._data.shape)).sum())
+    if src._data.size < need:
+        raise RuntimeError("masked_scatter: expected source to have at least as many elements "
+                           "as the ones in mask")
+    out = MASKED_SCATTER.call(x, m, src, params=src._data.shape)
+    if out._grad_fn is not None:
+        out._grad_fn._extras()["shape"] = x._data.shape
+    return out
+
+
+def masked_scatter_(self, mask, source):
+    m = _bool_mask(mask, "masked_scatter_")
+    src = as_tensor_arg(source)
+    return apply_inplace(MASKED_SCATTER, self, m, src, params=src._data.shape)
+
+
+# --------------------------------------------------------------------------- take
+def _take_fwd(x, idx, p):
+    flat = x.reshape(-1)
+    n = flat.size
+    if idx.size and (idx.max() >= n or idx.min() < -n):
+        bad = idx[(idx >= n) | (idx < -n)].flat[0]
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
+                         "elements.")
+    return flat[idx]
+
+
+TAKE = primitive("take", _take_fwd, save=((1, None),), linear=True)
+
+
+@TAKE.def_vjp
+def _(ctx, g):
+    from .. import zeros
+    (idx,) = ctx.saved
+    shape = ctx._extra["shape"]
+    n = int(np.prod(shape))
+    z = zeros(n, dtype=g.dtype)
+    flat_idx = (idx._data.reshape(-1) % builtins.max(n, 1),)
+    return INDEX_PUT.call(z, g.reshape(-1), params=(flat_idx, True)).view(shape), None
+
+
+def take(input, index):
+    """Elements of the flattened `input` at `index` (the result has `index`'s shape)."""
+    x = as_tensor_arg(input)
+    if not isinstance(index, Tensor) or index._data.dtype != np.int64:
+        raise RuntimeError("take(): Expected a long tensor for index, but got "
+                           f"{getattr(index, 'dtype', type(index).__name__)}")
+    out = TAKE.call(x, index)
+    if out._grad_fn is not None:
+        out._grad_fn._extras()["shape"] = x._data.shape
+    return out
+
+
+# In-place variants as Tensor methods (the functions in __all__ are bound by methods.py, which
+# imports this module, so binding through it here would be circular).
+for _name, _fn in (("scatter_reduce_", scatter_reduce_), ("index_copy_", index_copy_),
+                   ("index_fill_", index_fill_), ("masked_scatter_", masked_scatter_)):
+    if not hasattr(Tensor, _name):
+        setattr(Tensor, _name, _fn)
