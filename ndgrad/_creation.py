@@ -41,7 +41,10 @@ def _finish(arr, requires_grad=False):
     """Wrap a fresh array as a leaf; marks inference tensors inside inference_mode."""
     t = Tensor(arr)
     if requires_grad:
-        t.requires_grad_(True)
+        if arr.dtype.kind not in "fc":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        t._rg = True
     if _state.tls.inference:
         t._extras()["inference"] = True
     return t
@@ -69,6 +72,8 @@ def _unwrap_nested(data):
 
 
 def _array_from(data, dtype):
+    if isinstance(data, np.generic):
+        data = np.asarray(data)
     if isinstance(data, np.ndarray):
         arr = data
         if dtype is None:
@@ -168,6 +173,9 @@ def _np_dtype(dtype, default=None):
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     check_device(device)
+    if any(isinstance(s, int) and s < 0 for s in (size[0] if len(size) == 1 and
+                                                   isinstance(size[0], (tuple, list)) else size)):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
     return _finish(np.zeros(_size(size), _np_dtype(dtype)), requires_grad)
 
 

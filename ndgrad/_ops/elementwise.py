@@ -163,7 +163,15 @@ def remainder(input, other):
     return REMAINDER.call(input, other)
 
 
-NEG = unary("neg", np.negative, linear=True)
+def _neg_fwd(x):
+    if x.dtype.kind == "b":
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+    return -x
+
+
+NEG = unary("neg", _neg_fwd, linear=True)
 NEG.def_vjp(lambda ctx, g: (-g,))
 
 

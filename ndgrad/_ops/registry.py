@@ -197,6 +197,30 @@ def _broadcast_error(a, b):
     return RuntimeError(f"shapes {list(sa)} and {list(sb)} are not broadcastable")
 
 
+def _kernel_error(op, e, a, b):
+    """Translate a NumPy failure inside a binary kernel into torch's error."""
+    if isinstance(e, ValueError) and a is not None and b is not None:
+        return _broadcast_error(a, b)
+    if op.name in ("sub", "rsub"):
+        err = _bool_sub_error(a, b)
+        if err is not None:
+            return err
+    return e
+
+
+def _bool_sub_error(a, b):
+    """torch refuses subtraction involving bool tensors (arrays or None for numbers)."""
+    n = sum(1 for x in (a, b) if x is not None and x.dtype.kind == "b")
+    if n == 2:
+        return RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                            "supported. Use the `^` or `logical_xor()` operator instead.")
+    if n == 1:
+        return RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                            "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                            "operator instead.")
+    return None
+
+
 def _special_call(op, impl, args, params):
     tokens = [h.before(op, args, params) for h in special_hooks]
     out = impl(*args, params, _plain=True)
@@ -243,7 +267,9 @@ def _register(op):
 
 _ALL_OPS = {}
 
-# Exact tensor types that take the binary fast path (nn adds Parameter).
+_ONE_TRUE = (True,)
+
+# Exact tensor types that take the dispatch fast paths (nn adds Parameter).
 _FAST_TYPES = {Tensor}
 
 
@@ -297,6 +323,26 @@ def unary(name, fwd, node_name=None, save=(), float_only=False, linear=False, pa
                                            np.uint8))
 
     def impl(x, p=None, _plain=False):
+        # Fast path: a plain non-view tensor whose dtype needs no conversion.
+        if type(x) in _FAST_TYPES and not _state.special and x._base is None:
+            d = x._data
+            if not (float_only and d.dtype in ints):
+                out = fwd(d, p) if params else fwd(d)
+                if type(out) is not _ndarray:
+                    out = _asarray(out)
+                res = Tensor(out)
+                if x._rg and _tls.grad_enabled:
+                    if x._extra is not None:
+                        _check_inference(x)
+                    fn = x._grad_fn
+                    edge = (fn, x._output_nr) if fn is not None else (x._accumulator(), 0)
+                    node = node_cls((edge,), saver((x,), res, _ONE_TRUE) if saver else (), p)
+                    if out.dtype is not d.dtype and out.dtype != d.dtype and \
+                            out.dtype.kind in "fc":
+                        node._meta = ((d.shape, d.dtype),)
+                    res._rg = True
+                    res._grad_fn = node
+                return res
         if type(x) is not Tensor and not isinstance(x, Tensor):
             x = as_tensor_arg(x)
         if _state.special and not _plain:
@@ -340,6 +386,7 @@ def binary(name, fwd, node_name=None, save=(), promote="binary", params=False, p
     default_dtype = _dtype.get_default_dtype
     saver = _compile_save(op, 2)
     node_cls = op.node
+    is_sub = name in ("sub", "rsub")
 
     def impl(a, b, p=None, _plain=False):
         # Fast path: two plain tensors of one dtype, no params, nothing special, no views.
@@ -350,8 +397,8 @@ def binary(name, fwd, node_name=None, save=(), promote="binary", params=False, p
             if ad.dtype is bd.dtype and not (to_float and ad.dtype.kind in "biu"):
                 try:
                     out = fast_fwd(ad, bd)
-                except ValueError:
-                    raise _broadcast_error(ad, bd) from None
+                except (ValueError, TypeError) as e:
+                    raise _kernel_error(op, e, ad, bd) from None
                 if type(out) is not _ndarray:
                     out = _asarray(out)
                 res = Tensor(out)
@@ -386,6 +433,10 @@ def binary(name, fwd, node_name=None, save=(), promote="binary", params=False, p
             ta = True
         if _state.special and not _plain:
             return _special_call(op, impl, (a, b), p)
+        if is_sub:
+            err = _bool_sub_error(a._data if ta else None, b._data if tb else None)
+            if err is not None:
+                raise err
         if ta and tb:
             ad = a._data
             bd = b._data
@@ -408,10 +459,8 @@ def binary(name, fwd, node_name=None, save=(), promote="binary", params=False, p
             bd = bd.astype(rd)
         try:
             out = fwd(ad, bd, p) if params else fwd(ad, bd)
-        except ValueError:
-            if ta and tb:
-                raise _broadcast_error(ad, bd) from None
-            raise
+        except (ValueError, TypeError) as e:
+            raise _kernel_error(op, e, ad if ta else None, bd if tb else None) from None
         if type(out) is not _ndarray:
             out = _asarray(out)
         if compare:
