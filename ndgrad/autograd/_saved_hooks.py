@@ -1,3 +1,284 @@
-"""Saved-tensor hooks: packing and unpacking saved values."""
+"""Saved-tensor hooks: how a value saved for backward is packed and unpacked.
 
-__all__ = []
+What lives here: ``pack_saved`` / ``unpack_saved`` (called by ``graph.SavedTensor`` when a
+``saved_tensors_hooks`` context is active or ``register_hooks`` was called on a raw saved
+value), and the user-facing contexts ``saved_tensors_hooks``, ``save_on_cpu``,
+``disable_saved_tensors_hooks`` and ``allow_mutation_on_saved_tensors``.
+
+Semantics follow torch 2.13:
+- the innermost active pair of hooks applies, at save time; ``pack_hook(tensor)`` may return
+  anything, ``unpack_hook(packed)`` must return a Tensor and is called on every access;
+- a packed value is not version-checked (the hooks own it), and the saved tensor drops its
+  own reference to the data, so memory really is released (that is what the hooks are for);
+- the unpacked tensor is a new tensor carrying the original's autograd identity: the node
+  for a saved output, the grad_fn or gradient accumulator of a saved input.
+"""
+
+import weakref
+
+from .. import _state
+
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
+           "allow_mutation_on_saved_tensors"]
+
+_tls = _state.tls
+
+_PACK_MUTATED = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
+    "pack hook cannot be modified by in-place operations as this can lead to unexpected "
+    "side-effects. Please open an issue if you need to perform in-place operations on the "
+    "input to a pack hook.")
+
+
+def pack_saved(saved, hooks, t):
+    """Run ``pack`` of `hooks` on `t` (the tensor `saved` stands for) and keep the result."""
+    pack, unpack = hooks
+    if saved._hooks is not None:
+        raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
+                           "been set. Hint: only one pair of hooks is allowed at a time.")
+    if saved._output_nr < 0:
+        # An input: remember where its gradient goes so the unpacked copy is connected.
+        saved._leaf_acc = t._edge() if t.requires_grad else None
+    version = t._vc[0]
+    packed = pack(t)
+    if t._vc[0] != version:
+        raise RuntimeError(_PACK_MUTATED)
+    saved._packed = packed
+    saved._hooks = unpack
+    # Drop our own references: from now on the packed value is the only copy we keep.
+    saved._tensor = None
+    saved._data = None
+
+
+def unpack_saved(saved, node):
+    """The tensor for `saved`, rebuilt from ``unpack_hook(packed)``."""
+    from .._tensor import Tensor
+    from .graph import AccumulateGrad
+    r = saved._hooks(saved._packed)
+    if not isinstance(r, Tensor):
+        raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                        f"result of type {type(r).__name__}")
+    out = Tensor(r._data)
+    out._vc = saved._vc
+    if saved._output_nr >= 0:
+        if node is not None:
+            out._rg = True
+            out._grad_fn = node
+            out._output_nr = saved._output_nr
+        return out
+    edge = saved._leaf_acc
+    if edge is not None:
+        fn, nr = edge
+        out._rg = True
+        if type(fn) is AccumulateGrad:
+            # Gradients reaching the copy flow into the original leaf's accumulator.
+            out._acc = weakref.ref(fn)
+        else:
+            out._grad_fn = fn
+            out._output_nr = nr
+    return out
+
+
+def register_raw_hooks(saved, node, pack_hook, unpack_hook):
+    """``_raw_saved_<name>.register_hooks(pack, unpack)`` on a value already saved."""
+    if node is not None and node._saved is not None and _is_freed(node):
+        raise RuntimeError(
+            "Calling register_hooks on a saved tensor after it has been freed. Saved "
+            "intermediate values of the graph are freed when you call .backward() or "
+            "autograd.grad(). Specify retain_graph=True if you need to backward through the "
+            "graph a second time or if you need to access saved variables after calling "
+            "backward.")
+    if saved is None:
+        raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
+                           "forbidden")
+    if not callable(pack_hook) or not callable(unpack_hook):
+        raise TypeError("register_hooks(): expected two callables (pack_hook, unpack_hook)")
+    if saved._hooks is not None:
+        raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
+                           "been set. Hint: only one pair of hooks is allowed at a time.")
+    from .._tensor import Tensor
+    t = saved._tensor
+    if t is None:
+        t = Tensor(saved._data)
+        t._vc = saved._vc
+    pack_saved(saved, (pack_hook, unpack_hook), t)
+
+
+def _is_freed(node):
+    from .graph import FREED
+    return node._saved is FREED
+
+
+class saved_tensors_hooks:
+    """Context manager setting pack/unpack hooks for tensors saved for backward.
+
+    Example::
+
+        >>> def pack(t): return t.detach().clone()
+        >>> def unpack(t): return t
+        >>> with ndgrad.autograd.graph.saved_tensors_hooks(pack, unpack):
+        ...     y = x.exp()       # the saved result goes through pack
+        >>> y.sum().backward()    # ... and through unpack here
+    """
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        msg = _tls.saved_hooks_disabled
+        if msg is not None:
+            raise RuntimeError(msg)
+        _tls.saved_hooks = _tls.saved_hooks + ((self.pack_hook, self.unpack_hook),)
+        return self
+
+    def __exit__(self, *exc):
+        _tls.saved_hooks = _tls.saved_hooks[:-1]
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Keep saved tensors in host memory and bring them back for backward.
+
+    ndgrad runs on the CPU, so, as torch does for CPU tensors, the saved value is a host copy
+    (made at save time) that backward reads back. ``pin_memory`` is accepted and has nothing to
+    pin here.
+    """
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        import numpy as np
+        from .._tensor import Tensor
+
+        def pack_to_cpu(t):
+            return (t.device, Tensor(np.array(t._data, copy=True)))
+
+        def unpack_from_cpu(packed):
+            _device, tensor = packed
+            return tensor
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+class disable_saved_tensors_hooks:
+    """Make entering ``saved_tensors_hooks`` raise ``RuntimeError(error_message)``.
+
+    Also usable as a decorator. Raises at once if hooks are already active.
+    """
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+        self._prev = None
+
+    def __enter__(self):
+        if _tls.saved_hooks:
+            raise RuntimeError(self.error_message)
+        self._prev = _tls.saved_hooks_disabled
+        _tls.saved_hooks_disabled = self.error_message
+        return self
+
+    def __exit__(self, *exc):
+        _tls.saved_hooks_disabled = self._prev
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with disable_saved_tensors_hooks(self.error_message):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+# --------------------------------------------------------------------- allow mutation
+_OUTSIDE_ALLOW_MUTATION = (
+    "Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+    "in which the graph was originally recorded.")
+
+
+class _SavedRecord:
+    """What allow_mutation_on_saved_tensors packs: the tensor, and a clone once mutated."""
+
+    __slots__ = ("tensor", "clone")
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+        self.clone = None
+
+
+class _AllowMutationOnSavedContext:
+    """State of an ``allow_mutation_on_saved_tensors`` block.
+
+    Tensors saved inside are packed as records grouped by version counter (a tensor, its
+    views and detached aliases share one); just before an in-place op writes to any of them,
+    the saved values of that group are cloned, and backward reads the clones.
+    """
+
+    def __init__(self):
+        self.by_counter = {}  # id(version counter) -> (counter, [records])
+        self.closed = False
+
+    # pack/unpack hooks
+    def pack(self, t):
+        rec = _SavedRecord(t)
+        entry = self.by_counter.get(id(t._vc))
+        if entry is None:
+            entry = self.by_counter[id(t._vc)] = (t._vc, [])
+        entry[1].append(rec)
+        return rec
+
+    def unpack(self, rec):
+        if self.closed:
+            raise AssertionError(_OUTSIDE_ALLOW_MUTATION)
+        return rec.clone if rec.clone is not None else rec.tensor
+
+    # special-mode observer: before every op, clone what an in-place op is about to change
+    def before(self, op, args, params):
+        if hasattr(op, "op") and args:
+            target = args[0]
+            entry = self.by_counter.pop(id(target._vc), None)
+            if entry is not None:
+                import numpy as np
+                from .._tensor import Tensor
+                for rec in entry[1]:
+                    if rec.clone is None:
+                        rec.clone = Tensor(np.array(rec.tensor._data, copy=True))
+        return None
+
+    def after(self, op, args, params, outputs, token):
+        pass
+
+    def clear(self):
+        self.by_counter.clear()
+
+
+_allow_mutation_active = []
+
+
+class allow_mutation_on_saved_tensors:
+    """Allow in-place changes to tensors saved for backward: the originals are cloned first.
+
+    Inside the block, mutating a tensor that a node saved makes a copy of the saved value
+    before the write, so backward computes with the value the forward used. Backward through
+    such a graph after the block has exited raises torch's AssertionError.
+    """
+
+    def __enter__(self):
+        if _allow_mutation_active:
+            raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+        from .._ops.registry import special_hooks
+        ctx = self._ctx = _AllowMutationOnSavedContext()
+        self._hooks = saved_tensors_hooks(ctx.pack, ctx.unpack)
+        self._hooks.__enter__()
+        special_hooks.append(ctx)
+        _state.enter_special()
+        _allow_mutation_active.append(ctx)
+        return ctx
+
+    def __exit__(self, *exc):
+        from .._ops.registry import special_hooks
+        ctx = self._ctx
+        _allow_mutation_active.remove(ctx)
+        _state.exit_special()
+        special_hooks.remove(ctx)
+        self._hooks.__exit__(*exc)
+        ctx.closed = True
+        ctx.clear()

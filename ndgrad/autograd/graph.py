@@ -287,12 +287,17 @@ def version_error(saved, node):
         from .._dtype import from_np
         kind = "torch." + from_np(saved._data.dtype)._legacy
         where = "" if node is None else f", which is output {saved._output_nr} of {_short(node)}"
-    return (
+    msg = (
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: [{kind} {shape}]{where}, is at version {saved._vc[0]}; expected version "
         f"{saved._version} instead. Hint: enable anomaly detection to find the operation that "
         "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, "
         "check_nan=False).")
+    if _state.special:
+        # Anomaly mode changes the hint, and may know where the in-place op was called.
+        from .anomaly_mode import _explain_version_error
+        msg = _explain_version_error(msg, saved)
+    return msg
 
 
 def _short(node):
@@ -334,3 +339,13 @@ def increment_version(tensor):
             t._vc[0] += 1
     else:
         tensor._vc[0] += 1
+
+
+# The introspection API (saved-value attributes, multi-grad hooks, graph pictures) and the
+# saved-tensor hook contexts live in their own modules; ``autograd.graph`` is their public home.
+from ._graph_extras import *  # noqa: E402,F401,F403
+from ._graph_extras import __all__ as _extras_all  # noqa: E402
+from ._saved_hooks import *  # noqa: E402,F401,F403
+from ._saved_hooks import __all__ as _hooks_all  # noqa: E402
+
+__all__ = __all__ + _extras_all + _hooks_all

@@ -1,0 +1,385 @@
+"""The introspection half of ``ndgrad.autograd.graph`` (re-exported there).
+
+What lives here: the saved values of a node as torch-named attributes (``_saved_self``,
+``_saved_result``, ... and their raw handles ``_raw_saved_<name>``), ``register_multi_grad_hook``,
+and pictures of the backward graph (``to_dot``, ``render``). Nothing here is on the hot path:
+``Node.__getattr__`` only runs for attributes a node does not have.
+"""
+
+import shutil
+import subprocess
+import sys
+import threading
+
+from .graph import Node, AccumulateGrad, SavedTensor, FREED, BACKWARD_TWICE
+
+__all__ = ["register_multi_grad_hook", "to_dot", "render", "register_saved_names",
+           "saved_values"]
+
+# ---------------------------------------------------------------- saved-value names
+# Per op (OpDef.name): torch's argument names, by input index. Inputs not listed are named
+# "self", "other" in order; saved outputs are "result" (output 0) and per-op names below.
+_ARG_NAMES = {
+    "mm": ("self", "mat2"), "bmm": ("self", "mat2"), "mv": ("self", "vec"),
+    "dot": ("self", "tensor"), "addmm": ("self", "mat1", "mat2"),
+    "where": ("condition", "self", "other"),
+    "tanh_backward": ("grad_output", "output"), "sigmoid_backward": ("grad_output", "output"),
+    "threshold_backward": ("grad_output", "self"), "masked_fill": ("self", "mask"),
+    "gather": ("self", "index"), "scatter": ("self", "index", "src"),
+    "scatter_add": ("self", "index", "src"), "index_select": ("self", "index"),
+    "index_add": ("self", "index", "source"),
+    "pow": ("self", "exponent"), "pow_tensor": ("self", "exponent"),
+    "pow_rscalar": ("self", "exponent"),
+}
+_OUT_NAMES = {"max_dim": ("result", "indices"), "min_dim": ("result", "indices")}
+# Ops whose saved Python numbers torch exposes as numbers (elsewhere they are wrapped tensors).
+_RAW_NUMBERS = {"pow", "pow_rscalar"}
+_DEFAULT_ARGS = ("self", "other")
+
+
+def register_saved_names(op_name, arg_names=None, out_names=None):
+    """Declare torch's names for the saved values of op `op_name` (for new primitives)."""
+    if arg_names is not None:
+        _ARG_NAMES[op_name] = tuple(arg_names)
+    if out_names is not None:
+        _OUT_NAMES[op_name] = tuple(out_names)
+
+
+def _names(node):
+    """``[(attribute name, index into node._saved)]`` for a node's saved values."""
+    op = type(node)._op
+    if op is None or not op.save:
+        return []
+    args = _ARG_NAMES.get(op.name, _DEFAULT_ARGS)
+    outs = _OUT_NAMES.get(op.name, ())
+    names = []
+    for i, (what, _cond) in enumerate(op.save):
+        if type(what) is str:
+            k = 0 if what == "out" else int(what[3:])
+            name = outs[k] if k < len(outs) else ("result" if k == 0 else f"result{k}")
+        else:
+            name = args[what] if what < len(args) else f"input{what}"
+        names.append((name, i))
+    return names
+
+
+def saved_values(node):
+    """``{name: value}`` of everything a node saved (tensors unpacked), for display."""
+    out = {}
+    for name, _i in _names(node):
+        out[name] = getattr(node, "_saved_" + name)
+    ex = node._extra
+    if ex is not None and "shape" in ex:
+        out["self_sym_sizes"] = tuple(ex["shape"])
+    return out
+
+
+class _RawSaved:
+    """torch's ``SavedTensor`` handle: ``register_hooks(pack, unpack)`` on one saved value."""
+
+    __slots__ = ("_node", "_index")
+
+    def __init__(self, node, index):
+        self._node = node
+        self._index = index
+
+    def _value(self):
+        saved = self._node._saved
+        return None if saved is FREED else saved[self._index]
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        from ._saved_hooks import register_raw_hooks
+        register_raw_hooks(self._value(), self._node, pack_hook, unpack_hook)
+
+    def unpack(self):
+        saved = self._node._saved
+        if saved is FREED:
+            raise RuntimeError(BACKWARD_TWICE)
+        s = saved[self._index]
+        return s.unpack(self._node) if type(s) is SavedTensor else s
+
+    @property
+    def data(self):
+        return self.unpack()
+
+    def __repr__(self):
+        return f"<SavedTensor of {self._node.name()}>"
+
+
+def _node_getattr(self, name):
+    if name.startswith("_saved_") or name.startswith("_raw_saved_"):
+        raw = name.startswith("_raw_")
+        key = name[11:] if raw else name[7:]
+        for n, i in _names(self):
+            if n == key:
+                return _saved_attr(self, i, raw)
+        if key == "self_sym_sizes" and not raw:
+            ex = self._extra
+            if ex is not None and "shape" in ex:
+                return tuple(ex["shape"])
+    raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+def _saved_attr(node, i, raw):
+    saved = node._saved
+    if raw:
+        if saved is not FREED and saved[i] is not None and type(saved[i]) is not SavedTensor:
+            raise AttributeError("a saved number has no raw SavedTensor handle")
+        return _RawSaved(node, i)
+    if saved is FREED:
+        raise RuntimeError(BACKWARD_TWICE)
+    s = saved[i]
+    if type(s) is SavedTensor:
+        return s.unpack(node)
+    if s is None or type(node)._op.name in _RAW_NUMBERS:
+        return s
+    from .._ops.registry import as_tensor_arg
+    try:
+        return as_tensor_arg(s)
+    except TypeError:
+        return s
+
+
+def _node_dir(self):
+    names = set(object.__dir__(self))
+    for n, _i in _names(self):
+        names.add("_saved_" + n)
+        names.add("_raw_saved_" + n)
+    return sorted(names)
+
+
+Node.__getattr__ = _node_getattr
+Node.__dir__ = _node_dir
+
+
+# ---------------------------------------------------------------- the running backward
+def _current_task():
+    """``(deps, heap, needed, node)`` of the innermost backward running on this thread.
+
+    Read from the engine's frame, so the engine pays nothing for it; only multi-grad hooks
+    and checkpointing ask. Returns None outside backward.
+    """
+    from . import engine
+    code = engine.run_backward.__code__
+    f = sys._getframe(1)
+    while f is not None:
+        if f.f_code is code:
+            loc = f.f_locals
+            return (loc.get("deps"), loc.get("heap"), loc.get("needed"), loc.get("node"))
+        f = f.f_back
+    return None
+
+
+def _will_execute(task, node):
+    deps, heap, needed, _current = task
+    pending = (deps is not None and node in deps) or \
+        (heap is not None and any(n is node for _s, n in heap))
+    if pending and needed is not None and type(node) is not AccumulateGrad:
+        pending = bool(needed.get(node, False))
+    return pending
+
+
+def _grad_fn_or_acc(t):
+    fn = t.grad_fn
+    return fn if fn is not None else t._accumulator()
+
+
+class _MultiHandle:
+    """Removes every hook a ``register_multi_grad_hook`` call installed."""
+
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """Call `fn` once per backward after the gradients of `tensors` were computed.
+
+    ``mode="all"``: ``fn(grads)`` with one gradient per tensor (None for tensors this
+    backward does not reach), after the last of them is ready. ``mode="any"``: ``fn(grad)``
+    with the first gradient computed among `tensors`. Returns a handle with ``remove()``.
+    """
+    supported = ("all", "any")
+    if mode not in supported:
+        raise ValueError(f"Expects mode to be one of {supported} but got {mode}")
+    tensors = tuple(tensors)
+    lock = threading.Lock()
+    if mode == "all":
+        n = len(tensors)
+        nodes = [_grad_fn_or_acc(t) for t in tensors]
+        state = {"key": None, "count": 0, "expected": 0, "buf": None}
+
+        def make_inner(idx):
+            def inner(grad):
+                task = _current_task()
+                key = task[0] if task is not None else None
+                with lock:
+                    if state["buf"] is None or state["key"] is not key:
+                        # First hook of this backward: how many of ours will run in it?
+                        expected = 1
+                        for j in range(n):
+                            if j == idx:
+                                continue
+                            if task is None:
+                                continue
+                            if nodes[j] is task[3] or _will_execute(task, nodes[j]):
+                                expected += 1
+                        state.update(key=key, count=0, expected=expected, buf=[None] * n)
+                    state["buf"][idx] = grad
+                    state["count"] += 1
+                    done = state["count"] >= state["expected"]
+                    buf = state["buf"]
+                    if done:
+                        state.update(key=None, buf=None)
+                if done:
+                    fn(buf)
+            return inner
+
+        handles = tuple(t.register_hook(make_inner(i)) for i, t in enumerate(tensors))
+        return _MultiHandle(handles)
+
+    ran = {"key": None}
+
+    def wrapped(grad):
+        task = _current_task()
+        key = task[0] if task is not None else object()
+        with lock:
+            if ran["key"] is key:
+                return
+            ran["key"] = key
+        fn(grad)
+
+    handles = tuple(t.register_hook(wrapped) for t in tensors if t.requires_grad)
+    return _MultiHandle(handles)
+
+
+# ---------------------------------------------------------------- pictures of the graph
+def _shape(t):
+    return "(" + ", ".join(str(s) for s in t._data.shape) + ")"
+
+
+def _esc(s):
+    return str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def _fmt_us(us):
+    if us >= 1e6:
+        return f"{us / 1e6:.3f}s"
+    if us >= 1e3:
+        return f"{us / 1e3:.3f}ms"
+    return f"{us:.3f}us"
+
+
+def to_dot(tensors, params=None, show_saved=False, profile=None, name="backward"):
+    """Graphviz DOT source of the backward graph behind `tensors` (a tensor or a sequence).
+
+    Nodes are labelled with ``grad_fn.name()``; leaves with their name from `params` (a dict
+    ``name -> tensor``, e.g. ``dict(model.named_parameters())``) and shape; outputs in green.
+    ``show_saved=True`` adds each saved tensor (orange, with its shape) and saved numbers.
+    ``profile`` (a finished ``autograd.profiler.profile``) annotates each node with the time
+    its backward took, matched by sequence number.
+
+    Example::
+
+        >>> src = ndgrad.autograd.graph.to_dot(loss, params=dict(model.named_parameters()))
+        >>> ndgrad.autograd.graph.render(src, "graph.svg")   # needs Graphviz's `dot`
+    """
+    from .._tensor import Tensor
+    if isinstance(tensors, Tensor):
+        tensors = (tensors,)
+    names = {id(t): n for n, t in (params or {}).items()}
+    times = _node_times(profile) if profile is not None else {}
+    lines = [f"digraph {name} {{",
+             '  graph [rankdir=BT];',
+             '  node [style=filled, shape=box, align=left, fontsize=10, height=0.2, '
+             'ranksep=0.1, fontname=monospace];']
+    seen = set()
+    stack = []
+    for k, t in enumerate(tensors):
+        oid = f"out{k}"
+        lines.append(f'  {oid} [label="{_esc(_shape(t))}", fillcolor=darkolivegreen1];')
+        fn = t.grad_fn
+        if fn is None and t.requires_grad:
+            fn = t._accumulator()
+        if fn is not None:
+            lines.append(f"  n{id(fn)} -> {oid};")
+            stack.append(fn)
+    while stack:
+        fn = stack.pop()
+        if fn in seen:
+            continue
+        seen.add(fn)
+        nid = f"n{id(fn)}"
+        if type(fn) is AccumulateGrad:
+            v = fn.variable
+            label = (names.get(id(v), "") + "\n" if id(v) in names else "") + _shape(v)
+            lines.append(f'  {nid} [label="{_esc(label)}", fillcolor=lightblue];')
+            continue
+        label = fn.name()
+        if fn._seq in times:
+            label += "\n" + _fmt_us(times[fn._seq])
+        extra_lines = []
+        if show_saved and fn._saved is not FREED:
+            for sname, value in saved_values(fn).items():
+                if isinstance(value, Tensor):
+                    sid = f"s{id(fn)}_{sname}"
+                    extra_lines.append(f'  {sid} [label="{_esc(sname)}\\n'
+                                       f'{_esc(_shape(value))}", fillcolor=orange];')
+                    extra_lines.append(f"  {sid} -> {nid} [style=dashed, dir=none];")
+                elif value is not None:
+                    label += f"\n{sname}: {value}"
+        lines.append(f'  {nid} [label="{_esc(label)}", fillcolor=lightgrey];')
+        lines.extend(extra_lines)
+        for e in fn._next:
+            if e is None:
+                continue
+            lines.append(f"  n{id(e[0])} -> {nid};")
+            if e[0] not in seen:
+                stack.append(e[0])
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _node_times(prof):
+    """Backward time per sequence number from a profiler's backward-node events."""
+    times = {}
+    for ev in prof.function_events:
+        if ev.sequence_nr >= 0 and ev.name.endswith(tuple("0123456789")) and \
+                "Backward" in ev.name and not ev.name.startswith("autograd::"):
+            times[ev.sequence_nr] = times.get(ev.sequence_nr, 0.0) + ev.cpu_time_total
+    return times
+
+
+_NO_DOT = (
+    "Rendering needs Graphviz's `dot` program, which was not found on PATH. Install Graphviz "
+    "(apt-get install graphviz, brew install graphviz, conda install graphviz or "
+    "https://graphviz.org/download/), or paste the DOT source from to_dot() into any Graphviz "
+    "viewer.")
+
+
+def render(graph, path, format=None, **to_dot_kwargs):
+    """Write a picture of `graph` (DOT source, or a tensor passed to ``to_dot``) to `path`.
+
+    The format comes from `format` or the file suffix (svg, png, pdf, ...). Needs the Graphviz
+    ``dot`` binary; raises RuntimeError saying how to get it when it is missing.
+    Returns `path`.
+    """
+    source = graph if isinstance(graph, str) else to_dot(graph, **to_dot_kwargs)
+    fmt = format or (str(path).rsplit(".", 1)[-1] if "." in str(path) else "svg")
+    exe = shutil.which("dot")
+    if exe is None:
+        raise RuntimeError(_NO_DOT)
+    proc = subprocess.run([exe, f"-T{fmt}", "-o", str(path)], input=source.encode(),
+                          capture_output=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"Graphviz failed: {proc.stderr.decode(errors='replace').strip()}")
+    return path
