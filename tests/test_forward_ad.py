@@ -375,3 +375,47 @@ def test_finite_differences_chain():
     fd = (_np(f(ndgrad, ndgrad.tensor(x + eps * v))) -
           _np(f(ndgrad, ndgrad.tensor(x - eps * v)))) / (2 * eps)
     np.testing.assert_allclose(_np(tan), fd, rtol=1e-6, atol=1e-8)
+
+
+# ----------------------------------------------------------------------------- custom Function
+def _make_functions(lib):
+    class MulAdd(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            ctx.save_for_forward(x, y)
+            return x * y, x + 1
+
+        @staticmethod
+        def jvp(ctx, tx, ty):
+            x, y = ctx.saved_tensors
+            return tx * y + ty * x, tx
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1, g2
+
+    class NoJvp(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.exp()
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+    return MulAdd, NoJvp
+
+
+def test_custom_function_jvp_and_missing_jvp_error():
+    res = []
+    for lib, fw in ((ndgrad, nfw), (torch, tfw)):
+        MulAdd, NoJvp = _make_functions(lib)
+        with fw.dual_level():
+            x = fw.make_dual(lib.tensor([1.0, 2.0]), lib.tensor([1.0, 0.5]))
+            y = lib.tensor([3.0, 4.0])
+            a, b = MulAdd.apply(x, y)
+            out = [_np(fw.unpack_dual(a).tangent), _np(fw.unpack_dual(b).tangent)]
+            out.append(_err(lambda: NoJvp.apply(x)))
+        res.append(out)
+    np.testing.assert_allclose(res[0][0], res[1][0])
+    np.testing.assert_allclose(res[0][1], res[1][1])
+    assert res[0][2] == res[1][2]

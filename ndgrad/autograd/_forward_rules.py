@@ -39,7 +39,7 @@ _tls = _state.tls
 # The active dual level (-1: none), tensors holding a tangent at it (cleared on exit), and
 # whether a tangent computation is running (no propagation inside one).
 _level = -1
-_live = weakref.WeakSet()
+_live = {}  # id -> weakref (a WeakSet would compare tensors with ==)
 _busy = False
 
 
@@ -100,7 +100,7 @@ def set_tangent(t, tangent, level=None, src=None):
     if fw is None:
         fw = ex["fw_grad"] = {}
     fw[level] = (tangent, src)
-    _live.add(t)
+    _live[id(t)] = weakref.ref(t)
 
 
 _live_nodes = weakref.WeakSet()
@@ -124,7 +124,7 @@ def mark_primal(t, level):
     bt = _base_tangent(t)
     if bt is not None:
         t._extras().setdefault("fw_grad", {})[level] = (None, bt)
-        _live.add(t)
+        _live[id(t)] = weakref.ref(t)
 
 
 def _base_tangent(t):
@@ -166,6 +166,8 @@ def activate(level):
         _install_rules()
         _RULES_INSTALLED = True
     _level = level
+    from . import function
+    function._forward_ad_hook = _function_hook
     registry.special_hooks.append(_OBSERVER)
     _state.enter_special()
 
@@ -178,7 +180,10 @@ def deactivate(level):
         pass
     else:
         _state.exit_special()
-    for t in list(_live):
+    for ref in list(_live.values()):
+        t = ref()
+        if t is None:
+            continue
         ex = t._extra
         if ex is not None:
             fw = ex.get("fw_grad")
@@ -291,6 +296,37 @@ class _Observer:
 
 
 _OBSERVER = _Observer()
+
+
+def _function_hook(ctx, args, outputs):
+    """Tangents of a custom Function's outputs from its ``jvp`` (see function.py)."""
+    global _busy
+    if _busy or _level < 0:
+        return
+    tans = [get_tangent(a) if isinstance(a, Tensor) else None for a in args]
+    if all(t is None for t in tans):
+        return
+    from .function import run_jvp
+    from .. import zeros_like
+    _busy = True
+    try:
+        if getattr(ctx, "materialize_grads", True):
+            # torch hands zeros (not None) to jvp for tensor inputs without a tangent.
+            tans = [zeros_like(a) if t is None and isinstance(a, Tensor) and
+                    a._data.dtype.kind in "fc" else t for a, t in zip(args, tans)]
+        res = run_jvp(ctx, tans)
+        for o, tan in zip(outputs, res):
+            if not isinstance(o, Tensor) or o._data.dtype.kind not in "fc":
+                continue
+            if tan is None:
+                set_tangent(o, None)
+                continue
+            tan = _fit(tan, o)
+            set_tangent(o, tan, src=_base_tangent(o) if o._base is not None else None)
+            if o._grad_fn is not None and o._base is None:
+                _remember_on_node(o, tan)
+    finally:
+        _busy = False
 
 
 def _fit(tan, o):
