@@ -1,0 +1,1221 @@
+"""Fused primitives of ``ndgrad.nn.functional`` whose composite form would be too slow or
+unstable: activations with torch's node names, softmax / log_softmax, nll_loss, convolution
+(im2col + one matmul), max / average pooling, embedding, batch / layer norm; plus the
+in-place random fills of ``Tensor`` (``uniform_``, ``normal_``, ``bernoulli_``, ...).
+
+Each backward rule is written in ndgrad ops or as another primitive with its own rule, so
+double backward works. Forward kernels are vectorised over the batch (no Python loop over
+samples); pooling and col2im loop only over kernel offsets.
+"""
+
+import math
+
+import numpy as np
+
+from .. import _random
+from .. import _state
+from .._tensor import Tensor
+from .registry import unary, binary, primitive
+from . import elementwise as E
+from .inplace import check_inplace
+
+__all__ = []
+
+_tls = _state.tls
+
+
+# ============================================================================ helpers
+def write_inplace(t, values):
+    """Write `values` (an array) into tensor `t` as an in-place op without history."""
+    check_inplace(t)
+    np.copyto(t._data, values, casting="unsafe")
+    t._vc[0] += 1
+    return t
+
+
+def _erf_np(x):
+    return np.vectorize(math.erf, otypes=[np.float64])(x)
+
+
+def erfinv_np(y):
+    """Inverse error function in float64 (Giles' approximation + two Newton steps)."""
+    y = np.asarray(y, np.float64)
+    w = -np.log((1.0 - y) * (1.0 + y))
+    small = w < 5.0
+    ws = w - 2.5
+    p1 = 2.81022636e-08
+    for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+              -0.00417768164, 0.246640727, 1.50140941):
+        p1 = c + p1 * ws
+    wl = np.sqrt(np.maximum(w, 5.0)) - 3.0
+    p2 = -0.000200214257
+    for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+              0.00943887047, 1.00167406, 2.83297682):
+        p2 = c + p2 * wl
+    x = np.where(small, p1, p2) * y
+    two_over_sqrt_pi = 2.0 / math.sqrt(math.pi)
+    for _ in range(2):
+        err = _erf_np(x) - y
+        x = x - err / (two_over_sqrt_pi * np.exp(-x * x))
+    x = np.where(np.abs(y) == 1.0, np.copysign(np.inf, y), x)
+    return x
+
+
+# ============================================================================ random fills
+def _gen(generator):
+    return generator if generator is not None else _random.default_generator
+
+
+def _uniform_(self, from_=0.0, to=1.0, *, generator=None):
+    vals = _gen(generator).uniform(self._data.shape, self._data.dtype, from_, to)
+    return write_inplace(self, vals)
+
+
+def _normal_(self, mean=0.0, std=1.0, *, generator=None):
+    vals = _gen(generator).normal(self._data.shape, self._data.dtype, mean, std)
+    return write_inplace(self, vals)
+
+
+def _bernoulli_(self, p=0.5, *, generator=None):
+    pp = p._data if isinstance(p, Tensor) else p
+    vals = _gen(generator).bernoulli(pp, self._data.shape, self._data.dtype)
+    return write_inplace(self, vals)
+
+
+def _exponential_(self, lambd=1.0, *, generator=None):
+    vals = _gen(generator).exponential(self._data.shape, self._data.dtype, lambd)
+    return write_inplace(self, vals)
+
+
+def _random_(self, from_=0, to=None, *, generator=None):
+    if to is None:
+        if from_ == 0 and to is None:
+            d = self._data.dtype
+            if d.kind == "f":
+                to = 2 ** {2: 11, 4: 24, 8: 53}[d.itemsize] + 1
+            elif d.kind == "b":
+                to = 2
+            else:
+                to = int(np.iinfo(d).max) + 1
+        else:
+            from_, to = 0, from_
+    vals = _gen(generator).randint(from_, to, self._data.shape, np.int64)
+    return write_inplace(self, vals.astype(self._data.dtype))
+
+
+def _erfinv_(self):
+    return write_inplace(self, erfinv_np(self._data).astype(self._data.dtype))
+
+
+# ============================================================================ activations
+def _activation(name, node_name, f, df, d2f=None):
+    """An elementwise activation ``y = f(x, p)`` with a differentiable fused backward.
+
+    ``ACT_BW(g, x) = g * df(x)`` is itself a primitive whose rule uses ``d2f`` (zero when
+    None, for piecewise-linear functions), so double backward is exact.
+    """
+    op = unary(name, f, node_name, save=((0, None),), float_only=True, params=True)
+    bw = binary(name + "_backward", lambda g, x, p: g * df(x, p),
+                node_name.replace("Backward0", "BackwardBackward0"), save=((0, 1), (1, None)),
+                params=True)
+    d2 = unary(name + "_d2", (lambda x, p: d2f(x, p)) if d2f is not None else
+               (lambda x, p: np.zeros_like(x)), params=True)
+
+    @op.def_vjp
+    def _(ctx, g):
+        (x,) = ctx.saved
+        return (bw.call(g, x, ctx._params),)
+
+    @bw.def_vjp
+    def _(ctx, gg):
+        g, x = ctx.saved
+        n = ctx._next
+        p = ctx._params
+        ggrad = bw.call(gg, x, p) if n[0] else None
+        gx = None
+        if n[1] and d2f is not None:
+            gx = gg * g * d2.call(x, p)
+        return ggrad, gx
+
+    return op
+
+
+_SQRT_2_PI = math.sqrt(2.0 / math.pi)
+_INV_SQRT_2 = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def _erf(x):
+    return _erf_np(x).astype(x.dtype) if x.size < 64 else _erf_fast(x)
+
+
+def _erf_fast(x):
+    # erf with max abs error ~1e-7 relative (W. J. Cody style rational approx via erfc),
+    # accurate to float32 rounding; float64 inputs use math.erf per element.
+    if x.dtype == np.float64:
+        return _erf_np(x)
+    xd = x.astype(np.float64)
+    return _erf_np(xd).astype(x.dtype) if xd.size < 4096 else _erf_approx(xd).astype(x.dtype)
+
+
+def _erf_approx(x):
+    # Abramowitz-Stegun 7.1.26 is too coarse; use erfc continued via exp and a high-order
+    # polynomial (Numerical Recipes erfc, fractional error < 1.2e-7).
+    z = np.abs(x)
+    t = 1.0 / (1.0 + 0.5 * z)
+    poly = -z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (
+        0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (
+            1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
+    r = 1.0 - t * np.exp(poly)
+    return np.where(x >= 0, r, -r)
+
+
+def _gelu_f(x, approx):
+    if approx == "tanh":
+        inner = x.dtype.type(_SQRT_2_PI) * (x + x.dtype.type(0.044715) * x * x * x)
+        return x.dtype.type(0.5) * x * (1 + np.tanh(inner))
+    return x * x.dtype.type(0.5) * (1 + _erf(x * x.dtype.type(_INV_SQRT_2)))
+
+
+def _gelu_df(x, approx):
+    if approx == "tanh":
+        k = _SQRT_2_PI
+        inner = k * (x + 0.044715 * x ** 3)
+        th = np.tanh(inner)
+        dinner = k * (1 + 3 * 0.044715 * x * x)
+        return (0.5 * (1 + th) + 0.5 * x * (1 - th * th) * dinner).astype(x.dtype)
+    cdf = 0.5 * (1 + _erf(x * x.dtype.type(_INV_SQRT_2)))
+    pdf = np.exp(-0.5 * x * x) * x.dtype.type(_INV_SQRT_2PI)
+    return (cdf + x * pdf).astype(x.dtype)
+
+
+def _gelu_d2(x, approx):
+    if approx == "tanh":
+        k = _SQRT_2_PI
+        c = 0.044715
+        inner = k * (x + c * x ** 3)
+        th = np.tanh(inner)
+        sech2 = 1 - th * th
+        dinner = k * (1 + 3 * c * x * x)
+        d2inner = k * 6 * c * x
+        return (sech2 * dinner + 0.5 * x * (-2 * th * sech2 * dinner * dinner
+                                            + sech2 * d2inner)).astype(x.dtype)
+    pdf = np.exp(-0.5 * x * x) * _INV_SQRT_2PI
+    return (pdf * (2 - x * x)).astype(x.dtype)
+
+
+GELU = _activation("gelu", "GeluBackward0", _gelu_f, _gelu_df, _gelu_d2)
+
+
+def _elu_f(x, p):
+    alpha, scale, input_scale = p
+    with np.errstate(over="ignore"):
+        neg = alpha * np.expm1(np.minimum(x, 0) * input_scale)
+    return (scale * np.where(x > 0, x, neg)).astype(x.dtype)
+
+
+def _elu_df(x, p):
+    alpha, scale, input_scale = p
+    return (scale * np.where(x > 0, 1.0, alpha * input_scale * np.exp(np.minimum(x, 0)
+                                                                      * input_scale))
+            ).astype(x.dtype)
+
+
+def _elu_d2(x, p):
+    alpha, scale, input_scale = p
+    return (scale * np.where(x > 0, 0.0, alpha * input_scale ** 2
+                             * np.exp(np.minimum(x, 0) * input_scale))).astype(x.dtype)
+
+
+ELU = _activation("elu", "EluBackward0", _elu_f, _elu_df, _elu_d2)
+CELU = _activation("celu", "CeluBackward0", _elu_f, _elu_df, _elu_d2)
+
+LEAKY_RELU = _activation(
+    "leaky_relu", "LeakyReluBackward0",
+    lambda x, s: np.where(x > 0, x, x * x.dtype.type(s)),
+    lambda x, s: np.where(x > 0, x.dtype.type(1), x.dtype.type(s)))
+
+HARDTANH = _activation(
+    "hardtanh", "HardtanhBackward0",
+    lambda x, p: np.clip(x, x.dtype.type(p[0]), x.dtype.type(p[1])),
+    lambda x, p: ((x > p[0]) & (x < p[1])).astype(x.dtype))
+
+
+def _softplus_f(x, p):
+    beta, threshold = p
+    bx = x * x.dtype.type(beta)
+    with np.errstate(over="ignore"):
+        soft = np.log1p(np.exp(np.minimum(bx, threshold))) / x.dtype.type(beta)
+    return np.where(bx > threshold, x, soft).astype(x.dtype)
+
+
+def _softplus_df(x, p):
+    beta, threshold = p
+    bx = x * beta
+    with np.errstate(over="ignore"):
+        z = np.exp(np.minimum(bx, threshold))
+    return np.where(bx > threshold, 1.0, z / (z + 1)).astype(x.dtype)
+
+
+def _softplus_d2(x, p):
+    beta, threshold = p
+    bx = x * beta
+    s = 1 / (1 + np.exp(-np.minimum(bx, threshold)))
+    return np.where(bx > threshold, 0.0, beta * s * (1 - s)).astype(x.dtype)
+
+
+SOFTPLUS = _activation("softplus", "SoftplusBackward0", _softplus_f, _softplus_df,
+                       _softplus_d2)
+
+
+def _sig(x):
+    with np.errstate(over="ignore"):
+        return 1 / (1 + np.exp(-x))
+
+
+SILU = _activation(
+    "silu", "SiluBackward0",
+    lambda x, p: x * _sig(x),
+    lambda x, p: _sig(x) * (1 + x * (1 - _sig(x))),
+    lambda x, p: _sig(x) * (1 - _sig(x)) * (2 + x * (1 - 2 * _sig(x))))
+
+
+def _mish_parts(x):
+    sp = np.logaddexp(0, x).astype(x.dtype)
+    return np.tanh(sp), _sig(x)
+
+
+def _mish_df(x, p):
+    t, s = _mish_parts(x)
+    return (t + x * s * (1 - t * t)).astype(x.dtype)
+
+
+def _mish_d2(x, p):
+    t, s = _mish_parts(x)
+    sech2 = 1 - t * t
+    return (2 * s * sech2 + x * s * (1 - s) * sech2 - 2 * x * s * s * t * sech2).astype(x.dtype)
+
+
+MISH = _activation("mish", "MishBackward0", lambda x, p: x * _mish_parts(x)[0], _mish_df,
+                   _mish_d2)
+
+HARDSIGMOID = _activation(
+    "hardsigmoid", "HardsigmoidBackward0",
+    lambda x, p: (np.clip(x + 3, 0, 6) / 6).astype(x.dtype),
+    lambda x, p: np.where((x > -3) & (x < 3), x.dtype.type(1 / 6), x.dtype.type(0)))
+
+HARDSWISH = _activation(
+    "hardswish", "HardswishBackward0",
+    lambda x, p: (x * np.clip(x + 3, 0, 6) / 6).astype(x.dtype),
+    lambda x, p: np.where(x < -3, 0.0, np.where(x <= 3, x / 3 + 0.5, 1.0)).astype(x.dtype),
+    lambda x, p: np.where((x > -3) & (x < 3), 1 / 3, 0.0).astype(x.dtype))
+
+LOGSIGMOID = _activation(
+    "log_sigmoid", "LogSigmoidBackward0",
+    lambda x, p: (-np.logaddexp(0, -x)).astype(x.dtype),
+    lambda x, p: _sig(-x).astype(x.dtype),
+    lambda x, p: (-_sig(x) * _sig(-x)).astype(x.dtype))
+
+
+# ============================================================================ softmax family
+def _softmax_fwd(x, p):
+    dim = p
+    m = np.max(x, axis=dim, keepdims=True)
+    e = np.exp(x - m)
+    e /= np.sum(e, axis=dim, keepdims=True)
+    return e
+
+
+def _log_softmax_fwd(x, p):
+    dim = p
+    m = np.max(x, axis=dim, keepdims=True)
+    s = x - m
+    s -= np.log(np.sum(np.exp(s), axis=dim, keepdims=True))
+    return s
+
+
+SOFTMAX = primitive("softmax", _softmax_fwd, "SoftmaxBackward0", save=(("out", None),))
+LOG_SOFTMAX = primitive("log_softmax", _log_softmax_fwd, "LogSoftmaxBackward0",
+                        save=(("out", None),))
+
+
+@SOFTMAX.def_vjp
+def _(ctx, g):
+    (y,) = ctx.saved
+    gy = g * y
+    return (gy - y * gy.sum(ctx._params, keepdim=True),)
+
+
+@LOG_SOFTMAX.def_vjp
+def _(ctx, g):
+    (y,) = ctx.saved
+    return (g - y.exp() * g.sum(ctx._params, keepdim=True),)
+
+
+# ============================================================================ nll_loss
+def _nll_parts(x, target, weight, ignore_index):
+    """Per-sample picked log-probs and weights; x is (N, C, ...) or (C,)."""
+    if x.ndim == 1:
+        xv = x[None]
+        tv = np.asarray(target).reshape(1)
+    else:
+        xv = x
+        tv = target
+    valid = tv != ignore_index
+    safe_t = np.where(valid, tv, 0)
+    picked = np.take_along_axis(xv, safe_t[:, None], axis=1)[:, 0]
+    w = weight[safe_t] if weight is not None else np.ones(safe_t.shape, x.dtype)
+    w = np.where(valid, w, 0).astype(x.dtype)
+    return xv, safe_t, picked, w
+
+
+def _nll_fwd(x, target, weight, p):
+    reduction, ignore_index = p
+    xv, safe_t, picked, w = _nll_parts(x, target, weight, ignore_index)
+    losses = -picked * w
+    if reduction == "none":
+        return losses.reshape(np.shape(target)) if x.ndim > 1 else losses.reshape(())
+    if reduction == "sum":
+        return np.asarray(losses.sum(dtype=x.dtype))
+    total = w.sum(dtype=x.dtype)
+    return np.asarray((losses.sum(dtype=x.dtype) / total).astype(x.dtype))
+
+
+def _nll_bw_fwd(g, x, target, weight, p):
+    reduction, ignore_index = p
+    xv, safe_t, picked, w = _nll_parts(x, target, weight, ignore_index)
+    if reduction == "none":
+        coef = -w * g.reshape(w.shape)
+    elif reduction == "sum":
+        coef = -w * g
+    else:
+        coef = -w * (g / w.sum(dtype=x.dtype))
+    out = np.zeros(xv.shape, x.dtype)
+    np.put_along_axis(out, safe_t[:, None], coef.astype(x.dtype)[:, None], axis=1)
+    return out.reshape(x.shape)
+
+
+NLL_LOSS = primitive("nll_loss", _nll_fwd, "NllLossBackward0", save=((1, None), (2, None)))
+NLL_LOSS_BW = primitive("nll_loss_backward", _nll_bw_fwd, "NllLossBackwardBackward0",
+                        save=((2, None), (3, None)))
+
+
+@NLL_LOSS.def_vjp
+def _(ctx, g):
+    target, weight = ctx.saved
+    x = _SHAPE_PROXY.get(ctx)
+    return NLL_LOSS_BW.call(g, x, target, weight, params=ctx._params), None, None
+
+
+@NLL_LOSS_BW.def_vjp
+def _(ctx, gg):
+    target, weight = ctx.saved
+    if not ctx._next[0]:
+        return None, None, None, None
+    return NLL_LOSS.call(gg, target, weight, params=ctx._params), None, None, None
+
+
+class _ShapeProxy:
+    """Backward of nll_loss needs x's shape and dtype only: keep a zero-stride stand-in."""
+
+    def get(self, ctx):
+        shape, dtype = ctx._extras()["x_meta"]
+        return Tensor(np.broadcast_to(np.zeros((), dtype), shape))
+
+
+_SHAPE_PROXY = _ShapeProxy()
+
+
+def nll_loss_prim(x, target, weight, reduction, ignore_index):
+    out = NLL_LOSS.call(x, target, weight, params=(reduction, ignore_index))
+    if out._grad_fn is not None:
+        out._grad_fn._extras()["x_meta"] = (x._data.shape, x._data.dtype)
+    return out
+
+
+# ============================================================================ convolution
+def _pad_nd(x, pads):
+    """Zero-pad the trailing spatial dims of x by ``pads`` ((lo, hi) per dim)."""
+    if not any(lo or hi for lo, hi in pads):
+        return x
+    return np.pad(x, ((0, 0), (0, 0)) + tuple(pads))
+
+
+def _im2col(x, kshape, stride, dilation):
+    """(N, C, H, W) padded -> strided view (N, C, kh, kw, Ho, Wo) (no copy)."""
+    n, c, h, w = x.shape
+    kh, kw = kshape
+    sh, sw = stride
+    dh, dw = dilation
+    ho = (h - dh * (kh - 1) - 1) // sh + 1
+    wo = (w - dw * (kw - 1) - 1) // sw + 1
+    s = x.strides
+    return np.lib.stride_tricks.as_strided(
+        x, (n, c, kh, kw, ho, wo),
+        (s[0], s[1], s[2] * dh, s[3] * dw, s[2] * sh, s[3] * sw), writeable=False)
+
+
+def _conv2d_np(x, w, stride, padding, dilation, groups):
+    """Cross-correlation; x (N, C, H, W), w (O, C/g, kh, kw) -> (N, O, Ho, Wo)."""
+    n, c = x.shape[:2]
+    o, cg, kh, kw = w.shape
+    xp = _pad_nd(x, ((padding[0], padding[0]), (padding[1], padding[1])))
+    cols = _im2col(xp, (kh, kw), stride, dilation)
+    ho, wo = cols.shape[4:]
+    if groups == 1:
+        # (C, kh, kw, N, Ho, Wo) -> (K, N*L): one GEMM with the (O, K) weight.
+        cm = cols.transpose(1, 2, 3, 0, 4, 5).reshape(c * kh * kw, n * ho * wo)
+        out = w.reshape(o, -1) @ cm
+        return np.ascontiguousarray(out.reshape(o, n, ho, wo).transpose(1, 0, 2, 3))
+    cm = cols.transpose(1, 2, 3, 0, 4, 5).reshape(groups, cg * kh * kw, n * ho * wo)
+    out = np.matmul(w.reshape(groups, o // groups, cg * kh * kw), cm)
+    return np.ascontiguousarray(out.reshape(o, n, ho, wo).transpose(1, 0, 2, 3))
+
+
+def _conv2d_input_grad_np(g, w, in_hw, stride, padding, dilation, groups):
+    """Adjoint of _conv2d_np in x: g (N, O, Ho, Wo) -> (N, C, H, W) (col2im)."""
+    n, o, ho, wo = g.shape
+    _, cg, kh, kw = w.shape
+    c = cg * groups
+    h, wd = in_hw
+    gm = g.transpose(1, 0, 2, 3).reshape(groups, o // groups, n * ho * wo)
+    cols = np.matmul(w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1), gm)
+    cols = cols.reshape(c, kh, kw, n, ho, wo)
+    ph, pw = padding
+    hp = max(h + 2 * ph, (ho - 1) * stride[0] + dilation[0] * (kh - 1) + 1)
+    wp = max(wd + 2 * pw, (wo - 1) * stride[1] + dilation[1] * (kw - 1) + 1)
+    out = np.zeros((c, n, hp, wp), g.dtype)
+    sh, sw = stride
+    dh, dw = dilation
+    for i in range(kh):
+        for j in range(kw):
+            out[:, :, i * dh: i * dh + sh * (ho - 1) + 1: sh,
+                j * dw: j * dw + sw * (wo - 1) + 1: sw] += cols[:, i, j]
+    out = out[:, :, ph: ph + h, pw: pw + wd]
+    return np.ascontiguousarray(out.transpose(1, 0, 2, 3))
+
+
+def _conv2d_weight_grad_np(x, g, wshape, stride, padding, dilation, groups):
+    """Adjoint of _conv2d_np in w: -> (O, C/g, kh, kw)."""
+    n, c = x.shape[:2]
+    o, cg, kh, kw = wshape
+    xp = _pad_nd(x, ((padding[0], padding[0]), (padding[1], padding[1])))
+    cols = _im2col(xp, (kh, kw), stride, dilation)
+    ho, wo = g.shape[2:]
+    cols = cols[..., :ho, :wo]
+    cm = cols.transpose(1, 2, 3, 0, 4, 5).reshape(groups, cg * kh * kw, n * ho * wo)
+    gm = g.transpose(1, 0, 2, 3).reshape(groups, o // groups, n * ho * wo)
+    gw = np.matmul(gm, cm.transpose(0, 2, 1))
+    return gw.reshape(wshape)
+
+
+def _conv_out_hw(p, x_hw, w_hw):
+    stride, padding, dilation, transposed, output_padding, groups = p
+    if not transposed:
+        return tuple((x_hw[i] + 2 * padding[i] - dilation[i] * (w_hw[i] - 1) - 1) // stride[i]
+                     + 1 for i in range(2))
+    return tuple((x_hw[i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (w_hw[i] - 1)
+                 + output_padding[i] + 1 for i in range(2))
+
+
+def _conv_fwd(x, w, b, p):
+    stride, padding, dilation, transposed, output_padding, groups = p
+    if not transposed:
+        out = _conv2d_np(x, w, stride, padding, dilation, groups)
+    else:
+        hw = _conv_out_hw(p, x.shape[2:], w.shape[2:])
+        out = _conv2d_input_grad_np(x, w, hw, stride, padding, dilation, groups)
+    if b is not None:
+        out += b.reshape(1, -1, 1, 1)
+    return out
+
+
+def _conv_bw_fwd(g, x, w, p):
+    """(grad_input, grad_weight, grad_bias) of a 2-D convolution; params end with a mask."""
+    *cp, mask = p
+    stride, padding, dilation, transposed, output_padding, groups = cp
+    gx = gw = gb = None
+    if not transposed:
+        if mask[0]:
+            gx = _conv2d_input_grad_np(g, w, x.shape[2:], stride, padding, dilation, groups)
+        if mask[1]:
+            gw = _conv2d_weight_grad_np(x, g, w.shape, stride, padding, dilation, groups)
+    else:
+        if mask[0]:
+            gx = _conv2d_np(g, w, stride, padding, dilation, groups)
+        if mask[1]:
+            gw = _conv2d_weight_grad_np(g, x, w.shape, stride, padding, dilation, groups)
+    if mask[2]:
+        gb = g.sum(axis=(0, 2, 3))
+    z = np.zeros((), g.dtype)
+    return (gx if gx is not None else z, gw if gw is not None else z,
+            gb if gb is not None else z)
+
+
+CONVOLUTION = primitive("convolution", _conv_fwd, "ConvolutionBackward0",
+                        save=((0, 1), (1, 0)))
+CONVOLUTION_BW = primitive("convolution_backward", _conv_bw_fwd,
+                           "ConvolutionBackwardBackward0", save=((0, None), (1, None),
+                                                                 (2, None)), n_out=3)
+
+
+@CONVOLUTION.def_vjp
+def _(ctx, g):
+    x, w = ctx.saved
+    n = ctx._next
+    if x is None:
+        x = _SHAPE_PROXY.get(ctx)
+    if w is None:
+        w = Tensor(np.broadcast_to(np.zeros((), g._data.dtype), ctx._extras()["w_shape"]))
+    mask = (n[0] is not None, n[1] is not None, len(n) > 2 and n[2] is not None)
+    gx, gw, gb = CONVOLUTION_BW.call(g, x, w, params=tuple(ctx._params) + (mask,))
+    return (gx if mask[0] else None, gw if mask[1] else None, gb if mask[2] else None)
+
+
+@CONVOLUTION_BW.def_vjp
+def _(ctx, gs):
+    g, x, w = ctx.saved
+    ggx, ggw, ggb = gs
+    *cp, mask = ctx._params
+    cp = tuple(cp)
+    stride, padding, dilation, transposed, output_padding, groups = cp
+    n = ctx._next
+    ggx = ggx if mask[0] else None
+    ggw = ggw if mask[1] else None
+    ggb = ggb if mask[2] else None
+    d_g = d_x = d_w = None
+
+    def conv(a, k, tr, out_hw=None):
+        op = (0, 0)
+        if tr and out_hw is not None:
+            nat = _conv_out_hw((stride, padding, dilation, True, (0, 0), groups),
+                               a._data.shape[2:], k._data.shape[2:])
+            op = (out_hw[0] - nat[0], out_hw[1] - nat[1])
+        return CONVOLUTION.call(a, k, None, params=(stride, padding, dilation, tr, op, groups))
+
+    g_hw = g._data.shape[2:]
+    x_hw = x._data.shape[2:]
+    if n[0] is not None:
+        parts = []
+        if ggx is not None:
+            parts.append(conv(ggx, w, transposed, g_hw))
+        if ggw is not None:
+            parts.append(conv(x, ggw, transposed, g_hw))
+        if ggb is not None:
+            parts.append(ggb.reshape(1, -1, 1, 1).expand(g._data.shape))
+        if parts:
+            d_g = parts[0]
+            for t in parts[1:]:
+                d_g = d_g + t
+    if n[1] is not None and ggw is not None:
+        # gw is linear in x: its adjoint is the other-kind convolution of g with ggw
+        d_x = conv(g, ggw, not transposed, x_hw)
+    if n[2] is not None and ggx is not None:
+        # gx is linear in w; for both kinds the adjoint is the weight gradient with the
+        # conv-input role taken by ggx (plain) or g (transposed), which CONVOLUTION_BW's
+        # argument order gives in one call.
+        d_w = CONVOLUTION_BW.call(g, ggx, w, params=cp + ((False, True, False),))[1]
+    return d_g, d_x, d_w
+
+
+def convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups):
+    """2-D convolution primitive call (1-D callers add a unit height)."""
+    p = (tuple(stride), tuple(padding), tuple(dilation), bool(transposed),
+         tuple(output_padding), int(groups))
+    out = CONVOLUTION.call(x, w, b, params=p)
+    node = out._grad_fn
+    if node is not None:
+        ex = node._extras()
+        ex["x_meta"] = (x._data.shape, x._data.dtype)
+        ex["w_shape"] = w._data.shape
+    return out
+
+
+# ============================================================================ pooling
+def _pool_windows(x, k, s, pad, dil, ceil_mode, fill):
+    """Strided windows (N, C, Ho, Wo, kh, kw) over x padded with `fill`."""
+    n, c, h, w = x.shape
+    outs = []
+    for dim, size in ((0, h), (1, w)):
+        span = dil[dim] * (k[dim] - 1) + 1
+        num = size + 2 * pad[dim] - span
+        if ceil_mode:
+            o = -(-num // s[dim]) + 1
+            if (o - 1) * s[dim] >= size + pad[dim]:
+                o -= 1
+        else:
+            o = num // s[dim] + 1
+        outs.append(o)
+    ho, wo = outs
+    need_h = (ho - 1) * s[0] + dil[0] * (k[0] - 1) + 1
+    need_w = (wo - 1) * s[1] + dil[1] * (k[1] - 1) + 1
+    hi_h = max(need_h - h - pad[0], 0)
+    hi_w = max(need_w - w - pad[1], 0)
+    if pad[0] or pad[1] or hi_h or hi_w:
+        xp = np.pad(x, ((0, 0), (0, 0), (pad[0], hi_h), (pad[1], hi_w)), constant_values=fill)
+    else:
+        xp = x
+    st = xp.strides
+    win = np.lib.stride_tricks.as_strided(
+        xp, (n, c, ho, wo, k[0], k[1]),
+        (st[0], st[1], st[2] * s[0], st[3] * s[1], st[2] * dil[0], st[3] * dil[1]),
+        writeable=False)
+    return win, (ho, wo)
+
+
+def _max_pool_fwd(x, p):
+    k, s, pad, dil, ceil_mode = p
+    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    win, (ho, wo) = _pool_windows(x, k, s, pad, dil, ceil_mode, fill)
+    n, c = x.shape[:2]
+    flat = win.reshape(n, c, ho, wo, k[0] * k[1])
+    arg = np.argmax(flat, axis=-1)
+    # NaN propagates like torch: argmax picks the first NaN.
+    if x.dtype.kind == "f":
+        nan = np.isnan(flat)
+        if nan.any():
+            has = nan.any(-1)
+            arg = np.where(has, np.argmax(nan, axis=-1), arg)
+    out = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
+    ki, kj = np.divmod(arg, k[1])
+    rows = np.arange(ho)[:, None] * s[0] - pad[0] + ki * dil[0]
+    cols = np.arange(wo)[None, :] * s[1] - pad[1] + kj * dil[1]
+    idx = (rows * x.shape[3] + cols).astype(np.int64)
+    return out, idx
+
+
+def _max_pool_bw_fwd(g, idx, p):
+    shape = p
+    n, c = g.shape[:2]
+    out = np.zeros((n * c, shape[2] * shape[3]), g.dtype)
+    gi = g.reshape(n * c, -1)
+    ii = idx.reshape(n * c, -1)
+    rows = np.repeat(np.arange(n * c), ii.shape[1])
+    np.add.at(out, (rows, ii.reshape(-1)), gi.reshape(-1))
+    return out.reshape(shape)
+
+
+MAX_POOL2D = primitive("max_pool2d_with_indices", _max_pool_fwd,
+                       "MaxPool2DWithIndicesBackward0", save=(("out1", None),), n_out=2,
+                       diff_outs=(True, False))
+MAX_POOL2D_BW = primitive("max_pool2d_with_indices_backward", _max_pool_bw_fwd,
+                          "MaxPool2DWithIndicesBackwardBackward0", save=((1, None),))
+
+
+@MAX_POOL2D.def_vjp
+def _(ctx, gs):
+    (idx,) = ctx.saved
+    return (MAX_POOL2D_BW.call(gs[0], idx, params=ctx._extras()["x_shape"]),)
+
+
+@MAX_POOL2D_BW.def_vjp
+def _(ctx, gg):
+    (idx,) = ctx.saved
+    n, c = idx.shape[:2]
+    picked = gg.reshape(n, c, -1).gather(2, idx.reshape(n, c, -1))
+    return picked.reshape(idx.shape), None
+
+
+def max_pool2d_prim(x, k, s, pad, dil, ceil_mode):
+    out, idx = MAX_POOL2D.call(x, params=(k, s, pad, dil, ceil_mode))
+    if out._grad_fn is not None:
+        out._grad_fn._extras()["x_shape"] = x._data.shape
+    return out, idx
+
+
+def _avg_pool_fwd(x, p):
+    k, s, pad, ceil_mode, count_include_pad, divisor = p
+    win, (ho, wo) = _pool_windows(x, k, s, pad, (1, 1), ceil_mode, 0)
+    total = win.sum(axis=(-2, -1), dtype=np.float64 if x.dtype == np.float16 else x.dtype)
+    return (total / _avg_divisor(x.shape, p, ho, wo)).astype(x.dtype)
+
+
+def _avg_divisor(shape, p, ho, wo):
+    k, s, pad, ceil_mode, count_include_pad, divisor = p
+    if divisor:
+        return divisor
+    h, w = shape[2:]
+    hs = np.arange(ho) * s[0] - pad[0]
+    ws = np.arange(wo) * s[1] - pad[1]
+    he = np.minimum(hs + k[0], h + pad[0])
+    we = np.minimum(ws + k[1], w + pad[1])
+    if count_include_pad:
+        cnt = (he - hs)[:, None] * (we - ws)[None, :]
+    else:
+        cnt = (np.minimum(he, h) - np.maximum(hs, 0))[:, None] * \
+              (np.minimum(we, w) - np.maximum(ws, 0))[None, :]
+    return cnt.astype(np.float64)
+
+
+def _avg_pool_bw_fwd(g, p):
+    k, s, pad, ceil_mode, count_include_pad, divisor, shape = p
+    ho, wo = g.shape[2:]
+    gd = (g / _avg_divisor(shape, p[:6], ho, wo)).astype(g.dtype)
+    h, w = shape[2:]
+    hp = max(h + 2 * pad[0], (ho - 1) * s[0] + k[0])
+    wp = max(w + 2 * pad[1], (wo - 1) * s[1] + k[1])
+    out = np.zeros(shape[:2] + (hp, wp), g.dtype)
+    for i in range(k[0]):
+        for j in range(k[1]):
+            out[:, :, i: i + s[0] * (ho - 1) + 1: s[0], j: j + s[1] * (wo - 1) + 1: s[1]] += gd
+    return np.ascontiguousarray(out[:, :, pad[0]: pad[0] + h, pad[1]: pad[1] + w])
+
+
+AVG_POOL2D = primitive("avg_pool2d", _avg_pool_fwd, "AvgPool2DBackward0")
+AVG_POOL2D_BW = primitive("avg_pool2d_backward", _avg_pool_bw_fwd, "AvgPool2DBackwardBackward0")
+
+
+@AVG_POOL2D.def_vjp
+def _(ctx, g):
+    return (AVG_POOL2D_BW.call(g, params=tuple(ctx._params) + (ctx._extras()["x_shape"],)),)
+
+
+@AVG_POOL2D_BW.def_vjp
+def _(ctx, gg):
+    return (AVG_POOL2D.call(gg, params=tuple(ctx._params[:6])),)
+
+
+def avg_pool2d_prim(x, k, s, pad, ceil_mode, count_include_pad, divisor):
+    out = AVG_POOL2D.call(x, params=(k, s, pad, ceil_mode, count_include_pad, divisor))
+    if out._grad_fn is not None:
+        out._grad_fn._extras()["x_shape"] = x._data.shape
+    return out
+
+
+# ============================================================================ embedding
+def _embedding_fwd(w, idx, p):
+    return w[idx]
+
+
+def _embedding_bw_fwd(g, idx, p):
+    num, padding_idx = p
+    out = np.zeros((num, g.shape[-1]), g.dtype)
+    np.add.at(out, idx.reshape(-1), g.reshape(-1, g.shape[-1]))
+    if padding_idx is not None and padding_idx >= 0:
+        out[padding_idx] = 0
+    return out
+
+
+EMBEDDING = primitive("embedding", _embedding_fwd, "EmbeddingBackward0", save=((1, None),))
+EMBEDDING_BW = primitive("embedding_backward", _embedding_bw_fwd,
+                         "EmbeddingBackwardBackward0", save=((1, None),))
+
+
+@EMBEDDING.def_vjp
+def _(ctx, g):
+    (idx,) = ctx.saved
+    return EMBEDDING_BW.call(g, idx, params=ctx._params), None
+
+
+@EMBEDDING_BW.def_vjp
+def _(ctx, gg):
+    (idx,) = ctx.saved
+    num, padding_idx = ctx._params
+    if padding_idx is not None and padding_idx >= 0:
+        keep = np.ones((num, 1), gg._data.dtype)
+        keep[padding_idx] = 0
+        gg = gg * Tensor(keep)
+    return EMBEDDING.call(gg, idx, params=None), None
+
+
+# ============================================================================ sandwich
+_SANDWICH = {}
+
+
+def _sandwich_ops(node_name):
+    """``out = Lm @ x @ Rm.T`` over the last two dims: adaptive pooling, upsampling."""
+    ops = _SANDWICH.get(node_name)
+    if ops is not None:
+        return ops
+    fwd = primitive("sandwich_" + node_name, lambda x, p: np.matmul(np.matmul(p[0], x), p[1].T),
+                    node_name)
+    bw = primitive("sandwich_t_" + node_name,
+                   lambda g, p: np.matmul(np.matmul(p[0].T, g), p[1]),
+                   node_name.replace("Backward0", "BackwardBackward0"))
+    fwd.def_vjp(lambda ctx, g: (bw.call(g, params=ctx._params),))
+    bw.def_vjp(lambda ctx, gg: (fwd.call(gg, params=ctx._params),))
+    _SANDWICH[node_name] = (fwd, bw)
+    return fwd, bw
+
+
+def sandwich(x, lm, rm, node_name):
+    return _sandwich_ops(node_name)[0].call(x, params=(lm, rm))
+
+
+# ============================================================================ adaptive max
+def _adaptive_max_fwd(x, p):
+    (hs, he), (ws, we) = p
+    n, c, h, w = x.shape
+    oh, ow = len(hs), len(ws)
+    out = np.empty((n, c, oh, ow), x.dtype)
+    idx = np.empty((n, c, oh, ow), np.int64)
+    for i in range(oh):
+        for j in range(ow):
+            win = x[:, :, hs[i]:he[i], ws[j]:we[j]]
+            ww = we[j] - ws[j]
+            flat = win.reshape(n, c, -1)
+            a = np.argmax(flat, axis=-1)
+            if x.dtype.kind == "f":
+                nan = np.isnan(flat)
+                if nan.any():
+                    a = np.where(nan.any(-1), np.argmax(nan, axis=-1), a)
+            out[:, :, i, j] = np.take_along_axis(flat, a[..., None], -1)[..., 0]
+            idx[:, :, i, j] = (hs[i] + a // ww) * w + ws[j] + a % ww
+    return out, idx
+
+
+ADAPTIVE_MAX_POOL2D = primitive("adaptive_max_pool2d", _adaptive_max_fwd,
+                                "AdaptiveMaxPool2DBackward0", save=(("out1", None),), n_out=2,
+                                diff_outs=(True, False))
+
+
+@ADAPTIVE_MAX_POOL2D.def_vjp
+def _(ctx, gs):
+    (idx,) = ctx.saved
+    return (MAX_POOL2D_BW.call(gs[0], idx, params=ctx._extras()["x_shape"]),)
+
+
+def adaptive_max_pool2d_prim(x, hb, wb):
+    out, idx = ADAPTIVE_MAX_POOL2D.call(x, params=(hb, wb))
+    if out._grad_fn is not None:
+        out._grad_fn._extras()["x_shape"] = x._data.shape
+    return out, idx
+
+
+# ============================================================================ batch / layer norm
+def _norm_fwd(x, w, b, p):
+    axes, eps, mean, invstd, pshape = p
+    y = (x - mean) * invstd
+    if w is not None:
+        y = y * w.reshape(pshape)
+    if b is not None:
+        y = y + b.reshape(pshape)
+    return y.astype(x.dtype, copy=False)
+
+
+def _norm_vjp(ctx, g):
+    x, w = ctx.saved
+    axes, eps, mean, invstd, pshape = ctx._params
+    training = ctx._extras()["training"]
+    n = ctx._next
+    if training:
+        # Recomputed in ndgrad ops so the gradient is itself differentiable in x.
+        mu = x.mean(axes, keepdim=True)
+        xc = x - mu
+        inv = ((xc * xc).mean(axes, keepdim=True) + eps).rsqrt()
+    else:
+        xc = x - Tensor(mean)
+        inv = Tensor(invstd)
+    xhat = xc * inv
+    outer = tuple(i for i in range(x.dim()) if i not in axes) if ctx._extras()["layer"] \
+        else axes
+    gx = gw = gb = None
+    if n[0] is not None:
+        gxh = g * w.reshape(pshape) if w is not None else g
+        if training:
+            gx = inv * (gxh - gxh.mean(axes, keepdim=True)
+                        - xhat * (gxh * xhat).mean(axes, keepdim=True))
+        else:
+            gx = gxh * inv
+    if len(n) > 1 and n[1] is not None:
+        gw = (g * xhat).sum(outer).reshape(w.shape)
+    if len(n) > 2 and n[2] is not None:
+        gb = g.sum(outer).reshape(ctx._extras()["b_shape"])
+    return gx, gw, gb
+
+
+NATIVE_BATCH_NORM = primitive("native_batch_norm", _norm_fwd, "NativeBatchNormBackward0",
+                              save=((0, None), (1, None)))
+NATIVE_LAYER_NORM = primitive("native_layer_norm", _norm_fwd, "NativeLayerNormBackward0",
+                              save=((0, None), (1, None)))
+NATIVE_BATCH_NORM.def_vjp(_norm_vjp)
+NATIVE_LAYER_NORM.def_vjp(_norm_vjp)
+
+
+def _acc_dtype(d):
+    return np.float32 if d == np.float16 else d
+
+
+def batch_norm_prim(x, w, b, rm, rv, training, momentum, eps):
+    d = x._data
+    axes = (0,) + tuple(range(2, d.ndim))
+    pshape = (1, d.shape[1]) + (1,) * (d.ndim - 2)
+    if training:
+        acc = _acc_dtype(d.dtype)
+        mean = d.mean(axis=axes, keepdims=True, dtype=acc)
+        var = ((d - mean) ** 2).mean(axis=axes, keepdims=True, dtype=acc)
+        cnt = d.size // d.shape[1]
+        if rm is not None:
+            write_inplace_nocheck(rm, (1 - momentum) * rm._data + momentum * mean.reshape(-1))
+        if rv is not None:
+            unbiased = var.reshape(-1) * (cnt / (cnt - 1))
+            write_inplace_nocheck(rv, (1 - momentum) * rv._data + momentum * unbiased)
+    else:
+        mean = rm._data.reshape(pshape)
+        var = rv._data.reshape(pshape)
+    invstd = (1.0 / np.sqrt(var + eps)).astype(d.dtype)
+    mean = mean.astype(d.dtype)
+    out = NATIVE_BATCH_NORM.call(x, w, b, params=(axes, eps, mean, invstd, pshape))
+    if out._grad_fn is not None:
+        ex = out._grad_fn._extras()
+        ex["training"] = training
+        ex["layer"] = False
+        ex["b_shape"] = b._data.shape if b is not None else None
+    return out
+
+
+def layer_norm_prim(x, w, b, k, eps):
+    d = x._data
+    axes = tuple(range(d.ndim - k, d.ndim))
+    acc = _acc_dtype(d.dtype)
+    mean = d.mean(axis=axes, keepdims=True, dtype=acc)
+    var = ((d - mean) ** 2).mean(axis=axes, keepdims=True, dtype=acc)
+    invstd = (1.0 / np.sqrt(var + eps)).astype(d.dtype)
+    pshape = d.shape[d.ndim - k:]
+    out = NATIVE_LAYER_NORM.call(x, w, b, params=(axes, eps, mean.astype(d.dtype), invstd,
+                                                  pshape))
+    if out._grad_fn is not None:
+        ex = out._grad_fn._extras()
+        ex["training"] = True
+        ex["layer"] = True
+        ex["b_shape"] = b._data.shape if b is not None else None
+    return out
+
+
+def write_inplace_nocheck(t, values):
+    """Running-stat updates: written like torch's in-place buffer update (version bump)."""
+    np.copyto(t._data, values, casting="unsafe")
+    t._vc[0] += 1
+
+
+# ============================================================================ padding
+def _crop_pad_fwd(x, p):
+    pairs, value = p
+    sl = tuple(slice(max(-lo, 0), x.shape[i] - max(-hi, 0)) for i, (lo, hi) in
+               enumerate(pairs))
+    x = x[sl]
+    pos = tuple((max(lo, 0), max(hi, 0)) for lo, hi in pairs)
+    if any(lo or hi for lo, hi in pos):
+        return np.pad(x, pos, constant_values=value)
+    return x.copy()
+
+
+CONSTANT_PAD = primitive("constant_pad_nd", _crop_pad_fwd, "ConstantPadNdBackward0")
+
+
+@CONSTANT_PAD.def_vjp
+def _(ctx, g):
+    pairs, _ = ctx._params
+    return (CONSTANT_PAD.call(g, params=(tuple((-lo, -hi) for lo, hi in pairs), 0)),)
+
+
+def constant_pad(x, pairs, value):
+    for i, (lo, hi) in enumerate(pairs):
+        if x._data.shape[i] + lo + hi < 0:
+            raise RuntimeError(f"The input size {x._data.shape[i]}, plus negative padding "
+                               f"{lo} and {hi} resulted in a negative output size, which is "
+                               "invalid. Check dimension {i} of your input.")
+    return CONSTANT_PAD.call(x, params=(pairs, value))
+
+
+_INDEX_PAD = {}
+
+
+def _take_fwd(x, p):
+    for dim, idx, _ in p:
+        x = np.take(x, idx, axis=dim)
+    return x
+
+
+def _take_bw_fwd(g, p):
+    for dim, idx, size in reversed(p):
+        shape = list(g.shape)
+        shape[dim] = size
+        out = np.zeros(shape, g.dtype)
+        np.add.at(np.moveaxis(out, dim, 0), idx, np.moveaxis(g, dim, 0))
+        g = out
+    return g
+
+
+def index_pad(x, pairs, np_mode, node_name):
+    ops = _INDEX_PAD.get(node_name)
+    if ops is None:
+        fwd = primitive("index_pad_" + node_name, _take_fwd, node_name)
+        bw = primitive("index_pad_bw_" + node_name, _take_bw_fwd,
+                       node_name.replace("Backward0", "BackwardBackward0"))
+        fwd.def_vjp(lambda ctx, g: (bw.call(g, params=ctx._params),))
+        bw.def_vjp(lambda ctx, gg: (fwd.call(gg, params=ctx._params),))
+        ops = _INDEX_PAD[node_name] = (fwd, bw)
+    p = []
+    for dim, (lo, hi) in enumerate(pairs):
+        if lo or hi:
+            size = x._data.shape[dim]
+            idx = np.pad(np.arange(size), (lo, hi), mode=np_mode)
+            p.append((dim, idx, size))
+    return ops[0].call(x, params=tuple(p))
+
+
+# ============================================================================ unfold / fold
+def _im2col_fwd(x, p):
+    k, d, pad, s = p
+    xp = _pad_nd(x, ((pad[0], pad[0]), (pad[1], pad[1])))
+    cols = _im2col(xp, k, s, d)
+    n, c = x.shape[:2]
+    return cols.reshape(n, c * k[0] * k[1], -1)
+
+
+def _col2im_fwd(cols, p):
+    out_hw, k, d, pad, s = p
+    n = cols.shape[0]
+    c = cols.shape[1] // (k[0] * k[1])
+    hp, wp = out_hw[0] + 2 * pad[0], out_hw[1] + 2 * pad[1]
+    ho = (hp - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    wo = (wp - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    if ho * wo != cols.shape[2]:
+        raise RuntimeError(f"Given output_size={list(out_hw)}, kernel_size={list(k)}, "
+                           f"dilation={list(d)}, padding={list(pad)}, stride={list(s)}, "
+                           f"expected size of input's dimension 2 to match the calculated "
+                           f"number of sliding blocks {ho} * {wo} = {ho * wo}, but got "
+                           f"input.size(2)={cols.shape[2]}.")
+    c6 = cols.reshape(n, c, k[0], k[1], ho, wo)
+    out = np.zeros((n, c, hp, wp), cols.dtype)
+    for i in range(k[0]):
+        for j in range(k[1]):
+            out[:, :, i * d[0]: i * d[0] + s[0] * (ho - 1) + 1: s[0],
+                j * d[1]: j * d[1] + s[1] * (wo - 1) + 1: s[1]] += c6[:, :, i, j]
+    return np.ascontiguousarray(out[:, :, pad[0]: pad[0] + out_hw[0],
+                                    pad[1]: pad[1] + out_hw[1]])
+
+
+IM2COL = primitive("im2col", _im2col_fwd, "Im2ColBackward0")
+COL2IM = primitive("col2im", _col2im_fwd, "Col2ImBackward0")
+
+
+@IM2COL.def_vjp
+def _(ctx, g):
+    return (COL2IM.call(g, params=(ctx._extras()["hw"],) + tuple(ctx._params)),)
+
+
+@COL2IM.def_vjp
+def _(ctx, g):
+    out_hw, *rest = ctx._params
+    return (im2col(g, *rest),)
+
+
+def im2col(x, k, d, pad, s):
+    out = IM2COL.call(x, params=(k, d, pad, s))
+    if out._grad_fn is not None:
+        out._grad_fn._extras()["hw"] = x._data.shape[2:]
+    return out
+
+
+def col2im(cols, out_hw, k, d, pad, s):
+    return COL2IM.call(cols, params=(out_hw, k, d, pad, s))
+
+
+# ============================================================================ pointwise losses
+def _loss_np(kind, x, t, extra, w, pw):
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        if kind == "mse":
+            d = x - t
+            return d * d
+        if kind == "smooth_l1":
+            d = np.abs(x - t)
+            return np.where(d < extra, 0.5 * d * d / extra, d - 0.5 * extra).astype(x.dtype)
+        if kind == "huber":
+            d = np.abs(x - t)
+            return np.where(d < extra, 0.5 * d * d, extra * (d - 0.5 * extra)).astype(x.dtype)
+        if kind == "bce":
+            lx = np.maximum(np.log(x), -100)
+            l1x = np.maximum(np.log1p(-x), -100)
+            loss = -(t * lx + (1 - t) * l1x)
+        else:  # bce_logits
+            sp = np.logaddexp(0, -x)
+            lw = 1 if pw is None else 1 + (pw - 1) * t
+            loss = (1 - t) * x + lw * sp
+        if w is not None:
+            loss = loss * w
+        return loss.astype(x.dtype)
+
+
+def _loss_fwd(x, t, w, pw, p):
+    kind, reduction, extra = p
+    loss = _loss_np(kind, x, t, extra, w, pw)
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return np.asarray(loss.sum(dtype=x.dtype))
+    return np.asarray(loss.mean(dtype=x.dtype))
+
+
+def _loss_derivs(kind, x, t, extra, w, pw, need_t):
+    """(d loss / d x, d loss / d t) elementwise, in ndgrad ops."""
+    dt = None
+    if kind == "mse":
+        dx = (x - t) * 2
+        dt = -dx if need_t else None
+    elif kind in ("smooth_l1", "huber"):
+        d = x - t
+        small = d.abs() < extra
+        if kind == "smooth_l1":
+            dx = E.where(small, d / extra, d.sign())
+        else:
+            dx = E.where(small, d, d.sign() * extra)
+        dt = -dx if need_t else None
+    elif kind == "bce":
+        dx = (x - t) / (x * (1 - x)).clamp(min=1e-12)
+        if need_t:
+            dt = (1 - x).log().clamp(min=-100) - x.log().clamp(min=-100)
+    else:
+        s = x.sigmoid()
+        if pw is None:
+            dx = s - t
+        else:
+            dx = s * (1 + (pw - 1) * t) - pw * t
+        if need_t:
+            sp = SOFTPLUS.call(-x, (1.0, 20.0))
+            dt = -x if pw is None else -x + (pw - 1) * sp
+    if w is not None:
+        dx = dx * w
+        dt = dt * w if dt is not None else None
+    return dx, dt
+
+
+_LOSS_OPS = {}
+_LOSS_NAMES = {"mse": "MseLossBackward0", "smooth_l1": "SmoothL1LossBackward0",
+               "huber": "HuberLossBackward0", "bce": "BinaryCrossEntropyBackward0",
+               "bce_logits": "BinaryCrossEntropyWithLogitsBackward0"}
+
+
+def _loss_op(kind):
+    op = _LOSS_OPS.get(kind)
+    if op is not None:
+        return op
+    op = primitive("loss_" + kind, _loss_fwd, _LOSS_NAMES[kind],
+                   save=((0, None), (1, None), (2, None), (3, None)))
+
+    @op.def_vjp
+    def _(ctx, g):
+        x, t, w, pw = ctx.saved
+        _, reduction, extra = ctx._params
+        n = ctx._next
+        if reduction == "mean":
+            g = g / x._data.size
+        dx, dt = _loss_derivs(kind, x, t, extra, w, pw, n[1] is not None)
+        gx = g * dx if n[0] is not None else None
+        gt = g * dt if n[1] is not None and dt is not None else None
+        return gx, gt, None, None
+
+    _LOSS_OPS[kind] = op
+    return op
+
+
+def pointwise_loss(kind, x, t, reduction, extra=None, w=None, pw=None):
+    return _loss_op(kind).call(x, t, w, pw, params=(kind, reduction, extra))
+
+
+# ============================================================================ bind
+from .methods import bind  # noqa: E402
+
+bind({"uniform_": _uniform_, "normal_": _normal_, "bernoulli_": _bernoulli_,
+      "exponential_": _exponential_, "random_": _random_, "erfinv_": _erfinv_})

@@ -1,0 +1,1051 @@
+"""``ndgrad.nn.functional``: torch's functional layer API on ndgrad ops.
+
+Heavy or numerically delicate functions call the fused primitives of
+``ndgrad/_ops/nn_kernels.py`` (with torch's node names); the rest are composites of ndgrad
+ops, so their gradients (and gradients of gradients) come from the ops they use.
+"""
+
+import math
+import warnings
+
+import numpy as np
+
+from .._tensor import Tensor
+from .. import _random
+from .._ops import nn_kernels as K
+from .._ops import elementwise as E
+from .._ops import linalg as L
+from .._ops import shape as S
+from .._ops.registry import primitive
+from ..autograd.grad_mode import no_grad
+
+__all__ = [
+    "linear", "bilinear", "relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_",
+    "selu", "celu", "gelu", "silu", "mish", "softplus", "softsign", "hardtanh", "hardtanh_",
+    "hardsigmoid", "hardswish", "sigmoid", "tanh", "logsigmoid", "prelu", "glu", "threshold",
+    "tanhshrink", "softshrink", "hardshrink", "softmax", "log_softmax", "softmin", "dropout",
+    "dropout1d", "dropout2d", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d",
+    "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d", "adaptive_max_pool2d", "batch_norm", "layer_norm", "group_norm",
+    "instance_norm", "embedding", "one_hot", "pad", "interpolate", "unfold", "fold",
+    "normalize", "cosine_similarity", "pairwise_distance", "scaled_dot_product_attention",
+    "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+    "margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss",
+    "triplet_margin_loss", "soft_margin_loss", "poisson_nll_loss", "gaussian_nll_loss",
+]
+
+
+def _pair(v, n=2):
+    if isinstance(v, (tuple, list)):
+        return tuple(int(a) for a in v)
+    return (int(v),) * n
+
+
+def _inplace_result(input, result, inplace):
+    if inplace:
+        return input.copy_(result)
+    return result
+
+
+# ============================================================================ linear
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias`` (AddmmBackward0 for 2-D input with bias, like torch)."""
+    if input.dim() == 2 and bias is not None:
+        return L.addmm(bias, input, weight.t())
+    if input.dim() == 2:
+        return input.mm(weight.t())
+    if bias is not None and input.dim() > 2:
+        shape = input.shape
+        out = L.addmm(bias, input.reshape(-1, shape[-1]), weight.t())
+        return out.view(*shape[:-1], out.shape[-1])
+    out = L.matmul(input, weight.t())
+    return out + bias if bias is not None else out
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """``y_k = x1^T W_k x2 + b_k`` for weight (out, in1, in2)."""
+    lead = input1.shape[:-1]
+    a = input1.reshape(-1, input1.shape[-1])
+    b = input2.reshape(-1, input2.shape[-1])
+    o, i1, i2 = weight.shape
+    # (N, in1) @ (in1, out*in2) -> (N, out, in2), then contract with x2.
+    t = a.mm(weight.permute(1, 0, 2).reshape(i1, o * i2)).view(-1, o, i2)
+    out = (t * b.unsqueeze(1)).sum(-1)
+    if bias is not None:
+        out = out + bias
+    return out.view(*lead, o)
+
+
+# ============================================================================ activations
+def relu(input, inplace=False):
+    if inplace:
+        return input.relu_()
+    return E.relu(input)
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def threshold(input, threshold, value, inplace=False):
+    out = E.where(input > threshold, input, value)
+    return _inplace_result(input, out, inplace)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    return _inplace_result(input, K.HARDTANH.call(input, (min_val, max_val)), inplace)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, True)
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    return _inplace_result(input, K.LEAKY_RELU.call(input, negative_slope), inplace)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, True)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    return _inplace_result(input, K.ELU.call(input, (alpha, 1.0, 1.0)), inplace)
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, True)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    return _inplace_result(input, K.ELU.call(input, (_SELU_ALPHA, _SELU_SCALE, 1.0)), inplace)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    return _inplace_result(input, K.CELU.call(input, (alpha, 1.0, 1.0 / alpha)), inplace)
+
+
+def gelu(input, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(f"approximate argument must be either none or tanh.")
+    return K.GELU.call(input, approximate)
+
+
+def silu(input, inplace=False):
+    return _inplace_result(input, K.SILU.call(input), inplace)
+
+
+def mish(input, inplace=False):
+    return _inplace_result(input, K.MISH.call(input), inplace)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    return K.SOFTPLUS.call(input, (beta, threshold))
+
+
+def softsign(input):
+    return input / (input.abs() + 1)
+
+
+def hardsigmoid(input, inplace=False):
+    return _inplace_result(input, K.HARDSIGMOID.call(input), inplace)
+
+
+def hardswish(input, inplace=False):
+    return _inplace_result(input, K.HARDSWISH.call(input), inplace)
+
+
+def sigmoid(input):
+    return E.sigmoid(input)
+
+
+def tanh(input):
+    return E.tanh(input)
+
+
+def logsigmoid(input):
+    return K.LOGSIGMOID.call(input)
+
+
+def tanhshrink(input):
+    return input - input.tanh()
+
+
+def softshrink(input, lambd=0.5):
+    return E.where(input > lambd, input - lambd, E.where(input < -lambd, input + lambd,
+                                                         input * 0))
+
+
+def hardshrink(input, lambd=0.5):
+    return E.where((input > lambd) | (input < -lambd), input, input * 0)
+
+
+def prelu(input, weight):
+    if weight.numel() != 1 and input.dim() >= 2:
+        shape = [1] * input.dim()
+        shape[1] = weight.numel()
+        w = weight.reshape(shape)
+    else:
+        w = weight
+    return E.where(input > 0, input, input * w)
+
+
+def glu(input, dim=-1):
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    if input.shape[dim] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension "
+                           f"{dim % input.dim()} is size {input.shape[dim]}")
+    a, b = input.chunk(2, dim)
+    return a * b.sigmoid()
+
+
+def _softmax_dim(name, ndim, stacklevel=3):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _wrap(dim, ndim):
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim % n
+
+
+def _softmax_input(input, dim, dtype, name):
+    if dim is None:
+        dim = _softmax_dim(name, input.dim(), 4)
+    if dtype is not None:
+        input = input.to(dtype)
+    elif input._data.dtype.kind != "f":
+        raise RuntimeError(f'"{name}_lastdim_kernel_impl" not implemented for '
+                           f"'{input.dtype}'")
+    return input, _wrap(dim, input.dim())
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    input, dim = _softmax_input(input, dim, dtype, "softmax")
+    if input.dim() == 0:
+        return K.SOFTMAX.call(input.reshape(1), params=0).reshape(())
+    return K.SOFTMAX.call(input, params=dim)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim("softmin", input.dim())
+    if dtype is not None:
+        input = input.to(dtype)
+    return softmax(-input, dim)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    input, dim = _softmax_input(input, dim, dtype, "log_softmax")
+    if input.dim() == 0:
+        return K.LOG_SOFTMAX.call(input.reshape(1), params=0).reshape(())
+    return K.LOG_SOFTMAX.call(input, params=dim)
+
+
+# ============================================================================ dropout
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero elements with probability `p` and scale the rest by ``1/(1-p)`` (torch's draws)."""
+    _check_p(p)
+    if not training or p == 0.0 or input.numel() == 0:
+        return input
+    noise = Tensor(_random.dropout_noise(input._data.shape, p, input._data.dtype))
+    if inplace:
+        return input.mul_(noise)
+    return input * noise
+
+
+def _feature_dropout(input, p, training, inplace, batched_dim):
+    _check_p(p)
+    if not training or p == 0.0 or input.numel() == 0:
+        return input
+    shape = input.shape[:batched_dim] + (1,) * (input.dim() - batched_dim)
+    noise = Tensor(_random.dropout_noise(tuple(shape), p, input._data.dtype))
+    if inplace:
+        return input.mul_(noise)
+    return input * noise
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a "
+                           f"{input.dim()}D input. Note that dropout1d exists to provide "
+                           "channel-wise dropout on inputs with 1 spatial dimension, a channel "
+                           "dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    return _feature_dropout(input, p, training, inplace, 2 if input.dim() == 3 else 1)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, inplace, 2 if input.dim() == 4 else 1)
+
+
+# ============================================================================ convolution
+def _conv_padding(padding, weight_hw, dilation, stride):
+    """(symmetric padding per dim, extra (lo, hi) pads or None) for int/tuple/'same'/'valid'."""
+    if isinstance(padding, str):
+        if padding == "valid":
+            return (0,) * len(weight_hw), None
+        if padding != "same":
+            raise ValueError(f"Invalid padding string '{padding}', should be one of "
+                             "{'valid', 'same'}")
+        if any(s != 1 for s in stride):
+            raise ValueError("padding='same' is not supported for strided convolutions")
+        sym, extra = [], []
+        for k, d in zip(weight_hw, dilation):
+            total = d * (k - 1)
+            left = total // 2
+            sym.append(left)
+            extra.append(total - 2 * left)
+        if any(extra):
+            return tuple(sym), tuple(extra)
+        return tuple(sym), None
+    return _pair(padding, len(weight_hw)), None
+
+
+def _conv_nd(input, weight, bias, stride, padding, dilation, groups, nd, name):
+    batched = input.dim() == nd + 2
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to "
+                           f"{name}, but got input of size: {list(input.shape)}")
+    if not batched:
+        input = input.unsqueeze(0)
+    if weight.dim() != nd + 2:
+        raise RuntimeError(f"weight should have at least three dimensions")
+    stride = _pair(stride, nd)
+    dilation = _pair(dilation, nd)
+    pads, extra = _conv_padding(padding, tuple(weight.shape[2:]), dilation, stride)
+    c = input.shape[1]
+    if c != weight.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, "
+                           f"expected input{list(input.shape)} to have "
+                           f"{weight.shape[1] * groups} channels, but got {c} channels instead")
+    if extra is not None:
+        # torch pads the odd remainder of 'same' on the high side of each dim.
+        flat = []
+        for e in reversed(extra):
+            flat += [0, e]
+        input = pad(input, flat)
+    if nd == 1:
+        out = K.convolution(input, weight, bias, (1,) + stride, (0,) + pads, (1,) + dilation,
+                            False, (0, 0), groups)
+    else:
+        out = K.convolution(input, weight, bias, stride, pads, dilation, False, (0, 0), groups)
+    return out if batched else out.squeeze(0)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv_nd(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv_nd(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation,
+                       nd):
+    batched = input.dim() == nd + 2
+    if not batched:
+        input = input.unsqueeze(0)
+    stride = _pair(stride, nd)
+    padding = _pair(padding, nd)
+    output_padding = _pair(output_padding, nd)
+    dilation = _pair(dilation, nd)
+    if input.shape[1] != weight.shape[0]:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected "
+                           f"input{list(input.shape)} to have {weight.shape[0]} channels, but "
+                           f"got {input.shape[1]} channels instead")
+    for op, s, d in zip(output_padding, stride, dilation):
+        if op >= s and op >= d:
+            raise RuntimeError("output padding must be smaller than either stride or dilation, "
+                               f"but got output_padding_height: {output_padding[0]} "
+                               f"output_padding_width: {output_padding[-1]} stride_height: "
+                               f"{stride[0]} stride_width: {stride[-1]} dilation_height: "
+                               f"{dilation[0]} dilation_width: {dilation[-1]}")
+    if nd == 1:
+        out = K.convolution(input, weight, bias, (1,) + stride, (0,) + padding,
+                            (1,) + dilation, True, (0,) + output_padding, groups)
+    else:
+        out = K.convolution(input, weight, bias, stride, padding, dilation, True,
+                            output_padding, groups)
+    return out if batched else out.squeeze(0)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    return _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups,
+                              dilation, 1)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    return _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups,
+                              dilation, 2)
+
+
+# ============================================================================ pooling
+def _pool_args(kernel_size, stride, padding, dilation, nd=2):
+    k = _pair(kernel_size, nd)
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) \
+        else _pair(stride, nd)
+    p = _pair(padding, nd)
+    d = _pair(dilation, nd)
+    for pi, ki, di in zip(p, k, d):
+        if pi > (di * (ki - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={pi}, kernel_size={ki} and dilation={di}")
+    return k, s, p, d
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    k, s, p, d = _pool_args(kernel_size, stride, padding, dilation)
+    batched = input.dim() == 4
+    x = input if batched else input.unsqueeze(0)
+    out, idx = K.max_pool2d_prim(x, k, s, p, d, bool(ceil_mode))
+    if not batched:
+        out, idx = out.squeeze(0), idx.squeeze(0)
+    return (out, idx) if return_indices else out
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    k, s, p, d = _pool_args(kernel_size, stride, padding, dilation, 1)
+    out, idx = max_pool2d(input.unsqueeze(-2), (1,) + k, (1,) + s, (0,) + p, (1,) + d,
+                          ceil_mode, True)
+    out, idx = out.squeeze(-2), idx.squeeze(-2)
+    return (out, idx) if return_indices else out
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    k, s, p, _ = _pool_args(kernel_size, stride, padding, 1)
+    batched = input.dim() == 4
+    x = input if batched else input.unsqueeze(0)
+    out = K.avg_pool2d_prim(x, k, s, p, bool(ceil_mode), bool(count_include_pad),
+                            divisor_override)
+    return out if batched else out.squeeze(0)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    k, s, p, _ = _pool_args(kernel_size, stride, padding, 1, 1)
+    return avg_pool2d(input.unsqueeze(-2), (1,) + k, (1,) + s, (0,) + p, ceil_mode,
+                      count_include_pad).squeeze(-2)
+
+
+def _adaptive_bounds(size, out):
+    starts = [(i * size) // out for i in range(out)]
+    ends = [-(-((i + 1) * size) // out) for i in range(out)]
+    return starts, ends
+
+
+def _adaptive_matrix(size, out, dtype):
+    m = np.zeros((out, size), dtype)
+    for i, (a, b) in enumerate(zip(*_adaptive_bounds(size, out))):
+        m[i, a:b] = 1.0 / (b - a)
+    return m
+
+
+def adaptive_avg_pool2d(input, output_size):
+    osz = _pair(output_size)
+    h, w = input.shape[-2:]
+    osz = tuple(h if o is None else o for o in osz[:1]) + tuple(w if o is None else o
+                                                                for o in osz[1:])
+    dt = input._data.dtype
+    return K.sandwich(input, _adaptive_matrix(h, osz[0], dt), _adaptive_matrix(w, osz[1], dt),
+                      "AdaptiveAvgPool2DBackward0")
+
+
+def adaptive_avg_pool1d(input, output_size):
+    (o,) = _pair(output_size, 1)
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, o)).squeeze(-2)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    osz = _pair(output_size)
+    h, w = input.shape[-2:]
+    osz = (h if osz[0] is None else osz[0], w if osz[1] is None else osz[1])
+    batched = input.dim() == 4
+    x = input if batched else input.unsqueeze(0)
+    out, idx = K.adaptive_max_pool2d_prim(x, _adaptive_bounds(h, osz[0]),
+                                          _adaptive_bounds(w, osz[1]))
+    if not batched:
+        out, idx = out.squeeze(0), idx.squeeze(0)
+    return (out, idx) if return_indices else out
+
+
+# ============================================================================ normalization
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Normalise over all dims but 1; in training, update running stats in place."""
+    if training:
+        size = input.shape
+        n = input.numel() // size[1]
+        if n == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                             f"size {size}")
+    return K.batch_norm_prim(input, weight, bias, running_mean, running_var, training,
+                             momentum, eps)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    normalized_shape = _pair(normalized_shape, 1) if not isinstance(
+        normalized_shape, (tuple, list)) else tuple(normalized_shape)
+    k = len(normalized_shape)
+    if tuple(input.shape[input.dim() - k:]) != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input "
+                           f"with shape [*, {', '.join(str(s) for s in normalized_shape)}], "
+                           f"but got input of size{list(input.shape)}")
+    return K.layer_norm_prim(input, weight, bias, k, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    n, c = input.shape[:2]
+    if c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {list(input.shape)} and "
+                           f"num_groups={num_groups}")
+    x = input.reshape(n, num_groups, -1)
+    mean = x.mean(-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(-1, keepdim=True)
+    y = ((x - mean) * (var + eps).rsqrt()).reshape(input.shape)
+    shape = [1, c] + [1] * (input.dim() - 2)
+    if weight is not None:
+        y = y * weight.reshape(shape)
+    if bias is not None:
+        y = y + bias.reshape(shape)
+    return y
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    n, c = input.shape[:2]
+    shape = [1, c] + [1] * (input.dim() - 2)
+    if use_input_stats:
+        dims = tuple(range(2, input.dim()))
+        mean = input.mean(dims, keepdim=True)
+        var = ((input - mean) ** 2).mean(dims, keepdim=True)
+        y = (input - mean) * (var + eps).rsqrt()
+        if running_mean is not None or running_var is not None:
+            with no_grad():
+                cnt = input.numel() // (n * c)
+                bm = mean.detach().reshape(n, c).mean(0)
+                bv = var.detach().reshape(n, c).mean(0) * (cnt / max(cnt - 1, 1))
+                if running_mean is not None:
+                    running_mean.mul_(1 - momentum).add_(bm * momentum)
+                if running_var is not None:
+                    running_var.mul_(1 - momentum).add_(bv * momentum)
+    else:
+        y = (input - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps).rsqrt()
+    if weight is not None:
+        y = y * weight.reshape(shape)
+    if bias is not None:
+        y = y + bias.reshape(shape)
+    return y
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    return input / denom
+
+
+# ============================================================================ embedding
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = weight.size(0) + padding_idx
+    if input._data.dtype.kind not in "iu":
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                           "following scalar types: Long, Int; but got "
+                           f"{input.dtype} instead (while checking arguments for embedding)")
+    idx = input._data
+    if idx.size and (idx.min() < 0 or idx.max() >= weight.shape[0]):
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        with no_grad():
+            rows = np.unique(idx)
+            w = weight._data
+            norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
+            scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+            w[rows] = (w[rows] * scale[:, None]).astype(w.dtype)
+            weight._vc[0] += 1
+    return K.EMBEDDING.call(weight, input, params=(weight.shape[0], padding_idx))
+
+
+def one_hot(tensor, num_classes=-1):
+    if tensor._data.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    d = tensor._data
+    if num_classes == -1:
+        if d.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(d.max()) + 1
+    if d.size and d.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if d.size and d.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = (d[..., None] == np.arange(num_classes)).astype(np.int64)
+    return Tensor(out)
+
+
+# ============================================================================ pad / resize
+def pad(input, pad, mode="constant", value=None):
+    """Pad trailing dims: ``pad = (left_last, right_last, left_2nd_last, ...)``."""
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.dim():
+        raise RuntimeError("Padding length should be less than or equal to two times the "
+                           "input dimension but got padding length "
+                           f"{len(pad)} and input of dimension {input.dim()}")
+    nd = input.dim()
+    pairs = [(0, 0)] * nd
+    for i in range(len(pad) // 2):
+        pairs[nd - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
+    if mode == "constant":
+        return K.constant_pad(input, tuple(pairs), 0.0 if value is None else value)
+    if value is not None and value != 0:
+        raise NotImplementedError(f"Padding mode \"{mode}\" doesn't take in value argument.")
+    k = len(pad) // 2
+    if mode in ("reflect", "replicate", "circular"):
+        if not ((k == 1 and nd in (2, 3)) or (k == 2 and nd in (3, 4))
+                or (k == 3 and nd in (4, 5))):
+            raise NotImplementedError(
+                f"Padding size {len(pad)} is not supported for {nd}D input tensor.")
+        if mode == "reflect":
+            for i in range(k):
+                lo, hi = pairs[nd - 1 - i]
+                size = input.shape[nd - 1 - i]
+                if lo >= size or hi >= size:
+                    raise RuntimeError(f"Argument #4: Padding size should be less than the "
+                                       f"corresponding input dimension, but got: padding "
+                                       f"({lo}, {hi}) at dimension {nd - 1 - i} of input "
+                                       f"{list(input.shape)}")
+        np_mode = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode]
+        name = {"reflect": "ReflectionPad", "replicate": "ReplicationPad",
+                "circular": "CircularPad"}[mode]
+        return K.index_pad(input, tuple(pairs), np_mode, f"{name}{k}DBackward0")
+    raise NotImplementedError(f"Unrecognised padding mode {mode}")
+
+
+def _resize_sizes(input, size, scale_factor, nd):
+    spatial = tuple(input.shape[2:])
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        out = _pair(size, nd)
+        scales = [None] * nd
+    elif scale_factor is not None:
+        sf = scale_factor if isinstance(scale_factor, (tuple, list)) else [scale_factor] * nd
+        out = tuple(int(math.floor(float(s) * f)) for s, f in zip(spatial, sf))
+        scales = list(sf)
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    return spatial, out, scales
+
+
+def _nearest_matrix(n_in, n_out, scale, dtype):
+    s = (1.0 / scale) if scale is not None else n_in / n_out
+    src = np.minimum(np.floor(np.arange(n_out) * np.float32(s)).astype(np.int64), n_in - 1)
+    m = np.zeros((n_out, n_in), dtype)
+    m[np.arange(n_out), src] = 1
+    return m
+
+
+def _linear_matrix(n_in, n_out, scale, align_corners, dtype):
+    m = np.zeros((n_out, n_in), dtype)
+    dst = np.arange(n_out, dtype=np.float64)
+    if align_corners:
+        s = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+        src = dst * s
+    else:
+        s = (1.0 / scale) if scale is not None else n_in / n_out
+        src = np.maximum((dst + 0.5) * s - 0.5, 0.0)
+    i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+    i1 = np.minimum(i0 + 1, n_in - 1)
+    lam = (src - i0).astype(np.float64)
+    np.add.at(m, (np.arange(n_out), i0), (1 - lam).astype(dtype))
+    np.add.at(m, (np.arange(n_out), i1), lam.astype(dtype))
+    return m
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resize spatial dims with 'nearest', 'linear' or 'bilinear' (separable matrices)."""
+    nd = input.dim() - 2
+    if mode in ("nearest", "area") and align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    spatial, out, scales = _resize_sizes(input, size, scale_factor, nd)
+    if recompute_scale_factor:
+        scales = [None] * nd
+    dt = input._data.dtype
+    if nd == 1:
+        x = input.unsqueeze(-2)
+        spatial, out, scales = (1,) + spatial, (1,) + out, [1.0] + scales
+    elif nd == 2:
+        x = input
+    else:
+        raise NotImplementedError(f"interpolate supports 3-D and 4-D input here, got "
+                                  f"{input.dim()}-D")
+    if mode == "nearest":
+        mats = [_nearest_matrix(spatial[i], out[i], scales[i], dt) for i in range(2)]
+        name = f"UpsampleNearest{nd}DBackward0"
+    elif mode in ("bilinear", "linear"):
+        ac = bool(align_corners)
+        mats = [_linear_matrix(spatial[i], out[i], scales[i], ac, dt) for i in range(2)]
+        name = f"Upsample{'Bilinear2D' if nd == 2 else 'Linear1D'}Backward0"
+    elif mode == "area":
+        mats = [_adaptive_matrix(spatial[i], out[i], dt) for i in range(2)]
+        name = f"AdaptiveAvgPool{nd}DBackward0"
+    else:
+        raise NotImplementedError(f"interpolate mode '{mode}' is not supported by ndgrad")
+    res = K.sandwich(x, mats[0], mats[1], name)
+    return res.squeeze(-2) if nd == 1 else res
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """im2col: (N, C, H, W) -> (N, C*kh*kw, L)."""
+    if input.dim() != 4:
+        raise NotImplementedError("Input Error: Only 4D input Tensors are supported "
+                                  f"(got {input.dim()}D)")
+    return K.im2col(input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """col2im: (N, C*kh*kw, L) -> (N, C, H, W), summing overlaps."""
+    return K.col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation),
+                    _pair(padding), _pair(stride))
+
+
+# ============================================================================ distances
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    n1 = x1.norm(2, dim, keepdim=True).clamp(min=eps)
+    n2 = x2.norm(2, dim, keepdim=True).clamp(min=eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None, enable_gqa=False):
+    lq, sk = query.shape[-2], key.shape[-2]
+    scale_factor = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    attn = L.matmul(query, key.transpose(-2, -1)) * scale_factor
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not "
+                               "be set when is_causal=True")
+        keep = np.tril(np.ones((lq, sk), dtype=bool))
+        attn = attn.masked_fill(Tensor(~keep), float("-inf"))
+    if attn_mask is not None:
+        if attn_mask._data.dtype == np.bool_:
+            attn = attn.masked_fill(Tensor(~attn_mask._data), float("-inf"))
+        else:
+            attn = attn + attn_mask
+    attn = softmax(attn, -1)
+    if dropout_p > 0.0:
+        attn = dropout(attn, dropout_p, True)
+    return L.matmul(attn, value)
+
+
+# ============================================================================ losses
+def _reduction(size_average, reduce, reduction):
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if size_average and reduce:
+        return "mean"
+    return "sum" if reduce else "none"
+
+
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _check_reduction(reduction):
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _broadcast_pair(input, target, name):
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input "
+                      f"size ({input.shape}). This will likely lead to incorrect results due "
+                      "to broadcasting. Please ensure they have the same size.", stacklevel=3)
+        shape = np.broadcast_shapes(tuple(input.shape), tuple(target.shape))
+        input, target = input.expand(*shape), target.expand(*shape)
+    return input, target
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    if input.dim() >= 2 and input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0]}).")
+    c = input.shape[1] if input.dim() >= 2 else input.shape[0]
+    t = target._data
+    bad = (t != ignore_index) & ((t < 0) | (t >= c))
+    if bad.any():
+        raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+    if weight is not None and weight.numel() != c:
+        raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no "
+                           f"classes but got weight tensor of shape: {list(weight.shape)}")
+    if input.dim() > 2:
+        # (N, C, d1, ...) -> (N*d1*..., C); targets flattened alike.
+        n = input.shape[0]
+        x = input.movedim(1, -1).reshape(-1, c)
+        out = K.nll_loss_prim(x, target.reshape(-1), weight, reduction, ignore_index)
+        if reduction == "none":
+            return out.view(*target.shape)
+        return out
+    return K.nll_loss_prim(input, target, weight, reduction, ignore_index)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    """log_softmax over dim 1 followed by nll_loss (class indices) or a soft-target sum."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing}")
+    class_dim = 0 if input.dim() == 1 else 1
+    logp = log_softmax(input, class_dim)
+    c = input.shape[class_dim]
+    wshape = [1] * input.dim()
+    wshape[class_dim] = c
+    if target._data.dtype.kind in "iu":
+        nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+        if label_smoothing == 0.0:
+            return nll
+        ignore = Tensor(target._data == ignore_index)
+        if weight is not None:
+            smooth = -(logp * weight.reshape(wshape)).sum(class_dim)
+        else:
+            smooth = -logp.sum(class_dim)
+        smooth = smooth.masked_fill(ignore, 0.0)
+        if reduction == "mean":
+            if weight is not None:
+                keep = target._data[target._data != ignore_index]
+                ret = smooth.sum() / weight[Tensor(keep.reshape(-1))].sum()
+            else:
+                ret = smooth.sum() / float((target._data != ignore_index).sum())
+        elif reduction == "sum":
+            ret = smooth.sum()
+        else:
+            ret = smooth
+        return nll * (1 - label_smoothing) + ret * (label_smoothing / c)
+    if tuple(target.shape) != tuple(input.shape):
+        raise RuntimeError(f"Expected target size {list(input.shape)}, got "
+                           f"{list(target.shape)}")
+    if label_smoothing > 0:
+        target = target * (1 - label_smoothing) + label_smoothing / c
+    prod = logp * target
+    if weight is not None:
+        prod = prod * weight.reshape(wshape)
+    if reduction == "mean":
+        return -prod.sum() / (input.numel() / c)
+    if reduction == "sum":
+        return -prod.sum()
+    return -prod.sum(class_dim)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    input, target = _broadcast_pair(input, target, "mse_loss")
+    if weight is not None:
+        return _reduce(((input - target) ** 2) * weight, reduction)
+    return K.pointwise_loss("mse", input, target, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    input, target = _broadcast_pair(input, target, "l1_loss")
+    loss = (input - target).abs()
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    input, target = _broadcast_pair(input, target, "smooth_l1_loss")
+    if beta == 0.0:
+        return l1_loss(input, target, reduction=reduction)
+    return K.pointwise_loss("smooth_l1", input, target, reduction, beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    _check_reduction(reduction)
+    input, target = _broadcast_pair(input, target, "huber_loss")
+    if weight is not None:
+        d = (input - target).abs()
+        loss = E.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+        return _reduce(loss * weight, reduction)
+    return K.pointwise_loss("huber", input, target, reduction, delta)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the "
+                         f"input size ({input.shape}) is deprecated. Please ensure they have "
+                         "the same size.")
+    d = input._data
+    if d.size and ((d < 0).any() or (d > 1).any()):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    if weight is not None:
+        weight = weight.expand(*input.shape)
+    return K.pointwise_loss("bce", input, target, reduction, None, weight)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
+                                     reduce=None, reduction="mean", pos_weight=None):
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                         f"({input.shape})")
+    if weight is not None:
+        weight = weight.expand(*input.shape)
+    pw = pos_weight.expand(*input.shape) if pos_weight is not None else None
+    return K.pointwise_loss("bce_logits", input, target, reduction, None, weight, pw)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    reduction = _reduction(size_average, reduce, reduction)
+    if reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns "
+                      "with the KL div math definition.'mean' will be changed to behave the "
+                      "same as 'batchmean' in the next major release.", stacklevel=2)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        tl = E.where(target > 0, target * E.where(target > 0, target, 1.0).log(), target * 0)
+        loss = tl - target * input
+    if reduction == "batchmean":
+        if input.dim() == 0:
+            return loss.sum()
+        return loss.sum() / input.shape[0]
+    return _reduce(loss, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                        reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    loss = (-target * (input1 - input2) + margin).clamp(min=0)
+    return _reduce(loss, reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    zeros = input * 0
+    margin_clamp = (margin - input).clamp(min=0)
+    out_margin = E.where(target != 1, margin_clamp, zeros)
+    out_self = E.where(target != -1, input, zeros)
+    return _reduce(out_margin + out_self, reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                          reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    eps = 1e-12
+    prod_sum = (input1 * input2).sum(-1)
+    mag1 = (input1 * input1).sum(-1) + eps
+    mag2 = (input2 * input2).sum(-1) + eps
+    cos = prod_sum / (mag1 * mag2).sqrt()
+    zeros = cos * 0
+    pos = 1 - cos
+    neg = (cos - margin).clamp(min=0)
+    out = E.where(target == 1, pos, zeros) + E.where(target == -1, neg, zeros)
+    return _reduce(out, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = E.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    loss = (d_pos - d_neg + margin).clamp(min=0)
+    return _reduce(loss, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    return _reduce(softplus(-target * input), reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        t = target._data
+        st = np.where(t > 1, t * np.log(np.where(t > 1, t, 1)) - t
+                      + 0.5 * np.log(2 * np.pi * np.where(t > 1, t, 1)), 0)
+        loss = loss + Tensor(st.astype(input._data.dtype))
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    var = var.clamp(min=eps) if not var.requires_grad else var + (var.clamp(min=eps) - var
+                                                                  ).detach()
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+_ = (S, primitive)

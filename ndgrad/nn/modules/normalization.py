@@ -1,0 +1,197 @@
+"""Normalisation modules: BatchNorm1d/2d, LayerNorm, GroupNorm, InstanceNorm1d/2d."""
+
+import numbers
+
+from ... import _creation
+from ...autograd.grad_mode import no_grad
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "InstanceNorm1d",
+           "InstanceNorm2d"]
+
+
+class _NormBase(Module):
+    _version = 2
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, device=None, dtype=None, *, bias=True):
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if self.affine:
+            self.weight = Parameter(_creation.empty(num_features, dtype=dtype))
+            if bias:
+                self.bias = Parameter(_creation.empty(num_features, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if self.track_running_stats:
+            self.register_buffer("running_mean", _creation.zeros(num_features, dtype=dtype))
+            self.register_buffer("running_var", _creation.ones(num_features, dtype=dtype))
+            self.register_buffer("num_batches_tracked", _creation.zeros((), dtype=_long()))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def extra_repr(self):
+        return ("{num_features}, eps={eps}, momentum={momentum}, affine={affine}, "
+                "bias={use_bias}, track_running_stats={track_running_stats}".format(
+                    **self.__dict__, use_bias=self.bias is not None))
+
+
+def _long():
+    from ... import _dtype
+    return _dtype.int64
+
+
+class _BatchNorm(_NormBase):
+    _expected_dims = (2, 3)
+
+    def _check_input_dim(self, input):
+        if input.dim() not in self._expected_dims:
+            exp = " or ".join(f"{d}D" for d in self._expected_dims)
+            raise ValueError(f"expected {exp} input (got {input.dim()}D input)")
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        eaf = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            if self.num_batches_tracked is not None:
+                with no_grad():
+                    self.num_batches_tracked.add_(1)
+                if self.momentum is None:
+                    eaf = 1.0 / float(self.num_batches_tracked.item())
+        bn_training = self.training or (self.running_mean is None and self.running_var is None)
+        use_stats = not self.training or self.track_running_stats
+        return F.batch_norm(input, self.running_mean if use_stats else None,
+                            self.running_var if use_stats else None, self.weight, self.bias,
+                            bn_training, eaf, self.eps)
+
+
+class BatchNorm1d(_BatchNorm):
+    _expected_dims = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    _expected_dims = (4,)
+
+    def _check_input_dim(self, input):
+        if input.dim() != 4:
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class _InstanceNorm(_NormBase):
+    _nd = 1
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
+                 track_running_stats=False, device=None, dtype=None):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
+                         dtype)
+
+    def forward(self, input):
+        batched = input.dim() == self._nd + 2
+        if input.dim() not in (self._nd + 1, self._nd + 2):
+            raise ValueError(f"expected {self._nd + 1}D or {self._nd + 2}D input (got "
+                             f"{input.dim()}D input)")
+        x = input if batched else input.unsqueeze(0)
+        out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
+                              self.training or not self.track_running_stats, self.momentum
+                              if self.momentum is not None else 0.0, self.eps)
+        return out if batched else out.squeeze(0)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    _nd = 1
+
+
+class InstanceNorm2d(_InstanceNorm):
+    _nd = 2
+
+
+class LayerNorm(Module):
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if self.elementwise_affine:
+            self.weight = Parameter(_creation.empty(self.normalized_shape, dtype=dtype))
+            if bias:
+                self.bias = Parameter(_creation.empty(self.normalized_shape, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input):
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return ("{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}, "
+                "bias={use_bias}".format(**self.__dict__, use_bias=self.bias is not None))
+
+
+class GroupNorm(Module):
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None,
+                 dtype=None):
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError("num_channels must be divisible by num_groups")
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        if self.affine:
+            self.weight = Parameter(_creation.empty(num_channels, dtype=dtype))
+            self.bias = Parameter(_creation.empty(num_channels, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.affine:
+            init.ones_(self.weight)
+            init.zeros_(self.bias)
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return "{num_groups}, {num_channels}, eps={eps}, affine={affine}".format(
+            **self.__dict__)
+
