@@ -453,8 +453,9 @@ def _wrap_outputs(ctx, tensor_args, outputs, executable, uses_setup_context):
                     "backward. This is not supported if you override setup_context. You should "
                     "return and save a view of the input instead, e.g. with x.view_as(x) or "
                     "setup ctx inside the forward function itself.")
-            if executable:
-                # torch returns a view of the input (view_as(self)), never the input itself.
+            if _tls.grad_enabled:
+                # torch returns a view of the input (view_as(self)), never the input itself;
+                # under no_grad a plain alias.
                 _tls.grad_enabled = False
                 try:
                     o = o.view_as(o)
