@@ -1,3 +1,521 @@
-"""The functional API: jacobian, hessian, vjp, jvp, vhp, hvp."""
+"""torch.autograd.functional: vjp, jvp, jacobian, hessian, vhp, hvp, and the batched backward
+behind ``autograd.grad(..., is_grads_batched=True)``.
 
-__all__ = []
+Return structures follow torch: a Tensor for a single Tensor input/output, tuples otherwise,
+nested tuples (per output, then per input) for Jacobians and Hessians. With ``strict=True``
+an output independent of an input raises torch's errors; with ``create_graph=True`` results
+are differentiable.
+
+Batched gradients (``_batched_grad``, used by ``vectorize=True`` and ``is_grads_batched``):
+the cotangents carry a leading batch dimension B and the graph is run once, backwards, with
+per-op batched rules (``_batched.py`` explains the rules); ops without a batched rule are run
+once per batch element inside that single traversal. The result equals the loop over B
+single backward passes.
+
+Example::
+
+    >>> import ndgrad as torch
+    >>> from ndgrad.autograd.functional import jacobian
+    >>> jacobian(lambda x: x ** 2, torch.tensor([1.0, 2.0]))
+    tensor([[2., 0.],
+            [0., 4.]])
+"""
+
+from .. import _state
+from .._tensor import Tensor
+from . import forward_ad as fwAD
+
+__all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
+
+_tls = _state.tls
+
+
+# --------------------------------------------------------------------------- helpers
+def _tupled(value, arg_name, fn_name):
+    """``(was_tuple, tuple_of_tensors)``, with torch's TypeError for anything else."""
+    was_tuple = isinstance(value, tuple)
+    items = value if was_tuple else (value,)
+    for i, el in enumerate(items):
+        if not isinstance(el, Tensor):
+            where = (f"value at index {i} has type {type(el)}." if was_tuple else
+                     f"given {arg_name} has type {type(el)}.")
+            raise TypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a "
+                            f"tuple of Tensors but the {where}")
+    return was_tuple, items
+
+
+def _untuple(res, single):
+    """Undo the tupling: `single` is a flag, or (outputs_flag, inputs_flag) for nested."""
+    if isinstance(single, tuple):
+        outs_tuple, ins_tuple = single
+        if not ins_tuple:
+            res = tuple(row[0] for row in res)
+        if not outs_tuple:
+            res = res[0]
+        return res
+    return res if single else res[0]
+
+
+def _prepare(inputs, create_graph, need_graph):
+    """Fresh differentiable handles on the inputs (views keep a graph under create_graph)."""
+    out = []
+    for x in inputs:
+        if create_graph and x.requires_grad:
+            out.append(x.view_as(x))
+        else:
+            out.append(x.detach().requires_grad_(need_graph))
+    return tuple(out)
+
+
+def _finish(items, create_graph):
+    if not items:
+        return items
+    if isinstance(items[0], Tensor) or items[0] is None:
+        if create_graph:
+            return tuple(items)
+        return tuple(None if x is None else x.detach() for x in items)
+    return tuple(_finish(x, create_graph) for x in items)
+
+
+def _check_v(v, ref, ref_is_tuple):
+    if len(v) != len(ref):
+        if ref_is_tuple:
+            raise RuntimeError(f"v is a tuple of invalid length: should be {len(ref)} but got "
+                               f"{len(v)}.")
+        raise RuntimeError("The given v should contain a single Tensor.")
+    for i, (a, b) in enumerate(zip(v, ref)):
+        if a.size() != b.size():
+            where = f"Entry {i} in " if ref_is_tuple else ""
+            raise RuntimeError(f"{where}v has invalid size: should be {b.size()} but got "
+                               f"{a.size()}.")
+
+
+_RG_MESSAGES = {
+    "outputs": ("Output {i} of the user-provided function does not require gradients. The "
+                "outputs must be computed in a differentiable manner from the input when running "
+                "in strict mode."),
+    "grad_inputs": ("The gradient with respect to input {i} is independent of the inputs of the "
+                    "user-provided function. This is not allowed in strict mode."),
+    "jacobian": ("While computing the hessian, found that the jacobian of the user-provided "
+                 "function with respect to input {i} is independent of the input. This is not "
+                 "allowed in strict mode. You should ensure that your function is twice "
+                 "differentiable and that the jacobian depends on the inputs (this would be "
+                 "violated by a linear function for example)."),
+    "hessian": ("The hessian of the user-provided function with respect to input {i} is "
+                "independent of the input. This is not allowed in strict mode. You should ensure "
+                "that your function is thrice differentiable and that the hessian depends on the "
+                "inputs."),
+}
+
+
+def _strict_requires_grad(items, kind, strict):
+    if not strict:
+        return
+    for i, x in enumerate(items):
+        if x is None:
+            raise RuntimeError(f"The output of the user-provided function is independent of "
+                               f"input {i}. This is not allowed in strict mode.")
+        if not x.requires_grad:
+            raise RuntimeError(_RG_MESSAGES[kind].format(i=i))
+
+
+def _grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None,
+          batched=False):
+    """autograd.grad over the outputs that require grad; all-None when none does."""
+    from . import grad
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    keep_o, keep_g = [], []
+    for o, g in zip(outputs, grad_outputs):
+        if o is not None and o.requires_grad:
+            keep_o.append(o)
+            keep_g.append(g)
+    if not keep_o:
+        return (None,) * len(inputs)
+    return grad(tuple(keep_o), inputs, tuple(keep_g), allow_unused=True,
+                create_graph=create_graph, retain_graph=retain_graph,
+                is_grads_batched=batched)
+
+
+_ZERO_MESSAGES = {
+    "back": ("The output of the user-provided function is independent of input {i}. This is "
+             "not allowed in strict mode."),
+    "back_trick": ("The gradient with respect to the input is independent of entry {i} in the "
+                   "grad_outputs when using the double backward trick to compute forward mode "
+                   "gradients. This is not allowed in strict mode."),
+    "double_back": ("The jacobian of the user-provided function is independent of input {i}. "
+                    "This is not allowed in strict mode."),
+    "double_back_trick": ("The hessian of the user-provided function is independent of entry "
+                          "{i} in the grad_jacobian. This is not allowed in strict mode as it "
+                          "prevents from using the double backward trick to replace forward "
+                          "mode AD."),
+}
+
+
+def _zeros_for_missing(grads, refs, strict, create_graph, stage):
+    from .. import zeros_like
+    out = []
+    for i, g in enumerate(grads):
+        if g is None:
+            if strict:
+                raise RuntimeError(_ZERO_MESSAGES[stage].format(i=i))
+            g = zeros_like(refs[i])
+        elif strict and create_graph and not g.requires_grad:
+            what = "hessian" if "double" in stage else "jacobian"
+            raise RuntimeError(f"The {what} of the user-provided function is independent of "
+                               f"input {i}. This is not allowed in strict mode when "
+                               "create_graph=True.")
+        out.append(g)
+    return tuple(out)
+
+
+class _grad_mode:
+    """Set grad mode for a block (a tiny local helper; no decorator machinery needed)."""
+
+    def __init__(self, on):
+        self.on = on
+
+    def __enter__(self):
+        self.prev = _tls.grad_enabled
+        _tls.grad_enabled = self.on
+
+    def __exit__(self, *exc):
+        _tls.grad_enabled = self.prev
+
+
+def _single_output(outputs, was_tuple, name):
+    if was_tuple or not isinstance(outputs[0], Tensor):
+        raise RuntimeError(f"The function given to {name} should return a single Tensor")
+    if outputs[0].nelement() != 1:
+        raise RuntimeError(f"The Tensor returned by the function given to {name} should contain "
+                           "a single element")
+
+
+def _v_for_inputs(v, inputs, ins_tuple, create_graph, fn_name):
+    if v is not None:
+        _, v = _tupled(v, "v", fn_name)
+        v = _prepare(v, create_graph, need_graph=False)
+        _check_v(v, inputs, ins_tuple)
+        return v
+    if len(inputs) != 1 or inputs[0].nelement() != 1:
+        raise RuntimeError("The vector v can only be None if the input to the user-provided "
+                           "function is a single Tensor with a single element.")
+    return None
+
+
+# --------------------------------------------------------------------------- vjp / jvp
+def vjp(func, inputs, v=None, create_graph=False, strict=False):
+    """``(func(inputs), v^T J)``: the vector-Jacobian product at `inputs`.
+
+    `v` may be omitted when func returns a single one-element tensor.
+
+    Example::
+
+        >>> x = torch.ones(2)
+        >>> vjp(lambda x: 2 * x, x, torch.tensor([1.0, 3.0]))
+        (tensor([2., 2.]), tensor([2., 6.]))
+    """
+    with _grad_mode(True):
+        ins_tuple, inputs = _tupled(inputs, "inputs", "vjp")
+        inputs = _prepare(inputs, create_graph, need_graph=True)
+        outs_tuple, outputs = _tupled(func(*inputs), "outputs of the user-provided function",
+                                      "vjp")
+        _strict_requires_grad(outputs, "outputs", strict)
+        if v is not None:
+            _, v = _tupled(v, "v", "vjp")
+            v = _prepare(v, create_graph, need_graph=False)
+            _check_v(v, outputs, outs_tuple)
+        elif len(outputs) != 1 or outputs[0].nelement() != 1:
+            raise RuntimeError("The vector v can only be None if the user-provided function "
+                               "returns a single Tensor with a single element.")
+    with _grad_mode(True if create_graph else _tls.grad_enabled):
+        grads = _grad(outputs, inputs, v, create_graph=create_graph)
+        res = _zeros_for_missing(grads, inputs, strict, create_graph, "back")
+    return (_untuple(_finish(outputs, create_graph), outs_tuple),
+            _untuple(_finish(res, create_graph), ins_tuple))
+
+
+def jvp(func, inputs, v=None, create_graph=False, strict=False):
+    """``(func(inputs), J v)``: the Jacobian-vector product at `inputs`.
+
+    Computed, as torch does, by the double-backward trick (a backward of the backward with
+    respect to a dummy cotangent). For cheap forward-mode JVPs use ``forward_ad``.
+
+    Example::
+
+        >>> jvp(lambda x: x ** 2, torch.tensor([1.0, 2.0]), torch.tensor([1.0, 1.0]))
+        (tensor([1., 4.]), tensor([2., 4.]))
+    """
+    from .. import zeros_like
+    with _grad_mode(True):
+        ins_tuple, inputs = _tupled(inputs, "inputs", "jvp")
+        inputs = _prepare(inputs, create_graph, need_graph=True)
+        v = _v_for_inputs(v, inputs, ins_tuple, create_graph, "jvp")
+        outs_tuple, outputs = _tupled(func(*inputs), "outputs of the user-provided function",
+                                      "jvp")
+        _strict_requires_grad(outputs, "outputs", strict)
+        dummies = tuple(zeros_like(o, requires_grad=True) for o in outputs)
+        grad_inputs = _grad(outputs, inputs, dummies, create_graph=True)
+        _strict_requires_grad(grad_inputs, "grad_inputs", strict)
+    with _grad_mode(True if create_graph else _tls.grad_enabled):
+        grads = _grad(grad_inputs, dummies, v, create_graph=create_graph)
+        res = _zeros_for_missing(grads, outputs, strict, create_graph, "back_trick")
+    return (_untuple(_finish(outputs, create_graph), outs_tuple),
+            _untuple(_finish(res, create_graph), outs_tuple))
+
+
+# --------------------------------------------------------------------------- jacobian
+def _basis(tensors, numels):
+    """Per tensor, a (total, numel) slice of the identity of size sum(numels)."""
+    from .. import zeros
+    total = sum(numels)
+    chunks = []
+    start = 0
+    for t, n in zip(tensors, numels):
+        c = zeros((total, n), dtype=t.dtype)
+        if n:
+            c._data[start + _arange(n), _arange(n)] = 1
+        start += n
+        chunks.append(c)
+    return tuple(chunks)
+
+
+def _arange(n):
+    import numpy as np
+    return np.arange(n)
+
+
+def _jacobian_forward(func, inputs, strict, vectorize):
+    if strict:
+        raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
+                           "`strategy=\"forward-mode\"` are not supported together (yet). Please "
+                           "either set `strict=False` or `strategy=\"reverse-mode\"`.")
+    ins_tuple, inputs = _tupled(inputs, "inputs", "jacobian")
+    if not vectorize:
+        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
+                                  "Hessian isonly implemented for `vectorize=True`.")
+    from .. import zeros_like, stack
+    numels = tuple(x.numel() for x in inputs)
+    total = sum(numels)
+    # One JVP per standard-basis direction (torch vmaps the same function over the basis).
+    columns = None
+    primals = None
+    outs_tuple = False
+    with fwAD.dual_level():
+        for k in range(total):
+            duals = []
+            start = 0
+            for x, n in zip(inputs, numels):
+                t = zeros_like(x)
+                if start <= k < start + n:
+                    t._data.reshape(-1)[k - start] = 1
+                start += n
+                duals.append(fwAD.make_dual(x, t))
+            out = func(*duals)
+            outs_tuple = isinstance(out, tuple)
+            outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+            pairs = [fwAD.unpack_dual(o) for o in outs]
+            if primals is None:
+                primals = [p.primal for p in pairs]
+                columns = [[] for _ in pairs]
+            for lst, p in zip(columns, pairs):
+                lst.append(p.tangent if p.tangent is not None else zeros_like(p.primal))
+    rows = []
+    for out, cols in zip(primals, columns):
+        per_input = []
+        start = 0
+        for x, n in zip(inputs, numels):
+            part = stack(cols[start:start + n], -1) if n else \
+                zeros_like(out).reshape(-1)[:0]
+            per_input.append(part.reshape(tuple(out.shape) + tuple(x.shape)))
+            start += n
+        rows.append(tuple(per_input))
+    return _untuple(tuple(rows), (outs_tuple, ins_tuple))
+
+
+def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
+             strategy="reverse-mode"):
+    """The Jacobian of `func` at `inputs`: ``J[i][j]`` has shape ``out_i.shape + in_j.shape``.
+
+    `vectorize=True` computes every row in one batched backward; `strategy="forward-mode"`
+    (needs `vectorize=True`) computes columns with forward AD.
+
+    Example::
+
+        >>> jacobian(lambda x: x.sin(), torch.zeros(2))
+        tensor([[1., 0.],
+                [0., 1.]])
+    """
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". '
+                             'Hint: If your function has more outputs than inputs, '
+                             '"forward-mode" tends to be more performant. Otherwise, prefer to '
+                             'use "reverse-mode".')
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError(
+                "torch.autograd.functional.jacobian: `create_graph=True` and "
+                "`strategy=\"forward-mode\"` are not supported together (yet). Please either "
+                "set `create_graph=False` or `strategy=\"reverse-mode\"`.")
+        return _jacobian_forward(func, inputs, strict, vectorize)
+
+    from .. import zeros_like, stack
+    with _grad_mode(True):
+        ins_tuple, inputs = _tupled(inputs, "inputs", "jacobian")
+        inputs = _prepare(inputs, create_graph, need_graph=True)
+        outs_tuple, outputs = _tupled(func(*inputs), "outputs of the user-provided function",
+                                      "jacobian")
+        _strict_requires_grad(outputs, "outputs", strict)
+
+        if vectorize:
+            if strict:
+                raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
+                                   "`vectorized=True` are not supported together. Please "
+                                   "either set `strict=False` or `vectorize=False`.")
+            numels = tuple(o.numel() for o in outputs)
+            total = sum(numels)
+            basis = _basis(outputs, numels)
+            flat = tuple(o.reshape(-1) for o in outputs)
+            rows = list(_grad(flat, inputs, basis, create_graph=create_graph, batched=True))
+            for i, r in enumerate(rows):
+                if r is None:
+                    rows[i] = zeros_like(inputs[i]).expand((total,) + tuple(inputs[i].shape))
+            per_input = []
+            for r, x in zip(rows, inputs):
+                parts = r.split(numels, 0) if len(numels) > 1 else (r,)
+                per_input.append([p.view(tuple(o.shape) + tuple(x.shape))
+                                  for p, o in zip(parts, outputs)])
+            jac = tuple(zip(*per_input))
+            return _untuple(_finish(jac, create_graph), (outs_tuple, ins_tuple))
+
+        jac = []
+        for i, out in enumerate(outputs):
+            cols = tuple([] for _ in inputs)
+            flat = out.reshape(-1)
+            for j in range(out.nelement()):
+                row = _grad((flat[j],), inputs, retain_graph=True, create_graph=create_graph)
+                for k, (acc, g, x) in enumerate(zip(cols, row, inputs)):
+                    if g is None:
+                        if strict:
+                            raise RuntimeError(f"Output {i} of the user-provided function is "
+                                               f"independent of input {k}. This is not allowed "
+                                               "in strict mode.")
+                        g = zeros_like(x)
+                    elif strict and create_graph and not g.requires_grad:
+                        raise RuntimeError(f"The jacobian of the user-provided function is "
+                                           f"independent of input {i}. This is not allowed in "
+                                           "strict mode when create_graph=True.")
+                    acc.append(g)
+            jac.append(tuple(
+                (stack(acc, 0) if acc else zeros_like(x).reshape(-1)[:0].reshape(
+                    (0,) + tuple(x.shape))).view(tuple(out.shape) + tuple(x.shape))
+                for acc, x in zip(cols, inputs)))
+        return _untuple(_finish(tuple(jac), create_graph), (outs_tuple, ins_tuple))
+
+
+def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
+            outer_jacobian_strategy="reverse-mode"):
+    """The Hessian of a scalar function: ``H[i][j]`` has shape ``in_i.shape + in_j.shape``.
+
+    Example::
+
+        >>> hessian(lambda x: (x ** 3).sum(), torch.tensor([1.0, 2.0]))
+        tensor([[ 6.,  0.],
+                [ 0., 12.]])
+    """
+    ins_tuple, inputs = _tupled(inputs, "inputs", "hessian")
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
+
+    def scalar_func(*xs):
+        out = func(*xs)
+        was_tuple, outs = _tupled(out, "outputs of the user-provided function", "hessian")
+        _strict_requires_grad(outs, "outputs", strict)
+        if was_tuple or not isinstance(out, Tensor):
+            raise RuntimeError("The function given to hessian should return a single Tensor")
+        if out.nelement() != 1:
+            raise RuntimeError("The Tensor returned by the function given to hessian should "
+                               "contain a single element")
+        return out.squeeze()
+
+    def gradient(*xs):
+        if outer_jacobian_strategy == "forward-mode":
+            xs = tuple(x.requires_grad_(True) for x in xs)
+        g = jacobian(scalar_func, xs, create_graph=True)
+        _strict_requires_grad(g, "jacobian", strict)
+        return g
+
+    res = jacobian(gradient, inputs, create_graph=create_graph, strict=strict,
+                   vectorize=vectorize, strategy=outer_jacobian_strategy)
+    return _untuple(res, (ins_tuple, ins_tuple))
+
+
+# --------------------------------------------------------------------------- vhp / hvp
+def vhp(func, inputs, v=None, create_graph=False, strict=False):
+    """``(func(inputs), v^T H)`` for a scalar function, by double backward.
+
+    Example::
+
+        >>> vhp(lambda x: (x ** 3).sum(), torch.tensor([1.0, 2.0]), torch.ones(2))
+        (tensor(9.), tensor([ 6., 12.]))
+    """
+    with _grad_mode(True):
+        ins_tuple, inputs = _tupled(inputs, "inputs", "vhp")
+        inputs = _prepare(inputs, create_graph, need_graph=True)
+        v = _v_for_inputs(v, inputs, ins_tuple, create_graph, "vhp")
+        outs_tuple, outputs = _tupled(func(*inputs), "outputs of the user-provided function",
+                                      "vhp")
+        _strict_requires_grad(outputs, "outputs", strict)
+        _single_output(outputs, outs_tuple, "vhp")
+        jac = _grad(outputs, inputs, create_graph=True)
+        _strict_requires_grad(jac, "jacobian", strict)
+    with _grad_mode(True if create_graph else _tls.grad_enabled):
+        grads = _grad(jac, inputs, v, create_graph=create_graph)
+        res = _zeros_for_missing(grads, inputs, strict, create_graph, "double_back")
+    return (_untuple(_finish(outputs, create_graph), outs_tuple),
+            _untuple(_finish(res, create_graph), ins_tuple))
+
+
+def hvp(func, inputs, v=None, create_graph=False, strict=False):
+    """``(func(inputs), H v)`` for a scalar function (double backward plus the transpose
+    trick, as torch computes it).
+
+    Example::
+
+        >>> hvp(lambda x: (x ** 3).sum(), torch.tensor([1.0, 2.0]), torch.ones(2))
+        (tensor(9.), tensor([ 6., 12.]))
+    """
+    from .. import zeros_like
+    with _grad_mode(True):
+        ins_tuple, inputs = _tupled(inputs, "inputs", "hvp")
+        inputs = _prepare(inputs, create_graph, need_graph=True)
+        v = _v_for_inputs(v, inputs, ins_tuple, create_graph, "hvp")
+        outs_tuple, outputs = _tupled(func(*inputs), "outputs of the user-provided function",
+                                      "hvp")
+        _strict_requires_grad(outputs, "outputs", strict)
+        _single_output(outputs, outs_tuple, "hvp")
+        jac = _grad(outputs, inputs, create_graph=True)
+        _strict_requires_grad(jac, "jacobian", strict)
+        dummies = tuple(zeros_like(x, requires_grad=True) for x in inputs)
+        double_back = _grad(jac, inputs, dummies, create_graph=True)
+        _strict_requires_grad(jac, "hessian", strict)
+    with _grad_mode(True if create_graph else _tls.grad_enabled):
+        grads = _grad(double_back, dummies, v, create_graph=create_graph)
+        res = _zeros_for_missing(grads, inputs, strict, create_graph, "double_back_trick")
+    return (_untuple(_finish(outputs, create_graph), outs_tuple),
+            _untuple(_finish(res, create_graph), ins_tuple))
+
+
+# --------------------------------------------------------------------------- batched grad
+def _batched_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unused,
+                  materialize_grads):
+    """``autograd.grad`` with a leading batch dimension on every grad_output.
+
+    Equals stacking B calls of ``autograd.grad`` (one per batch element); see the module
+    docstring for how the batch is carried through the graph.
+    """
+    from . import _make_grads
+    from . import _batched
+    grads = _make_grads(outputs, grads, is_grads_batched=True)
+    return _batched.batched_grad(outputs, inputs, grads, retain_graph, create_graph,
+                                 allow_unused, materialize_grads)

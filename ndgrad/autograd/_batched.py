@@ -1,0 +1,354 @@
+"""Batched backward: ``autograd.grad(..., is_grads_batched=True)`` in one graph traversal.
+
+Every gradient flowing through the graph carries a leading batch dimension B (cotangent
+number b is ``g[b]``). The traversal is the engine's (dependency counts, newest node first),
+and each node is run in one of three ways:
+
+1. a *batched rule* from ``_RULES`` (matrix products, views, reductions, casts): the op's
+   VJP rewritten so that a leading batch dimension passes through (``matmul`` broadcasts over
+   it, ``sum``/``view`` backwards shift their dims by one);
+2. *transparent* ops (elementwise unary/binary ops and ``where``): their VJP multiplies ``g``
+   elementwise with saved values, so NumPy broadcasting already carries the batch; only the
+   reduction of broadcast gradients back to the input shape is made batch-aware;
+3. anything else (custom Functions, CopySlices, indexing, ...): the node's own VJP runs once
+   per batch element and the results are stacked. Always correct, just not vectorised.
+
+Every rule is written in ndgrad ops, so ``create_graph=True`` works as in the loop. The result
+equals B separate ``autograd.grad`` calls. Tensor hooks are not called in batched mode (torch
+would call them with vmap's BatchedTensor).
+"""
+
+import heapq
+
+from .. import _state
+from .graph import AccumulateGrad
+
+__all__ = ["batched_grad"]
+
+_tls = _state.tls
+
+
+def _vmap_size_error(sizes):
+    return ValueError(f"vmap: Expected all tensors to have the same size in the mapped "
+                      f"dimension, got sizes {sizes} for the mapped dimension")
+
+
+def batched_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unused,
+                 materialize_grads):
+    from .graph import GradientEdge
+    from .engine import _compute_needed
+    from .. import zeros_like
+    sizes = []
+    for g in grads:
+        if g is not None:
+            if g._data.ndim == 0:
+                raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some "
+                                 "input, but that input is a Tensor of dimensionality 0 so "
+                                 "expected in_dim to satisfy 0 <= in_dim < 0.")
+            sizes.append(g._data.shape[0])
+    if len(set(sizes)) > 1:
+        raise _vmap_size_error(sizes)
+    B = sizes[0] if sizes else 1
+
+    edges = []
+    for t in inputs:
+        if isinstance(t, GradientEdge):
+            edges.append((t.node, t.output_nr))
+            continue
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        edges.append(t._edge())
+    roots = []
+    for i, (o, g) in enumerate(zip(outputs, grads)):
+        if isinstance(o, GradientEdge):
+            roots.append(((o.node, o.output_nr), g))
+            continue
+        if not o.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
+                               "have a grad_fn")
+        if g is not None:
+            roots.append((o._edge(), g))
+
+    captured = _run(roots, edges, B, retain_graph, create_graph, _compute_needed)
+    result = []
+    for i, (t, e) in enumerate(zip(inputs, edges)):
+        g = captured.get(e)
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior.")
+            if materialize_grads and not isinstance(t, GradientEdge):
+                # torch's vmap passes the unbatched zeros through.
+                g = zeros_like(t)
+        elif not create_graph and g._grad_fn is not None:
+            g = g.detach()
+        result.append(g)
+    return tuple(result)
+
+
+def _run(roots, edges, B, keep_graph, create_graph, compute_needed):
+    deps = {}
+    seen = set()
+    root_nodes = []
+    for (node, nr), g in roots:
+        if node not in seen:
+            seen.add(node)
+            root_nodes.append(node)
+    stack = list(root_nodes)
+    while stack:
+        node = stack.pop()
+        for e in node._next:
+            if e is None:
+                continue
+            m = e[0]
+            deps[m] = deps.get(m, 0) + 1
+            if m not in seen:
+                seen.add(m)
+                stack.append(m)
+    captures = set(edges)
+    needed = compute_needed(root_nodes, {n for n, _ in captures}, False)
+    buffers = {}
+    for (node, nr), g in roots:
+        _add_to(buffers, node, nr, g)
+    heap = [(-n._seq, n) for n in root_nodes if n not in deps]
+    heapq.heapify(heap)
+    captured = {}
+    prev = _tls.grad_enabled
+    _tls.grad_enabled = create_graph
+    try:
+        while heap:
+            node = heapq.heappop(heap)[1]
+            gs = buffers.pop(node, None) or []
+            for nr, g in enumerate(gs):
+                if g is not None and (node, nr) in captures:
+                    captured[(node, nr)] = g
+            if type(node) is AccumulateGrad or not needed.get(node, False) or \
+                    all(g is None for g in gs):
+                gx = ()
+            else:
+                gx = _apply(node, gs, B)
+                if not keep_graph:
+                    node._release()
+            for k, e in enumerate(node._next):
+                if e is None:
+                    continue
+                g = gx[k] if k < len(gx) else None
+                if g is not None:
+                    _add_to(buffers, e[0], e[1], g)
+                m = e[0]
+                d = deps[m] - 1
+                if d:
+                    deps[m] = d
+                else:
+                    del deps[m]
+                    heapq.heappush(heap, (-m._seq, m))
+    finally:
+        _tls.grad_enabled = prev
+    return captured
+
+
+def _add_to(buffers, node, nr, g):
+    buf = buffers.get(node)
+    if buf is None:
+        buf = buffers[node] = []
+    while len(buf) <= nr:
+        buf.append(None)
+    buf[nr] = g if buf[nr] is None else buf[nr] + g
+
+
+# --------------------------------------------------------------------------- node application
+def _apply(node, gs, B):
+    op = type(node)._op
+    if op is not None:
+        rule = _rules().get(op.name)
+        if rule is not None:
+            gx = rule(node, gs[0] if op.n_out == 1 else gs)
+            return _fit_all(node, gx, B)
+        if op.name in _TRANSPARENT or op.kind in ("unary", "binary"):
+            gx = op.vjp(node, gs[0] if op.n_out == 1 else gs)
+            return _fit_all(node, gx, B)
+    return _per_sample(node, gs, B)
+
+
+def _per_sample(node, gs, B):
+    """Run the node's VJP once per batch element and stack the results."""
+    from .engine import reduce_grads
+    from .. import stack, zeros
+    per = []
+    for b in range(B):
+        gb = [None if g is None else g[b] for g in gs]
+        if all(g is None for g in gb):
+            per.append(None)
+            continue
+        per.append(reduce_grads(node, node._apply(gb)))
+    n = len(node._next)
+    out = []
+    for k in range(n):
+        col = [p[k] if p is not None and k < len(p) else None for p in per]
+        ref = next((c for c in col if c is not None), None)
+        if ref is None:
+            out.append(None)
+            continue
+        col = [c if c is not None else zeros(ref.shape, dtype=ref.dtype) for c in col]
+        out.append(stack(col, 0))
+    return tuple(out)
+
+
+def _fit_all(node, gx, B):
+    """Batch-aware version of the engine's reduce_grads: each gradient to (B, *input_shape)."""
+    if type(gx) is not tuple:
+        gx = tuple(gx) if isinstance(gx, list) else (gx,)
+    meta = node._meta
+    if meta is None:
+        return gx
+    out = list(gx)
+    for i, m in enumerate(meta):
+        g = out[i] if i < len(out) else None
+        if m is None or g is None:
+            continue
+        shape, dtype = m
+        g = sum_to_batched(g, shape, B)
+        if g._data.dtype != dtype:
+            from .._dtype import from_np
+            g = g.to(from_np(dtype))
+        out[i] = g
+    return tuple(out)
+
+
+def sum_to_batched(g, shape, B):
+    """Sum a batched gradient (B, *broadcast_shape) back to (B, *shape)."""
+    gshape = g._data.shape
+    if gshape[0] != B or len(gshape) - 1 < len(shape):
+        # A rule returned an unbatched value (a gradient independent of g): add the batch.
+        g = g.expand((B,) + tuple(gshape))
+        gshape = g._data.shape
+    body = gshape[1:]
+    if body == tuple(shape):
+        return g
+    lead = len(body) - len(shape)
+    dims = [1 + i for i in range(lead)]
+    for i, s in enumerate(shape):
+        if s == 1 and body[lead + i] != 1:
+            dims.append(1 + lead + i)
+    if dims:
+        g = g.sum(dims, keepdim=True)
+    return g.reshape((B,) + tuple(shape))
+
+
+# --------------------------------------------------------------------------- batched rules
+_TRANSPARENT = {"where", "clamp"}
+_RULE_TABLE = None
+
+
+def _rules():
+    global _RULE_TABLE
+    if _RULE_TABLE is None:
+        _RULE_TABLE = _build_rules()
+    return _RULE_TABLE
+
+
+def _build_rules():
+    from .. import matmul
+    from .._ops.elementwise import _conj
+
+    def needs(ctx, i):
+        return ctx._next[i] is not None
+
+    def mm(ctx, g):
+        a, b = ctx.saved
+        return (matmul(g, _conj(b).mT) if needs(ctx, 0) else None,
+                matmul(_conj(a).mT, g) if needs(ctx, 1) else None)
+
+    def mv(ctx, g):
+        a, v = ctx.saved
+        ga = g.unsqueeze(-1) * _conj(v) if needs(ctx, 0) else None
+        gv = matmul(g, _conj(a)) if needs(ctx, 1) else None
+        return ga, gv
+
+    def dot(ctx, g):
+        a, b = ctx.saved
+        return (g.unsqueeze(-1) * _conj(b) if needs(ctx, 0) else None,
+                g.unsqueeze(-1) * _conj(a) if needs(ctx, 1) else None)
+
+    def addmm(ctx, g):
+        a, b = ctx.saved
+        beta, alpha = ctx._params
+        gc = (g if beta == 1 else g * beta) if needs(ctx, 0) else None
+        ga = gb = None
+        if needs(ctx, 1):
+            ga = matmul(g, _conj(b).mT)
+            ga = ga if alpha == 1 else ga * alpha
+        if needs(ctx, 2):
+            gb = matmul(_conj(a).mT, g)
+            gb = gb if alpha == 1 else gb * alpha
+        return gc, ga, gb
+
+    def bmm(ctx, g):
+        a, b = ctx.saved
+        return (matmul(g, _conj(b).mT) if needs(ctx, 0) else None,
+                matmul(_conj(a).mT, g) if needs(ctx, 1) else None)
+
+    def reshape_back(ctx, g):
+        shape = ctx._extra["shape"]
+        return (g.reshape((g._data.shape[0],) + tuple(shape)),)
+
+    def reduce_back(scale):
+        def rule(ctx, g):
+            dims, keepdim, _ = ctx._params
+            shape = tuple(ctx._extra["shape"])
+            nd = len(shape)
+            dims_t = tuple(range(nd)) if dims is None else tuple(
+                d % nd if nd else 0 for d in ((dims,) if isinstance(dims, int) else dims))
+            if not keepdim and nd:
+                for d in sorted(dims_t):
+                    g = g.unsqueeze(1 + d)
+            g = g.expand((g._data.shape[0],) + shape)
+            if scale:
+                n = 1
+                for d in dims_t:
+                    n *= shape[d] if nd else 1
+                g = g / n
+            return (g,)
+        return rule
+
+    def transpose(ctx, g):
+        d0, d1 = ctx._params
+        return (g.transpose(1 + d0, 1 + d1),)
+
+    def t(ctx, g):
+        return (g.transpose(1, 2) if g._data.ndim == 3 else g,)
+
+    def permute(ctx, g):
+        dims = ctx._params
+        inv = [0] * len(dims)
+        for i, d in enumerate(dims):
+            inv[d] = i
+        return (g.permute([0] + [1 + d for d in inv]),)
+
+    def expand(ctx, g):
+        return (sum_to_batched(g, tuple(ctx._extra["shape"]), g._data.shape[0]),)
+
+    def unsqueeze(ctx, g):
+        return (g.squeeze(1 + ctx._params),)
+
+    def identity(ctx, g):
+        return (g,)
+
+    def to_copy(ctx, g):
+        from .._dtype import from_np
+        src = ctx._extra["dtype"]
+        if g._data.dtype.kind == "c" and src.kind != "c":
+            g = g.real
+        return (g.to(from_np(src)),)
+
+    table = {"mm": mm, "mv": mv, "dot": dot, "addmm": addmm, "bmm": bmm,
+             "view": reshape_back, "_unsafe_view": reshape_back,
+             "squeeze": reshape_back, "squeeze_dim": reshape_back,
+             "squeeze_dims": reshape_back, "unsqueeze": unsqueeze,
+             "sum": reduce_back(False), "sum_dim": reduce_back(False),
+             "mean": reduce_back(True), "mean_dim": reduce_back(True),
+             "transpose": transpose, "t": t, "permute": permute, "expand": expand,
+             "clone": identity, "alias": identity, "_to_copy": to_copy}
+    return table
+
