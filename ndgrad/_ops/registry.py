@@ -355,6 +355,8 @@ def unary(name, fwd, node_name=None, save=(), float_only=False, linear=False, pa
             out = _asarray(out)
         res = Tensor(out)
         if (x._rg or (x._base is not None and _needs_grad(x))) and _tls.grad_enabled:
+            if out.dtype.kind not in "fc":  # bool/int results (isnan, ...) never need grad
+                return res
             if x._extra is not None:
                 _check_inference(x)
             fn = x._grad_fn
