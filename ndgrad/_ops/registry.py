@@ -331,7 +331,7 @@ def unary(name, fwd, node_name=None, save=(), float_only=False, linear=False, pa
                 if type(out) is not _ndarray:
                     out = _asarray(out)
                 res = Tensor(out)
-                if x._rg and _tls.grad_enabled:
+                if x._rg and _tls.grad_enabled and out.dtype.kind in "fc":
                     if x._extra is not None:
                         _check_inference(x)
                     fn = x._grad_fn
