@@ -74,6 +74,8 @@ def _make_grads(outputs, grads, is_grads_batched=False):
                 f"For complex Tensors, both grad_output and output are required to have the "
                 f"same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and "
                 f"output[{i}] has a dtype of {o.dtype}.")
+        if g._data.dtype != o._data.dtype and o._data.dtype.kind in "fc":
+            g = g.to(o.dtype)
         out.append(g)
     return out
 
