@@ -600,7 +600,8 @@ def _run_checks(check_fn, fn, inputs, func_out, outputs, eps, rtol, atol, check_
                           _as_tuple(func_out))
     if has_complex_out and check_backward_ad:
         real_fn, imag_fn = _real_imag_fns(fn, func_out)
-        for f, part in ((real_fn, "real"), (imag_fn, "imaginary")):
+        # torch checks the imaginary parts first.
+        for f, part in ((imag_fn, "imaginary"), (real_fn, "real")):
             out = _as_tuple(f(*inputs))
             prefix = f"While considering the {part} part of complex outputs only, "
             check_fn(f, inputs, out, _differentiable_outputs(out), eps, rtol, atol,
