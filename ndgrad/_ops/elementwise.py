@@ -25,6 +25,8 @@ __all__ = [
 
 def _conj(t):
     """``t.conj()`` for complex tensors, ``t`` itself otherwise (the common real case)."""
+    if type(t) is complex:
+        return t.conjugate()
     return CONJ.call(t) if t._data.dtype.kind == "c" else t
 
 
@@ -198,6 +200,8 @@ def _(ctx, g):
     x, e = ctx.saved
     if e == 0:
         return g * 0, None
+    if type(e) is complex:
+        return g * _conj(e * x ** (e - 1)), None
     return g * (e * _conj(x) ** (e - 1)), None
 
 
@@ -249,7 +253,7 @@ SIN = unary("sin", np.sin, save=((0, None),), float_only=True)
 SIN.def_vjp(lambda ctx, g: (g * _conj(cos(ctx.saved[0])),))
 COS = unary("cos", np.cos, save=((0, None),), float_only=True)
 COS.def_vjp(lambda ctx, g: (g * -_conj(sin(ctx.saved[0])),))
-LOG1P = unary("log1p", np.log1p, save=((0, None),), float_only=True)
+LOG1P = unary("log1p", np.log1p, "Log1PBackward0", save=((0, None),), float_only=True)
 LOG1P.def_vjp(lambda ctx, g: (g / _conj(ctx.saved[0] + 1),))
 EXPM1 = unary("expm1", np.expm1, save=(("out", None),), float_only=True)
 EXPM1.def_vjp(lambda ctx, g: (g * _conj(ctx.saved[0] + 1),))
@@ -278,6 +282,7 @@ TANH.def_vjp(lambda ctx, g: (TANH_BW.call(g, _conj(ctx.saved[0])),))
 def _(ctx, gg):
     g, y = ctx.saved
     n = ctx._next
+    y = _conj(y)
     return (TANH_BW.call(gg, y) if n[0] else None,
             (gg * -2 * _conj(g) * y) if n[1] else None)
 
@@ -297,6 +302,7 @@ SIGMOID.def_vjp(lambda ctx, g: (SIGMOID_BW.call(g, _conj(ctx.saved[0])),))
 def _(ctx, gg):
     g, y = ctx.saved
     n = ctx._next
+    y = _conj(y)
     return (SIGMOID_BW.call(gg, y) if n[0] else None,
             (gg * _conj(g) * (1 - 2 * y)) if n[1] else None)
 
@@ -365,8 +371,20 @@ def _sgn_fwd(x):
     return np.where(mag == 0, 0, x / np.where(mag == 0, 1, mag)).astype(x.dtype)
 
 
-SGN = unary("sgn", _sgn_fwd)
-SGN.def_vjp(lambda ctx, g: (g * 0,))
+SGN = unary("sgn", _sgn_fwd, save=((0, None),))
+
+
+@SGN.def_vjp
+def _(ctx, g):
+    (x,) = ctx.saved
+    if x._data.dtype.kind != "c":
+        return (g * 0,)
+    # z/|z| for complex z: (g - sgn * Re(g conj(sgn))) / |z|, 0 at z = 0 (torch's sgn_backward).
+    from .complex_ops import real
+    mag = abs(x)
+    s = sgn(x)
+    gx = (g - s * real(g * _conj(s))) / where(mag == 0, 1.0, mag)
+    return (where(mag == 0, 0.0, gx),)
 
 
 def sgn(input):

@@ -60,6 +60,8 @@ def reduce_grads(node, gx):
             if g._data.shape != shape:
                 g = _validated_sum_to(node, i, g, shape)
             if g._data.dtype != dtype:
+                if g._data.dtype.kind == "c" and dtype.kind != "c":
+                    g = g.real  # a real input of a complex op gets Re(grad), as torch
                 g = g.to(_dtype_of(dtype))
             out[i] = g
         gx = tuple(out)
