@@ -509,6 +509,15 @@ def _conv2d_weight_grad_np(x, g, wshape, stride, padding, dilation, groups):
     return gw.reshape(wshape)
 
 
+def _hw(shape):
+    """Spatial size as 2-D: a 1-D convolution runs as 2-D with unit height."""
+    return tuple(shape[2:]) if len(shape) == 4 else (1,) + tuple(shape[2:])
+
+
+def _as4d(a):
+    return a if a.ndim == 4 else a[:, :, None]
+
+
 def _conv_out_hw(p, x_hw, w_hw):
     stride, padding, dilation, transposed, output_padding, groups = p
     if not transposed:
@@ -519,11 +528,13 @@ def _conv_out_hw(p, x_hw, w_hw):
 
 
 def _conv_fwd(x, w, b, p):
+    if x.ndim == 3:
+        return _conv_fwd(x[:, :, None], w[:, :, None], b, p)[:, :, 0]
     stride, padding, dilation, transposed, output_padding, groups = p
     if not transposed:
         out = _conv2d_np(x, w, stride, padding, dilation, groups)
     else:
-        hw = _conv_out_hw(p, x.shape[2:], w.shape[2:])
+        hw = _conv_out_hw(p, _hw(x.shape), _hw(w.shape))
         out = _conv2d_input_grad_np(x, w, hw, stride, padding, dilation, groups)
     if b is not None:
         out += b.reshape(1, -1, 1, 1)
@@ -533,6 +544,9 @@ def _conv_fwd(x, w, b, p):
 def _conv_bw_fwd(g, x, w, p):
     """(grad_input, grad_weight, grad_bias) of a 2-D convolution; params end with a mask."""
     *cp, mask = p
+    if x.ndim == 3:
+        res = _conv_bw_fwd(g[:, :, None], x[:, :, None], w[:, :, None], p)
+        return tuple(r[:, :, 0] if r.ndim == 4 else r for r in res)
     stride, padding, dilation, transposed, output_padding, groups = cp
     gx = gw = gb = None
     if not transposed:
@@ -575,7 +589,7 @@ def _(ctx, g):
 @CONVOLUTION_BW.def_vjp
 def _(ctx, gs):
     g, x, w = ctx.saved
-    ggx, ggw, ggb = gs
+    ggx, ggw, ggb = tuple(gs) + (None,) * (3 - len(gs))
     *cp, mask = ctx._params
     cp = tuple(cp)
     stride, padding, dilation, transposed, output_padding, groups = cp
@@ -589,12 +603,12 @@ def _(ctx, gs):
         op = (0, 0)
         if tr and out_hw is not None:
             nat = _conv_out_hw((stride, padding, dilation, True, (0, 0), groups),
-                               a._data.shape[2:], k._data.shape[2:])
+                               _hw(a._data.shape), _hw(k._data.shape))
             op = (out_hw[0] - nat[0], out_hw[1] - nat[1])
         return CONVOLUTION.call(a, k, None, params=(stride, padding, dilation, tr, op, groups))
 
-    g_hw = g._data.shape[2:]
-    x_hw = x._data.shape[2:]
+    g_hw = _hw(g._data.shape)
+    x_hw = _hw(x._data.shape)
     if n[0] is not None:
         parts = []
         if ggx is not None:
