@@ -39,6 +39,10 @@ def pack_saved(saved, hooks, t):
     if saved._output_nr < 0:
         # An input: remember where its gradient goes so the unpacked copy is connected.
         saved._leaf_acc = t._edge() if t.requires_grad else None
+    elif not t._rg:
+        # An output is saved just before the dispatcher marks it as requiring grad; torch's
+        # pack hook already sees requires_grad=True, so mark it now.
+        t._rg = True
     version = t._vc[0]
     packed = pack(t)
     if t._vc[0] != version:
@@ -139,9 +143,9 @@ class saved_tensors_hooks:
 class save_on_cpu(saved_tensors_hooks):
     """Keep saved tensors in host memory and bring them back for backward.
 
-    ndgrad runs on the CPU, so, as torch does for CPU tensors, the saved value is a host copy
-    (made at save time) that backward reads back. ``pin_memory`` is accepted and has nothing to
-    pin here.
+    ndgrad's tensors already live in host memory, so, exactly as torch does for CPU tensors,
+    the saved value is the tensor itself (``tensor.cpu()`` is a no-op) unless ``pin_memory``
+    asks for a separate (here: plain) host copy made at save time.
     """
 
     def __init__(self, pin_memory=False, device_type="cuda"):
@@ -149,6 +153,8 @@ class save_on_cpu(saved_tensors_hooks):
         from .._tensor import Tensor
 
         def pack_to_cpu(t):
+            if not pin_memory:
+                return (t.device, t)
             return (t.device, Tensor(np.array(t._data, copy=True)))
 
         def unpack_from_cpu(packed):

@@ -113,7 +113,7 @@ class _AnomalyHook:
             ex["stack"] = stack
             if parent is not None:
                 ex["parent"] = parent
-        if _check_inf:
+        if _check_inf and parent is None:  # forward ops only, not those run by backward
             _check_forward(op, args, outs)
 
 
@@ -328,8 +328,12 @@ class _Decorating:
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
-            with self.__class__(*self._args, **self._kwargs):
+            prev = _current()
+            _apply(*self._settings)
+            try:
                 return func(*args, **kwargs)
+            finally:
+                _apply(*prev)
         return wrapper
 
 
@@ -351,8 +355,7 @@ class detect_anomaly(_Decorating):
     """
 
     def __init__(self, check_nan=True, *, check_inf=False, record_inplace=False):
-        self._args = (check_nan,)
-        self._kwargs = dict(check_inf=check_inf, record_inplace=record_inplace)
+        self._settings = (True, check_nan, check_inf, record_inplace)
         self.check_nan = check_nan
         self.check_inf = check_inf
         self.record_inplace = record_inplace
@@ -379,8 +382,7 @@ class set_detect_anomaly(_Decorating):
     """
 
     def __init__(self, mode, check_nan=True, *, check_inf=False, record_inplace=False):
-        self._args = (mode, check_nan)
-        self._kwargs = dict(check_inf=check_inf, record_inplace=record_inplace)
+        self._settings = (mode, check_nan, check_inf, record_inplace)
         self.prev = _current()
         _apply(mode, check_nan, check_inf, record_inplace)
 
