@@ -142,14 +142,17 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 # --------------------------------------------------------------------------- max / min
-def _check_nonempty(x, name, dims):
+def _check_nonempty(x, name, dims, hint=True):
     if x._data.size == 0:
         shape = x._data.shape
-        if dims is None or builtins.any(shape[d] == 0 for d in dims):
-            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() "
-                             "== 0. Specify the reduction dim with the 'dim' argument."
-                             if dims is None else
-                             f"{name}(): Expected reduction dim {dims[0]} to have non-zero size.")
+        if dims is None:
+            msg = f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
+            if not hint:
+                raise IndexError(msg)
+            raise RuntimeError(msg + " Specify the reduction dim with the 'dim' argument.")
+        for d in dims:
+            if shape[d] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
 def _amax_fwd(x, p):
@@ -185,14 +188,14 @@ for _op in (AMAX, AMIN, MAX_ALL, MIN_ALL):
 def amax(input, dim=(), keepdim=False):
     x = as_tensor_arg(input)
     dims = dims_of(dim, x._data.ndim)
-    _check_nonempty(x, "amax", dims)
+    _check_nonempty(x, "amax", dims if dim not in ((), [], None) else None)
     return AMAX.call(x, params=(dims, keepdim))
 
 
 def amin(input, dim=(), keepdim=False):
     x = as_tensor_arg(input)
     dims = dims_of(dim, x._data.ndim)
-    _check_nonempty(x, "amin", dims)
+    _check_nonempty(x, "amin", dims if dim not in ((), [], None) else None)
     return AMIN.call(x, params=(dims, keepdim))
 
 
@@ -284,6 +287,7 @@ def min(input, dim=None, keepdim=False, *, out=None):
 
 def argmax(input, dim=None, keepdim=False):
     x = as_tensor_arg(input)
+    _check_nonempty(x, "argmax", None if dim is None else (wrap_dim(dim, x._data.ndim),), False)
     if dim is None:
         return max(x.reshape(-1), 0)[1].reshape(()) if not keepdim else \
             max(x.reshape(-1), 0)[1].reshape((1,) * x._data.ndim)
@@ -292,6 +296,7 @@ def argmax(input, dim=None, keepdim=False):
 
 def argmin(input, dim=None, keepdim=False):
     x = as_tensor_arg(input)
+    _check_nonempty(x, "argmin", None if dim is None else (wrap_dim(dim, x._data.ndim),), False)
     if dim is None:
         return min(x.reshape(-1), 0)[1].reshape(()) if not keepdim else \
             min(x.reshape(-1), 0)[1].reshape((1,) * x._data.ndim)
@@ -371,7 +376,8 @@ def _numel_over(shape, dims):
 def _var_args(input, dim, unbiased, correction, name):
     x = as_tensor_arg(input)
     if x._data.dtype.kind not in "fc":
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+        what = "std and var" if name in ("std", "var") else name
+        raise RuntimeError(f"{what} only support floating point and complex dtypes")
     if isinstance(dim, bool):
         unbiased, dim = dim, None
     c = _correction(unbiased, correction)
@@ -461,6 +467,7 @@ def _(ctx, g):
 
 @VAR_MEAN.def_vjp
 def _(ctx, gs):
+    gs = tuple(gs) + (None,) * (2 - len(gs))
     (x,) = ctx.saved
     dims, c, keepdim = ctx._params
     gx = None
@@ -474,6 +481,7 @@ def _(ctx, gs):
 
 @STD_MEAN.def_vjp
 def _(ctx, gs):
+    gs = tuple(gs) + (None,) * (2 - len(gs))
     x, out = ctx.saved
     dims, c, keepdim = ctx._params
     gx = None
@@ -617,7 +625,7 @@ def _(ctx, g):
         return (g * where(norm == 0, 0.0, x / norm),)
     if p in (float("inf"), float("-inf")):
         ax = _abs(x)
-        mask = (ax == norm) | isnan(ax)
+        mask = (ax == norm) | isnan(ax.detach())
         count = mask.sum(dims, keepdim=True) if dims else mask.to(g.dtype)
         return (sgn(x) * ((g / count) * mask),)
     if p < 1:
@@ -679,12 +687,13 @@ NANSUM = primitive("nansum", _nansum_fwd, save=((0, None),))
 
 @NANSUM.def_vjp
 def _(ctx, g):
-    from .elementwise import isnan
+    from .elementwise import isnan, logical_not
     (x,) = ctx.saved
     dims, keepdim, _ = ctx._params
     dims = dims if dims is not None else tuple(range(x._data.ndim))
     gg = _unsqueeze_dims(g, dims, keepdim).expand(x._data.shape)
-    return (where(isnan(x), 0.0, gg),)
+    # a product (not a select) so that an infinite gradient gives NaN at NaNs, as torch
+    return (gg * logical_not(isnan(x.detach())),)
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
@@ -704,8 +713,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
                            f"but got {_dtype.from_np(x._data.dtype)._legacy[:-6]}")
     if dtype is not None:
         x = x.to(dtype)
-    cnt = logical_not(isnan(x)).sum(dim, keepdim) if dim is not None else \
-        logical_not(isnan(x)).sum()
+    notnan = logical_not(isnan(x.detach()))
+    cnt = notnan.sum(dim, keepdim) if dim is not None else notnan.sum()
     return nansum(x, dim, keepdim) / cnt
 
 
@@ -864,19 +873,21 @@ LOGCUMSUMEXP = primitive("logcumsumexp", _lcse_fwd, save=((0, None), ("out", Non
 @LOGCUMSUMEXP.def_vjp
 def _(ctx, g):
     # grad_k = sum_{j >= k} g_j exp(x_k - out_j), split by the sign of g so that every term is
-    # a logcumsumexp of logs (stable for large |x|; TensorFlow's formulation).
-    from .elementwise import exp, log
+    # a logcumsumexp of logs (stable for large |x|; TensorFlow's formulation, as torch). The
+    # "log of zero" is the dtype's lowest finite value, not -inf, so no inf - inf appears.
+    from .elementwise import exp, log, abs as _abs
     x, out = ctx.saved
     dim = ctx._params
-    if x._data.ndim == 0:
+    if x._data.ndim == 0 or x._data.size == 0:
         return (g,)
-    ninf = float("-inf")
+    lowest = float(np.finfo(x._data.dtype).min)
+    log_abs = log(_abs(g))
 
-    def part(mask, mag):
-        lg = where(mask, log(where(mask, mag, 1.0)), ninf)
+    def part(mask):
+        lg = where(mask, log_abs, lowest)
         return exp((lg - out).flip(dim).logcumsumexp(dim).flip(dim) + x)
 
-    return (part(g > 0, g) - part(g < 0, -g),)
+    return (part(g > 0) - part(g < 0),)
 
 
 def logcumsumexp(input, dim):

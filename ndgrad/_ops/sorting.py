@@ -308,6 +308,9 @@ def _sort_fwd(x, p):
 
 
 SORT = primitive("sort", _sort_fwd, save=(("out1", None),), n_out=2, diff_outs=(True, False))
+# torch's sort overload with an explicit `stable` argument records SortBackward1
+SORT_STABLE = primitive("sort_stable", _sort_fwd, "SortBackward1", save=(("out1", None),),
+                        n_out=2, diff_outs=(True, False))
 
 
 def _select_values_vjp(ctx, gs):
@@ -323,6 +326,7 @@ def _select_values_vjp(ctx, gs):
 
 
 SORT.def_vjp(_select_values_vjp)
+SORT_STABLE.def_vjp(_select_values_vjp)
 
 
 def _remember(outs, x):
@@ -333,18 +337,22 @@ def _remember(outs, x):
 
 def _check_sortable(x, name):
     if x._data.dtype.kind == "c":
-        raise RuntimeError(f"{name}(): input tensor must be of non-complex type")
+        raise RuntimeError(" Sort does not support complex dtypes on CPU" if name == "sort" else
+                           f"{name}(): input tensor must be of non-complex type")
+    if name == "topk" and x._data.dtype == np.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
 
 
-def sort(input, dim=-1, descending=False, stable=False, *, out=None):
+def sort(input, dim=-1, descending=False, stable=None, *, out=None):
     """Sorted values along `dim` and their original indices (NaN sorts as the largest)."""
     if isinstance(dim, bool) and isinstance(descending, int) and not isinstance(descending, bool):
         dim, descending = descending, dim
     x = as_tensor_arg(input)
     _check_sortable(x, "sort")
     d = wrap_dim(dim, x._data.ndim)
-    return return_types_sort(*_remember(SORT.call(x, params=(d, bool(descending),
-                                                             bool(stable))), x))
+    op = SORT if stable is None else SORT_STABLE
+    return return_types_sort(*_remember(op.call(x, params=(d, bool(descending), bool(stable))),
+                                        x))
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
@@ -503,8 +511,10 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     x = as_tensor_arg(input)
     d = wrap_dim(dim, x._data.ndim)
     size = x._data.shape[d] if x._data.ndim else 1
+    if x._data.ndim and size == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= size:
-        raise IndexError(f"kthvalue(): selected number k out of range for dimension {d}")
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     return return_types_kthvalue(*_pick(KTHVALUE, "kthvalue", x, d, keepdim, int(k)))
 
 
@@ -533,7 +543,7 @@ def _evenly_vjp(ctx, g):
     from .elementwise import isnan
     x, out = ctx.saved
     if bool(np.isnan(out._data)) if out._data.dtype.kind == "f" else False:
-        mask = isnan(x)
+        mask = isnan(x.detach())
     else:
         mask = x == out
     count = int(mask._data.sum())
@@ -550,12 +560,11 @@ def _median(input, dim, keepdim, nan):
     name = "nanmedian" if nan else "median"
     if dim is None:
         if x._data.size == 0:
-            raise RuntimeError("median() operation does not have an identity for empty input "
-                               "tensor")
+            return wrap(np.asarray(np.nan, x._data.dtype))
         return (NANMEDIAN_ALL if nan else MEDIAN_ALL).call(x)
     d = wrap_dim(dim, x._data.ndim)
     if x._data.ndim and x._data.shape[d] == 0:
-        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
     res = _pick(NANMEDIAN_DIM if nan else MEDIAN_DIM, name, x, d, keepdim)
     return (return_types_nanmedian if nan else return_types_median)(*res)
 
