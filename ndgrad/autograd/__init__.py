@@ -59,10 +59,11 @@ def _make_grads(outputs, grads, is_grads_batched=False):
             from .._size import Size
             if is_grads_batched:
                 raise RuntimeError(
-                    "If `is_grads_batched=True`, we interpret the first dimension of each grad "
-                    f"output as the batch dimension. The sizes of the remaining dimensions are "
-                    f"expected to match the shape of corresponding output, but a mismatch was "
-                    f"detected: grad_output[{i}] has a shape of {Size(g._data.shape)} and "
+                    "If `is_grads_batched=True`, we interpret the first dimension of each "
+                    f"grad_output as the batch dimension. The sizes of the remaining dimensions "
+                    f"are expected to match the shape of corresponding output, but a mismatch was "
+                    # torch 2.13 prints the shape without its first *two* dims.
+                    f"detected: grad_output[{i}] has a shape of {Size(g._data.shape[2:])} and "
                     f"output[{i}] has a shape of {Size(o._data.shape)}. If you only want some "
                     "tensors in `grad_output` to be considered batched, consider using vmap.")
             raise RuntimeError(
