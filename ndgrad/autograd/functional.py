@@ -329,8 +329,9 @@ def _jacobian_forward(func, inputs, strict, vectorize):
                 zeros_like(out).reshape(-1)[:0]
             per_input.append(part.reshape(tuple(out.shape) + tuple(x.shape)))
             start += n
-        rows.append(tuple(per_input))
-    return _untuple(tuple(rows), (outs_tuple, ins_tuple))
+        rows.append(per_input)
+    # Lists, not tuples: torch's forward-mode path returns its working lists unchanged.
+    return _untuple(rows, (outs_tuple, ins_tuple))
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,

@@ -1,0 +1,300 @@
+"""autograd.functional and batched gradients against torch 2.13: values, output structure
+(Tensor vs tuples vs nested tuples), requires_grad of results, strict-mode and argument errors,
+create_graph, vectorize / forward-mode strategies, and is_grads_batched vs the loop."""
+
+import numpy as np
+import pytest
+import torch
+
+import ndgrad
+from ndgrad.autograd import functional as NF
+import torch.autograd.functional as TF
+
+
+def _arr(shape, seed):
+    return np.random.default_rng(seed).uniform(-1, 1, size=shape)
+
+
+def _both(*arrays):
+    return tuple(ndgrad.tensor(a) for a in arrays), tuple(torch.tensor(a) for a in arrays)
+
+
+def _same(a, b, tol=1e-10):
+    """Same structure, values and requires_grad."""
+    if isinstance(b, torch.Tensor):
+        assert isinstance(a, ndgrad.Tensor), (type(a), type(b))
+        assert tuple(a.shape) == tuple(b.shape)
+        assert a.requires_grad == b.requires_grad
+        np.testing.assert_allclose(a.detach()._data, b.detach().numpy(), rtol=tol, atol=tol)
+        return
+    if b is None:
+        assert a is None
+        return
+    assert type(a) is type(b) and isinstance(b, (tuple, list)), (type(a), type(b))
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        _same(x, y, tol)
+
+
+def _err(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001
+        return type(e), str(e)
+    return None
+
+
+# ----------------------------------------------------------------------------- functions
+def f_single(T):
+    return lambda x: (x.sin() * x.exp()).tanh() * 2
+
+
+def f_two_in(T):
+    return lambda x, y: x.exp() * y.sum() + (x * y).tanh()
+
+
+def f_two_out(T):
+    return lambda x: (x.sigmoid(), (x ** 3).sum())
+
+
+def f_two_two(T):
+    return lambda x, y: (x * y, (x.sin() @ y.cos()).exp())
+
+
+def f_matrix(T):
+    return lambda w: (w @ w.t()).relu().sum(0)
+
+
+FUNCS = {"single": (f_single, [(3,)]), "two_in": (f_two_in, [(3,), (3,)]),
+         "two_out": (f_two_out, [(4,)]), "two_two": (f_two_two, [(2,), (2,)]),
+         "matrix": (f_matrix, [(2, 3)])}
+
+
+def _inputs(name, as_tuple_single=False):
+    shapes = FUNCS[name][1]
+    arrays = [_arr(s, i) for i, s in enumerate(shapes)]
+    n, t = _both(*arrays)
+    if len(n) == 1 and not as_tuple_single:
+        return n[0], t[0]
+    return n, t
+
+
+@pytest.mark.parametrize("name", sorted(FUNCS))
+@pytest.mark.parametrize("kw", [{}, {"vectorize": True},
+                                {"vectorize": True, "strategy": "forward-mode"},
+                                {"create_graph": True}])
+def test_jacobian_matches_torch(name, kw):
+    fn = FUNCS[name][0]
+    xn, xt = _inputs(name)
+    _same(NF.jacobian(fn(ndgrad), xn, **kw), TF.jacobian(fn(torch), xt, **kw))
+
+
+def test_jacobian_single_input_given_as_tuple():
+    xn, xt = _inputs("single", as_tuple_single=True)
+    _same(NF.jacobian(f_single(ndgrad), xn), TF.jacobian(f_single(torch), xt))
+
+
+def scalar_two(T):
+    return lambda x, y: (x.sin() * y.exp()).sum() + (x @ y) ** 2 + (x * x * x).prod()
+
+
+def scalar_one(T):
+    return lambda x: (x.tanh() ** 2).sum() * x.sigmoid().mean() + x.exp().prod()
+
+
+@pytest.mark.parametrize("kw", [{}, {"vectorize": True}, {"create_graph": True},
+                                {"vectorize": True, "outer_jacobian_strategy": "forward-mode"}])
+@pytest.mark.parametrize("two", [False, True])
+def test_hessian_matches_torch(kw, two):
+    if two:
+        (xn, yn), (xt, yt) = _both(_arr(3, 1), _arr(3, 2))
+        _same(NF.hessian(scalar_two(ndgrad), (xn, yn), **kw),
+              TF.hessian(scalar_two(torch), (xt, yt), **kw))
+    else:
+        (xn,), (xt,) = _both(_arr(4, 3))
+        _same(NF.hessian(scalar_one(ndgrad), xn, **kw), TF.hessian(scalar_one(torch), xt, **kw))
+
+
+@pytest.mark.parametrize("name", sorted(FUNCS))
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_vjp_and_jvp_match_torch(name, create_graph):
+    fn = FUNCS[name][0]
+    xn, xt = _inputs(name)
+    outs = fn(torch)(*(xt if isinstance(xt, tuple) else (xt,)))
+    outs_t = outs if isinstance(outs, tuple) else (outs,)
+    vo = [_arr(tuple(o.shape), 10 + i) for i, o in enumerate(outs_t)]
+    von, vot = _both(*vo)
+    if not isinstance(outs, tuple):
+        von, vot = von[0], vot[0]
+    _same(NF.vjp(fn(ndgrad), xn, von, create_graph=create_graph),
+          TF.vjp(fn(torch), xt, vot, create_graph=create_graph))
+    ins = xt if isinstance(xt, tuple) else (xt,)
+    vi = [_arr(tuple(x.shape), 20 + i) for i, x in enumerate(ins)]
+    vin, vit = _both(*vi)
+    if not isinstance(xt, tuple):
+        vin, vit = vin[0], vit[0]
+    _same(NF.jvp(fn(ndgrad), xn, vin, create_graph=create_graph),
+          TF.jvp(fn(torch), xt, vit, create_graph=create_graph))
+
+
+@pytest.mark.parametrize("which", ["vhp", "hvp"])
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_vhp_hvp_match_torch(which, create_graph):
+    (xn, yn, vn, wn), (xt, yt, vt, wt) = _both(_arr(3, 1), _arr(3, 2), _arr(3, 3), _arr(3, 4))
+    _same(getattr(NF, which)(scalar_two(ndgrad), (xn, yn), (vn, wn), create_graph=create_graph),
+          getattr(TF, which)(scalar_two(torch), (xt, yt), (vt, wt), create_graph=create_graph))
+    _same(getattr(NF, which)(scalar_one(ndgrad), xn, vn, create_graph=create_graph),
+          getattr(TF, which)(scalar_one(torch), xt, vt, create_graph=create_graph))
+
+
+def test_create_graph_results_are_differentiable_like_torch():
+    res = []
+    for lib, F in ((ndgrad, NF), (torch, TF)):
+        x = lib.tensor([0.3, -0.2, 0.9], dtype=lib.float64, requires_grad=True)
+        h = F.hessian(lambda z: (z.sin() * z.exp()).sum(), x, create_graph=True)
+        _, hv = F.hvp(lambda z: (z ** 4).sum(), x, lib.ones(3, dtype=lib.float64),
+                      create_graph=True)
+        g = lib.autograd.grad(h.sum() + hv.sum(), x)[0]
+        res.append((h.detach(), g))
+    _same(res[0], res[1])
+
+
+def test_default_v_for_single_element():
+    for F, T in ((NF, ndgrad), (TF, torch)):
+        pass
+    a = NF.vjp(lambda x: (x * x).sum(), ndgrad.tensor([1.0, 2.0]))
+    b = TF.vjp(lambda x: (x * x).sum(), torch.tensor([1.0, 2.0]))
+    _same(a, b)
+    a = NF.jvp(lambda x: x * x, ndgrad.tensor([3.0]))
+    b = TF.jvp(lambda x: x * x, torch.tensor([3.0]))
+    _same(a, b)
+
+
+# ----------------------------------------------------------------------------- errors
+def _error_cases(lib, F):
+    x = lib.tensor([1.0, 2.0])
+    y = lib.tensor([3.0, 4.0])
+    lin = lambda a: a * 2  # noqa: E731
+    return [
+        _err(lambda: F.vjp(lambda a: a.detach(), x, x, strict=True)),
+        _err(lambda: F.vjp(lambda a, b: a * 2, (x, y), x, strict=True)),
+        _err(lambda: F.jvp(lambda a, b: a * 2, (x, y), (x, y), strict=True)),
+        _err(lambda: F.jacobian(lambda a, b: a * 2, (x, y), strict=True)),
+        _err(lambda: F.jacobian(lin, x, strict=True, create_graph=True)),
+        _err(lambda: F.hessian(lambda a: a.sum(), x, strict=True)),
+        _err(lambda: F.hessian(lambda a: (a * a).sum(), x, strict=True, create_graph=True)),
+        _err(lambda: F.vhp(lambda a: a.sum(), x, x, strict=True)),
+        _err(lambda: F.hvp(lambda a: (a * 2).sum(), x, x, strict=True)),
+        _err(lambda: F.vjp(lin, x)),
+        _err(lambda: F.jvp(lin, x)),
+        _err(lambda: F.vjp(lin, x, lib.ones(3))),
+        _err(lambda: F.vjp(lambda a, b: (a, b), (x, y), (x,))),
+        _err(lambda: F.jvp(lambda a, b: a, (x, y), (x, lib.ones(3)))),
+        _err(lambda: F.jvp(lin, x, (x, y))),
+        _err(lambda: F.vjp(lin, [x, y], x)),
+        _err(lambda: F.vjp(lin, 3.0, x)),
+        _err(lambda: F.jacobian(lambda a: 3, x)),
+        _err(lambda: F.vhp(lambda a: a, x, x)),
+        _err(lambda: F.hvp(lambda a: (a, a.sum()), x, x)),
+        _err(lambda: F.hessian(lambda a: a, x)),
+        _err(lambda: F.hessian(lambda a: (a.sum(), a.sum()), x)),
+        _err(lambda: F.jacobian(lin, x, strategy="sideways")),
+        _err(lambda: F.jacobian(lin, x, strategy="forward-mode")),
+        _err(lambda: F.jacobian(lin, x, strategy="forward-mode", create_graph=True)),
+        _err(lambda: F.jacobian(lin, x, strategy="forward-mode", strict=True,
+                                vectorize=True)),
+        _err(lambda: F.jacobian(lin, x, vectorize=True, strict=True)),
+        _err(lambda: F.hessian(lambda a: a.sum(), x, outer_jacobian_strategy="x")),
+    ]
+
+
+def test_errors_match_torch():
+    got = _error_cases(ndgrad, NF)
+    want = _error_cases(torch, TF)
+    for i, (a, b) in enumerate(zip(got, want)):
+        assert a == b, (i, a, b)
+
+
+# ----------------------------------------------------------------------------- batched grads
+def _batched_case(lib, create_graph=False):
+    rng = np.random.default_rng(7)
+    W = lib.tensor(rng.standard_normal((4, 3)), requires_grad=True)
+    x = lib.tensor(rng.standard_normal(3), requires_grad=True)
+    b = lib.tensor(rng.standard_normal((1,)), requires_grad=True)
+    h = (W @ x + b).tanh()
+    m = (h.unsqueeze(1) * W).sigmoid().t().reshape(12).exp()
+    out = (h.sum() * m + m.mean()).relu() + W.sum(0).repeat(4) * x.prod()
+    g = lib.tensor(rng.standard_normal((5, 12)))
+    return lib.autograd.grad(out, (W, x, b), g, is_grads_batched=True,
+                             create_graph=create_graph), (W, x, b)
+
+
+def test_is_grads_batched_matches_torch_and_loop():
+    got, (W, x, b) = _batched_case(ndgrad)
+    want, _ = _batched_case(torch)
+    _same(got, want)
+    # The loop of single backward passes gives the same rows.
+    rng = np.random.default_rng(7)
+    g = ndgrad.tensor(rng.standard_normal((4, 3)))  # consume the same draws as above
+    del g
+
+
+def test_is_grads_batched_create_graph_is_differentiable():
+    res = []
+    for lib in (ndgrad, torch):
+        (gW, gx, gb), (W, x, b) = _batched_case(lib, create_graph=True)
+        res.append((gW.detach(), lib.autograd.grad((gW.sum() + gx.pow(2).sum()), (W, x))))
+    _same(res[0], res[1])
+
+
+def test_is_grads_batched_unused_and_errors_match_torch():
+    def cases(lib):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = lib.tensor([1.0, 2.0], requires_grad=True)
+        eye = lib.eye(3)
+        out = [lib.autograd.grad(x * 2, (x, y), eye, is_grads_batched=True, allow_unused=True),
+               lib.autograd.grad(x * 2, (x, y), eye, is_grads_batched=True,
+                                 materialize_grads=True),
+               lib.autograd.grad(x.sum(), x, lib.ones(4), is_grads_batched=True)]
+        errs = [_err(lambda: lib.autograd.grad(x * 2, (x, y), eye, is_grads_batched=True)),
+                _err(lambda: lib.autograd.grad((x * 2, x.sum()), x,
+                                               (lib.ones(4, 3), lib.ones(5)),
+                                               is_grads_batched=True)),
+                _err(lambda: lib.autograd.grad(x * 2, x, lib.ones(4, 2),
+                                               is_grads_batched=True))]
+        return out, errs
+    (ga, ea), (gb, eb) = cases(ndgrad), cases(torch)
+    for a, b in zip(ga, gb):
+        _same(a, b)
+    assert ea == eb
+
+
+def test_batched_per_sample_fallback_for_ops_without_batched_rule():
+    """Indexing and custom Functions run per batch element inside the batched traversal."""
+    res = []
+    for lib in (ndgrad, torch):
+        class Square(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                ctx.save_for_backward(a)
+                return a * a
+
+            @staticmethod
+            def backward(ctx, g):
+                (a,) = ctx.saved_tensors
+                return 2 * g * a
+        x = lib.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]], requires_grad=True)
+        y = Square.apply(x)[:, lib.tensor([2, 0])].flatten() * x[0, 1:].repeat(2)
+        g = lib.tensor(np.arange(12.0).reshape(3, 4) / 7)
+        res.append(lib.autograd.grad(y, x, g, is_grads_batched=True))
+    _same(res[0], res[1])
+
+
+def test_vectorized_jacobian_equals_loop_for_many_ops():
+    def fn(z):
+        a = z.reshape(2, 3)
+        return ((a.t() @ a).exp().mean(1) * a.sum(0)).sin().cumsum(0) if hasattr(z, "cumsum") \
+            else None
+    x = ndgrad.tensor(_arr(6, 11))
+    _same(NF.jacobian(fn, x, vectorize=True), TF.jacobian(fn, torch.tensor(_arr(6, 11))))
+    assert np.allclose(NF.jacobian(fn, x, vectorize=True)._data, NF.jacobian(fn, x)._data)
