@@ -250,7 +250,7 @@ def _param_line(k, p, legacy):
         size_str = "x".join(str(s) for s in p.shape)
         kind = "Parameter containing" if isinstance(p, Parameter) else "Tensor containing"
         dt = _dtype.from_np(p._data.dtype)
-        name = dt._legacy if legacy else str(dt)
+        name = "torch." + dt._legacy if legacy else str(dt)
         return f"  ({k}): {kind}: [{name} of size {size_str}]"
     return f"  ({k}): Object of type: {type(p).__name__}"
 

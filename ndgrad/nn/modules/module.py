@@ -91,7 +91,7 @@ def _addindent(s, num_spaces):
 
 def _type_name(value):
     if isinstance(value, Tensor):
-        return _dtype.from_np(value._data.dtype)._legacy
+        return "torch." + _dtype.from_np(value._data.dtype)._legacy
     return type(value).__name__
 
 
