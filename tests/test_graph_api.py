@@ -1,0 +1,237 @@
+"""The graph API (torch.autograd.graph): Node attributes and hooks, saved values under torch's
+names, gradient edges, multi-grad hooks, and DOT pictures of the graph."""
+
+import os
+import stat
+
+import numpy as np
+import pytest
+import torch
+
+import ndgrad
+from ndgrad.autograd import graph as ngraph
+
+RNG = np.random.default_rng(0)
+X = RNG.standard_normal((3, 3)).astype(np.float32)
+Y = RNG.standard_normal((3, 3)).astype(np.float32) + 2
+V = RNG.standard_normal(3).astype(np.float32)
+P = np.abs(X) + 0.5
+
+
+def _cases(lib):
+    x = lib.tensor(X, requires_grad=True)
+    y = lib.tensor(Y, requires_grad=True)
+    v = lib.tensor(V, requires_grad=True)
+    p = lib.tensor(P, requires_grad=True)
+    return {
+        "mul": x * y, "div": x / y, "exp": x.exp(), "log": p.log(), "sqrt": p.sqrt(),
+        "rsqrt": p.rsqrt(), "sin": x.sin(), "cos": x.cos(), "tanh": x.tanh(),
+        "sigmoid": x.sigmoid(), "relu": x.relu(), "abs": x.abs(), "pow": p ** 2,
+        "pow_t": p ** y, "rpow": 2 ** x, "mm": x @ y, "mv": x @ v, "dot": v.dot(v),
+        "addmm": lib.addmm(v, x, y), "maximum": lib.maximum(x, y), "where": lib.where(x > 0, x, y),
+        "amax": x.amax(1), "max": x.max(), "prod": p.prod(),
+        "gather": x.gather(1, lib.zeros(3, 1, dtype=lib.long)),
+        "masked_fill": x.masked_fill(x > 0, 1.0), "reciprocal": p.reciprocal(),
+        "expm1": x.expm1(), "log1p": p.log1p(),
+    }
+
+
+def _saved_names(fn):
+    return {n for n in dir(fn) if n.startswith("_saved_") and "sym" not in n}
+
+
+def test_saved_attribute_names_and_values_match_torch():
+    tc, nc = _cases(torch), _cases(ndgrad)
+    for key in tc:
+        tfn, nfn = tc[key].grad_fn, nc[key].grad_fn
+        assert nfn.name() == tfn.name(), key
+        names = _saved_names(nfn)
+        assert names, key
+        assert names <= _saved_names(tfn), (key, names, _saved_names(tfn))
+        for n in names:
+            tv, nv = getattr(tfn, n), getattr(nfn, n)
+            if isinstance(tv, torch.Tensor):
+                np.testing.assert_allclose(nv.detach().numpy(), tv.detach().numpy(), rtol=1e-5,
+                                           err_msg=f"{key}.{n}")
+            else:
+                assert nv == tv, (key, n)
+
+
+def test_common_saved_names_exactly():
+    c = _cases(ndgrad)
+    assert _saved_names(c["mul"].grad_fn) == {"_saved_self", "_saved_other"}
+    assert _saved_names(c["exp"].grad_fn) == {"_saved_result"}
+    assert _saved_names(c["mm"].grad_fn) == {"_saved_self", "_saved_mat2"}
+    assert _saved_names(c["where"].grad_fn) == {"_saved_condition"}
+    x = ndgrad.tensor([1.0, 2.0], requires_grad=True)
+    t = torch.tensor([1.0, 2.0], requires_grad=True)
+    # A saved Python number comes back as a tensor for mul, a number for pow, as in torch.
+    assert (x * 2).grad_fn._saved_other.item() == (t * 2).grad_fn._saved_other.item() == 2
+    assert (x ** 2).grad_fn._saved_exponent == (t ** 2).grad_fn._saved_exponent == 2
+    assert x.view(2).grad_fn._saved_self_sym_sizes == t.view(2).grad_fn._saved_self_sym_sizes
+    with pytest.raises(AttributeError):
+        (x * 2).grad_fn._saved_nothing
+
+
+def test_saved_result_keeps_no_cycle_and_is_connected():
+    x = ndgrad.tensor([1.0, 2.0], requires_grad=True)
+    y = x.exp()
+    r = y.grad_fn._saved_result
+    assert r is not y and r.grad_fn is y.grad_fn
+    np.testing.assert_allclose(r.detach().numpy(), np.exp([1.0, 2.0]), rtol=1e-6)
+
+
+def test_metadata_next_functions_isinstance_variable():
+    for lib in (torch, ndgrad):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = (x * 2).sum()
+        fn = y.grad_fn
+        fn.metadata["tag"] = 7
+        assert y.grad_fn.metadata == {"tag": 7}
+        nf = fn.next_functions
+        assert nf[0][0].name() == "MulBackward0" and nf[0][1] == 0
+        acc = nf[0][0].next_functions[0][0]
+        assert acc.name() == "torch::autograd::AccumulateGrad" or \
+            type(acc).__name__ == "AccumulateGrad"
+        assert acc.variable is x
+        assert nf[0][0].next_functions[1] == (None, 0)
+        assert isinstance(fn, lib.autograd.graph.Node)
+        assert isinstance(acc, lib.autograd.graph.Node)
+        assert not isinstance(x, lib.autograd.graph.Node)
+
+
+def test_node_hooks_order_and_arguments_match_torch():
+    logs = {}
+    for lib in (torch, ndgrad):
+        log = []
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 3
+        y.register_hook(lambda g: log.append(("tensor", g.tolist())))
+        y.grad_fn.register_prehook(lambda go: log.append(("pre", [g.tolist() for g in go])))
+
+        def post(gi, go):
+            log.append(("post", [None if g is None else g.tolist() for g in gi],
+                        [g.tolist() for g in go]))
+            return (gi[0] * 10,) + tuple(gi[1:])
+        h = y.grad_fn.register_hook(post)
+        (y * y).sum().backward(retain_graph=True)
+        log.append(("grad", x.grad.tolist()))
+        h.remove()
+        x.grad = None
+        (y * 1).sum().backward()
+        log.append(("grad2", x.grad.tolist()))
+        logs[lib] = log
+    assert logs[ndgrad] == logs[torch]
+
+
+def test_gradient_edge_and_increment_version_match_torch():
+    res = {}
+    for lib in (torch, ndgrad):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        h = x * 2
+        out = (h * h).sum()
+        edge = lib.autograd.graph.get_gradient_edge(h)
+        assert edge.node is h.grad_fn and edge.output_nr == 0
+        g, = lib.autograd.grad(out, edge, retain_graph=True)
+        v0 = h._version
+        lib.autograd.graph.increment_version(h)
+        res[lib] = (g.tolist(), h._version - v0)
+        with pytest.raises(RuntimeError) as e:
+            lib.autograd.graph.get_gradient_edge(lib.ones(2))
+        res[lib] += (str(e.value),)
+    assert res[ndgrad] == res[torch]
+
+
+def test_multi_grad_hook_all_and_any_match_torch():
+    logs = {}
+    for lib in (torch, ndgrad):
+        log = []
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        b = lib.tensor([3.0, 4.0], requires_grad=True)
+        c = lib.tensor([5.0], requires_grad=True)
+        reg = lib.autograd.graph.register_multi_grad_hook
+        h = reg((a, b, c), lambda gs: log.append(
+            ("all", [None if g is None else g.tolist() for g in gs])))
+        (a * b).sum().backward()
+        (a * c).sum().backward()
+        (a * b).sum().backward()
+        h.remove()
+        (a * b).sum().backward()
+        h2 = reg((a, b), lambda g: log.append(("any", g.tolist())), mode="any")
+        (a * 2 + b * 3).sum().backward()
+        (a * 2 + b * 3).sum().backward()
+        h2.remove()
+        with pytest.raises(ValueError) as e:
+            reg((a,), print, mode="some")
+        log.append(str(e.value))
+        logs[lib] = log
+    assert logs[ndgrad] == logs[torch]
+
+
+def test_multi_grad_hook_on_non_leaves():
+    logs = {}
+    for lib in (torch, ndgrad):
+        log = []
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        u, w = a * 2, a * 3
+        lib.autograd.graph.register_multi_grad_hook(
+            (u, w), lambda gs: log.append([None if g is None else g.tolist() for g in gs]))
+        (u * w).sum().backward(retain_graph=True)
+        lib.autograd.grad(u.sum(), a)
+        logs[lib] = log
+    assert logs[ndgrad] == logs[torch]
+
+
+# ------------------------------------------------------------------ pictures
+def _graph():
+    w = ndgrad.tensor(np.ones((2, 3), dtype=np.float32), requires_grad=True)
+    x = ndgrad.tensor(np.ones((4, 2), dtype=np.float32))
+    loss = (x @ w).tanh().sum()
+    return w, loss
+
+
+def test_to_dot_nodes_leaves_and_saved():
+    w, loss = _graph()
+    src = ngraph.to_dot(loss, params={"weight": w}, show_saved=True)
+    assert src.startswith("digraph backward {") and src.rstrip().endswith("}")
+    for name in ("SumBackward0", "TanhBackward0", "MmBackward0"):
+        assert f'label="{name}' in src
+    assert 'label="weight\\n(2, 3)", fillcolor=lightblue' in src
+    assert 'label="result\\n(4, 3)", fillcolor=orange' in src  # tanh's saved result
+    assert 'label="self\\n(4, 2)", fillcolor=orange' in src    # mm's saved input
+    assert src.count("->") == 3 + 1 + 2  # graph edges + output edge + saved edges
+    plain = ngraph.to_dot(loss)
+    assert "orange" not in plain and 'label="(2, 3)"' in plain
+
+
+def test_to_dot_with_profile_times():
+    w = ndgrad.tensor(np.ones((2, 3), dtype=np.float32), requires_grad=True)
+    with ndgrad.autograd.profiler.profile() as prof:
+        loss = (w * 2).sum()
+        loss.backward(retain_graph=True)
+    src = ngraph.to_dot(loss, profile=prof)
+    line = [s for s in src.splitlines() if "MulBackward0" in s][0]
+    assert line.split("\\n")[1].split('"')[0].endswith("us")
+
+
+def test_render_needs_dot_and_says_so(monkeypatch, tmp_path):
+    _, loss = _graph()
+    monkeypatch.setattr(ngraph.shutil if hasattr(ngraph, "shutil") else
+                        __import__("ndgrad.autograd._graph_extras", fromlist=["x"]).shutil,
+                        "which", lambda name: None)
+    with pytest.raises(RuntimeError, match="Graphviz's `dot` program, which was not found"):
+        ngraph.render(loss, str(tmp_path / "g.svg"))
+
+
+def test_render_calls_dot(monkeypatch, tmp_path):
+    # A stand-in `dot` that records its arguments and copies the DOT source to the output.
+    fake = tmp_path / "dot"
+    fake.write_text("#!/bin/sh\necho \"$@\" > \"" + str(tmp_path / "args") + "\"\n"
+                    "cat > \"$3\"\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", str(tmp_path) + os.pathsep + os.environ.get("PATH", ""))
+    _, loss = _graph()
+    out = tmp_path / "g.png"
+    assert ngraph.render(loss, str(out)) == str(out)
+    assert (tmp_path / "args").read_text().split()[:2] == ["-Tpng", "-o"]
+    assert out.read_text().startswith("digraph backward")

@@ -1,0 +1,216 @@
+"""The autograd profiler, differential against torch 2.13: event names, backward events linked
+by sequence number, nesting, shapes, FLOPs, memory, the table layout and the chrome trace."""
+
+import json
+import re
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from torch.autograd import profiler as tprof
+
+import ndgrad
+from ndgrad import _state
+from ndgrad.autograd import profiler as nprof
+
+LIBS = ((torch, tprof), (ndgrad, nprof))
+
+
+def _program(lib, prof_mod, **kw):
+    a = lib.tensor(np.arange(12, dtype=np.float32).reshape(3, 4) / 10, requires_grad=True)
+    b = lib.tensor(np.ones((3, 4), dtype=np.float32), requires_grad=True)
+    with prof_mod.profile(**kw) as prof:
+        with prof_mod.record_function("my_block"):
+            y = (a * b + a).tanh()
+            s = y.sum()
+        s.backward()
+    return prof
+
+
+@pytest.fixture(scope="module")
+def profs():
+    out = {}
+    for lib, mod in LIBS:
+        out[lib] = _program(lib, mod, record_shapes=True, with_flops=True, profile_memory=True)
+    assert _state.special == 0
+    return out
+
+
+def _by_name(prof, name):
+    return [e for e in prof.function_events if e.name == name]
+
+
+def test_forward_op_and_backward_node_names_match_torch(profs):
+    names = {lib: {e.name for e in p.function_events} for lib, p in profs.items()}
+    expected = {"my_block", "aten::mul", "aten::add", "aten::tanh", "aten::sum",
+                "aten::tanh_backward", "MulBackward0", "AddBackward0", "TanhBackward0",
+                "SumBackward0", "autograd::engine::evaluate_function: MulBackward0",
+                "autograd::engine::evaluate_function: TanhBackward0"}
+    assert expected <= names[torch]
+    assert expected <= names[ndgrad]
+    # Every event ndgrad records is one torch records for the same program.
+    assert names[ndgrad] - names[torch] <= {"[memory]"}
+
+
+def test_backward_events_linked_by_sequence_number(profs):
+    for lib, p in profs.items():
+        seq = {n: _by_name(p, n)[0].sequence_nr for n in
+               ("aten::mul", "aten::add", "aten::tanh", "aten::sum")}
+        assert sorted(seq.values()) == [seq["aten::mul"] + k for k in range(4)], lib
+        for fwd, bwd in (("aten::mul", "MulBackward0"), ("aten::add", "AddBackward0"),
+                         ("aten::tanh", "TanhBackward0"), ("aten::sum", "SumBackward0")):
+            assert _by_name(p, bwd)[0].sequence_nr == seq[fwd]
+            outer = _by_name(p, "autograd::engine::evaluate_function: " + bwd)[0]
+            assert outer.sequence_nr == seq[fwd]
+            assert _by_name(p, bwd)[0].cpu_parent is outer
+        assert _by_name(p, "my_block")[0].sequence_nr == -1
+
+
+def test_nesting_matches_torch(profs):
+    for lib, p in profs.items():
+        block = _by_name(p, "my_block")[0]
+        assert {e.name for e in block.cpu_children} >= {"aten::mul", "aten::add", "aten::tanh",
+                                                       "aten::sum"}
+        tb = _by_name(p, "aten::tanh_backward")[0]
+        assert tb.cpu_parent.name == "TanhBackward0"
+        muls = [e for e in _by_name(p, "aten::mul") if e.cpu_parent is not None
+                and e.cpu_parent.name == "MulBackward0"]
+        assert len(muls) == 2
+        for e in p.function_events:
+            assert e.self_cpu_time_total <= e.cpu_time_total + 1e-9
+            assert e.time_range.start <= e.time_range.end
+
+
+def test_shapes_flops_memory_match_torch(profs):
+    for key, getter in (("shapes", lambda e: e.input_shapes[:2]),
+                        ("flops", lambda e: e.flops),
+                        ("mem", lambda e: e.cpu_memory_usage)):
+        for name in ("aten::mul", "aten::tanh"):
+            vals = {lib: getter(_by_name(p, name)[0]) for lib, p in profs.items()}
+            assert vals[ndgrad] == vals[torch], (key, name, vals)
+    t = _by_name(profs[ndgrad], "aten::mul")[0]
+    assert t.input_shapes == [[3, 4], [3, 4]] and t.flops == 12
+    assert _by_name(profs[ndgrad], "aten::sum")[0].cpu_memory_usage == 4
+
+
+def test_key_averages_counts_and_totals(profs):
+    for lib, p in profs.items():
+        avg = {e.key: e for e in p.key_averages()}
+        assert avg["aten::mul"].count == 3
+        assert avg["aten::tanh"].count == 1
+        assert avg["aten::mul"].flops == 36
+        total = p.total_average()
+        assert total.key == "Total"
+        assert total.self_cpu_time_total == pytest.approx(p.self_cpu_time_total)
+        assert p.self_cpu_time_total == pytest.approx(
+            sum(e.self_cpu_time_total for e in p.function_events))
+        grouped = p.key_averages(group_by_input_shape=True)
+        shapes = {(e.key, str(e.input_shapes)) for e in grouped}
+        assert ("aten::tanh", "[[3, 4]]") in shapes
+
+
+def _header(table):
+    lines = table.splitlines()
+    assert set(lines[0].replace(" ", "")) == {"-"}
+    return [h for h in re.split(r"\s{2,}", lines[1].strip())], lines
+
+
+@pytest.mark.parametrize("kwargs", [dict(), dict(group_by_input_shape=True)])
+def test_table_columns_match_torch(profs, kwargs):
+    heads = {}
+    for lib, p in profs.items():
+        table = p.key_averages(**kwargs).table(sort_by="self_cpu_time_total", row_limit=4)
+        head, lines = _header(table)
+        heads[lib] = head
+        assert len(lines) == 3 + 4 + 2  # sep, header, sep, 4 rows, sep, footer
+        assert lines[-1].startswith("Self CPU time total: ")
+        assert lines[-2] == lines[0] == lines[2]
+        # rows sorted by Self CPU, descending
+        rows = [re.split(r"\s{2,}", r.strip()) for r in lines[3:7]]
+        values = [_us(r[2]) for r in rows]
+        assert values == sorted(values, reverse=True)
+    assert heads[ndgrad] == heads[torch]
+
+
+def test_table_plain_columns_match_torch():
+    heads = {}
+    for lib, mod in LIBS:
+        p = _program(lib, mod)
+        heads[lib] = _header(p.key_averages().table(sort_by="cpu_time_total", row_limit=2))[0]
+        assert heads[lib] == _header(p.table(row_limit=2))[0]
+    assert heads[ndgrad] == heads[torch] == ["Name", "Self CPU %", "Self CPU", "CPU total %",
+                                             "CPU total", "CPU time avg", "# of Calls"]
+
+
+def _us(text):
+    for unit, f in (("ms", 1e3), ("us", 1.0), ("s", 1e6)):
+        if text.endswith(unit):
+            return float(text[:-len(unit)]) * f
+    raise ValueError(text)
+
+
+def test_chrome_trace(profs, tmp_path):
+    path = tmp_path / "trace.json"
+    profs[ndgrad].export_chrome_trace(str(path))
+    data = json.loads(path.read_text())
+    events = [e for e in data["traceEvents"] if e["ph"] == "X"]
+    assert {"aten::mul", "MulBackward0", "my_block"} <= {e["name"] for e in events}
+    for e in events:
+        assert {"ts", "dur", "pid", "tid", "args", "name"} <= set(e)
+        assert e["dur"] >= 0
+    flows = [e for e in data["traceEvents"] if e.get("cat") == "fwdbwd"]
+    assert {e["ph"] for e in flows} == {"s", "f"}
+
+
+def test_record_function_decorator_and_enabled_false():
+    @nprof.record_function("decorated")
+    def f(x):
+        return x * 2
+
+    x = ndgrad.ones(2)
+    with nprof.profile() as p:
+        f(x)
+    ev = _by_name(p, "decorated")[0]
+    assert [c.name for c in ev.cpu_children] == ["aten::mul"]
+    with nprof.profile(enabled=False) as p2:
+        assert _state.special == 0
+        f(x)
+    assert _state.special == 0
+    with pytest.raises(RuntimeError):
+        nprof.profile().function_events
+
+
+def test_nested_profilers_both_record():
+    x = ndgrad.ones(2, requires_grad=True)
+    with nprof.profile() as outer:
+        (x * 3).sum()
+        with nprof.profile() as inner:
+            x.exp()
+    assert [e.name for e in inner.function_events] == ["aten::exp"]
+    assert [e.name for e in outer.function_events] == ["aten::mul", "aten::sum", "aten::exp"]
+    assert _state.special == 0
+
+
+def test_with_stack_records_caller():
+    x = ndgrad.ones(2)
+    with nprof.profile(with_stack=True) as p:
+        x * 2
+    ev = _by_name(p, "aten::mul")[0]
+    assert ev.stack[0].startswith(__file__ + "(")
+    assert ev.stack[0].endswith("test_with_stack_records_caller")
+    table = p.table()
+    assert "Source Location" in table
+
+
+def test_emit_nvtx_and_itt_say_so_once():
+    nprof._said.clear()
+    for cls in (nprof.emit_nvtx, nprof.emit_itt):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            with cls():
+                pass
+            with cls(record_shapes=True):
+                pass
+        assert len(w) == 1 and "does nothing" not in str(w[0].message)
+        assert "records nothing" in str(w[0].message)
