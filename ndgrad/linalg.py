@@ -1,3 +1,42 @@
-"""ndgrad.linalg: torch.linalg's functions."""
+"""ndgrad.linalg: torch.linalg's functions (implemented in ``ndgrad._ops.linalg``).
 
-__all__ = []
+Decompositions return torch's named tuples (``Q, R = ndgrad.linalg.qr(A)``, ``.eigenvalues``);
+failures on singular or non-positive-definite input raise ``LinAlgError`` (a RuntimeError)
+with torch's wording.
+"""
+
+from ._ops import linalg as _L
+
+__all__ = ["LinAlgError", "inv", "inv_ex", "solve", "solve_ex", "det", "slogdet", "cholesky",
+           "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "lstsq",
+           "matrix_power", "multi_dot", "vector_norm", "matrix_norm", "norm", "cross",
+           "solve_triangular", "cond", "matrix_rank", "vecdot", "diagonal", "matmul"]
+
+LinAlgError = _L.LinAlgError
+inv = _L.linalg_inv
+inv_ex = _L.linalg_inv_ex
+solve = _L.linalg_solve
+solve_ex = _L.linalg_solve_ex
+det = _L.linalg_det
+slogdet = _L.linalg_slogdet
+cholesky = _L.linalg_cholesky
+cholesky_ex = _L.linalg_cholesky_ex
+qr = _L.linalg_qr
+eigh = _L.linalg_eigh
+eigvalsh = _L.linalg_eigvalsh
+svd = _L.linalg_svd
+svdvals = _L.linalg_svdvals
+pinv = _L.linalg_pinv
+lstsq = _L.linalg_lstsq
+matrix_power = _L.linalg_matrix_power
+multi_dot = _L.linalg_multi_dot
+vector_norm = _L.linalg_vector_norm
+matrix_norm = _L.linalg_matrix_norm
+norm = _L.linalg_norm
+cross = _L.linalg_cross
+solve_triangular = _L.linalg_solve_triangular
+cond = _L.linalg_cond
+matrix_rank = _L.linalg_matrix_rank
+vecdot = _L.linalg_vecdot
+diagonal = _L.linalg_diagonal
+matmul = _L.linalg_matmul

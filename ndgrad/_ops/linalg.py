@@ -1,21 +1,116 @@
-"""Matrix products of the foundation: mm, bmm, mv, dot, matmul (torch's dispatch by rank,
-with its node names), outer, addmm and linear's building blocks."""
+"""Linear algebra primitives: the matrix products (mm, bmm, mv, dot, vdot, matmul with torch's
+folding rules and node names, outer, addmm, addmv, baddbmm, addbmm, einsum, tensordot, cross)
+and the decompositions and solvers behind ``ndgrad.linalg`` (inv, solve, det, slogdet,
+cholesky, qr, eigh, svd, pinv, lstsq, triangular solves, norms), plus torch's top-level names
+for them (``inverse``, ``det``, ``cholesky``, ``svd``, ...).
+
+Every backward rule is written with ndgrad ops (matmul, the solvers themselves, masks), so
+double backward works. Complex gradients follow torch's convention (conjugate Wirtinger):
+rules use the conjugate transpose ``mH`` where the real formula has a transpose.
+The ``ndgrad.linalg`` module re-exports the ``linalg_*`` functions here under torch's names.
+"""
+
+import builtins
+import math
 
 import numpy as np
 
-from .registry import primitive, as_tensor_arg
-from .elementwise import _conj
+from .. import _dtype
+from .._tensor import Tensor
+from .registry import primitive, as_tensor_arg, wrap
+from .elementwise import _conj, where, sgn, abs as _abs, log as _log
 
-__all__ = ["mm", "bmm", "mv", "dot", "vdot", "matmul", "outer", "addmm", "inner"]
+__all__ = ["mm", "bmm", "mv", "dot", "vdot", "matmul", "outer", "ger", "addmm", "inner",
+           "addmv", "baddbmm", "addbmm", "einsum", "tensordot", "cross", "inverse", "det",
+           "logdet", "slogdet", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd",
+           "pinverse", "matrix_power", "chain_matmul", "triangular_solve"]
 
 
+class LinAlgError(RuntimeError):
+    """Raised when a decomposition or solve fails numerically (torch.linalg.LinAlgError)."""
+
+
+_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+               "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def _tname(t):
+    return _TYPE_NAMES.get(t._data.dtype.name, t._data.dtype.name)
+
+
+def _mH(x):
+    """Conjugate transpose of the last two dims."""
+    return _conj(x.transpose(-2, -1))
+
+
+def _eye_like(x, n=None):
+    n = x._data.shape[-1] if n is None else n
+    return Tensor(np.eye(n, dtype=x._data.dtype))
+
+
+def _tri_mask(x, lower, k=0):
+    """A constant 0/1 tensor selecting the lower (tril(k)) or upper (triu(k)) part of x."""
+    m, n = x._data.shape[-2:]
+    keep = np.tri(m, n, k, dtype=bool) if lower else ~np.tri(m, n, k - 1, dtype=bool)
+    real = x._data.dtype if x._data.dtype.kind != "c" else x._data.real.dtype
+    return Tensor(keep.astype(real))
+
+
+def _tril(x, k=0):
+    return x * _tri_mask(x, True, k)
+
+
+def _triu(x, k=0):
+    return x * _tri_mask(x, False, k)
+
+
+def _diag_embed(v):
+    """Batched diagonal matrices from the last dim of v."""
+    n = v._data.shape[-1]
+    return v.unsqueeze(-1) * _eye_like(v, n)
+
+
+def _diag(x):
+    return x.diagonal(0, -2, -1)
+
+
+def _broadcast_shapes(sa, sb):
+    """Batch broadcasting with torch's error message."""
+    n = builtins.max(len(sa), len(sb))
+    pa = (1,) * (n - len(sa)) + tuple(sa)
+    pb = (1,) * (n - len(sb)) + tuple(sb)
+    out = []
+    for i in range(n):
+        if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
+            raise RuntimeError(f"The size of tensor a ({pa[i]}) must match the size of tensor b "
+                               f"({pb[i]}) at non-singleton dimension {i}")
+        out.append(pa[i] if pb[i] == 1 else pb[i])
+    return tuple(out)
+
+
+def _reduce_meta(out, *inputs):
+    """Let the engine sum broadcast gradients back to each input's shape (node._meta)."""
+    node = out[0]._grad_fn if isinstance(out, tuple) else out._grad_fn
+    if node is None:
+        return out
+    meta = [None] * len(inputs)
+    for i, x in enumerate(inputs):
+        if isinstance(x, Tensor):
+            meta[i] = (x._data.shape, x._data.dtype)
+    node._meta = tuple(meta)
+    return out
+
+
+# ============================================================================ products
 def _check_same_dtype(a, b, name):
     if a._data.dtype != b._data.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{a.dtype.name if hasattr(a.dtype, 'name') else a.dtype} != "
-                           f"{b.dtype.name}" if name == "mm" else
-                           f"{name}: expected both tensors to have same dtype, but found "
-                           f"{a.dtype} and {b.dtype}")
+        if name == "mm":
+            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                               f"{a._data.dtype.name.replace('float32', 'float').replace('float64', 'double')} != "
+                               f"{b._data.dtype.name.replace('float32', 'float').replace('float64', 'double')}")
+        raise RuntimeError(f"{name}: expected both tensors to have same dtype, but found "
+                           f"{_tname(a)} and {_tname(b)}")
 
 
 MM = primitive("mm", lambda a, b, p: a @ b, save=((0, 1), (1, 0)))
@@ -29,7 +124,8 @@ def _(ctx, g):
             _conj(a).t().mm(g) if n[1] else None)
 
 
-def mm(input, mat2):
+def mm(input, mat2, *, out=None):
+    """Matrix product of two 2-D tensors."""
     a, b = as_tensor_arg(input), as_tensor_arg(mat2)
     if a._data.ndim != 2 or b._data.ndim != 2:
         raise RuntimeError(f"{'self' if a._data.ndim != 2 else 'mat2'} must be a matrix")
@@ -37,7 +133,7 @@ def mm(input, mat2):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a._data.shape[0]}x"
                            f"{a._data.shape[1]} and {b._data.shape[0]}x{b._data.shape[1]})")
     _check_same_dtype(a, b, "mm")
-    return MM.call(a, b)
+    return _out(MM.call(a, b), out)
 
 
 BMM = primitive("bmm", lambda a, b, p: np.matmul(a, b), save=((0, 1), (1, 0)))
@@ -51,16 +147,19 @@ def _(ctx, g):
             _conj(a).transpose(1, 2).bmm(g) if n[1] else None)
 
 
-def bmm(input, mat2):
+def bmm(input, mat2, *, out=None):
+    """Batched matrix product of two 3-D tensors (no broadcasting)."""
     a, b = as_tensor_arg(input), as_tensor_arg(mat2)
-    if a._data.ndim != 3 or b._data.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor")
+    if a._data.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b._data.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
     if a._data.shape[0] != b._data.shape[0] or a._data.shape[2] != b._data.shape[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a._data.shape[0]}, {a._data.shape[2]}] but got: "
                            f"[{b._data.shape[0]}, {b._data.shape[1]}].")
     _check_same_dtype(a, b, "bmm")
-    return BMM.call(a, b)
+    return _out(BMM.call(a, b), out)
 
 
 MV = primitive("mv", lambda a, v, p: a @ v, save=((0, 1), (1, 0)))
@@ -74,14 +173,23 @@ def _(ctx, g):
             _conj(a).t().mv(g) if n[1] else None)
 
 
-def mv(input, vec):
+def _mv_error(a, v, c=None):
+    sa, sv = a._data.shape, v._data.shape
+    inp = sa[0] if c is None else (c._data.shape[0] if c._data.ndim else 1)
+    return RuntimeError(f"size mismatch, got input ({inp}), mat ({sa[0]}x"
+                        f"{sa[1] if len(sa) > 1 else 0}), vec ({sv[0] if sv else 0})")
+
+
+def mv(input, vec, *, out=None):
+    """Matrix-vector product."""
     a, v = as_tensor_arg(input), as_tensor_arg(vec)
-    if a._data.ndim != 2 or v._data.ndim != 1 or a._data.shape[1] != v._data.shape[0]:
-        raise RuntimeError(f"size mismatch, got input ({a._data.shape[0]}), mat "
-                           f"({a._data.shape[0]}x{a._data.shape[1] if a._data.ndim > 1 else 0}),"
-                           f" vec ({v._data.shape[0] if v._data.ndim else 0})")
+    if a._data.ndim != 2 or v._data.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {v._data.ndim}, "
+                           f"{a._data.ndim}, {v._data.ndim}")
+    if a._data.shape[1] != v._data.shape[0]:
+        raise _mv_error(a, v)
     _check_same_dtype(a, v, "mv")
-    return MV.call(a, v)
+    return _out(MV.call(a, v), out)
 
 
 DOT = primitive("dot", lambda a, b, p: np.asarray(np.dot(a, b)), save=((0, 1), (1, 0)))
@@ -94,94 +202,167 @@ def _(ctx, g):
     return (g * _conj(b) if n[0] else None, g * _conj(a) if n[1] else None)
 
 
-def dot(input, tensor):
-    a, b = as_tensor_arg(input), as_tensor_arg(tensor)
+def _check_1d_pair(a, b, name):
     if a._data.ndim != 1 or b._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a._data.ndim}D and "
                            f"{b._data.ndim}D tensors")
     if a._data.shape[0] != b._data.shape[0]:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{a._data.shape[0]}] and "
                            f"src [{b._data.shape[0]}] to have the same number of elements, but "
-                           "got {} and {} elements respectively".format(a._data.shape[0],
-                                                                         b._data.shape[0]))
-    _check_same_dtype(a, b, "dot")
-    return DOT.call(a, b)
+                           f"got {a._data.shape[0]} and {b._data.shape[0]} elements respectively")
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(f"{name} : expected both vectors to have same dtype, but found "
+                           f"{_tname(a)} and {_tname(b)}")
 
 
-def vdot(input, other):
-    return dot(_conj(as_tensor_arg(input)), other)
+def dot(input, tensor, *, out=None):
+    """Inner product of two 1-D tensors (no conjugation)."""
+    a, b = as_tensor_arg(input), as_tensor_arg(tensor)
+    _check_1d_pair(a, b, "dot")
+    return _out(DOT.call(a, b), out)
 
 
-def inner(input, other):
+VDOT = primitive("vdot", lambda a, b, p: np.asarray(np.vdot(a, b)), save=((0, 1), (1, 0)))
+
+
+@VDOT.def_vjp
+def _(ctx, g):
+    a, b = ctx.saved
+    n = ctx._next
+    # vdot(a, b) = sum(conj(a) * b): the conjugate-Wirtinger rule gives conj(g) b and g a.
+    return (_conj(g) * b if n[0] else None, g * a if n[1] else None)
+
+
+def vdot(input, other, *, out=None):
+    """``sum(conj(input) * other)`` of two 1-D tensors."""
+    a, b = as_tensor_arg(input), as_tensor_arg(other)
+    _check_1d_pair(a, b, "vdot")
+    return _out(VDOT.call(a, b), out)
+
+
+def inner(input, other, *, out=None):
+    """Inner product over the last dimension (``tensordot`` of the last dims)."""
     a, b = as_tensor_arg(input), as_tensor_arg(other)
     if a._data.ndim == 0 or b._data.ndim == 0:
-        return a * b
-    return matmul(a, b.movedim(-1, 0).reshape(b._data.shape[-1], -1)).reshape(
-        a._data.shape[:-1] + b._data.shape[:-1])
+        return _out(a * b, out)
+    if a._data.shape[-1] != b._data.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but "
+                           f"got shapes {list(a._data.shape)} and {list(b._data.shape)}")
+    return _out(tensordot(a, b, dims=([-1], [-1])), out)
 
 
-def matmul(input, other):
-    """Matrix product with torch's rank rules (dot, mv, mm, broadcast batched)."""
+def _strides_foldable(t):
+    """t.reshape(-1, t.size(-1)) would be a view (leading dims contiguous among themselves)."""
+    d = t._data
+    st, sh = d.strides, d.shape
+    for i in range(d.ndim - 2):
+        if st[i] != st[i + 1] * sh[i + 1]:
+            return False
+    return True
+
+
+def _should_fold(t1, t2):
+    """torch's matmul folding test (aten LinearAlgebra.cpp should_fold), for (larger, smaller)."""
+    larger = t1._data.ndim >= t2._data.ndim
+    big = t1 if larger else t2.mT
+    small_dim = t2._data.ndim if larger else t1._data.ndim
+    small = t2 if larger else t1
+    if not (big._data.ndim >= 3 and small_dim <= 2):
+        return False
+    if small.requires_grad:
+        return True
+    if t1._data.ndim == 2:
+        return False
+    if big._data.size == 0:
+        return True
+    return _strides_foldable(big)
+
+
+def matmul(input, other, *, out=None):
+    """Matrix product with torch's rank rules (dot, mv, mm, folded or broadcast batched),
+    the same intermediate nodes as torch (MmBackward0 under UnsafeViewBackward0, ...)."""
+    from .shape import UNSAFE_VIEW, _remember_shape
     a, b = as_tensor_arg(input), as_tensor_arg(other)
     da, db = a._data.ndim, b._data.ndim
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                            f"{da}D and {db}D")
     if da == 1 and db == 1:
-        return dot(a, b)
+        return _out(dot(a, b), out)
     if da == 2 and db == 1:
-        return mv(a, b)
+        return _out(mv(a, b), out)
     if da == 1 and db == 2:
-        return mm(a.unsqueeze(0), b).squeeze(0)
+        return _out(mm(a.unsqueeze(0), b).squeeze(0), out)
     if da == 2 and db == 2:
-        return mm(a, b)
-    if da >= 3 and db <= 2:
-        # Fold the batch into the rows: one mm, then an unsafe view back.
-        from .shape import UNSAFE_VIEW, _remember_shape
-        lead = a._data.shape[:-1]
-        folded = a.reshape(-1, a._data.shape[-1])
-        if db == 1:
-            out = mv(folded, b)
-            return _remember_shape(UNSAFE_VIEW.call(out, params=lead), out)
-        out = mm(folded, b)
-        return _remember_shape(UNSAFE_VIEW.call(out, params=lead + (b._data.shape[-1],)), out)
-    # General broadcast batched product.
-    a2 = a.unsqueeze(0) if da == 1 else a
-    b2 = b.unsqueeze(-1) if db == 1 else b
-    if a2._data.shape[-1] != b2._data.shape[-2]:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{b2._data.shape[0]}, {a2._data.shape[-1]}] but got: "
-                           f"[{b2._data.shape[0]}, {b2._data.shape[-2]}].")
-    batch = np.broadcast_shapes(a2._data.shape[:-2], b2._data.shape[:-2])
-    ea = a2.expand(batch + a2._data.shape[-2:]).reshape(-1, *a2._data.shape[-2:])
-    eb = b2.expand(batch + b2._data.shape[-2:]).reshape(-1, *b2._data.shape[-2:])
-    from .shape import UNSAFE_VIEW, _remember_shape
-    out = bmm(ea, eb)
-    shape = batch + (a2._data.shape[-2], b2._data.shape[-1])
-    out = _remember_shape(UNSAFE_VIEW.call(out, params=shape), out)
-    if da == 1:
-        out = out.squeeze(-2)
+        return _out(mm(a, b), out)
+    if _should_fold(a, b) or _should_fold(b, a):
+        transpose = db > da
+        t1 = b.mT if transpose else a
+        t2 = (a.t() if da == 2 else a) if transpose else b
+        lead = t1._data.shape[:-1]
+        folded = t1.reshape(-1, t1._data.shape[-1])
+        if t2._data.ndim == 2:
+            prod = mm(folded, t2)
+            res = _remember_shape(UNSAFE_VIEW.call(prod, params=lead + (t2._data.shape[1],)),
+                                  prod)
+            return _out(res.mT.contiguous() if transpose else res, out)
+        prod = mv(folded, t2)
+        return _out(_remember_shape(UNSAFE_VIEW.call(prod, params=lead), prod), out)
+    # General broadcast batched product through bmm.
+    sa, sb = a._data.shape, b._data.shape
+    n = sa[-2] if da > 1 else 1
+    m1 = sa[-1]
+    m2 = sb[-2] if db > 1 else sb[0]
+    p = sb[-1] if db > 1 else 1
+    batch = _broadcast_shapes(sa[:-2] if da > 2 else (), sb[:-2] if db > 2 else ())
+    nb = int(np.prod(batch)) if batch else 1
+    ea = a.expand(batch + (n, m1)).reshape(nb, n, m1)
     if db == 1:
-        out = out.squeeze(-1)
-    return out
+        eb = b.expand(batch + (m2,)).reshape(nb, m2).unsqueeze(2)
+    else:
+        eb = b.expand(batch + (m2, p)).reshape(nb, m2, p)
+    shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
+    prod = bmm(ea, eb)
+    if db == 1:
+        prod = prod.squeeze(-1)
+    return _out(_remember_shape(UNSAFE_VIEW.call(prod, params=shape), prod), out)
 
 
-def outer(input, vec2):
+def outer(input, vec2, *, out=None):
+    """Outer product of two 1-D tensors."""
     a, b = as_tensor_arg(input), as_tensor_arg(vec2)
-    return a.unsqueeze(1) * b.unsqueeze(0)
+    if a._data.ndim != 1 or b._data.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument self, but got {a._data.ndim}-D"
+                           if a._data.ndim != 1 else
+                           f"outer: Expected 1-D argument vec2, but got {b._data.ndim}-D")
+    return _out(a.reshape(-1, 1) * b, out)
 
 
 ger = outer
 
 
-def _addmm_fwd(c, a, b, p):
-    beta, alpha = p
-    out = a @ b
+def _out(result, out):
+    if out is None:
+        return result
+    from .elementwise import _out as _eout
+    return _eout(result, out)
+
+
+# ---------------------------------------------------------------------------- add*mm family
+def _scaled_sum(c, prod, beta, alpha):
     if alpha != 1:
-        out = out * alpha
+        prod = prod * alpha
     if beta == 0:
-        return np.broadcast_to(np.zeros((), out.dtype), out.shape) + out
-    return out + (c if beta == 1 else beta * c)
+        return np.broadcast_to(np.zeros((), prod.dtype), prod.shape) + prod
+    return prod + (c if beta == 1 else beta * c)
+
+
+def _addmm_fwd(c, a, b, p):
+    return _scaled_sum(c, a @ b, *p)
+
+
+def _scale(g, s):
+    return g if s == 1 else g * s
 
 
 ADDMM = primitive("addmm", _addmm_fwd, save=((1, 2), (2, 1)))
@@ -192,27 +373,1590 @@ def _(ctx, g):
     a, b = ctx.saved
     beta, alpha = ctx._params
     n = ctx._next
-    gc = (g if beta == 1 else g * beta) if n[0] else None
-    ga = gb = None
-    if n[1]:
-        ga = g.mm(_conj(b).t())
-        ga = ga if alpha == 1 else ga * alpha
-    if n[2]:
-        gb = _conj(a).t().mm(g)
-        gb = gb if alpha == 1 else gb * alpha
-    return gc, ga, gb
+    return (_scale(g, _conj_s(beta)) if n[0] else None,
+            _scale(g.mm(_conj(b).t()), _conj_s(alpha)) if n[1] else None,
+            _scale(_conj(a).t().mm(g), _conj_s(alpha)) if n[2] else None)
 
 
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+def _conj_s(s):
+    return s.conjugate() if isinstance(s, complex) else s
+
+
+def _check_bias(c, shape, name):
+    try:
+        if _broadcast_shapes(c._data.shape, shape) != tuple(shape):
+            raise RuntimeError
+    except RuntimeError:
+        raise RuntimeError(f"The expanded size of the tensor ({shape[-1]}) must match the "
+                           f"existing size ({c._data.shape[-1]}) at non-singleton dimension "
+                           f"{len(shape) - 1}.  Target sizes: {list(shape)}.  Tensor sizes: "
+                           f"{list(c._data.shape)}") from None
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * (mat1 @ mat2)``, input broadcast to the product's shape."""
     c, a, b = as_tensor_arg(input), as_tensor_arg(mat1), as_tensor_arg(mat2)
-    if a._data.ndim != 2 or b._data.ndim != 2:
-        raise RuntimeError("mat1 must be a matrix, got {}-D tensor".format(a._data.ndim))
+    if a._data.ndim != 2:
+        raise RuntimeError(f"mat1 must be a matrix, got {a._data.ndim}-D tensor")
+    if b._data.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {b._data.ndim}-D tensor")
     if a._data.shape[1] != b._data.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a._data.shape[0]}x"
                            f"{a._data.shape[1]} and {b._data.shape[0]}x{b._data.shape[1]})")
-    out = ADDMM.call(c, a, b, params=(beta, alpha))
-    node = out._grad_fn
-    if node is not None and c._data.shape != out._data.shape:
-        node._meta = ((c._data.shape, c._data.dtype), None, None)
-    return out
+    _check_bias(c, (a._data.shape[0], b._data.shape[1]), "addmm")
+    return _out(_reduce_meta(ADDMM.call(c, a, b, params=(beta, alpha)), c, a, b), out)
+
+
+ADDMV = primitive("addmv", lambda c, a, v, p: _scaled_sum(c, a @ v, *p),
+                  save=((1, 2), (2, 1)))
+
+
+@ADDMV.def_vjp
+def _(ctx, g):
+    a, v = ctx.saved
+    beta, alpha = ctx._params
+    n = ctx._next
+    return (_scale(g, _conj_s(beta)) if n[0] else None,
+            _scale(g.unsqueeze(1) * _conj(v).unsqueeze(0), _conj_s(alpha)) if n[1] else None,
+            _scale(_conj(a).t().mv(g), _conj_s(alpha)) if n[2] else None)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    """``beta * input + alpha * (mat @ vec)``."""
+    c, a, v = as_tensor_arg(input), as_tensor_arg(mat), as_tensor_arg(vec)
+    if a._data.ndim != 2 or v._data.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {c._data.ndim}, "
+                           f"{a._data.ndim}, {v._data.ndim}")
+    if a._data.shape[1] != v._data.shape[0] or \
+            (c._data.ndim and c._data.shape[0] not in (1, a._data.shape[0])) or c._data.ndim > 1:
+        raise _mv_error(a, v, c)
+    return _out(_reduce_meta(ADDMV.call(c, a, v, params=(beta, alpha)), c, a, v), out)
+
+
+BADDBMM = primitive("baddbmm", lambda c, a, b, p: _scaled_sum(c, np.matmul(a, b), *p),
+                    save=((1, 2), (2, 1)))
+
+
+@BADDBMM.def_vjp
+def _(ctx, g):
+    a, b = ctx.saved
+    beta, alpha = ctx._params
+    n = ctx._next
+    return (_scale(g, _conj_s(beta)) if n[0] else None,
+            _scale(g.bmm(_conj(b).transpose(1, 2)), _conj_s(alpha)) if n[1] else None,
+            _scale(_conj(a).transpose(1, 2).bmm(g), _conj_s(alpha)) if n[2] else None)
+
+
+def _check_bmm_pair(a, b):
+    if a._data.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b._data.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if a._data.shape[0] != b._data.shape[0] or a._data.shape[2] != b._data.shape[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a._data.shape[0]}, {a._data.shape[2]}] but got: "
+                           f"[{b._data.shape[0]}, {b._data.shape[1]}].")
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """``beta * input + alpha * bmm(batch1, batch2)``."""
+    c, a, b = as_tensor_arg(input), as_tensor_arg(batch1), as_tensor_arg(batch2)
+    _check_bmm_pair(a, b)
+    _check_bias(c, (a._data.shape[0], a._data.shape[1], b._data.shape[2]), "baddbmm")
+    return _out(_reduce_meta(BADDBMM.call(c, a, b, params=(beta, alpha)), c, a, b), out)
+
+
+ADDBMM = primitive("addbmm", lambda c, a, b, p: _scaled_sum(c, np.matmul(a, b).sum(0), *p),
+                   save=((1, 2), (2, 1)))
+
+
+@ADDBMM.def_vjp
+def _(ctx, g):
+    a, b = ctx.saved
+    beta, alpha = ctx._params
+    n = ctx._next
+    ge = g.unsqueeze(0).expand(a._data.shape[0], *g._data.shape) if (n[1] or n[2]) else None
+    return (_scale(g, _conj_s(beta)) if n[0] else None,
+            _scale(ge.bmm(_conj(b).transpose(1, 2)), _conj_s(alpha)) if n[1] else None,
+            _scale(_conj(a).transpose(1, 2).bmm(ge), _conj_s(alpha)) if n[2] else None)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """``beta * input + alpha * sum_b batch1[b] @ batch2[b]``."""
+    c, a, b = as_tensor_arg(input), as_tensor_arg(batch1), as_tensor_arg(batch2)
+    _check_bmm_pair(a, b)
+    _check_bias(c, (a._data.shape[1], b._data.shape[2]), "addbmm")
+    return _out(_reduce_meta(ADDBMM.call(c, a, b, params=(beta, alpha)), c, a, b), out)
+
+
+# ============================================================================ einsum
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _parse_einsum(equation, shapes):
+    """Canonical form of an einsum: explicit, ellipsis-free, numpy-ready subscripts.
+
+    Returns (input subscripts, output subscripts). Size-1 dims that broadcast against a larger
+    size get a private letter in their operand (so NumPy sums a length-1 axis instead of
+    refusing to broadcast), which is also what the gradient needs.
+    """
+    eq = equation.replace(" ", "")
+    if "->" in eq:
+        lhs, rhs = eq.split("->", 1)
+    else:
+        lhs, rhs = eq, None
+    terms = lhs.split(",")
+    if len(terms) > len(shapes):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the "
+                           "equation")
+    if len(terms) < len(shapes):
+        raise RuntimeError("einsum(): more operands were provided than specified in the "
+                           "equation")
+    used = set(c for c in eq if c.isalpha())
+    fresh = iter(c for c in _LETTERS if c not in used)
+    ell_dims = 0
+    for k, (term, shape) in enumerate(zip(terms, shapes)):
+        for c in term.replace("...", ""):
+            if not c.isalpha():
+                raise RuntimeError(f"einsum(): invalid subscript given at index "
+                                   f"{lhs.index(c)} in the equation string, subscripts must "
+                                   f"be in [a-zA-Z]")
+        n_explicit = len(term.replace("...", ""))
+        if "..." in term:
+            if len(shape) < n_explicit:
+                raise RuntimeError(f"einsum(): the number of subscripts in the equation "
+                                   f"({n_explicit}) is more than the number of dimensions "
+                                   f"({len(shape)}) for operand {k}")
+            ell_dims = builtins.max(ell_dims, len(shape) - n_explicit)
+        elif n_explicit != len(shape):
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation "
+                               f"({n_explicit}) does not match the number of dimensions "
+                               f"({len(shape)}) for operand {k} and no ellipsis was given")
+    ell = "".join(next(fresh) for _ in range(ell_dims))
+    subs = []
+    for term, shape in zip(terms, shapes):
+        if "..." in term:
+            k = len(shape) - len(term.replace("...", ""))
+            term = term.replace("...", ell[ell_dims - k:] if k else "")
+        subs.append(list(term))
+    if rhs is None:
+        counts = {}
+        for s in subs:
+            for c in s:
+                counts[c] = counts.get(c, 0) + 1
+        out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
+    else:
+        out = rhs.replace("...", ell)
+        for c in out:
+            if not any(c in s for s in subs):
+                raise RuntimeError(f"einsum(): output subscript {c} does not appear in the "
+                                   f"equation for any input operand")
+        if len(set(out)) != len(out):
+            raise RuntimeError(f"einsum(): output subscript {out[0]} appears more than once in "
+                               f"the output")
+    sizes = {}
+    for k, (s, shape) in enumerate(zip(subs, shapes)):
+        for c, n in zip(s, shape):
+            seen = sizes.get(c)
+            if seen is not None and seen != n and seen != 1 and n != 1:
+                raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {k} which "
+                                   f"does not broadcast with previously seen size {seen}")
+            if seen is None or seen == 1:
+                sizes[c] = n
+    for s, shape in zip(subs, shapes):
+        for j, (c, n) in enumerate(zip(s, shape)):
+            if n == 1 and sizes[c] != 1 and s.count(c) == 1:
+                s[j] = next(fresh)
+    return ["".join(s) for s in subs], out
+
+
+def _einsum_fwd(*arrays):
+    *arrays, spec = arrays
+    ins, out = spec
+    eq = ",".join(ins) + "->" + out
+    res = np.einsum(eq, *arrays, optimize=len(arrays) > 2)
+    return np.asarray(res)
+
+
+_EINSUM_BY_ARITY = {}
+
+
+def _einsum_op(n):
+    """The einsum primitive for n operands (the saved-inputs spec depends on the arity)."""
+    op = _EINSUM_BY_ARITY.get(n)
+    if op is None:
+        op = primitive(f"einsum_{n}", _einsum_fwd, "EinsumBackward0",
+                       save=tuple((i, None) for i in range(n)))
+        op.def_vjp(_einsum_vjp)
+        _EINSUM_BY_ARITY[n] = op
+    return op
+
+
+def _einsum_grad(spec, operands, g, i):
+    """Gradient for operand i: an einsum of the other (conjugated) operands and g."""
+    ins, out = spec
+    target = ins[i]
+    used = set("".join(ins) + out)
+    fresh = iter(c for c in _LETTERS if c not in used)
+    terms = [ins[j] for j in range(len(ins)) if j != i] + [out]
+    ops = [_conj(operands[j]) for j in range(len(ins)) if j != i] + [g]
+    shape = operands[i]._data.shape
+    real_dt = g._data.dtype
+    new_target = []
+    first = {}
+    for c, n in zip(target, shape):
+        if c in first:  # repeated subscript: a diagonal; route it through an identity
+            c2 = next(fresh)
+            terms.append(c + c2)
+            ops.append(Tensor(np.eye(n, dtype=real_dt)))
+            new_target.append(c2)
+        else:
+            first[c] = n
+            new_target.append(c)
+    have = set("".join(terms))
+    for c, n in first.items():
+        if c not in have:  # summed away in the forward: the gradient broadcasts
+            terms.append(c)
+            ops.append(Tensor(np.ones(n, dtype=real_dt)))
+    return _einsum_call((terms, "".join(new_target)), ops)
+
+
+def _einsum_call(spec, ops):
+    terms, out = spec
+    return _einsum_op(len(ops)).call(*ops, params=(tuple(terms), out))
+
+
+def _einsum_vjp(ctx, g):
+    spec = ctx._params
+    operands = ctx.saved[:len(spec[0])]
+    return tuple(_einsum_grad(spec, operands, g, i) if ctx._next[i] else None
+                 for i in range(len(spec[0])))
+
+
+def einsum(equation, *operands):
+    """Einstein summation (``torch.einsum``): explicit or implicit output, ellipsis,
+    repeated subscripts (diagonals), size-1 broadcasting. Backward is itself an einsum."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    ops = [as_tensor_arg(o) for o in operands]
+    if len(ops) > 26:
+        raise RuntimeError("einsum(): at most 26 operands are supported")
+    dts = set(o._data.dtype for o in ops)
+    if len(dts) > 1:
+        dt = ops[0]._data.dtype
+        for o in ops[1:]:
+            if o._data.dtype != dt:
+                raise RuntimeError(f"expected scalar type {_tname(ops[0])} but found "
+                                   f"{_tname(o)}")
+    ins, out = _parse_einsum(equation, [o._data.shape for o in ops])
+    return _einsum_call((ins, out), ops)
+
+
+# ============================================================================ tensordot
+def tensordot(a, b, dims=2, out=None):
+    """Contract `dims` of a with `dims` of b (an int: last dims of a with first of b)."""
+    a, b = as_tensor_arg(a), as_tensor_arg(b)
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > builtins.min(a._data.ndim, b._data.ndim):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        da = list(range(-dims, 0))
+        db = list(range(dims))
+    else:
+        da, db = dims
+        da = [da] if isinstance(da, int) else list(da)
+        db = [db] if isinstance(db, int) else list(db)
+        if len(da) != len(db):
+            raise RuntimeError("both dimension lists should have same length")
+    na, nb = a._data.ndim, b._data.ndim
+    ca = [d % na if na else d for d in da]
+    cb = [d % nb if nb else d for d in db]
+    for x, y, dx, dy in zip(ca, cb, da, db):
+        if a._data.shape[x] != b._data.shape[y]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size "
+                               f"{a._data.shape[x]} in dim {dx} and second has size "
+                               f"{b._data.shape[y]} in dim {dy}")
+    free_a = [d for d in range(na) if d not in ca]
+    free_b = [d for d in range(nb) if d not in cb]
+    k = int(np.prod([a._data.shape[d] for d in ca])) if ca else 1
+    ra = a.permute(free_a + ca).reshape(-1, k)
+    rb = b.permute(cb + free_b).reshape(k, -1)
+    shape = [a._data.shape[d] for d in free_a] + [b._data.shape[d] for d in free_b]
+    return _out(mm(ra, rb).reshape(shape), out)
+
+
+# ============================================================================ cross
+def _cross_fwd(a, b, dim):
+    return np.cross(a, b, axis=dim)
+
+
+CROSS = primitive("linalg_cross", _cross_fwd, "LinalgCrossBackward0", save=((0, 1), (1, 0)))
+
+
+@CROSS.def_vjp
+def _(ctx, g):
+    a, b = ctx.saved
+    dim = ctx._params
+    n = ctx._next
+    return (CROSS.call(_conj(b).expand_as(g), g, params=dim) if n[0] else None,
+            CROSS.call(g, _conj(a).expand_as(g), params=dim) if n[1] else None)
+
+
+def _cross(a, b, dim, name):
+    a, b = as_tensor_arg(a), as_tensor_arg(b)
+    if a._data.ndim != b._data.ndim:
+        raise RuntimeError(f"{name}: inputs must have the same number of dimensions.")
+    shape = _broadcast_shapes(a._data.shape, b._data.shape)
+    nd = len(shape)
+    if not -nd <= dim < nd:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}]"
+                         f", but got {dim})")
+    d = dim % nd
+    if a._data.shape[d] != 3 or b._data.shape[d] != 3:
+        raise RuntimeError(f"{name}: inputs dimension {dim} must have length 3. Got "
+                           f"{a._data.shape[d]} and {b._data.shape[d]}")
+    if a._data.dtype != b._data.dtype:
+        from .registry import _promote2
+        dt = _dtype.from_np(_promote2(a, b))
+        a, b = a.to(dt), b.to(dt)
+    return _reduce_meta(CROSS.call(a, b, params=d), a, b)
+
+
+def cross(input, other, dim=None, *, out=None):
+    """Cross product along `dim` (default: the first dimension of size 3, as torch)."""
+    a, b = as_tensor_arg(input), as_tensor_arg(other)
+    if dim is None:
+        shape = _broadcast_shapes(a._data.shape, b._data.shape)
+        dims = [i for i, s in enumerate(shape) if s == 3]
+        if not dims:
+            raise RuntimeError("no dimension of size 3 in input")
+        dim = dims[0]
+    return _out(_cross(a, b, dim, "linalg.cross"), out)
+
+
+def linalg_cross(input, other, *, dim=-1, out=None):
+    return _out(_cross(input, other, dim, "linalg.cross"), out)
+
+
+# ============================================================================ decompositions
+def _pad(gs, n):
+    """Output gradients of a multi-output node, one per output (the engine may pass fewer)."""
+    gs = tuple(gs)
+    return gs + (None,) * (n - len(gs))
+
+
+def _named(name, fields):
+    import collections
+    cls = collections.namedtuple(name, fields)
+    cls.__module__ = "torch.return_types"
+    return cls
+
+
+_InvEx = _named("linalg_inv_ex", ["inverse", "info"])
+_SolveEx = _named("linalg_solve_ex", ["result", "info"])
+_CholEx = _named("linalg_cholesky_ex", ["L", "info"])
+_Slogdet = _named("linalg_slogdet", ["sign", "logabsdet"])
+_SlogdetT = _named("slogdet", ["sign", "logabsdet"])
+_QR = _named("linalg_qr", ["Q", "R"])
+_QRT = _named("qr", ["Q", "R"])
+_Eigh = _named("linalg_eigh", ["eigenvalues", "eigenvectors"])
+_SVD = _named("linalg_svd", ["U", "S", "Vh"])
+_SVDT = _named("svd", ["U", "S", "V"])
+_Lstsq = _named("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+_TriSolve = _named("triangular_solve", ["solution", "cloned_coefficient"])
+
+
+def _check_matrix(A, fname, square=True, floating=True):
+    A = as_tensor_arg(A)
+    d = A._data
+    if d.ndim < 2:
+        raise RuntimeError(f"{fname}: The input tensor A must have at least 2 dimensions.")
+    if square and d.shape[-1] != d.shape[-2]:
+        raise RuntimeError(f"{fname}: A must be batches of square matrices, but they are "
+                           f"{d.shape[-2]} by {d.shape[-1]} matrices")
+    if floating and d.dtype.kind not in "fc":
+        raise RuntimeError(f"{fname}: Expected a floating point or complex tensor as input. "
+                           f"Got {_tname(A)}")
+    return A
+
+
+def _batch_prefix(arr, b):
+    return f"(Batch element {b}): " if arr.ndim > 2 else ""
+
+
+def _first_zero_pivot(m):
+    """1-based index of the first zero pivot of LU with partial pivoting (LAPACK getrf's info)."""
+    a = np.array(m, dtype=np.complex128 if m.dtype.kind == "c" else np.float64)
+    n = a.shape[0]
+    first = 0
+    for k in range(n):
+        p = k + int(np.argmax(np.abs(a[k:, k])))
+        if a[p, k] == 0:
+            first = first or k + 1
+            continue
+        if p != k:
+            a[[k, p]] = a[[p, k]]
+        a[k + 1:, k:] -= np.outer(a[k + 1:, k] / a[k, k], a[k, k:])
+    return first
+
+
+def _raise_singular_inv(arr):
+    n = arr.shape[-1]
+    flat = arr.reshape(-1, n, n)
+    for b, m in enumerate(flat):
+        k = _first_zero_pivot(m)
+        if k:
+            break
+    else:
+        b, k = 0, n
+    raise LinAlgError(f"linalg.inv: {_batch_prefix(arr, b)}The diagonal element {k} is zero, "
+                      "the inversion could not be completed because the input matrix is "
+                      "singular.")
+
+
+def _inv_np(a):
+    try:
+        return np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        _raise_singular_inv(a)
+
+
+INV = primitive("linalg_inv_ex", lambda a, p: _inv_np(a), "LinalgInvExBackward0",
+                save=(("out", None),))
+
+
+@INV.def_vjp
+def _(ctx, g):
+    (ainv,) = ctx.saved
+    h = _mH(ainv)
+    return (-matmul(h, matmul(g, h)),)
+
+
+def linalg_inv(A, *, out=None):
+    """Inverse of square matrices (LinAlgError naming the zero pivot when singular)."""
+    A = _check_matrix(A, "linalg.inv")
+    return _out(INV.call(A), out)
+
+
+def inverse(input, *, out=None):
+    return linalg_inv(input, out=out)
+
+
+def linalg_inv_ex(A, *, check_errors=False, out=None):
+    A = _check_matrix(A, "linalg.inv")
+    inv = INV.call(A)
+    return _InvEx(inv, Tensor(np.zeros(A._data.shape[:-2], np.int32)))
+
+
+# ---------------------------------------------------------------------------- solve
+def _is_vector_rhs(A, B):
+    sb = B._data.shape
+    return len(sb) == 1 or (len(sb) == A._data.ndim - 1 and sb == A._data.shape[:-1])
+
+
+def _solve_np(a, b, left, vector):
+    if vector:
+        b = b[..., None]
+    if not left:
+        a = np.swapaxes(a, -1, -2)
+        b = np.swapaxes(b, -1, -2)
+    try:
+        x = np.linalg.solve(a, b)
+    except np.linalg.LinAlgError:
+        n = a.shape[-1]
+        flat = np.broadcast_to(a, np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (n, n))
+        flat = flat.reshape(-1, n, n)
+        idx = next((i for i, m in enumerate(flat) if _first_zero_pivot(m)), 0)
+        pre = _batch_prefix(a, idx) if a.ndim > 2 or b.ndim > 2 else ""
+        raise LinAlgError(f"torch.linalg.solve: {pre}The solver failed because the input matrix "
+                          "is singular.") from None
+    if not left:
+        x = np.swapaxes(x, -1, -2)
+    return x[..., 0] if vector else x
+
+
+SOLVE = primitive("linalg_solve_ex", lambda a, b, p: _solve_np(a, b, *p),
+                  "LinalgSolveExBackward0", save=((0, None), ("out", 0)))
+
+
+@SOLVE.def_vjp
+def _(ctx, g):
+    a, x = ctx.saved
+    left, vector = ctx._params
+    n = ctx._next
+    gb = SOLVE.call(_mH(a), g, params=(left, vector))
+    ga = None
+    if n[0]:
+        if vector:
+            ga = -(gb.unsqueeze(-1) * _conj(x).unsqueeze(-2))
+        else:
+            ga = -matmul(gb, _mH(x)) if left else -matmul(_mH(x), gb)
+    return ga, (gb if n[1] else None)
+
+
+def linalg_solve(A, B, *, left=True, out=None):
+    """Solve ``A X = B`` (or ``X A = B`` with left=False); B may be a (batch of) vector(s)."""
+    A = _check_matrix(A, "linalg.solve")
+    B = as_tensor_arg(B)
+    if A._data.dtype != B._data.dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A "
+                           f"of type {_tname(A)} and B of type {_tname(B)} instead")
+    vector = _is_vector_rhs(A, B)
+    n = A._data.shape[-1]
+    sb = B._data.shape
+    k = (sb[-1] if vector else (sb[-2] if left else sb[-1])) if sb else 0
+    if B._data.ndim == 0 or k != n:
+        eq = "AX = B" if left else "XA = B"
+        bs = "x".join(str(s) for s in sb[-2:]) if not vector else str(sb[-1] if sb else 0)
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation {eq} "
+                           f"({n}x{n} and {bs})")
+    _broadcast_shapes(A._data.shape[:-2], sb[:-1] if vector else sb[:-2])
+    return _out(_reduce_meta(SOLVE.call(A, B, params=(left, vector)), A, B), out)
+
+
+def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    x = linalg_solve(A, B, left=left)
+    return _SolveEx(x, Tensor(np.zeros(as_tensor_arg(A)._data.shape[:-2], np.int32)))
+
+
+# ---------------------------------------------------------------------------- det / slogdet
+DET = primitive("linalg_det", lambda a, p: np.asarray(np.linalg.det(a)), "LinalgDetBackward0",
+                save=((0, None), ("out", None)))
+
+
+@DET.def_vjp
+def _(ctx, g):
+    a, det = ctx.saved
+    eps = np.finfo(a._data.dtype).eps
+    singular = np.abs(det._data) < 100 * eps
+    gd = g * _conj(det)
+    if not np.any(singular):
+        return (gd.unsqueeze(-1).unsqueeze(-1) * _mH(linalg_inv(a)),)
+    # Singular matrices: the cofactor matrix through the SVD, A = U diag(S) Vh, cof(A)^* =
+    # conj(det U det Vh) U diag(prod_{j != i} S_j) Vh.
+    u, s, vh = linalg_svd(a)
+    alpha = _conj(DET.call(u) * DET.call(vh))
+    n = s._data.shape[-1]
+    eye = Tensor(np.eye(n, dtype=s._data.dtype))
+    others = (s.unsqueeze(-2) * (1 - eye) + eye).prod(-1)
+    d = (g * alpha).unsqueeze(-1) * others
+    return (matmul(u * d.unsqueeze(-2), vh),)
+
+
+def linalg_det(A, *, out=None):
+    """Determinant of square matrices (gradient also defined at singular matrices)."""
+    A = _check_matrix(A, "linalg.det")
+    return _out(DET.call(A), out)
+
+
+def det(input):
+    return linalg_det(input)
+
+
+def _slogdet_fwd(a, p):
+    s, la = np.linalg.slogdet(a)
+    return np.asarray(s), np.asarray(la)
+
+
+SLOGDET = primitive("linalg_slogdet", _slogdet_fwd, "LinalgSlogdetBackward0", n_out=2,
+                    save=((0, None), ("out", None)))
+
+
+@SLOGDET.def_vjp
+def _(ctx, gs):
+    a, sign = ctx.saved
+    g_sign, g_log = _pad(gs, 2)
+    gg = g_log
+    if a._data.dtype.kind == "c" and g_sign is not None:
+        t = (g_sign * _conj(sign)).imag * 1j
+        gg = t if gg is None else gg + t
+    if gg is None:
+        return (None,)
+    return (gg.unsqueeze(-1).unsqueeze(-1) * _mH(linalg_inv(a)),)
+
+
+def linalg_slogdet(A, *, out=None):
+    """(sign, log|det|) of square matrices."""
+    A = _check_matrix(A, "linalg.slogdet")
+    return _Slogdet(*SLOGDET.call(A))
+
+
+def slogdet(input):
+    return _SlogdetT(*linalg_slogdet(input))
+
+
+def logdet(input):
+    """log(det(A)): NaN for a negative determinant of a real matrix (as torch)."""
+    sign, la = linalg_slogdet(input)
+    if la._data.dtype == sign._data.dtype:
+        return where(sign < 0, float("nan"), la)
+    return _log(sign) + la
+
+
+# ---------------------------------------------------------------------------- cholesky
+def _chol_np(a, upper):
+    try:
+        low = np.linalg.cholesky(a)
+    except np.linalg.LinAlgError:
+        n = a.shape[-1]
+        flat = a.reshape(-1, n, n)
+        for b, m in enumerate(flat):
+            order = 0
+            for k in range(1, n + 1):
+                try:
+                    np.linalg.cholesky(m[:k, :k])
+                except np.linalg.LinAlgError:
+                    order = k
+                    break
+            if order:
+                break
+        else:
+            b, order = 0, n
+        raise LinAlgError(f"linalg.cholesky: {_batch_prefix(a, b)}The factorization could not "
+                          "be completed because the input is not positive-definite (the leading "
+                          f"minor of order {order} is not positive-definite).") from None
+    return np.conj(np.swapaxes(low, -1, -2)) if upper else low
+
+
+def _chol_vjp(ctx, g):
+    (l_,) = ctx.saved
+    upper = ctx._params
+    low = _mH(l_) if upper else l_
+    gl = _mH(g) if upper else g
+    ga = _tril(matmul(_mH(low), gl))
+    ga = 0.5 * (ga + _mH(_tril(ga, -1)))
+    ga = linalg_solve_triangular(_mH(low), ga, upper=True, left=True)
+    ga = linalg_solve_triangular(low, ga, upper=False, left=False)
+    return (ga,)
+
+
+CHOLESKY = primitive("linalg_cholesky_ex", lambda a, p: _chol_np(a, p),
+                     "LinalgCholeskyExBackward0", save=(("out", None),))
+CHOLESKY.def_vjp(_chol_vjp)
+CHOLESKY_LEGACY = primitive("cholesky", lambda a, p: _chol_np(a, p), "CholeskyBackward0",
+                            save=(("out", None),))
+CHOLESKY_LEGACY.def_vjp(_chol_vjp)
+
+
+def linalg_cholesky(A, *, upper=False, out=None):
+    """Cholesky factor L (A = L L^H) of Hermitian positive-definite matrices."""
+    A = _check_matrix(A, "linalg.cholesky")
+    return _out(CHOLESKY.call(A, params=bool(upper)), out)
+
+
+def linalg_cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    L = linalg_cholesky(A, upper=upper)
+    return _CholEx(L, Tensor(np.zeros(L._data.shape[:-2], np.int32)))
+
+
+def cholesky(input, upper=False, *, out=None):
+    """Deprecated torch.cholesky (CholeskyBackward0)."""
+    A = _check_matrix(input, "linalg.cholesky")
+    return _out(CHOLESKY_LEGACY.call(A, params=bool(upper)), out)
+
+
+# ---------------------------------------------------------------------------- triangular
+def _trisolve_np(a, b, upper, left, unit):
+    """Solve with the `upper`/lower triangle of a (unit diagonal if `unit`), like trsm."""
+    n = a.shape[-1]
+    a = np.triu(a) if upper else np.tril(a)
+    if unit:
+        a = a.copy()
+        idx = np.arange(n)
+        a[..., idx, idx] = 1
+    if not left:
+        a = np.swapaxes(a, -1, -2)
+        b = np.swapaxes(b, -1, -2)
+        upper = not upper
+    try:
+        with np.errstate(all="ignore"):
+            x = np.linalg.solve(a, b)
+    except np.linalg.LinAlgError:
+        # A zero on the diagonal: substitute by hand so the result holds inf/nan as trsm's.
+        shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        a = np.broadcast_to(a, shape + a.shape[-2:])
+        x = np.array(np.broadcast_to(b, shape + b.shape[-2:]),
+                     dtype=np.result_type(a, b))
+        order = range(n - 1, -1, -1) if upper else range(n)
+        with np.errstate(all="ignore"):
+            for i in order:
+                rest = slice(i + 1, n) if upper else slice(0, i)
+                s = x[..., i, :] - np.einsum("...j,...jk->...k", a[..., i, rest], x[..., rest, :])
+                x[..., i, :] = s / a[..., i, i][..., None]
+    if not left:
+        x = np.swapaxes(x, -1, -2)
+    return x
+
+
+SOLVE_TRI = primitive("linalg_solve_triangular", lambda a, b, p: _trisolve_np(a, b, *p),
+                      "LinalgSolveTriangularBackward0", save=((0, None), ("out", 0)))
+
+
+@SOLVE_TRI.def_vjp
+def _(ctx, g):
+    a, x = ctx.saved
+    upper, left, unit = ctx._params
+    n = ctx._next
+    gb = SOLVE_TRI.call(_mH(a), g, params=(not upper, left, unit))
+    ga = None
+    if n[0]:
+        ga = -matmul(gb, _mH(x)) if left else -matmul(_mH(x), gb)
+        ga = _triu(ga, int(unit)) if upper else _tril(ga, -int(unit))
+    return ga, (gb if n[1] else None)
+
+
+def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    """Solve a triangular system ``A X = B`` (``X A = B`` with left=False)."""
+    A = _check_matrix(A, "linalg.solve_triangular")
+    B = as_tensor_arg(B)
+    if B._data.ndim < 2:
+        raise RuntimeError("linalg.solve_triangular: The input tensor B must have at least 2 "
+                           "dimensions.")
+    n = A._data.shape[-1]
+    k = B._data.shape[-2] if left else B._data.shape[-1]
+    if k != n:
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the "
+                           f"equation {eq} ({n}x{n} and {B._data.shape[-2]}x{B._data.shape[-1]})")
+    if A._data.dtype != B._data.dtype:
+        raise RuntimeError(f"linalg.solve_triangular: Expected A and B to have the same dtype, "
+                           f"but found A of type {_tname(A)} and B of type {_tname(B)} instead")
+    _broadcast_shapes(A._data.shape[:-2], B._data.shape[:-2])
+    res = SOLVE_TRI.call(A, B, params=(bool(upper), bool(left), bool(unitriangular)))
+    return _out(_reduce_meta(res, A, B), out)
+
+
+def _tri_legacy_fwd(b, a, p):
+    upper, transpose, unit = p
+    if transpose:
+        a = np.swapaxes(a, -1, -2)
+        upper = not upper
+    x = _trisolve_np(a, b, upper, True, unit)
+    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return x, np.array(np.broadcast_to(a if not transpose else np.swapaxes(a, -1, -2),
+                                       shape + a.shape[-2:]))
+
+
+TRI_LEGACY = primitive("triangular_solve", _tri_legacy_fwd, "TriangularSolveBackward0",
+                       n_out=2, save=((1, None), ("out", None)))
+
+
+@TRI_LEGACY.def_vjp
+def _(ctx, gs):
+    a, x = ctx.saved
+    gx, gm = _pad(gs, 2)
+    upper, transpose, unit = ctx._params
+    n = ctx._next
+    gb = ga = None
+    if gx is not None:
+        at = a.transpose(-2, -1) if transpose else a
+        gb = SOLVE_TRI.call(_mH(at), gx, params=(upper == transpose, True, unit))
+        if n[1]:
+            ga = -matmul(_conj(x), gb.transpose(-2, -1)) if transpose else -matmul(gb, _mH(x))
+            ga = _triu(ga, int(unit)) if upper else _tril(ga, -int(unit))
+    if gm is not None and n[1]:
+        ga = gm if ga is None else ga + gm
+    return (gb if n[0] else None), ga
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    """Deprecated torch.triangular_solve: (solution, cloned_coefficient)."""
+    A = _check_matrix(A, "linalg.solve_triangular")
+    b = as_tensor_arg(b)
+    if b._data.ndim < 2:
+        raise RuntimeError(f"torch.triangular_solve: Expected b to have at least 2 dimensions, "
+                           f"but it has {b._data.ndim} dimensions instead")
+    if b._data.shape[-2] != A._data.shape[-1]:
+        raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is "
+                           f"{A._data.shape[-2]} by {A._data.shape[-1]} but each b matrix is "
+                           f"{b._data.shape[-2]} by {b._data.shape[-1]}")
+    res = TRI_LEGACY.call(b, A, params=(bool(upper), bool(transpose), bool(unitriangular)))
+    return _TriSolve(*_reduce_meta(res, b, A))
+
+
+def _chol_solve_np(b, l_, upper):
+    low = np.conj(np.swapaxes(l_, -1, -2)) if upper else l_
+    y = _trisolve_np(low, b, False, True, False)
+    return _trisolve_np(np.conj(np.swapaxes(low, -1, -2)), y, True, True, False)
+
+
+CHOL_SOLVE = primitive("cholesky_solve", lambda b, l_, p: _chol_solve_np(b, l_, p),
+                       save=((1, None), ("out", 1)))
+
+
+@CHOL_SOLVE.def_vjp
+def _(ctx, g):
+    l_, x = ctx.saved
+    upper = ctx._params
+    n = ctx._next
+    gb = CHOL_SOLVE.call(g, l_, params=upper)
+    gl = None
+    if n[1]:
+        common = matmul(gb, _mH(x))
+        common = common + _mH(common)
+        gl = -matmul(l_, common) if upper else -matmul(common, l_)
+    return (gb if n[0] else None), gl
+
+
+def cholesky_solve(B, L, upper=False, *, out=None):
+    """Solve ``A X = B`` given the Cholesky factor L of A."""
+    B, L = as_tensor_arg(B), as_tensor_arg(L)
+    if B._data.ndim < 2:
+        raise RuntimeError(f"b should have at least 2 dimensions, but has {B._data.ndim} "
+                           f"dimensions instead")
+    if L._data.ndim < 2:
+        raise RuntimeError(f"u should have at least 2 dimensions, but has {L._data.ndim} "
+                           f"dimensions instead")
+    if L._data.shape[-1] != L._data.shape[-2] or B._data.shape[-2] != L._data.shape[-1]:
+        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is "
+                           f"{L._data.shape[-2]} by {L._data.shape[-1]} but each b matrix is "
+                           f"{B._data.shape[-2]} by {B._data.shape[-1]}")
+    if B._data.dtype != L._data.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{_tname(B)} and A of type {_tname(L)} instead.")
+    _broadcast_shapes(B._data.shape[:-2], L._data.shape[:-2])
+    return _out(_reduce_meta(CHOL_SOLVE.call(B, L, params=bool(upper)), B, L), out)
+
+
+def cholesky_inverse(L, upper=False, *, out=None):
+    """Inverse of A from its Cholesky factor."""
+    L = as_tensor_arg(L)
+    eye = Tensor(np.broadcast_to(np.eye(L._data.shape[-1], dtype=L._data.dtype),
+                                 L._data.shape).copy())
+    return _out(cholesky_solve(eye, L, upper), out)
+
+
+# ---------------------------------------------------------------------------- qr
+def _qr_fwd(a, mode):
+    if mode == "r":
+        r = np.linalg.qr(a, mode="r")
+        return np.zeros((0,), a.dtype), r
+    q, r = np.linalg.qr(a, mode=mode)
+    return q, r
+
+
+QR = primitive("linalg_qr", _qr_fwd, "LinalgQrBackward0", n_out=2,
+               save=(("out", None), ("out1", None)))
+
+
+def _qr_square_backward(gq, gr, q, r):
+    """gA for A = QR with m >= n (R square): (gQ + Q copyltu(M)) R^{-H}, M = R gR^H - gQ^H Q,
+    copyltu(M) = tril(M, -1) + tril(M, -1)^H + Re(diag(M))."""
+    m_ = None
+    if gr is not None:
+        m_ = matmul(r, _mH(gr))
+    if gq is not None:
+        t = matmul(_mH(gq), q)
+        m_ = -t if m_ is None else m_ - t
+    low = _tril(m_, -1)
+    d = _diag(m_)
+    if d._data.dtype.kind == "c":  # the gauge fixes diag(R) real: only Re(diag M) remains
+        d = d.real
+    sym = low + _mH(low) + _diag_embed(d)
+    b = matmul(q, sym)
+    if gq is not None:
+        b = b + gq
+    return linalg_solve_triangular(_mH(r), b, upper=False, left=False)
+
+
+@QR.def_vjp
+def _(ctx, gs):
+    q, r = ctx.saved
+    gq, gr = _pad(gs, 2)
+    mode = ctx._params
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when "
+                           "mode='r'. Please use linalg.qr(A, mode='reduced') if you are going to "
+                           "differentiate through linalg.qr.")
+    m, n = q._data.shape[-2], r._data.shape[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and "
+                           "nrows > ncols.")
+    if m >= n:
+        return (_qr_square_backward(gq, gr, q, r),)
+    # Wide A = Q [U | V]: X = A[:, :m] = QU is square-case, Y = A[:, m:] = QV.
+    u = r[..., :, :m]
+    y_r = r[..., :, m:]
+    gu = gr[..., :, :m] if gr is not None else None
+    gv = gr[..., :, m:] if gr is not None else None
+    y = matmul(q, y_r)
+    gq2 = gq
+    if gv is not None:
+        extra = matmul(y, _mH(gv))
+        gq2 = extra if gq2 is None else gq2 + extra
+    gx = _qr_square_backward(gq2, gu, q, u)
+    gy = matmul(q, gv) if gv is not None else gx.new_zeros(*y._data.shape)
+    from .shape import cat as _cat
+    return (_cat([gx, gy], -1),)
+
+
+def linalg_qr(A, mode="reduced", *, out=None):
+    """QR decomposition: mode 'reduced' (default), 'complete' or 'r'."""
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
+                           "'reduced' (default), 'r', or 'complete'")
+    A = _check_matrix(A, "linalg.qr", square=False)
+    return _QR(*QR.call(A, params=mode))
+
+
+def qr(input, some=True, *, out=None):
+    return _QRT(*linalg_qr(input, "reduced" if some else "complete"))
+
+
+# ---------------------------------------------------------------------------- eigh
+def _eigh_fwd(a, uplo):
+    w, v = np.linalg.eigh(a, UPLO=uplo)
+    return w, v
+
+
+EIGH = primitive("linalg_eigh", _eigh_fwd, "LinalgEighBackward0", n_out=2,
+                 save=(("out", None), ("out1", None)))
+
+
+@EIGH.def_vjp
+def _(ctx, gs):
+    lam, v = ctx.saved
+    gl, gv = _pad(gs, 2)
+    if gv is None:
+        return (matmul(v * gl.unsqueeze(-2), _mH(v)),)
+    vhgv = matmul(_mH(v), gv)
+    if v._data.dtype.kind == "c":
+        im = np.imag(np.diagonal(vhgv._data, 0, -2, -1))
+        if not np.allclose(im, 0, rtol=1e-2, atol=1e-2):
+            raise RuntimeError("linalg_eigh_backward: The eigenvectors in the complex case are "
+                               "specified up to multiplication by e^{i phi}. The specified loss "
+                               "function depends on this quantity, so it is ill-defined.")
+    vhgv = 0.5 * (vhgv - _mH(vhgv))
+    n = lam._data.shape[-1]
+    eye = Tensor(np.eye(n, dtype=lam._data.dtype))
+    e = lam.unsqueeze(-2) - lam.unsqueeze(-1) + eye
+    ret = vhgv / e
+    if gl is not None:
+        ret = ret * (1 - eye) + _diag_embed(gl)
+    return (matmul(v, matmul(ret, _mH(v))),)
+
+
+def _check_uplo(uplo, fname):
+    if uplo not in ("L", "U", "l", "u"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {uplo}")
+    return uplo.upper()
+
+
+def linalg_eigh(A, UPLO="L", *, out=None):
+    """Eigenvalues (ascending) and eigenvectors of Hermitian matrices."""
+    A = _check_matrix(A, "linalg.eigh")
+    return _Eigh(*EIGH.call(A, params=_check_uplo(UPLO, "linalg.eigh")))
+
+
+def linalg_eigvalsh(A, UPLO="L", *, out=None):
+    A = _check_matrix(A, "linalg.eigvalsh")
+    uplo = _check_uplo(UPLO, "linalg.eigvalsh")
+    if not (A.requires_grad and _grad_on()):
+        return wrap(np.linalg.eigvalsh(A._data, UPLO=uplo))
+    return _out(EIGH.call(A, params=uplo)[0], out)
+
+
+def _grad_on():
+    from .._state import tls
+    return tls.grad_enabled
+
+
+# ---------------------------------------------------------------------------- svd
+def _svd_fwd(a, full):
+    return tuple(np.linalg.svd(a, full_matrices=full))
+
+
+SVD = primitive("linalg_svd", _svd_fwd, "LinalgSvdBackward0", n_out=3,
+                save=(("out", None), ("out1", None), ("out2", None)))
+
+
+@SVD.def_vjp
+def _(ctx, gs):
+    u, s, vh = ctx.saved
+    gu, gs_, gvh = _pad(gs, 3)
+    full = ctx._params
+    k = s._data.shape[-1]
+    if full:
+        u = u[..., :, :k]
+        vh = vh[..., :k, :]
+        gu = gu[..., :, :k] if gu is not None else None
+        gvh = gvh[..., :k, :] if gvh is not None else None
+    m, n = u._data.shape[-2], vh._data.shape[-1]
+    if gu is None and gvh is None:
+        return (matmul(u, gs_.unsqueeze(-1) * vh) if m >= n else
+                matmul(u * gs_.unsqueeze(-2), vh),)
+    is_complex = u._data.dtype.kind == "c"
+    uhgu = vhgv = None
+    if gu is not None:
+        uhgu = matmul(_mH(u), gu)
+        uhgu = uhgu - _mH(uhgu)
+    if gvh is not None:
+        vhgv = matmul(vh, _mH(gvh))
+        vhgv = vhgv - _mH(vhgv)
+    if is_complex:
+        zero = np.zeros(s._data.shape)
+        iu = np.imag(np.diagonal(uhgu._data, 0, -2, -1)) if uhgu is not None else zero
+        iv = np.imag(np.diagonal(vhgv._data, 0, -2, -1)) if vhgv is not None else zero
+        if not np.allclose(iu, -iv, rtol=1e-2, atol=1e-2):
+            raise RuntimeError("svd_backward: The singular vectors in the complex case are "
+                               "specified up to multiplication by e^{i phi}. The specified loss "
+                               "function depends on this phase term, making it ill-defined.")
+    eye = Tensor(np.eye(k, dtype=s._data.dtype))
+    s2 = s * s
+    e = s2.unsqueeze(-2) - s2.unsqueeze(-1) + eye
+    if uhgu is not None and vhgv is not None:
+        ret = (uhgu * s.unsqueeze(-2) + s.unsqueeze(-1) * vhgv) / e
+    elif uhgu is not None:
+        ret = (uhgu / e) * s.unsqueeze(-2)
+    else:
+        ret = s.unsqueeze(-1) * (vhgv / e)
+    if gs_ is not None:
+        ret = ret + _diag_embed(gs_)
+    if is_complex and uhgu is not None:
+        ret = ret + _diag_embed(_diag(uhgu) / (2 * s))
+    if m > n and gu is not None:
+        ga = matmul(u, ret)
+        gus = gu / s.unsqueeze(-2)
+        ga = ga + gus - matmul(u, matmul(_mH(u), gus))
+        ga = matmul(ga, vh)
+    elif m < n and gvh is not None:
+        ga = matmul(ret, vh)
+        sgv = gvh / s.unsqueeze(-1)
+        ga = ga + sgv - matmul(matmul(sgv, _mH(vh)), vh)
+        ga = matmul(u, ga)
+    else:
+        ga = matmul(u, matmul(ret, vh)) if m >= n else matmul(matmul(u, ret), vh)
+    return (ga,)
+
+
+def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
+    """Singular value decomposition A = U diag(S) Vh (singular values descending)."""
+    A = _check_matrix(A, "linalg.svd", square=False)
+    return _SVD(*SVD.call(A, params=bool(full_matrices)))
+
+
+def linalg_svdvals(A, *, driver=None, out=None):
+    A = _check_matrix(A, "linalg.svdvals", square=False)
+    if not (A.requires_grad and _grad_on()):
+        return _out(wrap(np.linalg.svd(A._data, compute_uv=False)), out)
+    return _out(SVD.call(A, params=False)[1], out)
+
+
+def svd(input, some=True, compute_uv=True, *, out=None):
+    """Deprecated torch.svd: (U, S, V) with V (not Vh); reduced unless some=False."""
+    A = _check_matrix(input, "linalg.svd", square=False)
+    if not compute_uv:
+        s = linalg_svdvals(A)
+        m, n = A._data.shape[-2:]
+        zu = Tensor(np.zeros(A._data.shape[:-2] + (m, m if not some else min(m, n)),
+                             A._data.dtype))
+        zv = Tensor(np.zeros(A._data.shape[:-2] + (n, n if not some else min(m, n)),
+                             A._data.dtype))
+        return _SVDT(zu, s, zv)
+    u, s, vh = linalg_svd(A, full_matrices=not some)
+    return _SVDT(u, s, _mH(vh))
+
+
+# ---------------------------------------------------------------------------- pinv / lstsq
+def _pinv_np(a, atol, rtol, hermitian):
+    m, n = a.shape[-2:]
+    if a.size == 0:
+        return np.zeros(a.shape[:-2] + (n, m), a.dtype)
+    if hermitian:
+        w, v = np.linalg.eigh(a)
+        s = np.abs(w)
+    else:
+        u, s, vh = np.linalg.svd(a, full_matrices=False)
+    smax = s.max(-1, keepdims=True)
+    tol = np.maximum(atol, rtol * smax)
+    keep = s > tol
+    with np.errstate(divide="ignore"):
+        if hermitian:
+            winv = np.where(keep, 1 / np.where(keep, w, 1), 0).astype(w.dtype)
+            return (v * winv[..., None, :]) @ np.conj(np.swapaxes(v, -1, -2))
+        sinv = np.where(keep, 1 / np.where(keep, s, 1), 0).astype(s.dtype)
+    return (np.conj(np.swapaxes(vh, -1, -2)) * sinv[..., None, :]) @ \
+        np.conj(np.swapaxes(u, -1, -2))
+
+
+PINV = primitive("linalg_pinv", lambda a, p: _pinv_np(a, *p), "LinalgPinvBackward0",
+                 save=((0, None), ("out", None)))
+
+
+def _pinv_backward(g, pinv_a, a):
+    m, n = a._data.shape[-2:]
+    pinv_ah = _mH(pinv_a)
+    gh = _mH(g)
+    if m <= n:
+        k = matmul(gh, pinv_a)
+        k_pinv_ah = matmul(k, pinv_ah)
+        return (-_mH(matmul(pinv_a, k)) + k_pinv_ah - matmul(matmul(a, pinv_a), k_pinv_ah)
+                + matmul(matmul(pinv_ah, pinv_a), gh - matmul(k, a)))
+    k = matmul(pinv_a, gh)
+    pinv_ah_k = matmul(pinv_ah, k)
+    return (-_mH(matmul(k, pinv_a)) + matmul(matmul(gh - matmul(a, k), pinv_a), pinv_ah)
+            + pinv_ah_k - matmul(matmul(pinv_ah_k, pinv_a), a))
+
+
+@PINV.def_vjp
+def _(ctx, g):
+    a, p = ctx.saved
+    return (_pinv_backward(g, p, a),)
+
+
+def _pinv_tols(A, atol, rtol, rcond):
+    if rcond is not None:
+        rtol = rcond
+    if isinstance(atol, Tensor):
+        atol = atol._data
+    if isinstance(rtol, Tensor):
+        rtol = rtol._data
+    if rtol is None:
+        m, n = A._data.shape[-2:]
+        eps = np.finfo(A._data.dtype).eps
+        rtol = 0.0 if (atol is not None and np.any(np.asarray(atol) > 0)) else eps * max(m, n)
+    if atol is None:
+        atol = 0.0
+    return np.asarray(atol)[..., None] if np.ndim(atol) else atol, \
+        np.asarray(rtol)[..., None] if np.ndim(rtol) else rtol
+
+
+def linalg_pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    """Moore-Penrose pseudo-inverse (SVD-based; singular values below the tolerance dropped)."""
+    A = as_tensor_arg(A)
+    if A._data.ndim < 2 or A._data.dtype.kind not in "fc":
+        shape = ", ".join(str(s) for s in A._data.shape)
+        raise RuntimeError(f"linalg.pinv({_tname(A)}{{[{shape}]}}): expected a tensor with 2 or "
+                           "more dimensions of float, double, cfloat or cdouble types")
+    atol_, rtol_ = _pinv_tols(A, atol, rtol, rcond)
+    return _out(PINV.call(A, params=(atol_, rtol_, bool(hermitian))), out)
+
+
+def pinverse(input, rcond=1e-15):
+    return linalg_pinv(input, rtol=rcond)
+
+
+def _lstsq_fwd(a, b, p):
+    rcond, vector = p
+    m, n = a.shape[-2:]
+    rtol = rcond if rcond is not None else np.finfo(a.dtype).eps * max(m, n)
+    pa = _pinv_np(a, 0.0, rtol, False)
+    if vector:
+        return (pa @ b[..., None])[..., 0]
+    return pa @ b
+
+
+LSTSQ = primitive("linalg_lstsq", _lstsq_fwd, "LinalgLstsqBackward0", save=((0, None), (1, 0)))
+
+
+@LSTSQ.def_vjp
+def _(ctx, g):
+    a, b = ctx.saved
+    rcond, vector = ctx._params
+    n = ctx._next
+    pinv_a = linalg_pinv(a)
+    ga = gb = None
+    if n[0]:
+        gp = g.unsqueeze(-1) * _conj(b).unsqueeze(-2) if vector else matmul(g, _mH(b))
+        ga = _pinv_backward(gp, pinv_a, a)
+    if n[1]:
+        gb = matmul(_mH(pinv_a), g.unsqueeze(-1)).squeeze(-1) if vector else \
+            matmul(_mH(pinv_a), g)
+    return ga, gb
+
+
+def linalg_lstsq(A, B, rcond=None, *, driver=None):
+    """Least-squares solution of ``A X = B`` (minimum norm when rank-deficient, as 'gelsy').
+
+    Returns (solution, residuals, rank, singular_values) like torch's default CPU driver:
+    residuals only for tall full-rank A, singular_values only for the gelsd/gelss drivers.
+    """
+    A, B = as_tensor_arg(A), as_tensor_arg(B)
+    if driver is not None and driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of "
+                           f"(gels, gelsy, gelsd, gelss)")
+    if A._data.ndim < 2:
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    if B._data.ndim < 1:
+        raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
+    if A._data.dtype != B._data.dtype:
+        raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same "
+                           f"dtype, but got input's dtype {A.dtype} and other's dtype {B.dtype}")
+    vector = B._data.ndim == A._data.ndim - 1
+    if (B._data.shape[-1] if vector else B._data.shape[-2]) != A._data.shape[-2]:
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)"
+                           if not vector else
+                           "torch.linalg.lstsq: input.size(-2) should match other.size(-1)")
+    x = _reduce_meta(LSTSQ.call(A, B, params=(rcond, vector)), A, B)
+    m, n = A._data.shape[-2:]
+    drv = driver or "gelsy"
+    s = np.linalg.svd(A._data, compute_uv=False) if A._data.size else \
+        np.zeros(A._data.shape[:-2] + (0,), A._data.real.dtype)
+    rtol = rcond if rcond is not None else np.finfo(A._data.dtype).eps * max(m, n)
+    smax = s.max(-1, keepdims=True) if s.shape[-1] else s
+    rank = (s > rtol * smax).sum(-1).astype(np.int64) if s.shape[-1] else \
+        np.zeros(A._data.shape[:-2], np.int64)
+    empty_real = np.zeros((0,), A._data.real.dtype)
+    residuals = Tensor(empty_real)
+    if m > n and drv != "gelsy" and np.all(rank == n):
+        r = matmul(A, x.unsqueeze(-1) if vector else x) - (B.unsqueeze(-1) if vector else B)
+        residuals = (_abs(r) ** 2).sum(-2)
+        if vector:
+            residuals = residuals.squeeze(-1)
+    rank_t = wrap(np.asarray(rank, np.int64)) if drv != "gels" else \
+        Tensor(np.zeros((0,), np.int64))
+    sv = Tensor(s) if drv in ("gelsd", "gelss") else Tensor(empty_real)
+    return _Lstsq(x, residuals, rank_t, sv)
+
+
+# ---------------------------------------------------------------------------- composites
+def linalg_matrix_power(A, n, *, out=None):
+    """A**n by repeated squaring (the same products as torch; n < 0 inverts first)."""
+    A = as_tensor_arg(A)
+    if A._data.ndim < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 "
+                           "dimensions.")
+    if A._data.shape[-1] != A._data.shape[-2]:
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they "
+                           f"are {A._data.shape[-2]} by {A._data.shape[-1]} matrices")
+    n = int(n)
+    if n == 0:
+        eye = Tensor(np.broadcast_to(np.eye(A._data.shape[-1], dtype=A._data.dtype),
+                                     A._data.shape).copy())
+        return _out(A.clone().copy_(eye) if A.requires_grad else eye, out)
+    a = A
+    if n < 0:
+        a = linalg_inv(A)
+        n = -n
+    if n == 1:
+        return _out(a.clone(), out)
+    if n == 2:
+        return _out(matmul(a, a), out)
+    if n == 3:
+        return _out(matmul(matmul(a, a), a), out)
+    z = result = None
+    while n > 0:
+        bit = n % 2
+        n //= 2
+        z = a if z is None else matmul(z, z)
+        if bit:
+            result = z if result is None else matmul(result, z)
+    return _out(result, out)
+
+
+def matrix_power(input, n):
+    return linalg_matrix_power(input, n)
+
+
+def _multi_dot_order(shapes):
+    """Optimal parenthesisation (the classic O(n^3) dynamic programme), as split indices."""
+    k = len(shapes)
+    dims = [shapes[0][0]] + [s[1] for s in shapes]
+    cost = [[0] * k for _ in range(k)]
+    split = [[0] * k for _ in range(k)]
+    for length in range(1, k):
+        for i in range(k - length):
+            j = i + length
+            cost[i][j] = None
+            for s in range(i, j):
+                c = cost[i][s] + cost[s + 1][j] + dims[i] * dims[s + 1] * dims[j + 1]
+                if cost[i][j] is None or c < cost[i][j]:
+                    cost[i][j] = c
+                    split[i][j] = s
+    return split
+
+
+def linalg_multi_dot(tensors, *, out=None):
+    """Product of a chain of matrices in the cheapest order (first/last may be vectors)."""
+    ts = [as_tensor_arg(t) for t in tensors]
+    n = len(ts)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    d0, dl = ts[0]._data.ndim, ts[-1]._data.ndim
+    if d0 not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got {d0}D")
+    if dl not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got {dl}D")
+    for i in range(1, n - 1):
+        if ts[i]._data.ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got "
+                               f"{ts[i]._data.ndim}D")
+    dt = ts[0]._data.dtype
+    for t in ts[1:]:
+        if t._data.dtype != dt:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor "
+                               f"0 is {ts[0].dtype} and tensor {ts.index(t)} {t.dtype}")
+    mats = list(ts)
+    if d0 == 1:
+        mats[0] = mats[0].unsqueeze(0)
+    if dl == 1:
+        mats[-1] = mats[-1].unsqueeze(-1)
+    for i in range(n - 1):
+        if mats[i]._data.shape[1] != mats[i + 1]._data.shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes "
+                               f"{list(ts[i]._data.shape)} and {list(ts[i + 1]._data.shape)} "
+                               f"cannot be multiplied")
+    if n == 2:
+        res = mm(mats[0], mats[1])
+    else:
+        split = _multi_dot_order([m._data.shape for m in mats])
+
+        def chain(i, j):
+            if i == j:
+                return mats[i]
+            s = split[i][j]
+            return mm(chain(i, s), chain(s + 1, j))
+        res = chain(0, n - 1)
+    shape = ([mats[0]._data.shape[0]] if d0 == 2 else []) + \
+        ([mats[-1]._data.shape[1]] if dl == 2 else [])
+    return _out(res.view(shape), out)
+
+
+def chain_matmul(*matrices, out=None):
+    if len(matrices) == 1:
+        return matrices[0]
+    return linalg_multi_dot(matrices, out=out)
+
+
+# ---------------------------------------------------------------------------- norms
+def _norm_dims(dim, ndim):
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, int):
+        dim = (dim,)
+    out = []
+    for d in dim:
+        if not -max(ndim, 1) <= d < max(ndim, 1):
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got {d})")
+        out.append(d % max(ndim, 1) if ndim else 0)
+    if len(set(out)) != len(out):
+        raise RuntimeError(f"dim {out[0]} appears multiple times in the list of dims")
+    return tuple(out)
+
+
+def _vn_fwd(x, p):
+    ord, dims, keepdim = p
+    axis = dims if x.ndim else None
+    a = np.abs(x)
+    if ord == math.inf:
+        r = a.max(axis=axis, keepdims=keepdim)
+    elif ord == -math.inf:
+        r = a.min(axis=axis, keepdims=keepdim)
+    elif ord == 0:
+        r = (a != 0).sum(axis=axis, keepdims=keepdim).astype(a.dtype)
+    elif ord == 1:
+        r = a.sum(axis=axis, keepdims=keepdim)
+    elif ord == 2:
+        r = np.sqrt((a * a).sum(axis=axis, keepdims=keepdim))
+    else:
+        with np.errstate(divide="ignore"):
+            r = (a ** ord).sum(axis=axis, keepdims=keepdim) ** (1.0 / ord)
+    return np.asarray(r, dtype=a.dtype)
+
+
+VECTOR_NORM = primitive("linalg_vector_norm", _vn_fwd, "LinalgVectorNormBackward0",
+                        save=((0, None), ("out", None)))
+
+
+@VECTOR_NORM.def_vjp
+def _(ctx, g):
+    x, norm = ctx.saved
+    ord, dims, keepdim = ctx._params
+    if not keepdim and x._data.ndim:
+        for d in sorted(dims):
+            g = g.unsqueeze(d)
+            norm = norm.unsqueeze(d)
+    if ord == 0:
+        return (x * 0,)
+    if ord == 1:
+        return (sgn(x) * g,)
+    if ord == 2:
+        return (x * where(norm == 0, 0.0, g / norm),)
+    ax = _abs(x)
+    if ord in (math.inf, -math.inf):
+        mask = (ax == norm)
+        count = mask.sum(dims, keepdim=True) if x._data.ndim else mask.sum()
+        return (sgn(x) * where(mask, g / count, 0.0),)
+    if ord < 1:
+        scaled = sgn(x) * where(x == 0, 0.0, ax ** (ord - 1))
+        return (scaled * g * norm ** (1 - ord),)
+    scale = where(norm == 0, 0.0, g / norm ** (ord - 1))
+    if ord < 2:
+        return (sgn(x) * ax ** (ord - 1) * scale,)
+    return (x * ax ** (ord - 2) * scale,)
+
+
+def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Vector ord-norm over `dim` (all elements when None)."""
+    x = as_tensor_arg(x)
+    if isinstance(ord, str) or isinstance(ord, bool) or not isinstance(ord, (int, float)):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not "
+                        f"{type(ord).__name__}")
+    if dtype is not None:
+        x = x.to(dtype)
+    if x._data.dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {_tname(x)}")
+    dims = _norm_dims(dim, x._data.ndim)
+    if ord < 0 or ord == math.inf:
+        empty = x._data.size == 0 if dim is None else \
+            any(x._data.shape[d] == 0 for d in dims) if x._data.ndim else False
+        if empty:
+            name = "inf" if ord == math.inf else ("-inf" if ord == -math.inf else
+                                                  _fmt_num(ord))
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {name} norm on an empty "
+                               "tensor because the operation does not have an identity")
+    return _out(VECTOR_NORM.call(x, params=(float(ord), dims, bool(keepdim))), out)
+
+
+def _fmt_num(v):
+    return str(int(v)) if float(v).is_integer() else str(v)
+
+
+def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    """Matrix norms: 'fro', 'nuc', 1, -1, 2, -2, inf, -inf over the two dims in `dim`."""
+    A = as_tensor_arg(A)
+    if A._data.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                           "dimensions.")
+    if dtype is not None:
+        A = A.to(dtype)
+    if A._data.dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {_tname(A)}")
+    dims = _norm_dims(dim, A._data.ndim)
+    if len(dims) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           f"{' '.join(str(d) for d in dim)}")
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+        if ord == "fro":
+            return _out(linalg_vector_norm(A, 2, dims, keepdim), out)
+        res = linalg_svdvals(A.movedim(dims, (-2, -1))).sum(-1)
+    else:
+        if ord not in (1, -1, 2, -2, math.inf, -math.inf):
+            raise RuntimeError(f"linalg.matrix_norm: Order {_fmt_num(ord)} not supported.")
+        if abs(ord) == 2:
+            sv = linalg_svdvals(A.movedim(dims, (-2, -1)))
+            res = sv.amax(-1) if ord > 0 else sv.amin(-1)
+        else:
+            d0, d1 = dims
+            if abs(ord) == 1:
+                inner_d, outer_d = d0, d1
+            else:
+                inner_d, outer_d = d1, d0
+            s = linalg_vector_norm(A, 1, inner_d, keepdim=keepdim)
+            if not keepdim and inner_d < outer_d:
+                outer_d -= 1
+            res = s.amax(outer_d, keepdim=keepdim) if ord > 0 else \
+                s.amin(outer_d, keepdim=keepdim)
+            return _out(res, out)
+    if keepdim:
+        for d in sorted(dims):
+            res = res.unsqueeze(d)
+    return _out(res, out)
+
+
+def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Vector or matrix norm, chosen by `dim` and `ord` as torch.linalg.norm."""
+    A = as_tensor_arg(A)
+    if dim is not None:
+        if isinstance(dim, int) or len(dim) == 1:
+            return linalg_vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype,
+                                      out=out)
+        return linalg_matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype,
+                                  out=out)
+    if ord is not None:
+        if A._data.ndim not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must "
+                               f"be 1D or 2D. Got {A._data.ndim}D.")
+        if A._data.ndim == 2:
+            return linalg_matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype, out=out)
+        return linalg_vector_norm(A, ord, None, keepdim, dtype=dtype, out=out)
+    return linalg_vector_norm(A, 2, None, keepdim, dtype=dtype, out=out)
+
+
+def linalg_cond(A, p=None):
+    """Condition number (2-norm by default: ratio of extreme singular values)."""
+    A = _check_matrix(A, "linalg.cond", square=p not in (None, 2, -2))
+    if p in (None, 2, -2):
+        s = linalg_svdvals(A)
+        hi, lo = s[..., :1], s[..., -1:]
+        return (hi / lo if p != -2 else lo / hi).squeeze(-1)
+    return linalg_matrix_norm(A, p) * linalg_matrix_norm(linalg_inv(A), p)
+
+
+def linalg_matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
+    """Number of singular values above the tolerance (no gradient)."""
+    A = _check_matrix(A, "linalg.matrix_rank", square=False)
+    if tol is not None:
+        atol = tol
+    atol_, rtol_ = _pinv_tols(A, atol, rtol, None)
+    d = A._data
+    s = np.abs(np.linalg.eigvalsh(d)) if hermitian else np.linalg.svd(d, compute_uv=False)
+    if s.shape[-1] == 0:
+        return Tensor(np.zeros(d.shape[:-2], np.int64))
+    smax = s.max(-1, keepdims=True)
+    tol_ = np.maximum(atol_, rtol_ * smax)
+    return Tensor(np.asarray((s > tol_).sum(-1), np.int64))
+
+
+def linalg_vecdot(x, y, *, dim=-1, out=None):
+    """``sum(conj(x) * y, dim)``."""
+    x, y = as_tensor_arg(x), as_tensor_arg(y)
+    if x._data.ndim == 1 and y._data.ndim == 1:
+        return _out(vdot(x, y), out)
+    return _out((_conj(x) * y).sum(dim), out)
+
+
+def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    return as_tensor_arg(A).diagonal(offset, dim1, dim2)
+
+
+def linalg_matmul(input, other, *, out=None):
+    return matmul(input, other, out=out)
+
+
+def linalg_householder_product(A, tau):
+    raise NotImplementedError("ndgrad.linalg.householder_product is not implemented")
+
+
+def _bind_methods():
+    # Set directly (not methods.bind): methods.py imports this module while it initialises.
+    for name, fn in {
+        "inverse": lambda self: linalg_inv(self),
+        "det": lambda self: linalg_det(self),
+        "logdet": lambda self: logdet(self),
+        "slogdet": lambda self: slogdet(self),
+        "cholesky": lambda self, upper=False: cholesky(self, upper),
+        "cholesky_solve": lambda self, input2, upper=False: cholesky_solve(self, input2, upper),
+        "cholesky_inverse": lambda self, upper=False: cholesky_inverse(self, upper),
+        "triangular_solve": lambda self, A, upper=True, transpose=False, unitriangular=False:
+            triangular_solve(self, A, upper, transpose, unitriangular),
+        "qr": lambda self, some=True: qr(self, some),
+        "svd": lambda self, some=True, compute_uv=True: svd(self, some, compute_uv),
+        "pinverse": lambda self, rcond=1e-15: pinverse(self, rcond),
+        "matrix_power": lambda self, n: linalg_matrix_power(self, n),
+        "addmv": lambda self, mat, vec, *, beta=1, alpha=1: addmv(self, mat, vec, beta=beta,
+                                                                 alpha=alpha),
+        "baddbmm": lambda self, b1, b2, *, beta=1, alpha=1: baddbmm(self, b1, b2, beta=beta,
+                                                                    alpha=alpha),
+        "addbmm": lambda self, b1, b2, *, beta=1, alpha=1: addbmm(self, b1, b2, beta=beta,
+                                                                  alpha=alpha),
+        "addmm": lambda self, m1, m2, *, beta=1, alpha=1: addmm(self, m1, m2, beta=beta,
+                                                                alpha=alpha),
+        "cross": lambda self, other, dim=None: cross(self, other, dim),
+        "vdot": lambda self, other: vdot(self, other),
+        "outer": lambda self, other: outer(self, other),
+        "ger": lambda self, other: outer(self, other),
+        "inner": lambda self, other: inner(self, other),
+    }.items():
+        setattr(Tensor, name, fn)
+
+
+_bind_methods()

@@ -1,0 +1,408 @@
+"""Linear algebra vs torch 2.13: values, gradients (random grad_outputs), grad_fn names,
+double backward on every differentiable case (float64), torch's error types and messages."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import ndgrad
+
+torch = pytest.importorskip("torch")
+warnings.filterwarnings("ignore", category=UserWarning)
+
+
+def _np(t):
+    return t.resolve_conj().numpy(force=True) if isinstance(t, torch.Tensor) else \
+        t.detach().numpy()
+
+
+def _leaf(lib, a, rg):
+    t = lib.tensor(a)
+    if rg and a.dtype.kind in "fc":
+        t.requires_grad_(True)
+    return t
+
+
+def compare(fn, arrays, *, seed=0, atol=1e-7, rtol=1e-6, check_name=True, gradgrad=True):
+    """Run fn(lib, *tensors) in torch and ndgrad; compare outputs, grad_fn names, gradients for
+    random cotangents and (gradgrad) the gradients of those gradients."""
+    rng = np.random.default_rng(seed)
+    res = {}
+    for lib in (torch, ndgrad):
+        ins = [_leaf(lib, a, True) for a in arrays]
+        out = fn(lib, *ins)
+        outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        res[lib.__name__] = (ins, outs)
+    (ti, to), (ni, no) = res["torch"], res["ndgrad"]
+    assert len(to) == len(no)
+    for a, b in zip(to, no):
+        assert str(a.dtype) == str(b.dtype)
+        assert tuple(a.shape) == tuple(b.shape)
+        np.testing.assert_allclose(_np(b), _np(a), atol=atol, rtol=rtol)
+    idx = [i for i, o in enumerate(to) if o.requires_grad]
+    assert [i for i, o in enumerate(no) if o.requires_grad] == idx
+    if not idx:
+        return
+    if check_name:
+        for i in idx:
+            assert type(no[i].grad_fn).__name__ == to[i].grad_fn.name()
+    gos = []
+    for i in idx:
+        g = rng.standard_normal(to[i].shape)
+        if to[i].is_complex():
+            g = g + 1j * rng.standard_normal(to[i].shape)
+        gos.append(g.astype(_np(to[i]).dtype))
+    tg = torch.autograd.grad([to[i] for i in idx], ti, [torch.tensor(g) for g in gos],
+                             allow_unused=True, create_graph=gradgrad)
+    ng = ndgrad.autograd.grad([no[i] for i in idx], ni, [ndgrad.tensor(g) for g in gos],
+                              allow_unused=True, create_graph=gradgrad)
+    for a, b in zip(tg, ng):
+        if a is None:
+            assert b is None or np.allclose(_np(b), 0)
+            continue
+        assert str(a.dtype) == str(b.dtype)
+        np.testing.assert_allclose(_np(b), _np(a), atol=atol * 10, rtol=rtol * 10)
+    if not gradgrad:
+        return
+    pairs = [(a, b) for a, b in zip(tg, ng) if a is not None and a.requires_grad]
+    if not pairs:
+        return
+    hs = []
+    for a, _ in pairs:
+        h = rng.standard_normal(a.shape)
+        if a.is_complex():
+            h = h + 1j * rng.standard_normal(a.shape)
+        hs.append(h.astype(_np(a).dtype))
+    tgg = torch.autograd.grad([a for a, _ in pairs], ti, [torch.tensor(h) for h in hs],
+                              allow_unused=True)
+    ngg = ndgrad.autograd.grad([b for _, b in pairs], ni, [ndgrad.tensor(h) for h in hs],
+                               allow_unused=True)
+    for a, b in zip(tgg, ngg):
+        if a is None:
+            assert b is None or np.allclose(_np(b), 0)
+            continue
+        np.testing.assert_allclose(_np(b), _np(a), atol=atol * 100, rtol=rtol * 100)
+
+
+_rng = np.random.default_rng(1)
+
+
+def R(*s):
+    return _rng.standard_normal(s)
+
+
+def C(*s):
+    return _rng.standard_normal(s) + 1j * _rng.standard_normal(s)
+
+
+def spd(n, b=()):
+    a = R(*b, n, n)
+    return a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+
+
+def hpd(n):
+    a = C(n, n)
+    return a @ a.conj().T + n * np.eye(n)
+
+
+def _abs_vectors(outs, keep):
+    """Sign/phase-invariant view of decomposition outputs (torch and NumPy's LAPACK may pick
+    different signs for eigen/singular vectors): |.| of every output not in `keep`."""
+    return [o if i in keep else o.abs() for i, o in enumerate(outs)]
+
+
+CASES = {
+    "mm": (lambda L, a, b: L.mm(a, b), [R(2, 3), R(3, 4)]),
+    "mm_complex": (lambda L, a, b: L.mm(a, b), [C(2, 3), C(3, 4)]),
+    "bmm": (lambda L, a, b: L.bmm(a, b), [R(2, 2, 3), R(2, 3, 4)]),
+    "mv": (lambda L, a, b: L.mv(a, b), [R(2, 3), R(3)]),
+    "dot": (lambda L, a, b: L.dot(a, b), [R(3), R(3)]),
+    "vdot_complex": (lambda L, a, b: L.vdot(a, b), [C(3), C(3)]),
+    "outer": (lambda L, a, b: L.outer(a, b), [R(3), R(2)]),
+    "inner": (lambda L, a, b: L.inner(a, b), [R(2, 3), R(4, 3)]),
+    "addmm": (lambda L, c, a, b: L.addmm(c, a, b, beta=0.5, alpha=2), [R(4), R(3, 2), R(2, 4)]),
+    "addmv": (lambda L, c, a, b: L.addmv(c, a, b, beta=0.5, alpha=2), [R(3), R(3, 2), R(2)]),
+    "baddbmm": (lambda L, c, a, b: L.baddbmm(c, a, b, beta=0.5, alpha=2),
+                [R(1, 2, 4), R(3, 2, 2), R(3, 2, 4)]),
+    "addbmm": (lambda L, c, a, b: L.addbmm(c, a, b, alpha=2), [R(2, 4), R(3, 2, 2), R(3, 2, 4)]),
+    "matmul_2x3": (lambda L, a, b: L.matmul(a, b), [R(3, 4), R(2, 4, 5)]),
+    "matmul_1x3": (lambda L, a, b: L.matmul(a, b), [R(4), R(2, 4, 5)]),
+    "matmul_3x1": (lambda L, a, b: L.matmul(a, b), [R(2, 5, 4), R(4)]),
+    "matmul_3x2": (lambda L, a, b: a @ b, [R(2, 5, 4), R(4, 3)]),
+    "matmul_4x3": (lambda L, a, b: L.matmul(a, b), [R(2, 1, 5, 4), R(3, 4, 2)]),
+    "matmul_3x3": (lambda L, a, b: L.matmul(a, b), [R(3, 5, 4), R(3, 4, 2)]),
+    "tensordot": (lambda L, a, b: L.tensordot(a, b, dims=([1, 0], [0, 1])),
+                  [R(3, 4, 2), R(4, 3, 5)]),
+    "tensordot_int": (lambda L, a, b: L.tensordot(a, b, dims=1), [R(3, 4), R(4, 5)]),
+    "linalg_cross": (lambda L, a, b: L.linalg.cross(a, b), [R(2, 3), R(1, 3)]),
+    "cross_complex": (lambda L, a, b: L.cross(a, b, dim=0), [C(3, 2), C(3, 2)]),
+    "inv": (lambda L, a: L.linalg.inv(a), [R(2, 3, 3)]),
+    "inv_complex": (lambda L, a: L.linalg.inv(a), [C(3, 3)]),
+    "inverse": (lambda L, a: L.inverse(a), [R(3, 3)]),
+    "solve": (lambda L, a, b: L.linalg.solve(a, b), [R(2, 3, 3), R(3, 2)]),
+    "solve_vector": (lambda L, a, b: L.linalg.solve(a, b), [R(3, 3), R(3)]),
+    "solve_batched_vector": (lambda L, a, b: L.linalg.solve(a, b), [R(2, 3, 3), R(2, 3)]),
+    "solve_right": (lambda L, a, b: L.linalg.solve(a, b, left=False), [R(3, 3), R(2, 3)]),
+    "solve_complex": (lambda L, a, b: L.linalg.solve(a, b), [C(3, 3), C(3, 2)]),
+    "det": (lambda L, a: L.linalg.det(a), [R(2, 3, 3)]),
+    "det_complex": (lambda L, a: L.det(a), [C(3, 3)]),
+    "det_singular": (lambda L, a: L.linalg.det(a),
+                     [np.array([[1., 2., 3.], [2., 4., 6.], [1., 0., 1.]])]),
+    "slogdet": (lambda L, a: L.linalg.slogdet(a), [R(2, 3, 3)]),
+    "slogdet_complex": (lambda L, a: L.linalg.slogdet(a), [C(3, 3)]),
+    "logdet": (lambda L, a: L.logdet(a), [spd(3)]),
+    "cholesky": (lambda L, a: L.linalg.cholesky(a), [spd(3, (2,))]),
+    "cholesky_upper": (lambda L, a: L.linalg.cholesky(a, upper=True), [spd(3)]),
+    "cholesky_complex": (lambda L, a: L.linalg.cholesky(a), [hpd(3)]),
+    "cholesky_legacy": (lambda L, a: L.cholesky(a), [spd(3)]),
+    "qr_tall": (lambda L, a: L.linalg.qr(a), [R(4, 3)]),
+    "qr_square_batched": (lambda L, a: L.linalg.qr(a), [R(2, 3, 3)]),
+    "qr_wide": (lambda L, a: L.linalg.qr(a), [R(3, 5)]),
+    "qr_complex_tall": (lambda L, a: L.linalg.qr(a), [C(4, 3)]),
+    "qr_complex_wide": (lambda L, a: L.linalg.qr(a), [C(3, 4)]),
+    "qr_complete_wide": (lambda L, a: L.linalg.qr(a, mode="complete"), [R(3, 4)]),
+    "eigvalsh": (lambda L, a: L.linalg.eigvalsh(a), [spd(3)]),
+    "eigh": (lambda L, a: _abs_vectors(L.linalg.eigh(a), (0,)), [spd(3, (2,))]),
+    "eigh_complex": (lambda L, a: _abs_vectors(L.linalg.eigh(a), (0,)), [hpd(3)]),
+    "svdvals": (lambda L, a: L.linalg.svdvals(a), [R(4, 3)]),
+    "svd_tall": (lambda L, a: _abs_vectors(L.linalg.svd(a, full_matrices=False), (1,)),
+                 [R(4, 3)]),
+    "svd_wide_batched": (lambda L, a: _abs_vectors(L.linalg.svd(a, full_matrices=False), (1,)),
+                         [R(2, 3, 5)]),
+    "svd_full_square": (lambda L, a: _abs_vectors(L.linalg.svd(a), (1,)), [R(3, 3)]),
+    "svd_complex": (lambda L, a: _abs_vectors(L.linalg.svd(a, full_matrices=False), (1,)),
+                    [C(4, 3)]),
+    "svd_reconstruct": (lambda L, a: (lambda u, s, vh: (u * s.unsqueeze(-2)) @ vh)(
+        *L.linalg.svd(a, full_matrices=False)), [C(3, 4)]),
+    "svd_legacy": (lambda L, a: _abs_vectors(L.svd(a), (1,)), [R(4, 3)]),
+    "pinv_tall": (lambda L, a: L.linalg.pinv(a), [R(4, 3)]),
+    "pinv_wide_batched": (lambda L, a: L.linalg.pinv(a), [R(2, 3, 5)]),
+    "pinv_complex": (lambda L, a: L.linalg.pinv(a), [C(3, 4)]),
+    "pinv_hermitian": (lambda L, a: L.linalg.pinv(a, hermitian=True), [spd(3)]),
+    "pinverse": (lambda L, a: L.pinverse(a), [R(3, 2)]),
+    "lstsq_tall": (lambda L, a, b: L.linalg.lstsq(a, b).solution, [R(4, 3), R(4, 2)]),
+    "lstsq_wide": (lambda L, a, b: L.linalg.lstsq(a, b).solution, [R(2, 3), R(2, 2)]),
+    "matrix_power_3": (lambda L, a: L.linalg.matrix_power(a, 3), [R(3, 3)]),
+    "matrix_power_5": (lambda L, a: L.matrix_power(a, 5), [R(2, 3, 3)]),
+    "matrix_power_neg": (lambda L, a: L.linalg.matrix_power(a, -2), [R(3, 3)]),
+    "multi_dot": (lambda L, a, b, c: L.linalg.multi_dot([a, b, c]), [R(3), R(3, 4), R(4, 2)]),
+    "multi_dot_4": (lambda L, a, b, c, d: L.linalg.multi_dot([a, b, c, d]),
+                    [R(2, 5), R(5, 3), R(3, 4), R(4)]),
+    "vector_norm": (lambda L, a: L.linalg.vector_norm(a), [R(3, 4)]),
+    "vector_norm_1": (lambda L, a: L.linalg.vector_norm(a, 1, dim=1), [R(3, 4)]),
+    "vector_norm_inf": (lambda L, a: L.linalg.vector_norm(a, math.inf, dim=(0,), keepdim=True),
+                        [R(3, 4)]),
+    "vector_norm_3": (lambda L, a: L.linalg.vector_norm(a, 3, dim=-1), [R(3, 4)]),
+    "vector_norm_half": (lambda L, a: L.linalg.vector_norm(a, 0.5, dim=-1), [R(3, 4)]),
+    "vector_norm_1_5": (lambda L, a: L.linalg.vector_norm(a, 1.5), [R(3, 4)]),
+    "vector_norm_complex": (lambda L, a: L.linalg.vector_norm(a, 2, dim=0), [C(3, 4)]),
+    "vector_norm_0": (lambda L, a: L.linalg.vector_norm(a, 0), [R(3, 4)]),
+    "matrix_norm_fro": (lambda L, a: L.linalg.matrix_norm(a), [R(2, 3, 4)]),
+    "matrix_norm_nuc": (lambda L, a: L.linalg.matrix_norm(a, "nuc"), [R(2, 3, 4)]),
+    "matrix_norm_2": (lambda L, a: L.linalg.matrix_norm(a, 2), [R(3, 4)]),
+    "matrix_norm_1": (lambda L, a: L.linalg.matrix_norm(a, 1), [R(3, 4)]),
+    "matrix_norm_inf": (lambda L, a: L.linalg.matrix_norm(a, math.inf, keepdim=True),
+                        [R(2, 3, 4)]),
+    "matrix_norm_m1_dims": (lambda L, a: L.linalg.matrix_norm(a, -1, dim=(0, 2)), [R(2, 3, 4)]),
+    "norm": (lambda L, a: L.linalg.norm(a), [R(3, 4)]),
+    "norm_ord2": (lambda L, a: L.linalg.norm(a, 2), [R(3, 4)]),
+    "norm_dim": (lambda L, a: L.linalg.norm(a, dim=1), [R(3, 4)]),
+    "cholesky_solve": (lambda L, b, l_: L.cholesky_solve(b, l_),
+                       [R(3, 2), np.linalg.cholesky(spd(3))]),
+    "cholesky_solve_upper": (lambda L, b, l_: L.cholesky_solve(b, l_, upper=True),
+                             [R(3, 2), np.linalg.cholesky(spd(3)).T]),
+    "solve_triangular": (lambda L, a, b: L.linalg.solve_triangular(a, b, upper=True),
+                         [R(3, 3) + 3 * np.eye(3), R(3, 2)]),
+    "solve_triangular_right_unit": (
+        lambda L, a, b: L.linalg.solve_triangular(a, b, upper=False, left=False,
+                                                  unitriangular=True), [R(3, 3), R(2, 3)]),
+    "triangular_solve": (lambda L, b, a: L.triangular_solve(b, a),
+                         [R(3, 2), R(3, 3) + 3 * np.eye(3)]),
+    "triangular_solve_transpose": (
+        lambda L, b, a: L.triangular_solve(b, a, upper=False, transpose=True),
+        [R(3, 2), R(3, 3) + 3 * np.eye(3)]),
+    "cond": (lambda L, a: L.linalg.cond(a), [R(3, 3)]),
+    "vecdot": (lambda L, a, b: L.linalg.vecdot(a, b), [C(2, 3), C(2, 3)]),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_against_torch(name):
+    fn, arrays = CASES[name]
+    compare(fn, arrays)
+
+
+# einsum is one primitive here (EinsumBackward0) where torch composes permutes and bmm, so
+# grad_fn names are not compared; values, gradients and double backward are.
+EINSUM = {
+    "matmul": ("ij,jk->ik", [R(2, 3), R(3, 4)]),
+    "trace": ("ii", [R(3, 3)]),
+    "diagonal": ("ii->i", [R(3, 3)]),
+    "ellipsis_broadcast": ("...ij,...jk", [R(2, 2, 3), R(1, 3, 4)]),
+    "summed_out": ("ij,k->jk", [R(2, 3), R(4)]),
+    "three_operands": ("ij,jk,kl->il", [R(2, 3), R(3, 4), R(4, 2)]),
+    "complex": ("ij,jk->ik", [C(2, 3), C(3, 4)]),
+    "size1_broadcast": ("ij,ij->i", [R(2, 1), R(2, 3)]),
+    "implicit_outer": ("i,j", [R(2), R(3)]),
+    "batch_diag_mix": ("bii,bj->bij", [R(2, 3, 3), R(2, 4)]),
+}
+
+
+@pytest.mark.parametrize("name", list(EINSUM))
+def test_einsum(name):
+    eq, arrays = EINSUM[name]
+    compare(lambda L, *ts: L.einsum(eq, *ts), arrays, check_name=False)
+
+
+def test_einsum_list_operands():
+    a, b = R(2, 3), R(3)
+    got = ndgrad.einsum("ij,j->i", [ndgrad.tensor(a), ndgrad.tensor(b)])
+    np.testing.assert_allclose(got.numpy(), a @ b)
+
+
+def test_float32_values_and_dtypes():
+    a = R(3, 3).astype(np.float32) + 3 * np.eye(3, dtype=np.float32)
+    for f in (lambda L, x: L.linalg.inv(x), lambda L, x: L.linalg.det(x),
+              lambda L, x: L.linalg.svdvals(x), lambda L, x: L.linalg.matrix_norm(x, "nuc")):
+        compare(f, [a], atol=1e-5, rtol=1e-4, gradgrad=False)
+
+
+ERRORS = {
+    "inv_singular": lambda L: L.linalg.inv(L.tensor([[1., 2.], [2., 4.]])),
+    "inv_zero": lambda L: L.linalg.inv(L.zeros(3, 3)),
+    "inv_batch_singular": lambda L: L.linalg.inv(
+        L.stack([L.eye(2), L.tensor([[1., 2.], [2., 4.]])])),
+    "inv_nonsquare": lambda L: L.linalg.inv(L.ones(2, 3)),
+    "inv_1d": lambda L: L.linalg.inv(L.ones(3)),
+    "inv_int": lambda L: L.linalg.inv(L.eye(2, dtype=L.long)),
+    "inverse_singular": lambda L: L.inverse(L.tensor([[1., 2.], [2., 4.]])),
+    "solve_singular": lambda L: L.linalg.solve(L.tensor([[1., 2.], [2., 4.]]), L.ones(2, 1)),
+    "solve_shape": lambda L: L.linalg.solve(L.eye(2), L.ones(3, 1)),
+    "solve_dtype": lambda L: L.linalg.solve(L.eye(2), L.ones(2, 1, dtype=L.float64)),
+    "cholesky_not_pd": lambda L: L.linalg.cholesky(L.tensor([[1., 2.], [2., 1.]])),
+    "cholesky_batch": lambda L: L.linalg.cholesky(
+        L.stack([L.eye(2), L.tensor([[1., 2.], [2., 1.]])])),
+    "cholesky_nonsquare": lambda L: L.linalg.cholesky(L.ones(2, 3)),
+    "det_nonsquare": lambda L: L.linalg.det(L.ones(2, 3)),
+    "det_1d": lambda L: L.linalg.det(L.ones(3)),
+    "det_int": lambda L: L.linalg.det(L.eye(2, dtype=L.long)),
+    "eigh_nonsquare": lambda L: L.linalg.eigh(L.ones(2, 3)),
+    "svd_1d": lambda L: L.linalg.svd(L.ones(3)),
+    "qr_mode": lambda L: L.linalg.qr(L.ones(3, 3), mode="bad"),
+    "matrix_power_nonsquare": lambda L: L.linalg.matrix_power(L.ones(2, 3), 2),
+    "matrix_power_singular": lambda L: L.linalg.matrix_power(L.tensor([[1., 2.], [2., 4.]]), -1),
+    "matrix_power_int_negative": lambda L: L.linalg.matrix_power(L.eye(2, dtype=L.long), -1),
+    "multi_dot_one": lambda L: L.linalg.multi_dot([L.ones(2, 2)]),
+    "multi_dot_3d": lambda L: L.linalg.multi_dot([L.ones(2, 2), L.ones(2, 2, 2)]),
+    "multi_dot_shapes": lambda L: L.linalg.multi_dot([L.ones(2, 3), L.ones(2, 2)]),
+    "cross_size": lambda L: L.linalg.cross(L.ones(2, 2), L.ones(2, 2)),
+    "cross_broadcast": lambda L: L.linalg.cross(L.ones(2, 3), L.ones(4, 3)),
+    "einsum_sizes": lambda L: L.einsum("ij,jk->ik", L.ones(2, 3), L.ones(2, 3)),
+    "einsum_operands": lambda L: L.einsum("ij,jk->ik", L.ones(2, 3)),
+    "einsum_ndim": lambda L: L.einsum("ijk->ik", L.ones(2, 3)),
+    "tensordot_sizes": lambda L: L.tensordot(L.ones(2, 3), L.ones(2, 3), dims=1),
+    "vector_norm_int": lambda L: L.linalg.vector_norm(L.ones(3, dtype=L.long)),
+    "vector_norm_ord_str": lambda L: L.linalg.vector_norm(L.ones(3), ord="fro"),
+    "vector_norm_empty_neg": lambda L: L.linalg.vector_norm(L.ones(0), ord=-1),
+    "vector_norm_empty_inf": lambda L: L.linalg.vector_norm(L.ones(0), ord=math.inf),
+    "matrix_norm_1d": lambda L: L.linalg.matrix_norm(L.ones(3)),
+    "matrix_norm_ord": lambda L: L.linalg.matrix_norm(L.ones(3, 3), ord=3),
+    "norm_3d_ord": lambda L: L.linalg.norm(L.ones(3, 3, 3), ord=2),
+    "solve_triangular_shape": lambda L: L.linalg.solve_triangular(L.eye(2), L.ones(3, 1),
+                                                                  upper=True),
+    "cholesky_solve_shape": lambda L: L.cholesky_solve(L.ones(3, 1), L.eye(2)),
+    "mm_dtype": lambda L: L.mm(L.ones(2, 2), L.ones(2, 2, dtype=L.float64)),
+    "addmv_shape": lambda L: L.addmv(L.ones(2), L.ones(2, 3), L.ones(2)),
+    "baddbmm_shape": lambda L: L.baddbmm(L.ones(2, 2, 2), L.ones(2, 2, 3), L.ones(2, 2, 2)),
+    "vdot_2d": lambda L: L.vdot(L.ones(2, 2), L.ones(2, 2)),
+    "lstsq_shape": lambda L: L.linalg.lstsq(L.ones(3, 2), L.ones(4, 1)),
+    "pinv_1d": lambda L: L.linalg.pinv(L.ones(3)),
+    "matmul_batch_shape": lambda L: L.matmul(L.ones(2, 3, 4), L.ones(2, 5, 4)),
+    "matmul_fold_shape": lambda L: L.matmul(L.ones(2, 3, 4), L.ones(5, 4)),
+    "matmul_broadcast": lambda L: L.matmul(L.ones(2, 3, 4), L.ones(3, 4, 5)),
+    "matmul_0d": lambda L: L.matmul(L.ones(()), L.ones(3)),
+}
+
+
+@pytest.mark.parametrize("name", list(ERRORS))
+def test_errors_match_torch(name):
+    fn = ERRORS[name]
+    with pytest.raises(Exception) as te:
+        fn(torch)
+    with pytest.raises(Exception) as ne:
+        fn(ndgrad)
+    assert isinstance(ne.value, RuntimeError) == isinstance(te.value, RuntimeError)
+    assert isinstance(ne.value, TypeError) == isinstance(te.value, TypeError)
+    assert str(ne.value) == str(te.value)
+
+
+def test_linalg_error_class():
+    assert issubclass(ndgrad.linalg.LinAlgError, RuntimeError)
+    with pytest.raises(ndgrad.linalg.LinAlgError):
+        ndgrad.linalg.cholesky(-ndgrad.eye(2))
+
+
+def _phase_dependent(L, fn, a):
+    x = L.tensor(a, requires_grad=True)
+    out = fn(L, x)
+    out.real.sum().backward()
+
+
+@pytest.mark.parametrize("which", ["eigh", "svd_u", "svd_vh"])
+def test_ill_defined_complex_gradients(which):
+    """A loss depending on the arbitrary phase of complex eigen/singular vectors: torch and
+    ndgrad both refuse with the same message."""
+    a = hpd(3) if which == "eigh" else C(3, 3)
+    fn = {"eigh": lambda L, x: L.linalg.eigh(x)[1],
+          "svd_u": lambda L, x: L.linalg.svd(x)[0],
+          "svd_vh": lambda L, x: L.linalg.svd(x)[2]}[which]
+    with pytest.raises(RuntimeError) as te:
+        _phase_dependent(torch, fn, a)
+    with pytest.raises(RuntimeError) as ne:
+        _phase_dependent(ndgrad, fn, a)
+    assert str(ne.value) == str(te.value)
+
+
+@pytest.mark.parametrize("mode,shape", [("r", (3, 3)), ("complete", (4, 3))])
+def test_qr_backward_errors(mode, shape):
+    a = R(*shape)
+    msgs = []
+    for L in (torch, ndgrad):
+        x = L.tensor(a, requires_grad=True)
+        q, r = L.linalg.qr(x, mode=mode)
+        with pytest.raises(RuntimeError) as e:
+            r.sum().backward()
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+
+
+def test_lstsq_outputs_match_torch():
+    a, b = R(4, 3), R(4, 2)
+    for driver in (None, "gels", "gelsd", "gelss"):
+        t = torch.linalg.lstsq(torch.tensor(a), torch.tensor(b), driver=driver)
+        n = ndgrad.linalg.lstsq(ndgrad.tensor(a), ndgrad.tensor(b), driver=driver)
+        for x, y in zip(t, n):
+            assert tuple(x.shape) == tuple(y.shape) and str(x.dtype) == str(y.dtype)
+            np.testing.assert_allclose(y.numpy(), x.numpy(), atol=1e-8)
+
+
+def test_named_tuples_and_methods():
+    a = spd(3)
+    n, t = ndgrad.tensor(a), torch.tensor(a)
+    assert ndgrad.linalg.eigh(n).eigenvalues.shape == t.shape[:1]
+    np.testing.assert_allclose(ndgrad.linalg.slogdet(n).logabsdet.numpy(),
+                               torch.linalg.slogdet(t).logabsdet.numpy())
+    np.testing.assert_allclose(n.inverse().numpy(), t.inverse().numpy())
+    np.testing.assert_allclose(n.det().numpy(), t.det().numpy())
+    assert int(ndgrad.linalg.matrix_rank(n)) == int(torch.linalg.matrix_rank(t))
+    np.testing.assert_allclose(ndgrad.linalg.matrix_power(n, 0).numpy(), np.eye(3))
+
+
+def test_det_zero_matrix_grad_is_cofactor():
+    """2x2 all-zero matrix: det' is the (zero) cofactor matrix, not NaN, as torch."""
+    for L in (torch, ndgrad):
+        x = L.zeros(2, 2, dtype=L.float64, requires_grad=True)
+        L.linalg.det(x).backward()
+        np.testing.assert_array_equal(x.grad.numpy(), np.zeros((2, 2)))
