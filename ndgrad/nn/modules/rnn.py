@@ -1,0 +1,342 @@
+"""Recurrent layers: RNN, LSTM, GRU (multi-layer, bidirectional, batch_first) and their
+cells, with torch's parameter names, initialisation and gate order.
+
+The input projection of a whole sequence is one matrix product per layer and direction; only
+the recurrence itself loops over time steps.
+"""
+
+import math
+
+from ... import _creation
+from ..._ops import shape as S
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
+
+_GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+
+
+def _rnn_step(mode, gi, h, w_hh, b_hh):
+    """One time step given the precomputed input part ``gi`` (N, G*H)."""
+    gh = F.linear(h, w_hh, b_hh)
+    if mode == "RNN_TANH":
+        return (gi + gh).tanh()
+    if mode == "RNN_RELU":
+        return (gi + gh).relu()
+    # GRU
+    i_r, i_z, i_n = gi.chunk(3, 1)
+    h_r, h_z, h_n = gh.chunk(3, 1)
+    r = (i_r + h_r).sigmoid()
+    z = (i_z + h_z).sigmoid()
+    n = (i_n + r * h_n).tanh()
+    return (1 - z) * n + z * h
+
+
+def _lstm_step(gi, h, c, w_hh, b_hh):
+    gates = gi + F.linear(h, w_hh, b_hh)
+    i, f, g, o = gates.chunk(4, 1)
+    c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+    h = o.sigmoid() * c.tanh()
+    return h, c
+
+
+class RNNBase(Module):
+    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True,
+                 batch_first=False, dropout=0.0, bidirectional=False, proj_size=0,
+                 device=None, dtype=None):
+        super().__init__()
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        self.dropout = float(dropout)
+        self.bidirectional = bidirectional
+        self.proj_size = proj_size
+        if not isinstance(dropout, (int, float)) or not 0 <= dropout <= 1 or \
+                isinstance(dropout, bool):
+            raise ValueError("dropout should be a number in range [0, 1] representing the "
+                             "probability of an element being zeroed")
+        if not isinstance(hidden_size, int) or hidden_size <= 0:
+            raise ValueError("hidden_size must be greater than zero")
+        if num_layers <= 0:
+            raise ValueError("num_layers must be greater than zero")
+        if proj_size != 0:
+            raise NotImplementedError("proj_size is not supported by ndgrad's LSTM")
+        num_directions = 2 if bidirectional else 1
+        gate_size = _GATES[mode] * hidden_size
+        self._flat_weights_names = []
+        self._all_weights = []
+        for layer in range(num_layers):
+            for direction in range(num_directions):
+                layer_input = input_size if layer == 0 else hidden_size * num_directions
+                suffix = "_reverse" if direction == 1 else ""
+                params = [Parameter(_creation.empty((gate_size, layer_input), dtype=dtype)),
+                          Parameter(_creation.empty((gate_size, hidden_size), dtype=dtype))]
+                names = [f"weight_ih_l{layer}{suffix}", f"weight_hh_l{layer}{suffix}"]
+                if bias:
+                    params += [Parameter(_creation.empty(gate_size, dtype=dtype)),
+                               Parameter(_creation.empty(gate_size, dtype=dtype))]
+                    names += [f"bias_ih_l{layer}{suffix}", f"bias_hh_l{layer}{suffix}"]
+                for name, p in zip(names, params):
+                    setattr(self, name, p)
+                self._flat_weights_names.extend(names)
+                self._all_weights.append(names)
+        self.reset_parameters()
+
+    @property
+    def all_weights(self):
+        return [[getattr(self, w) for w in weights] for weights in self._all_weights]
+
+    @property
+    def _flat_weights(self):
+        return [getattr(self, w) for w in self._flat_weights_names]
+
+    def flatten_parameters(self):
+        """No-op (cuDNN weight flattening has no meaning here)."""
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def extra_repr(self):
+        s = "{input_size}, {hidden_size}"
+        if self.proj_size != 0:
+            s += ", proj_size={proj_size}"
+        if self.num_layers != 1:
+            s += ", num_layers={num_layers}"
+        if self.bias is not True:
+            s += ", bias={bias}"
+        if self.batch_first is not False:
+            s += ", batch_first={batch_first}"
+        if self.dropout != 0:
+            s += ", dropout={dropout}"
+        if self.bidirectional is not False:
+            s += ", bidirectional={bidirectional}"
+        return s.format(**self.__dict__)
+
+    def _weights(self, layer, direction):
+        suffix = "_reverse" if direction == 1 else ""
+        w_ih = getattr(self, f"weight_ih_l{layer}{suffix}")
+        w_hh = getattr(self, f"weight_hh_l{layer}{suffix}")
+        b_ih = getattr(self, f"bias_ih_l{layer}{suffix}") if self.bias else None
+        b_hh = getattr(self, f"bias_hh_l{layer}{suffix}") if self.bias else None
+        return w_ih, w_hh, b_ih, b_hh
+
+    def _run(self, input, hx, cx):
+        """input (L, N, I); hx/cx (layers*dirs, N, H). Returns output, h_n, c_n."""
+        lstm = self.mode == "LSTM"
+        num_directions = 2 if self.bidirectional else 1
+        seq_len = input.shape[0]
+        layer_input = input
+        h_out, c_out = [], []
+        for layer in range(self.num_layers):
+            dir_outputs = []
+            for direction in range(num_directions):
+                w_ih, w_hh, b_ih, b_hh = self._weights(layer, direction)
+                idx = layer * num_directions + direction
+                h = hx[idx]
+                c = cx[idx] if lstm else None
+                # One GEMM for the input projection of every step.
+                gi_all = F.linear(layer_input, w_ih, b_ih)
+                steps = range(seq_len - 1, -1, -1) if direction == 1 else range(seq_len)
+                outs = [None] * seq_len
+                for t in steps:
+                    if lstm:
+                        h, c = _lstm_step(gi_all[t], h, c, w_hh, b_hh)
+                    else:
+                        h = _rnn_step(self.mode, gi_all[t], h, w_hh, b_hh)
+                    outs[t] = h
+                dir_outputs.append(S.stack(outs, 0))
+                h_out.append(h)
+                if lstm:
+                    c_out.append(c)
+            layer_input = dir_outputs[0] if num_directions == 1 else \
+                S.cat(dir_outputs, 2)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_input = F.dropout(layer_input, self.dropout, True)
+        return layer_input, S.stack(h_out, 0), (S.stack(c_out, 0) if lstm else None)
+
+    def _prepare(self, input, hx):
+        batched = input.dim() == 3
+        if input.dim() not in (2, 3):
+            raise ValueError(f"{self.mode if self.mode != 'RNN_TANH' else 'RNN'}: Expected "
+                             f"input to be 2D or 3D, got {input.dim()}D instead")
+        if not batched:
+            input = input.unsqueeze(1)
+        elif self.batch_first:
+            input = input.transpose(0, 1)
+        if input.shape[2] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
+                               f"{self.input_size}, got {input.shape[2]}")
+        return input, batched
+
+    def _zeros(self, input):
+        num_directions = 2 if self.bidirectional else 1
+        return _creation.zeros((self.num_layers * num_directions, input.shape[1],
+                                self.hidden_size), dtype=input.dtype)
+
+    def _finish(self, output, batched):
+        if not batched:
+            return output.squeeze(1)
+        return output.transpose(0, 1) if self.batch_first else output
+
+
+class RNN(RNNBase):
+    def __init__(self, *args, **kwargs):
+        nonlinearity = kwargs.pop("nonlinearity", "tanh")
+        if len(args) > 3:
+            nonlinearity = args[3]
+            args = args[:3] + args[4:]
+        if nonlinearity == "tanh":
+            mode = "RNN_TANH"
+        elif nonlinearity == "relu":
+            mode = "RNN_RELU"
+        else:
+            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or "
+                             "'relu'.")
+        self.nonlinearity = nonlinearity
+        super().__init__(mode, *args, **kwargs)
+        self.nonlinearity = nonlinearity
+
+    def extra_repr(self):
+        s = super().extra_repr()
+        if self.nonlinearity != "tanh":
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
+
+    def forward(self, input, hx=None):
+        x, batched = self._prepare(input, hx)
+        if hx is None:
+            hx = self._zeros(x)
+        elif not batched:
+            hx = hx.unsqueeze(1)
+        out, h, _ = self._run(x, hx, None)
+        return self._finish(out, batched), (h if batched else h.squeeze(1))
+
+
+class LSTM(RNNBase):
+    def __init__(self, *args, **kwargs):
+        super().__init__("LSTM", *args, **kwargs)
+
+    def forward(self, input, hx=None):
+        x, batched = self._prepare(input, hx)
+        if hx is None:
+            h0 = c0 = self._zeros(x)
+        else:
+            h0, c0 = hx
+            if not batched:
+                h0, c0 = h0.unsqueeze(1), c0.unsqueeze(1)
+        out, h, c = self._run(x, h0, c0)
+        if not batched:
+            h, c = h.squeeze(1), c.squeeze(1)
+        return self._finish(out, batched), (h, c)
+
+
+class GRU(RNNBase):
+    def __init__(self, *args, **kwargs):
+        super().__init__("GRU", *args, **kwargs)
+
+    def forward(self, input, hx=None):
+        x, batched = self._prepare(input, hx)
+        if hx is None:
+            hx = self._zeros(x)
+        elif not batched:
+            hx = hx.unsqueeze(1)
+        out, h, _ = self._run(x, hx, None)
+        return self._finish(out, batched), (h if batched else h.squeeze(1))
+
+
+class RNNCellBase(Module):
+    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
+        super().__init__()
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        self.weight_ih = Parameter(_creation.empty((num_chunks * hidden_size, input_size),
+                                                   dtype=dtype))
+        self.weight_hh = Parameter(_creation.empty((num_chunks * hidden_size, hidden_size),
+                                                   dtype=dtype))
+        if bias:
+            self.bias_ih = Parameter(_creation.empty(num_chunks * hidden_size, dtype=dtype))
+            self.bias_hh = Parameter(_creation.empty(num_chunks * hidden_size, dtype=dtype))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def extra_repr(self):
+        s = "{input_size}, {hidden_size}"
+        if "bias" in self.__dict__ and self.bias is not True:
+            s += ", bias={bias}"
+        if "nonlinearity" in self.__dict__ and self.nonlinearity != "tanh":
+            s += ", nonlinearity={nonlinearity}"
+        return s.format(**self.__dict__)
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def _batch(self, input, hx):
+        if input.dim() not in (1, 2):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got "
+                             f"{input.dim()}D instead")
+        batched = input.dim() == 2
+        if not batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            hx = _creation.zeros((input.shape[0], self.hidden_size), dtype=input.dtype)
+        elif not batched:
+            hx = hx.unsqueeze(0)
+        return input, hx, batched
+
+
+class RNNCell(RNNCellBase):
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
+                 dtype=None):
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        x, h, batched = self._batch(input, hx)
+        mode = "RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU"
+        if self.nonlinearity not in ("tanh", "relu"):
+            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        out = _rnn_step(mode, F.linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh,
+                        self.bias_hh)
+        return out if batched else out.squeeze(0)
+
+
+class GRUCell(RNNCellBase):
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
+
+    def forward(self, input, hx=None):
+        x, h, batched = self._batch(input, hx)
+        out = _rnn_step("GRU", F.linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh,
+                        self.bias_hh)
+        return out if batched else out.squeeze(0)
+
+
+class LSTMCell(RNNCellBase):
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
+
+    def forward(self, input, hx=None):
+        if hx is None:
+            x, h, batched = self._batch(input, None)
+            c = h
+        else:
+            x, h, batched = self._batch(input, hx[0])
+            c = hx[1] if batched else hx[1].unsqueeze(0)
+        h, c = _lstm_step(F.linear(x, self.weight_ih, self.bias_ih), h, c, self.weight_hh,
+                          self.bias_hh)
+        if not batched:
+            h, c = h.squeeze(0), c.squeeze(0)
+        return h, c

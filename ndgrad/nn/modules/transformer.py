@@ -1,0 +1,235 @@
+"""MultiheadAttention, TransformerEncoderLayer and TransformerEncoder, with torch's parameter
+layout (packed ``in_proj_weight``), initialisation order and mask conventions."""
+
+import copy
+import math
+
+import numpy as np
+
+from ... import _creation
+from ..._tensor import Tensor
+from ..._ops import linalg as L
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .container import ModuleList
+from .dropout import Dropout
+from .linear import Linear, NonDynamicallyQuantizableLinear
+from .module import Module
+from .normalization import LayerNorm
+
+__all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"]
+
+
+def _float_mask(mask, dtype):
+    """Boolean masks (True = masked out) become additive -inf masks."""
+    if mask is None:
+        return None
+    if mask._data.dtype == np.bool_:
+        arr = np.where(mask._data, -np.inf, 0.0).astype(dtype)
+        return Tensor(arr)
+    return mask
+
+
+class MultiheadAttention(Module):
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
+                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
+                 dtype=None):
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim="
+                             f"{embed_dim} and num_heads={num_heads} instead")
+        super().__init__()
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != self.embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if not self._qkv_same_embed_dim:
+            self.q_proj_weight = Parameter(_creation.empty((embed_dim, embed_dim), dtype=dtype))
+            self.k_proj_weight = Parameter(_creation.empty((embed_dim, self.kdim), dtype=dtype))
+            self.v_proj_weight = Parameter(_creation.empty((embed_dim, self.vdim), dtype=dtype))
+            self.register_parameter("in_proj_weight", None)
+        else:
+            self.in_proj_weight = Parameter(_creation.empty((3 * embed_dim, embed_dim),
+                                                            dtype=dtype))
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(_creation.empty(3 * embed_dim, dtype=dtype))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
+                                                        dtype=dtype)
+        if add_bias_kv:
+            self.bias_k = Parameter(_creation.empty((1, 1, embed_dim), dtype=dtype))
+            self.bias_v = Parameter(_creation.empty((1, 1, embed_dim), dtype=dtype))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self):
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            init.xavier_uniform_(self.q_proj_weight)
+            init.xavier_uniform_(self.k_proj_weight)
+            init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            init.xavier_normal_(self.bias_v)
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
+                attn_mask=None, average_attn_weights=True, is_causal=False):
+        batched = query.dim() == 3
+        if not batched:
+            query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+            if key_padding_mask is not None:
+                key_padding_mask = key_padding_mask.unsqueeze(0)
+        elif self.batch_first:
+            query, key, value = (x.transpose(0, 1) for x in (query, key, value))
+        tgt_len, bsz, embed_dim = query.shape
+        src_len = key.shape[0]
+        h, hd = self.num_heads, self.head_dim
+        E = self.embed_dim
+        b = self.in_proj_bias
+        bq = bk = bv = None
+        if b is not None:
+            bq, bk, bv = b[:E], b[E:2 * E], b[2 * E:]
+        if self._qkv_same_embed_dim:
+            w = self.in_proj_weight
+            wq, wk, wv = w[:E], w[E:2 * E], w[2 * E:]
+        else:
+            wq, wk, wv = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
+        q = F.linear(query, wq, bq)
+        k = F.linear(key, wk, bk)
+        v = F.linear(value, wv, bv)
+        attn_mask = _float_mask(attn_mask, q._data.dtype)
+        key_padding_mask = _float_mask(key_padding_mask, q._data.dtype)
+        if is_causal and attn_mask is None:
+            causal = np.triu(np.full((tgt_len, src_len), -np.inf, q._data.dtype), 1)
+            attn_mask = Tensor(causal)
+        if self.bias_k is not None:
+            from ..._ops import shape as S
+            k = S.cat([k, self.bias_k.expand(1, bsz, E)])
+            v = S.cat([v, self.bias_v.expand(1, bsz, E)])
+            if attn_mask is not None:
+                attn_mask = F.pad(attn_mask, (0, 1))
+            if key_padding_mask is not None:
+                key_padding_mask = F.pad(key_padding_mask, (0, 1))
+        q = q.reshape(tgt_len, bsz * h, hd).transpose(0, 1)
+        k = k.reshape(k.shape[0], bsz * h, hd).transpose(0, 1)
+        v = v.reshape(v.shape[0], bsz * h, hd).transpose(0, 1)
+        if self.add_zero_attn:
+            from ..._ops import shape as S
+            zeros = _creation.zeros((bsz * h, 1, hd), dtype=q.dtype)
+            k = S.cat([k, zeros], 1)
+            v = S.cat([v, zeros], 1)
+            if attn_mask is not None:
+                attn_mask = F.pad(attn_mask, (0, 1))
+            if key_padding_mask is not None:
+                key_padding_mask = F.pad(key_padding_mask, (0, 1))
+        src_len = k.shape[1]
+        if attn_mask is not None and attn_mask.dim() == 2:
+            attn_mask = attn_mask.unsqueeze(0)
+        if key_padding_mask is not None:
+            kpm = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(bsz, h, 1, src_len)
+            kpm = kpm.reshape(bsz * h, 1, src_len)
+            attn_mask = kpm if attn_mask is None else attn_mask + kpm
+        scores = L.matmul(q * (1.0 / math.sqrt(hd)), k.transpose(1, 2))
+        if attn_mask is not None:
+            scores = scores + attn_mask
+        weights = F.softmax(scores, -1)
+        if self.dropout > 0.0 and self.training:
+            weights = F.dropout(weights, self.dropout, True)
+        out = L.matmul(weights, v)
+        out = out.transpose(0, 1).reshape(tgt_len * bsz, E)
+        out = F.linear(out, self.out_proj.weight, self.out_proj.bias)
+        out = out.view(tgt_len, bsz, E)
+        if self.batch_first and batched:
+            out = out.transpose(0, 1)
+        if not batched:
+            out = out.squeeze(1)
+        if not need_weights:
+            return out, None
+        w = weights.view(bsz, h, tgt_len, src_len)
+        if average_attn_weights:
+            w = w.mean(1)
+        if not batched:
+            w = w.squeeze(0)
+        return out, w
+
+
+def _get_activation_fn(activation):
+    if activation == "relu":
+        return F.relu
+    if activation == "gelu":
+        return F.gelu
+    raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+
+
+class TransformerEncoderLayer(Module):
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
+                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                            batch_first=batch_first, dtype=dtype)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        if isinstance(activation, str):
+            activation = _get_activation_fn(activation)
+        self.activation = activation
+
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        x = src
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            x = x + self._ff_block(self.norm2(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
+            x = self.norm2(x + self._ff_block(x))
+        return x
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                           need_weights=False, is_causal=is_causal)[0]
+        return self.dropout1(x)
+
+    def _ff_block(self, x):
+        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        return self.dropout2(x)
+
+
+class TransformerEncoder(Module):
+    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True,
+                 mask_check=True):
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        out = src
+        for mod in self.layers:
+            out = mod(out, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
+                      is_causal=bool(is_causal))
+        if self.norm is not None:
+            out = self.norm(out)
+        return out
