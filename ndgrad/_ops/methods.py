@@ -228,8 +228,7 @@ def _new(self, kind, *args, dtype=None):
     return getattr(ndgrad, kind)(*args, dtype=dtype if dtype is not None else self.dtype)
 
 
-Tensor.T = property(lambda self: S.permute(self, tuple(range(self._data.ndim - 1, -1, -1)))
-                    if self._data.ndim != 2 else S.t(self))
+Tensor.T = property(lambda self: S.permute(self, tuple(range(self._data.ndim - 1, -1, -1))))
 Tensor.mT = property(lambda self: S.transpose(self, -2, -1))
 Tensor.H = property(lambda self: E.conj(Tensor.T.fget(self)))
 Tensor.mH = property(lambda self: E.conj(S.transpose(self, -2, -1)))
