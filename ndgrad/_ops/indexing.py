@@ -11,7 +11,7 @@ import numpy as np
 from .._tensor import Tensor
 from .registry import primitive, as_tensor_arg, wrap
 from .inplace import apply_inplace
-from .reduction import wrap_dim
+from .reduction import wrap_dim, record_input_shape
 from . import shape as _shape
 
 __all__ = ["getitem", "setitem", "index_select", "gather", "scatter", "scatter_add",
@@ -163,6 +163,7 @@ def _torch_index_error(x, idx, e):
 
 
 INDEX = primitive("index", _index_fwd, linear=True)
+record_input_shape(INDEX)
 
 
 @INDEX.def_vjp
@@ -296,6 +297,7 @@ def _copy_fwd(a, b, p):
 
 
 COPY = primitive("copy_", _copy_fwd, "CopyBackwards", linear=True)
+COPY.node._qualname = "torch::autograd::CopyBackwards"
 
 
 @COPY.def_vjp
@@ -325,10 +327,10 @@ def _fill_fwd(x, value):
     return np.full(x.shape, value, dtype=x.dtype)
 
 
-FILL = primitive("fill", _fill_fwd, linear=True)
+FILL = primitive("fill", _fill_fwd, "FillBackward2", linear=True)
 FILL.def_vjp(lambda ctx, g: (g * 0,))
 FILL_T = primitive("fill_tensor", lambda x, v, p: np.full(x.shape, v, dtype=x.dtype),
-                   "FillBackward1", linear=True)
+                   "FillBackward3", linear=True)
 FILL_T.def_vjp(lambda ctx, g: (g * 0 if ctx._next[0] else None,
                                g.sum() if ctx._next[1] else None))
 ZERO = primitive("zero", lambda x, p: np.zeros_like(x), linear=True)
@@ -427,6 +429,7 @@ def _gather_fwd(x, idx, dim):
 
 
 GATHER = primitive("gather", _gather_fwd, save=((1, None),), linear=True)
+record_input_shape(GATHER)
 
 
 @GATHER.def_vjp
@@ -705,6 +708,7 @@ def _index_select_fwd(x, idx, dim):
 
 
 INDEX_SELECT = primitive("index_select", _index_select_fwd, save=((1, None),), linear=True)
+record_input_shape(INDEX_SELECT)
 
 
 @INDEX_SELECT.def_vjp
@@ -922,6 +926,7 @@ def _masked_select_fwd(x, m, p):
 
 
 MASKED_SELECT = primitive("masked_select", _masked_select_fwd, save=((1, None),), linear=True)
+record_input_shape(MASKED_SELECT)
 
 
 @MASKED_SELECT.def_vjp
@@ -1028,6 +1033,7 @@ def _take_fwd(x, idx, p):
 
 
 TAKE = primitive("take", _take_fwd, save=((1, None),), linear=True)
+record_input_shape(TAKE)
 
 
 @TAKE.def_vjp

@@ -29,6 +29,22 @@ def wrap_dim(dim, ndim):
     return dim % n
 
 
+def record_input_shape(*ops):
+    """Make every call of `ops` store its first input's shape on the node (``_extra["shape"]``,
+    read by their backward), also when an op is called directly: by another op's backward
+    formula or when a view is replayed on a new base, not only through its public function."""
+    for op in ops:
+        raw = op.call
+
+        def call(*inputs, params=None, _raw=raw):
+            out = _raw(*inputs, params=params)
+            t = out if type(out) is not tuple else (out[0] if out else None)
+            if t is not None and t._grad_fn is not None:
+                t._grad_fn._extras()["shape"] = inputs[0]._data.shape
+            return out
+        op.call = call
+
+
 def dims_of(dim, ndim):
     """Normalise a dim argument to a sorted tuple of dims (None -> all dims)."""
     if dim is None:
@@ -86,6 +102,7 @@ def _sum_vjp_generic(ctx, g):
     return (_expand_back(g, shape, dims, keepdim),)
 
 
+record_input_shape(SUM_ALL, SUM_DIM)
 SUM_ALL.def_vjp(_sum_vjp_generic)
 SUM_DIM.def_vjp(_sum_vjp_generic)
 
@@ -120,6 +137,7 @@ def _mean_vjp(ctx, g):
     return (_expand_back(g, shape, dims, keepdim) / n,)
 
 
+record_input_shape(MEAN_ALL, MEAN_DIM)
 MEAN_ALL.def_vjp(_mean_vjp)
 MEAN_DIM.def_vjp(_mean_vjp)
 
@@ -254,6 +272,7 @@ def _index_grad(g, idx, dim, keepdim, shape):
     return zeros(shape, dtype=g.dtype).scatter(dim, idx, g)
 
 
+record_input_shape(MAX_DIM, MIN_DIM)
 MAX_DIM.def_vjp(_select_vjp)
 MIN_DIM.def_vjp(_select_vjp)
 

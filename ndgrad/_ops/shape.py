@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _dtype
 from .registry import primitive, as_tensor_arg
-from .reduction import wrap_dim
+from .reduction import wrap_dim, record_input_shape
 
 __all__ = ["view", "reshape", "transpose", "swapaxes", "swapdims", "permute", "t", "expand",
            "expand_as", "squeeze", "unsqueeze", "select", "narrow", "unbind", "split", "chunk",
@@ -73,6 +73,7 @@ def _view_vjp(ctx, g):
 
 VIEW.def_vjp(_view_vjp)
 UNSAFE_VIEW.def_vjp(_view_vjp)
+record_input_shape(VIEW, UNSAFE_VIEW)
 
 
 def _remember_shape(out, x):
@@ -239,6 +240,7 @@ def _expand_fwd(x, shape):
 
 
 EXPAND = primitive("expand", _expand_fwd, view=True, linear=True)
+record_input_shape(EXPAND)
 
 
 @EXPAND.def_vjp
@@ -252,9 +254,10 @@ def expand(input, *sizes):
     sizes = _shape_arg(sizes)
     shape = x._data.shape
     if len(sizes) < len(shape):
-        raise RuntimeError(f"expand(torch.FloatTensor{{{list(shape)}}}, size={list(sizes)}): the "
-                           "number of sizes provided ({}) must be greater or equal to the number "
-                           "of dimensions in the tensor ({})".format(len(sizes), len(shape)))
+        kind = _dtype.from_np(x._data.dtype)._legacy
+        raise RuntimeError(f"expand(torch.{kind}{{{list(shape)}}}, size={list(sizes)}): the "
+                           f"number of sizes provided ({len(sizes)}) must be greater or equal to "
+                           f"the number of dimensions in the tensor ({len(shape)})")
     lead = len(sizes) - len(shape)
     target = []
     for i, s in enumerate(sizes):
@@ -294,6 +297,7 @@ SQUEEZE_DIMS = primitive("squeeze_dims", _squeeze_fwd, "SqueezeBackward2", view=
                          linear=True)
 for _op in (SQUEEZE_ALL, SQUEEZE_DIM, SQUEEZE_DIMS):
     _op.def_vjp(_view_vjp)
+record_input_shape(SQUEEZE_ALL, SQUEEZE_DIM, SQUEEZE_DIMS)
 
 
 def squeeze(input, dim=None):
@@ -325,10 +329,12 @@ def unsqueeze(input, dim):
 # --------------------------------------------------------------------------- select / slice
 def _select_fwd(x, p):
     dim, index = p
-    return x[(slice(None),) * dim + (index,)]
+    # The trailing Ellipsis keeps a 0-d result a view (NumPy returns a copied scalar without it).
+    return x[(slice(None),) * dim + (index, Ellipsis)]
 
 
 SELECT = primitive("select", _select_fwd, view=True, linear=True)
+record_input_shape(SELECT)
 
 
 @SELECT.def_vjp
@@ -346,6 +352,7 @@ def _slice_fwd(x, p):
 
 
 SLICE = primitive("slice", _slice_fwd, view=True, linear=True)
+record_input_shape(SLICE)
 
 
 @SLICE.def_vjp
@@ -489,6 +496,7 @@ def _split_vjp(ctx, gs):
 
 SPLIT.def_vjp(_split_vjp)
 SPLIT_WITH_SIZES.def_vjp(_split_vjp)
+record_input_shape(UNBIND, SPLIT, SPLIT_WITH_SIZES)
 
 
 def _multi(op, x, p, n):
@@ -536,7 +544,9 @@ def chunk(input, chunks, dim=0):
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     d = wrap_dim(dim, x._data.ndim)
     size = x._data.shape[d]
-    step = -(-size // chunks) if size else 1
+    if size == 0:
+        return split(x, [0] * chunks, d)
+    step = -(-size // chunks)
     return split(x, step, d)
 
 
@@ -546,6 +556,7 @@ def _diagonal_fwd(x, p):
 
 
 DIAGONAL = primitive("diagonal", _diagonal_fwd, view=True, linear=True)
+record_input_shape(DIAGONAL)
 
 
 @DIAGONAL.def_vjp
@@ -633,7 +644,7 @@ def cat(tensors, dim=0, *, out=None):
     """Concatenate along `dim`; 1-d empty tensors are skipped, as in torch."""
     ts = [as_tensor_arg(t) for t in tensors]
     if not ts:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     keep = [t for t in ts if not (t._data.ndim == 1 and t._data.shape[0] == 0)] or ts[:1]
     ref = keep[0]
     nd = ref._data.ndim
@@ -650,7 +661,7 @@ def cat(tensors, dim=0, *, out=None):
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
                                    f"Expected size {ref._data.shape[k]} but got size "
                                    f"{t._data.shape[k]} for tensor number {i} in the list.")
-    keep = [t if t._data.dtype == dt else t.to(dt) for t in keep]
+    keep = [t if t._data.dtype == dt else t.to(_dtype.from_np(dt)) for t in keep]
     res = CAT.call(*keep, params=d)
     if res._grad_fn is not None:
         res._grad_fn._extras()["sizes"] = [t._data.shape[d] for t in keep]
@@ -689,7 +700,7 @@ def stack(tensors, dim=0, *, out=None):
                                f"{list(shape)} at entry 0 and {list(t._data.shape)} at entry {i}")
     d = wrap_dim(dim, len(shape) + 1)
     dt = _dtype.result_type_of([_dtype.from_np(t._data.dtype) for t in ts], [], []).np
-    ts = [t if t._data.dtype == dt else t.to(dt) for t in ts]
+    ts = [t if t._data.dtype == dt else t.to(_dtype.from_np(dt)) for t in ts]
     res = STACK.call(*ts, params=d)
     if out is not None:
         from .elementwise import _out
@@ -713,6 +724,7 @@ def _repeat_fwd(x, reps):
 
 
 REPEAT = primitive("repeat", _repeat_fwd, linear=True)
+record_input_shape(REPEAT)
 
 
 @REPEAT.def_vjp
@@ -991,21 +1003,24 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if x._data.ndim == 0:
         x = x.reshape(1)
     size = x._data.shape[d]
-    if isinstance(repeats, Tensor) and repeats._data.ndim == 1 and repeats._data.size != 1:
-        r = repeats._data
+    if isinstance(repeats, Tensor):
+        r = repeats._data.reshape(-1)
+        if r.size == 1:
+            r = np.repeat(r, size)
         if r.dtype.kind not in "iu":
             raise RuntimeError("repeats has to be Long or Int tensor")
         if r.shape[0] != size:
             raise RuntimeError(f"repeats must have the same size as input along dim, but got "
-                               f"repeats.size(0) = {r.shape[0]} and input.size({d}) = {size}")
+                               f"repeats.size(0) = {repeats._data.size} and input.size({d}) = "
+                               f"{size}")
         if r.size and r.min() < 0:
             raise RuntimeError("repeats can not be negative")
         from .indexing import index_select
         idx = wrap(np.repeat(np.arange(size, dtype=np.int64), r))
         return index_select(x, d, idx)
-    r = int(repeats.item() if isinstance(repeats, Tensor) else repeats)
+    r = int(repeats)
     if r < 0:
-        raise RuntimeError("repeats can not be negative")
+        raise RuntimeError("Repeats must be non-negative")
     shape = list(x._data.shape)
     y = x.unsqueeze(d + 1)
     big = shape[:d + 1] + [r] + shape[d + 1:]
@@ -1042,7 +1057,13 @@ def broadcast_tensors(*tensors):
     returned as is)."""
     ts, _ = _tensors_arg(tensors)
     ts = [as_tensor_arg(t) for t in ts]
-    shape = tuple(np.broadcast_shapes(*[t._data.shape for t in ts])) if ts else ()
+    shape = ts[0]._data.shape if ts else ()
+    for t in ts[1:]:
+        try:
+            shape = np.broadcast_shapes(shape, t._data.shape)
+        except ValueError:
+            from .registry import _broadcast_error
+            raise _broadcast_error(np.empty(shape), t._data) from None
     return tuple(t if t._data.shape == shape else expand(t, shape) for t in ts)
 
 
@@ -1092,6 +1113,7 @@ def _diag_embed_fwd(x, p):
 
 DIAG_EMBED = primitive("diag_embed", _diag_embed_fwd, linear=True)
 DIAG_EMBED.def_vjp(lambda ctx, g: (DIAGONAL.call(g, params=ctx._params),))
+record_input_shape(DIAG_EMBED)
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
@@ -1106,6 +1128,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 
 DIAG_COPY = primitive("diagonal_copy", lambda x, k: np.diagonal(x, k).copy(),
                       "DiagonalBackward0_copy", linear=True)
+record_input_shape(DIAG_COPY)
 
 
 @DIAG_COPY.def_vjp
@@ -1133,6 +1156,7 @@ def _trace_fwd(x, p):
 
 
 TRACE = primitive("trace", _trace_fwd, linear=True)
+record_input_shape(TRACE)
 
 
 @TRACE.def_vjp

@@ -17,7 +17,7 @@ from collections import namedtuple
 import numpy as np
 
 from .registry import primitive, as_tensor_arg, wrap
-from .reduction import wrap_dim, _index_grad
+from .reduction import wrap_dim, _index_grad, record_input_shape
 from .elementwise import where
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode",
@@ -325,6 +325,7 @@ def _select_values_vjp(ctx, gs):
     return (zeros(shape, dtype=g.dtype).scatter(dim, idx, g),)
 
 
+record_input_shape(SORT, SORT_STABLE)
 SORT.def_vjp(_select_values_vjp)
 SORT_STABLE.def_vjp(_select_values_vjp)
 
@@ -400,6 +401,7 @@ def _topk_fwd(x, p):
 
 
 TOPK = primitive("topk", _topk_fwd, save=(("out1", None),), n_out=2, diff_outs=(True, False))
+record_input_shape(TOPK)
 
 
 @TOPK.def_vjp
@@ -498,6 +500,7 @@ def _pick_vjp(ctx, gs):
 
 for _op in (KTHVALUE, MEDIAN_DIM, NANMEDIAN_DIM, MODE):
     _op.def_vjp(_pick_vjp)
+record_input_shape(KTHVALUE, MEDIAN_DIM, NANMEDIAN_DIM, MODE)
 
 
 def _pick(op, kind, x, dim, keepdim, k=0, name=None):

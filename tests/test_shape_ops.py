@@ -1,0 +1,382 @@
+"""Shape, joining and view ops, differential against torch 2.13: values, dtypes, shapes,
+grad_fn names, gradients with random grad_outputs, view semantics (shared memory and version
+counter), double backward on a subset, and error types/messages."""
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import ndgrad
+
+warnings.filterwarnings("ignore", category=UserWarning)
+RNG = np.random.default_rng(99)
+
+
+# --------------------------------------------------------------------------- differential helper
+def _to(lib, v, rg):
+    if isinstance(v, np.ndarray):
+        t = lib.tensor(v)
+        if rg and v.dtype.kind in "fc":
+            t.requires_grad_(True)
+        return t
+    if isinstance(v, (list, tuple)) and v and all(isinstance(a, np.ndarray) for a in v):
+        return type(v)(_to(lib, a, rg) for a in v)
+    return v
+
+
+def _flat(o):
+    if isinstance(o, (tuple, list)):
+        out = []
+        for v in o:
+            out += _flat(v)
+        return out
+    return [o]
+
+
+def _leaves(args):
+    out = []
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            out += _leaves(a)
+        elif hasattr(a, "requires_grad") and a.requires_grad:
+            out.append(a)
+    return out
+
+
+def _arr(t):
+    return np.asarray(t.detach()._data if isinstance(t, ndgrad.Tensor) else t.detach().numpy())
+
+
+def _name(t):
+    fn = t.grad_fn
+    return None if fn is None else type(fn).__name__
+
+
+def check(fn, *args, grad=True, rtol=1e-6, atol=1e-7, names=True, seed=0):
+    """Run ``fn(lib, *args)`` with torch and ndgrad; compare outputs, grad_fn names and the
+    gradients of a backward with random grad_outputs."""
+    ta = [_to(torch, a, grad) for a in args]
+    na = [_to(ndgrad, a, grad) for a in args]
+    to, no = fn(torch, *ta), fn(ndgrad, *na)
+    tl, nl = _flat(to), _flat(no)
+    assert len(tl) == len(nl)
+    diff_t, diff_n = [], []
+    for t, n in zip(tl, nl):
+        if not isinstance(t, torch.Tensor):
+            assert t == n
+            continue
+        assert isinstance(n, ndgrad.Tensor)
+        assert str(n.dtype) == str(t.dtype)
+        assert tuple(n.shape) == tuple(t.shape)
+        np.testing.assert_allclose(_arr(n), _arr(t), rtol=rtol, atol=atol, equal_nan=True)
+        assert n.requires_grad == t.requires_grad
+        if names:
+            assert _name(n) == _name(t)
+        if t.requires_grad:
+            diff_t.append(t)
+            diff_n.append(n)
+    if not grad or not diff_t:
+        return to, no
+    rng = np.random.default_rng(seed)
+    gos = [rng.standard_normal(t.shape).astype(_arr(t).dtype) for t in diff_t]
+    torch.autograd.backward(diff_t, [torch.tensor(g) for g in gos])
+    ndgrad.autograd.backward(diff_n, [ndgrad.tensor(g) for g in gos])
+    for tx, nx in zip(_leaves(ta), _leaves(na)):
+        if tx.grad is None:
+            assert nx.grad is None or not _arr(nx.grad).any()
+        else:
+            assert nx.grad is not None
+            assert str(nx.grad.dtype) == str(tx.grad.dtype)
+            np.testing.assert_allclose(_arr(nx.grad), _arr(tx.grad), rtol=rtol * 10,
+                                       atol=atol * 10, equal_nan=True)
+    return to, no
+
+
+def check_gradgrad(fn, *args, rtol=1e-6, atol=1e-8, seed=1):
+    """Second-order: d/dx <grad(fn)(x) . v> against torch (create_graph backward)."""
+    res = {}
+    for lib in (torch, ndgrad):
+        xs = [_to(lib, a, True) for a in args]
+        leaves = _leaves(xs)
+        outs = [o for o in _flat(fn(lib, *xs)) if isinstance(o, lib.Tensor) and o.requires_grad]
+        r = np.random.default_rng(seed)
+        gos = [lib.tensor(r.standard_normal(tuple(o.shape))) for o in outs]
+        gs = lib.autograd.grad(outs, leaves, gos, create_graph=True, allow_unused=True)
+        vs = [lib.tensor(r.standard_normal(tuple(x.shape))) for x in leaves]
+        total = sum((g * v).sum() for g, v in zip(gs, vs) if g is not None and g.requires_grad)
+        if not isinstance(total, lib.Tensor):
+            res[lib.__name__] = None
+            continue
+        ggs = lib.autograd.grad(total, leaves, allow_unused=True)
+        res[lib.__name__] = [None if g is None else _arr(g) for g in ggs]
+    t, n = res["torch"], res["ndgrad"]
+    assert (t is None) == (n is None)
+    if t is None:
+        return
+    for a, b in zip(t, n):
+        if a is None:
+            assert b is None or not b.any()
+        else:
+            np.testing.assert_allclose(b, a, rtol=rtol, atol=atol, equal_nan=True)
+
+
+def check_error(fn, *args, match_message=True):
+    ta = [_to(torch, a, False) for a in args]
+    na = [_to(ndgrad, a, False) for a in args]
+    with pytest.raises(Exception) as te:
+        fn(torch, *ta)
+    with pytest.raises(Exception) as ne:
+        fn(ndgrad, *na)
+    tt = type(te.value)
+    assert isinstance(ne.value, tt.__mro__[[c.__module__ for c in tt.__mro__].index("builtins")])
+    if match_message:
+        assert str(ne.value) == str(te.value)
+
+
+def r(*shape, dtype=np.float64):
+    return RNG.uniform(-2.0, 2.0, shape).astype(dtype)
+
+
+A = r(3, 4)
+B = r(3, 4)
+C = r(2, 3, 4)
+V = r(4)
+W = r(3)
+S = np.array(1.5)
+
+
+# --------------------------------------------------------------------------- joins
+@pytest.mark.parametrize("f", [
+    lambda L, a, b: L.cat([a, b]), lambda L, a, b: L.cat((a, b), 1),
+    lambda L, a, b: L.concat([a, b], dim=-1), lambda L, a, b: L.stack([a, b]),
+    lambda L, a, b: L.stack([a, b], -1), lambda L, a, b: L.stack((a, b), dim=1),
+    lambda L, a, b: L.hstack([a, b]), lambda L, a, b: L.vstack([a, b]),
+    lambda L, a, b: L.dstack([a, b]), lambda L, a, b: L.column_stack([a, b]),
+    lambda L, a, b: L.row_stack((a, b)), lambda L, a, b: L.kron(a, b),
+    lambda L, a, b: L.broadcast_tensors(a, b[0]), lambda L, a, b: L.cat([a, b[:0]]),
+])
+def test_joins(f):
+    check(f, A, B)
+
+
+def test_joins_1d_and_mixed():
+    check(lambda L, a, b: L.hstack([a, b]), V, W)
+    check(lambda L, a, b: L.vstack([a, a]), V, W)
+    check(lambda L, a, b: L.dstack([a, a]), V, W)
+    check(lambda L, a, b: L.column_stack([b, b]), V, W)
+    check(lambda L, a, b: L.kron(a, b), V, W)
+    check(lambda L, a, b: L.kron(a, b), A, W)
+    check(lambda L, a, b: L.cartesian_prod(a, b), V, W)
+    check(lambda L, a, b: L.cartesian_prod(a), V, W)
+    check(lambda L, a, b: L.meshgrid(a, b, indexing="ij"), V, W)
+    check(lambda L, a, b: L.meshgrid(a, b, indexing="xy"), V, W)
+    check(lambda L, a, b: L.meshgrid([a, b, a], indexing="xy"), V, W)
+    check(lambda L, a, b: L.meshgrid(a, b), V, W)
+    check(lambda L, a, b: L.cat([a, b.to(L.float32)]), V, W)
+    check(lambda L, a, b: L.stack([a.to(L.float32), a]), V, W)
+    check(lambda L, a, b: L.broadcast_tensors(a, b.unsqueeze(1)), V, W)
+    assert tuple(ndgrad.broadcast_shapes((3, 1), (4,), 1)) == \
+        tuple(torch.broadcast_shapes((3, 1), (4,), 1))
+
+
+@pytest.mark.parametrize("f", [
+    lambda L, a, b: L.cat([a, b.t()]), lambda L, a, b: L.stack([a, b.t()]),
+    lambda L, a, b: L.cat([a, b], 2), lambda L, a, b: L.cat([a.sum(), b.sum()]),
+    lambda L, a, b: L.cat([]), lambda L, a, b: L.stack([a, b], 3),
+    lambda L, a, b: L.broadcast_tensors(a, b.t()), lambda L, a, b: L.cat([a, b[0]]),
+])
+def test_join_errors(f):
+    check_error(f, A, B)
+
+
+# --------------------------------------------------------------------------- splits
+@pytest.mark.parametrize("f", [
+    lambda L, x: x.split(2), lambda L, x: x.split([1, 2], 1), lambda L, x: L.split(x, 3, -1),
+    lambda L, x: x.chunk(2), lambda L, x: x.chunk(3, -1), lambda L, x: x.chunk(4, 2),
+    lambda L, x: x.unbind(), lambda L, x: x.unbind(-1), lambda L, x: L.tensor_split(x, 3, 2),
+    lambda L, x: L.tensor_split(x, [1, 2], dim=1), lambda L, x: x.tensor_split((1, 5), 2),
+    lambda L, x: L.tensor_split(x, L.tensor([0, 2]), 1), lambda L, x: L.hsplit(x, 3),
+    lambda L, x: L.vsplit(x, [1]), lambda L, x: L.dsplit(x, 2),
+    lambda L, x: L.tensor_split(x, L.tensor(2), 1), lambda L, x: x.split([3, 1], -1)[0],
+    lambda L, x: x.unbind(1)[2],
+])
+def test_splits(f):
+    check(f, C)
+
+
+def test_split_errors():
+    check_error(lambda L, x: x.split([1, 1]), A)
+    check_error(lambda L, x: x.chunk(0), A)
+    check_error(lambda L, x: L.tensor_split(x, 0), A)
+    check_error(lambda L, x: L.dsplit(x, 2), A)
+    check_error(lambda L, x: L.vsplit(x, 2), A)
+
+
+# --------------------------------------------------------------------------- views
+@pytest.mark.parametrize("f", [
+    lambda L, x: x.view(4, 6), lambda L, x: x.view(-1), lambda L, x: x.view(2, -1, 2),
+    lambda L, x: x.reshape(6, 4), lambda L, x: x.transpose(0, 2).reshape(-1),
+    lambda L, x: x.transpose(0, 1).reshape(3, 8), lambda L, x: x.flatten(),
+    lambda L, x: x.flatten(1), lambda L, x: x.flatten(0, 1), lambda L, x: x.unflatten(2, (2, 2)),
+    lambda L, x: x.unflatten(-1, (-1, 2)), lambda L, x: x.transpose(0, -1),
+    lambda L, x: x.permute(2, 0, 1), lambda L, x: x.permute((1, 2, 0)),
+    lambda L, x: x.movedim(0, -1), lambda L, x: L.movedim(x, (0, 1), (2, 0)),
+    lambda L, x: L.moveaxis(x, -1, 0), lambda L, x: x.swapaxes(1, 2),
+    lambda L, x: L.swapdims(x, 0, 1), lambda L, x: x.squeeze(), lambda L, x: x.unsqueeze(1),
+    lambda L, x: x.unsqueeze(-1), lambda L, x: x[:, :1].squeeze(1),
+    lambda L, x: x[:1, :, :1].squeeze((0, 2)), lambda L, x: x.squeeze(0),
+    lambda L, x: x.narrow(1, 1, 2), lambda L, x: x.narrow(-1, -2, 2),
+    lambda L, x: L.narrow(x, 0, L.tensor(1), 1), lambda L, x: x.select(1, -1),
+    lambda L, x: L.select(x, 0, 1), lambda L, x: x.diagonal(), lambda L, x: x.diagonal(1, 1, 2),
+    lambda L, x: L.diagonal(x, -1, -1, 0), lambda L, x: x.expand(2, 2, 3, 4),
+    lambda L, x: x[:, :1].expand(-1, 3, -1), lambda L, x: x.expand_as(L.ones(5, 2, 3, 4)),
+    lambda L, x: L.broadcast_to(x[0, 0], (3, 4)), lambda L, x: x.clone(),
+    lambda L, x: x.t().contiguous() if x.dim() == 2 else x.mT.contiguous(),
+    lambda L, x: x.view_as(L.ones(6, 4)), lambda L, x: x.reshape_as(L.ones(4, 6)),
+    lambda L, x: x.mT, lambda L, x: L.atleast_1d(x), lambda L, x: L.atleast_2d(x),
+    lambda L, x: L.atleast_3d(x),
+])
+def test_views(f):
+    check(f, C)
+
+
+def test_2d_and_0d_views():
+    check(lambda L, x: x.t(), A)
+    check(lambda L, x: x.T, A)
+    check(lambda L, x: L.t(x), V)
+    check(lambda L, x: x.squeeze(), S)
+    check(lambda L, x: x.unsqueeze(0), S)
+    check(lambda L, x: x.view(1, 1), S)
+    check(lambda L, x: x.flatten(), S)
+    check(lambda L, x: L.atleast_1d(x), S)
+    check(lambda L, x: L.atleast_2d(x), S)
+    check(lambda L, x: L.atleast_3d(x), S)
+    check(lambda L, x: L.atleast_3d(x), V)
+    check(lambda L, x: L.atleast_3d(x, x * 2), A)
+    check(lambda L, x: L.atleast_2d([x, x]), V)
+    check(lambda L, x: x.reshape(()), np.array([2.0]))
+    check(lambda L, x: x.expand(3, 2), S)
+
+
+def test_views_share_memory_and_version():
+    x = ndgrad.arange(12.0).reshape(3, 4).clone()
+    for v in (x.view(4, 3), x.t(), x[1], x[:, 1:3], x.narrow(0, 1, 1), x.diagonal(),
+              x.unsqueeze(0), x.permute(1, 0), x.expand(2, 3, 4), x.unflatten(1, (2, 2)),
+              x.split(1)[0], x.unbind(1)[0], x.movedim(0, 1), x.swapaxes(0, 1)):
+        assert v._base is x
+        before = x._version
+        x.add_(1)
+        assert v._version == before + 1
+    flat = x.t().reshape(-1)  # not viewable: a copy
+    assert flat._base is None
+
+
+def test_view_errors():
+    check_error(lambda L, x: x.t().view(-1), A)
+    check_error(lambda L, x: x.view(5, -1), A)
+    check_error(lambda L, x: x.view(-1, -1), A)
+    check_error(lambda L, x: x.reshape(7), A)
+    check_error(lambda L, x: x.t(), C)
+    check_error(lambda L, x: x.permute(0, 1), C)
+    check_error(lambda L, x: x.permute(0, 1, 1), C)
+    check_error(lambda L, x: x.transpose(0, 3), C)
+    check_error(lambda L, x: x.unsqueeze(4), C)
+    check_error(lambda L, x: x.squeeze(3), C)
+    check_error(lambda L, x: x.select(1, 3), C)
+    check_error(lambda L, x: x.select(3, 0), C)
+    check_error(lambda L, x: x.narrow(1, 2, 2), C)
+    check_error(lambda L, x: x.expand(3, 3, 4), C)
+    check_error(lambda L, x: x.expand(3, 4), C)
+    check_error(lambda L, x: x.flatten(2, 1), C)
+    check_error(lambda L, x: x.unflatten(1, (2, 2)), C)
+    check_error(lambda L, x: x.diagonal(0, 1, 1), C)
+    check_error(lambda L, x: x.select(0, 0), S)
+
+
+# --------------------------------------------------------------------------- copies
+@pytest.mark.parametrize("f", [
+    lambda L, x: x.flip(0), lambda L, x: x.flip((0, 2)), lambda L, x: L.flip(x, [-1]),
+    lambda L, x: x.fliplr(), lambda L, x: L.flipud(x), lambda L, x: x.roll(1),
+    lambda L, x: x.roll(-2, 1), lambda L, x: L.roll(x, (1, 2), (0, 2)),
+    lambda L, x: x.rot90(), lambda L, x: x.rot90(2, (1, 2)), lambda L, x: L.rot90(x, -1, [2, 0]),
+    lambda L, x: x.rot90(0), lambda L, x: x.rot90(5, (0, -1)), lambda L, x: x.repeat(2, 1, 1),
+    lambda L, x: x.repeat(2, 1, 2, 1), lambda L, x: x.tile((2,)), lambda L, x: L.tile(x, (2, 1, 1, 1)),
+    lambda L, x: x.repeat_interleave(2), lambda L, x: x.repeat_interleave(2, dim=1),
+    lambda L, x: L.repeat_interleave(x, L.tensor([1, 0, 3]), dim=1),
+    lambda L, x: x.repeat_interleave(L.tensor([2]), dim=-1),
+    lambda L, x: x.tril(), lambda L, x: x.triu(1), lambda L, x: L.tril(x, -1),
+    lambda L, x: L.triu(x, diagonal=-1), lambda L, x: L.diag_embed(x),
+    lambda L, x: L.diag_embed(x, 1, 0, 2), lambda L, x: L.diag_embed(x, -2, dim1=-1, dim2=1),
+])
+def test_copies(f):
+    check(f, C)
+
+
+def test_matrix_ops():
+    check(lambda L, x: x.diag(), A)
+    check(lambda L, x: x.diag(1), A)
+    check(lambda L, x: L.diag(x, -2), A)
+    check(lambda L, x: x.diag(), V)
+    check(lambda L, x: x.diag(-1), V)
+    check(lambda L, x: x.trace(), A)
+    check(lambda L, x: L.trace(x.t()), A)
+    check(lambda L, x: x.trace(), np.arange(6).reshape(2, 3))
+    check(lambda L, x: x.tril(), np.arange(6).reshape(2, 3))
+    check(lambda L, x: L.select_scatter(x, x[0] * 2, 0, 1), A)
+    check(lambda L, x: L.slice_scatter(x, x[:, :2] * 2, 1, 1, 3), A)
+    check(lambda L, x: L.slice_scatter(x, x[::2] * 2, step=2), A)
+    check(lambda L, x: L.diagonal_scatter(x, x.diagonal() * 3, 0), A)
+    check(lambda L, x: L.diagonal_scatter(x, x.diagonal(1) * 3, 1), A)
+    check(lambda L, x: L.repeat_interleave(L.tensor([1, 0, 2])), A, grad=False)
+
+
+def test_copy_errors():
+    check_error(lambda L, x: x.rot90(1, (0, 0)), A)
+    check_error(lambda L, x: x.rot90(1, (0,)), A)
+    check_error(lambda L, x: x.rot90(1), V)
+    check_error(lambda L, x: x.fliplr(), V)
+    check_error(lambda L, x: x.flipud(), S)
+    check_error(lambda L, x: x.roll((1, 2), 0), A)
+    check_error(lambda L, x: x.repeat(2), A)
+    check_error(lambda L, x: x.repeat_interleave(L.tensor([1, 2]), dim=0), A)
+    check_error(lambda L, x: x.repeat_interleave(-1), A)
+    check_error(lambda L, x: x.tril(), V)
+    check_error(lambda L, x: x.triu(), V)
+    check_error(lambda L, x: x.diag(), C)
+    check_error(lambda L, x: x.trace(), V)
+    check_error(lambda L, x: L.diag_embed(x, 0, 0, 0), A)
+    check_error(lambda L, x: L.meshgrid(x, x, indexing="ji"), V)
+    check_error(lambda L, x: L.meshgrid(x, indexing="ij"), A, match_message=False)
+
+
+def test_empty_and_0d():
+    e = np.zeros((0, 3))
+    check(lambda L, x: L.cat([x, x]), e)
+    check(lambda L, x: L.stack([x, x], 1), e)
+    check(lambda L, x: x.flip(0), e)
+    check(lambda L, x: x.roll(1, 1), e)
+    check(lambda L, x: x.repeat(2, 2), e)
+    check(lambda L, x: x.split(1, 1), e)
+    check(lambda L, x: x.chunk(2), e)
+    check(lambda L, x: x.tril(), e)
+    check(lambda L, x: L.stack([x, x]), S)
+    check(lambda L, x: x.repeat(2, 3), S)
+    check(lambda L, x: x.roll(1), S)
+    check(lambda L, x: x.flip(0) if x.dim() else x.flip(()), S)
+
+
+# --------------------------------------------------------------------------- double backward
+@pytest.mark.parametrize("f", [
+    lambda L, x: L.stack([x, x * 2], 1) ** 2, lambda L, x: L.cat([x, x ** 2], -1),
+    lambda L, x: x.split(1)[1] ** 2, lambda L, x: x.unbind(1)[0] * x.unbind(1)[1],
+    lambda L, x: x.flip(0) * x, lambda L, x: x.roll(1, 1) * x, lambda L, x: x.rot90() ** 2,
+    lambda L, x: x.repeat(2, 2) ** 2, lambda L, x: x.repeat_interleave(2, 0) ** 2,
+    lambda L, x: x.tril() * x, lambda L, x: x.diag() ** 3, lambda L, x: L.diag_embed(x) ** 2,
+    lambda L, x: x.trace() ** 2, lambda L, x: L.kron(x, x),
+    lambda L, x: x.t().reshape(-1) ** 2, lambda L, x: x.expand(2, 3, 4) ** 2,
+    lambda L, x: x.diagonal() * x[0, :3], lambda L, x: L.tensor_split(x, 2, 1)[0] ** 2,
+])
+def test_double_backward(f):
+    check_gradgrad(f, A)
