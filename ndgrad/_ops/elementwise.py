@@ -647,7 +647,7 @@ def _clamp_fwd(x, bounds):
     return out if out is not x else x.copy()
 
 
-CLAMP = unary("clamp", _clamp_fwd, save=((0, None),), params=True)
+CLAMP = unary("clamp", _clamp_fwd, "ClampBackward1", save=((0, None),), params=True)
 
 
 @CLAMP.def_vjp

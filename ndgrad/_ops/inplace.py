@@ -104,11 +104,17 @@ def _apply_inplace(op, self, others, params):
         inputs = (self,) + tuple(others)
         if any(what == 0 and (cond is None or rgs[cond]) for what, cond in op.save):
             inputs = (self.clone(),) + tuple(others)
+        # Inputs are saved before the write, as torch does: saving `self` as another input
+        # (x.mul_(x)) then fails the version check in backward, exactly like torch.
+        saved = _save(op, inputs, (self,), rgs) if op.save else ()
     np.copyto(sd, rd, casting="unsafe")
     self._vc[0] += 1
     if record:
+        for (what, _), s in zip(op.save, saved):
+            if type(what) is str and s is not None:  # the result: saved at its new version
+                s._version = self._vc[0]
         edges = (old_edge,) + tuple(o._edge() if rg else None for o, rg in zip(others, rgs[1:]))
-        node = op.node(edges, _save(op, inputs, (self,), rgs) if op.save else (), params)
+        node = op.node(edges, saved, params)
         meta = _meta_for(inputs, rd)
         if meta is not None:
             node._meta = (None,) + meta[1:]

@@ -25,6 +25,7 @@ class CopySlices(Node):
     """
 
     __slots__ = ("_fn",)
+    _qualname = "torch::autograd::CopySlices"
 
     def __init__(self, base_edge, chain, fn):
         Node.__init__(self, (base_edge,) + fn._next[1:], fn._saved, chain)

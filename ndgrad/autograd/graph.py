@@ -86,6 +86,8 @@ class Node:
 
     __slots__ = ("_next", "_saved", "_params", "_seq", "_meta", "_extra", "__weakref__")
     _op = None
+    # torch's name() of hand-written C++ nodes carries their namespace.
+    _qualname = None
     # Whether the engine calls this node even when every incoming gradient is None.
     _wants_none = False
 
@@ -99,7 +101,7 @@ class Node:
 
     # --- torch's Node API -------------------------------------------------------------
     def name(self):
-        return type(self).__name__
+        return self._qualname or type(self).__name__
 
     def __repr__(self):
         return f"<{type(self).__name__} object at {hex(id(self))}>"
@@ -181,6 +183,7 @@ class AccumulateGrad(Node):
     """The sink of a leaf tensor: accumulates incoming gradients into ``variable.grad``."""
 
     __slots__ = ("variable",)
+    _qualname = "torch::autograd::AccumulateGrad"
 
     def __init__(self, variable):
         self._next = ()
@@ -281,15 +284,16 @@ def version_error(saved, node):
         shape = list(t._data.shape)
         kind = _legacy_type(t)
         fn = t._grad_fn
-        where = "" if fn is None else f", which is output {t._output_nr} of {_short(fn)}"
+        where = "" if fn is None else f", which is output {t._output_nr} of {_short(fn)},"
     else:
         shape = list(saved._data.shape)
         from .._dtype import from_np
         kind = "torch." + from_np(saved._data.dtype)._legacy
-        where = "" if node is None else f", which is output {saved._output_nr} of {_short(node)}"
+        where = "" if node is None else \
+            f", which is output {saved._output_nr} of {_short(node)},"
     msg = (
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [{kind} {shape}]{where}, is at version {saved._vc[0]}; expected version "
+        f"operation: [{kind} {shape}]{where} is at version {saved._vc[0]}; expected version "
         f"{saved._version} instead. Hint: enable anomaly detection to find the operation that "
         "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, "
         "check_nan=False).")
@@ -302,7 +306,7 @@ def version_error(saved, node):
 
 def _short(node):
     """torch 2.13 names a node in version errors without its ``Backward<N>`` suffix."""
-    name = node.name()
+    name = type(node).__name__
     i = name.rfind("Backward")
     return name[:i] if i > 0 else name
 
