@@ -16,9 +16,9 @@ Two implementations, as in torch:
   runs a nested backward through it (torch's original scheme; ``autograd.grad`` and
   ``backward(inputs=...)`` are not supported through it, as in torch).
 
-Not supported: nested checkpoints with ``use_reentrant=False`` (an inner checkpoint inside a
-recomputed outer one), ``context_fn``, and the "early stop" optimisation (the whole function is
-recomputed).
+Like torch, the recomputation stops as soon as every saved tensor backward needs has been
+recomputed. Not supported: nested checkpoints with ``use_reentrant=False`` (an inner
+checkpoint inside a recomputed outer one), ``context_fn`` and ``debug=True``.
 """
 
 import warnings
@@ -106,9 +106,14 @@ class _Frame:
 
     def _recompute(self):
         values = []
+        needed = len(self.meta)
 
         def pack(t):
             values.append(t)
+            if len(values) == needed:
+                # Everything backward needs is recomputed: stop running the function (torch's
+                # early stop; later saves, even different ones, do not matter).
+                raise _StopRecomputation
             return None
 
         def unpack(_):
@@ -120,27 +125,38 @@ class _Frame:
         try:
             with _rng_state(self.rng_state), enable_grad(), saved_tensors_hooks(pack, unpack):
                 self.function(*self.args, **self.kwargs)
+        except _StopRecomputation:
+            pass
         finally:
             _state.tls.saved_hooks = outer
-        if len(values) != len(self.meta):
+        if len(values) != needed:
             raise CheckpointError(
                 "torch.utils.checkpoint: A different number of tensors was saved during the "
                 f"original forward and recomputation.\nNumber of tensors saved during forward: "
-                f"{len(self.meta)}\nNumber of tensors saved during recomputation: "
-                f"{len(values)}.")
+                f"{needed}\nNumber of tensors saved during recomputation: {len(values)}.")
         if self.check:
             bad = [i for i, (t, (shape, dtype)) in enumerate(zip(values, self.meta))
                    if t._data.shape != shape or t._data.dtype != dtype]
             if bad:
-                lines = "\n".join(
-                    f"tensor at position {i}:\nsaved metadata: {{'shape': {list(self.meta[i][0])}"
-                    f", 'dtype': {self.meta[i][1]}}}\nrecomputed metadata: {{'shape': "
-                    f"{list(values[i]._data.shape)}, 'dtype': {values[i]._data.dtype}}}"
-                    for i in bad)
                 raise CheckpointError(
                     "torch.utils.checkpoint: Recomputed values for the following tensors have "
-                    "different metadata than during the forward pass.\n" + lines)
+                    "different metadata than during the forward pass.\n" +
+                    "".join(f"tensor at position {i}:\nsaved metadata: "
+                            f"{_meta_text(*self.meta[i])}\nrecomputed metadata: "
+                            f"{_meta_text(values[i]._data.shape, values[i]._data.dtype)}\n"
+                            for i in bad) + ".")
         return values
+
+
+class _StopRecomputation(Exception):
+    pass
+
+
+def _meta_text(shape, np_dtype):
+    from .._size import Size
+    from .._dtype import from_np
+    return (f"{{'shape': {Size(shape)!r}, 'dtype': {from_np(np_dtype)}, "
+            "'device': device(type='cpu')}")
 
 
 class _rng_state:
