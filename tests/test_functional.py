@@ -298,3 +298,47 @@ def test_vectorized_jacobian_equals_loop_for_many_ops():
     x = ndgrad.tensor(_arr(6, 11))
     _same(NF.jacobian(fn, x, vectorize=True), TF.jacobian(fn, torch.tensor(_arr(6, 11))))
     assert np.allclose(NF.jacobian(fn, x, vectorize=True)._data, NF.jacobian(fn, x)._data)
+
+
+# ----------------------------------------------------------------------------- batched forward
+BATCHED_FWD = {
+    "elementwise": lambda x: (x.sin() * x.exp() / (x * x + 1)).tanh().sigmoid().relu(),
+    "broadcast": lambda x: x.reshape(2, 3) * x[:3] + x[3:].reshape(3, 1).sum(),
+    "matmul": lambda x: (x.reshape(2, 3) @ x.reshape(3, 2)).t().mv(x[:2]),
+    "reductions": lambda x: x.reshape(2, 3).mean(0) * x.reshape(3, 2).sum(1, keepdim=True),
+    "views": lambda x: x.view(3, 2).transpose(0, 1).permute(1, 0).unsqueeze(0).expand(2, 3, 2),
+    "per_sample": lambda x: x.reshape(2, 3).max(1)[0] * x.prod() + x[x > 0].sum(),
+    "where_pow": lambda x: ndgrad.where(x > 0, x, x * 2) ** 3 if isinstance(x, ndgrad.Tensor)
+    else torch.where(x > 0, x, x * 2) ** 3,
+}
+
+
+@pytest.mark.parametrize("name", sorted(BATCHED_FWD))
+def test_forward_mode_jacobian_batched_matches_torch(name):
+    fn = BATCHED_FWD[name]
+    a = _arr(6, 30)
+    _same(NF.jacobian(fn, ndgrad.tensor(a), vectorize=True, strategy="forward-mode"),
+          TF.jacobian(fn, torch.tensor(a), vectorize=True, strategy="forward-mode"))
+
+
+def test_forward_mode_jacobian_falls_back_to_loop_for_inplace(monkeypatch):
+    calls = []
+    orig = NF._jacobian_forward_loop
+
+    def spy(*args):
+        calls.append(1)
+        return orig(*args)
+    monkeypatch.setattr(NF, "_jacobian_forward_loop", spy)
+
+    def fn(x):
+        y = x * 2
+        y.mul_(x)
+        return y
+    a = _arr(4, 31)
+    _same(NF.jacobian(fn, ndgrad.tensor(a), vectorize=True, strategy="forward-mode"),
+          TF.jacobian(fn, torch.tensor(a), vectorize=True, strategy="forward-mode"))
+    assert calls == [1]
+    calls.clear()
+    NF.jacobian(BATCHED_FWD["elementwise"], ndgrad.tensor(a), vectorize=True,
+                strategy="forward-mode")
+    assert calls == []

@@ -41,6 +41,12 @@ _tls = _state.tls
 _level = -1
 _live = {}  # id -> weakref (a WeakSet would compare tensors with ==)
 _busy = False
+# B while tangents carry a leading batch dimension (vectorized forward-mode Jacobian).
+_batch = 0
+
+
+class Unbatchable(Exception):
+    """Raised in batched mode by what it cannot vectorise (in-place ops, view aliasing)."""
 
 
 # --------------------------------------------------------------------------- storage
@@ -82,6 +88,8 @@ def get_tangent(t, level=None):
         return own[0]
     # The base got (another) tangent since this view's was made: the view's tangent is the
     # same view of the base's tangent.
+    if _batch:
+        raise Unbatchable("view of a dual tensor's base")
     vt = _without_propagation(registry.replay_view, t._view, bt)
     set_tangent(t, vt, level, src=bt)
     return vt
@@ -240,6 +248,8 @@ class _Observer:
         tans = _input_tangents(args)
         if tans is None:
             return None
+        if _batch:
+            raise Unbatchable("in-place op")
         # The rule needs the value of self before the write: keep a (recorded) copy.
         from .._ops.shape import CLONE
         old = _without_propagation(CLONE.call, args[0]) \
@@ -306,6 +316,8 @@ def _function_hook(ctx, args, outputs):
     tans = [get_tangent(a) if isinstance(a, Tensor) else None for a in args]
     if all(t is None for t in tans):
         return
+    if _batch:
+        raise Unbatchable("custom Function")
     from .function import run_jvp
     from .. import zeros_like
     _busy = True
@@ -337,8 +349,9 @@ def _fit(tan, o):
             td.dtype.kind == "c" and od.dtype.kind == "f"):
         from .._dtype import from_np
         tan = tan.to(from_np(od.dtype))
-    if tan._data.shape != od.shape:
-        tan = tan.expand(od.shape)
+    shape = od.shape if not _batch else (_batch,) + od.shape
+    if tan._data.shape != shape:
+        tan = tan.expand(shape)
     return tan
 
 
@@ -363,6 +376,8 @@ def _assign_inplace(self, nt):
 # --------------------------------------------------------------------------- rules
 def compute_tangents(op, args, params, outs, tans):
     """Output tangents (a list, None = zero) of `op` for input tangents `tans`."""
+    if _batch:
+        return _compute_batched(op, args, params, outs, tans)
     jvp = op.jvp
     if jvp is not None:
         node = outs[0]._grad_fn if outs and outs[0]._grad_fn is not None and \
@@ -739,3 +754,159 @@ def _install_rules():
     rule(I.MASKED_FILL, lambda ctx, t, tm: None if t is None else
          I.MASKED_FILL.call(t, ctx.inputs[1], params=0))
     del _conj
+
+
+# --------------------------------------------------------------------------- batched tangents
+def _compute_batched(op, args, params, outs, tans):
+    """Tangents with a leading batch dimension B: batched rules, broadcasting rules of
+    elementwise ops, or the op's unbatched rule once per batch element."""
+    rule = _batched_rules().get(op.name)
+    ctx = JvpContext(args, outs, params, None)
+    if rule is not None:
+        res = rule(ctx, *tans)
+    elif op.kind == "unary" and (op.jvp is not None or op.linear):
+        # Elementwise rules multiply t by values of the primal's shape: NumPy broadcasting
+        # carries the batch dimension.
+        res = op.jvp(ctx, *tans) if op.jvp is not None else call_op(op, tans, params)
+    elif op.jvp is not None and (op.kind == "binary" or op.name == "where"):
+        nd = outs[0]._data.ndim
+        res = op.jvp(ctx, *[_align(t, a, nd) for t, a in zip(tans, args)])
+    else:
+        return _per_sample(op, args, params, outs, tans)
+    return list(res) if type(res) is tuple or type(res) is list else [res]
+
+
+def _align(t, a, nd):
+    """(B, *a.shape) -> (B, 1, ..., *a.shape) so it broadcasts against rank-`nd` values."""
+    if t is None:
+        return None
+    k = nd - a._data.ndim
+    if k <= 0:
+        return t
+    return t.reshape((t._data.shape[0],) + (1,) * k + a._data.shape)
+
+
+def _per_sample(op, args, params, outs, tans):
+    global _batch
+    from .. import stack, zeros
+    B = _batch
+    _batch = 0
+    try:
+        cols = [compute_tangents(op, args, params, outs,
+                                 [None if t is None else t[b] for t in tans]) for b in range(B)]
+    finally:
+        _batch = B
+    res = []
+    for k, o in enumerate(outs):
+        col = [c[k] if k < len(c) else None for c in cols]
+        if all(c is None for c in col):
+            res.append(None)
+            continue
+        col = [_fit_unbatched(c, o) if c is not None else zeros(o.shape, dtype=o.dtype)
+               for c in col]
+        res.append(stack(col, 0))
+    return res
+
+
+def _fit_unbatched(t, o):
+    if t._data.shape != o._data.shape:
+        t = t.expand(o._data.shape)
+    return t
+
+
+_BATCHED = None
+
+
+def _batched_rules():
+    global _BATCHED
+    if _BATCHED is not None:
+        return _BATCHED
+    from .. import matmul
+
+    def bilinear(fn):
+        def jvp(ctx, ta, tb):
+            a, b = ctx.inputs
+            r = fn(ta, b) if ta is not None else None
+            if tb is not None:
+                s = fn(a, tb, right=True)
+                r = s if r is None else r + s
+            return r
+        return jvp
+
+    def mm(a, b, right=False):
+        return matmul(a, b)
+
+    def mv(a, b, right=False):
+        # left: ta (B, n, k) @ v; right: A @ tv with tv (B, k) -> (B, n)
+        return matmul(b, a.mT) if right else matmul(a, b)
+
+    def dot(a, b, right=False):
+        return (a * b).sum(-1)
+
+    def addmm(ctx, tc, ta, tb):
+        _, a, b = ctx.inputs
+        beta, alpha = ctx.params
+        r = None
+        if ta is not None:
+            r = matmul(ta, b)
+        if tb is not None:
+            s = matmul(a, tb)
+            r = s if r is None else r + s
+        if r is not None and alpha != 1:
+            r = r * alpha
+        if tc is not None and beta != 0:
+            s = _align(tc, ctx.inputs[0], 2)
+            s = s if beta == 1 else s * beta
+            r = s if r is None else r + s
+        return r
+
+    def reshape(ctx, t):
+        return t.reshape((t._data.shape[0],) + ctx.outputs[0]._data.shape)
+
+    def reduce(mean):
+        def jvp(ctx, t):
+            dims, keepdim, _ = ctx.params
+            nd = ctx.inputs[0]._data.ndim
+            if dims is None:
+                dims = tuple(range(nd))
+            elif isinstance(dims, int):
+                dims = (dims,)
+            dims = tuple(1 + (d % nd if nd else 0) for d in dims)
+            if not dims:
+                return t.clone()
+            r = t.mean(dims, keepdim=keepdim) if mean else t.sum(dims, keepdim=keepdim)
+            return r.reshape((t._data.shape[0],) + ctx.outputs[0]._data.shape)
+        return jvp
+
+    def transpose(ctx, t):
+        d0, d1 = ctx.params
+        return t.transpose(1 + d0, 1 + d1)
+
+    def t_op(ctx, t):
+        return t.transpose(1, 2) if t._data.ndim == 3 else t
+
+    def permute(ctx, t):
+        return t.permute([0] + [1 + d for d in ctx.params])
+
+    def expand(ctx, t):
+        out = ctx.outputs[0]._data.shape
+        return _align(t, ctx.inputs[0], len(out)).expand((t._data.shape[0],) + out)
+
+    def to_copy(ctx, t):
+        from .._dtype import from_np
+        return t.to(from_np(ctx.outputs[0]._data.dtype))
+
+    _BATCHED = {"mm": bilinear(mm), "bmm": bilinear(mm), "mv": bilinear(mv),
+                "dot": bilinear(dot), "addmm": addmm,
+                "view": reshape, "_unsafe_view": reshape, "squeeze": reshape,
+                "squeeze_dim": reshape, "squeeze_dims": reshape, "unsqueeze": reshape,
+                "alias": reshape, "clone": lambda ctx, t: t.clone(),
+                "sum": reduce(False), "sum_dim": reduce(False), "mean": reduce(True),
+                "mean_dim": reduce(True), "transpose": transpose, "t": t_op,
+                "permute": permute, "expand": expand, "_to_copy": to_copy}
+    return _BATCHED
+
+
+def set_batched_tangent(t, tangent):
+    """Attach a batched tangent (B, *t.shape) to dual tensor `t` (batched mode only)."""
+    set_tangent(t, tangent)

@@ -24,6 +24,7 @@ Example::
 from .. import _state
 from .._tensor import Tensor
 from . import forward_ad as fwAD
+from . import _forward_rules
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
@@ -294,10 +295,54 @@ def _jacobian_forward(func, inputs, strict, vectorize):
     if not vectorize:
         raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
                                   "Hessian isonly implemented for `vectorize=True`.")
-    from .. import zeros_like, stack
     numels = tuple(x.numel() for x in inputs)
+    try:
+        return _jacobian_forward_batched(func, inputs, ins_tuple, numels)
+    except _forward_rules.Unbatchable:
+        return _jacobian_forward_loop(func, inputs, ins_tuple, numels)
+
+
+def _jacobian_forward_batched(func, inputs, ins_tuple, numels):
+    """All columns in one forward pass whose tangents carry a leading batch dimension (the
+    standard basis), as torch vmaps its JVP. Raises Unbatchable for what it cannot do."""
+    from .. import zeros
     total = sum(numels)
-    # One JVP per standard-basis direction (torch vmaps the same function over the basis).
+    basis = _basis(inputs, numels)
+    with fwAD.dual_level():
+        _forward_rules._batch = total
+        try:
+            duals = []
+            for x, chunk in zip(inputs, basis):
+                d = x.view(x.shape)
+                _forward_rules.set_tangent(d, chunk.reshape((total,) + tuple(x.shape)))
+                duals.append(d)
+            out = func(*duals)
+            outs_tuple = isinstance(out, tuple)
+            outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+            pairs = [fwAD.unpack_dual(o) for o in outs]
+        finally:
+            _forward_rules._batch = 0
+    rows = []
+    for p in pairs:
+        o = p.primal
+        tan = p.tangent if p.tangent is not None else \
+            zeros((total,) + tuple(o.shape), dtype=o.dtype)
+        nd = o.dim()
+        per_input = []
+        start = 0
+        for x, n in zip(inputs, numels):
+            part = tan[start:start + n]
+            part = part.permute(list(range(1, nd + 1)) + [0])
+            per_input.append(part.reshape(tuple(o.shape) + tuple(x.shape)))
+            start += n
+        rows.append(per_input)
+    return _untuple(rows, (outs_tuple, ins_tuple))
+
+
+def _jacobian_forward_loop(func, inputs, ins_tuple, numels):
+    from .. import zeros_like, stack
+    total = sum(numels)
+    # One JVP per standard-basis direction.
     columns = None
     primals = None
     outs_tuple = False
