@@ -689,67 +689,56 @@ def test_custom_function_inside_larger_graph_and_retain_grad():
 
 
 # --------------------------------------------------------------------------- forward mode
-def test_jvp_contract_matches_torch_forward_ad():
-    import torch.autograd.forward_ad as tfw
-
-    class TJ(torch.autograd.Function):
+def make_jvp_fn(T):
+    class J(T.autograd.Function):
         @staticmethod
         def forward(ctx, x, k):
             ctx.save_for_forward(x)
             ctx.k = k
-            return x.sin() * k, x * 2
+            return x.sin() * k, x * 2, "tag"
 
         @staticmethod
         def jvp(ctx, tx, tk):
-            (x,) = ctx.saved_tensors
-            return tx * x.cos() * ctx.k, tx * 2
+            (x,) = ctx.saved_tensors  # in jvp: what save_for_forward kept
+            return tx * x.cos() * ctx.k, tx * 2, None
 
         @staticmethod
-        def backward(ctx, g1, g2):
+        def backward(ctx, g1, g2, g3):
             return g1, None
+    return J
 
-    class NJ(ndgrad.autograd.Function):
+
+def test_jvp_through_forward_ad_matches_torch():
+    a, t = _arr((3,)), _arr((3,), 5)
+    res = []
+    for T in LIBS:
+        fw = T.autograd.forward_ad
+        with fw.dual_level():
+            o = make_jvp_fn(T).apply(fw.make_dual(T.tensor(a), T.tensor(t)), 1.5)
+            assert o[2] == "tag"
+            res.append([fw.unpack_dual(p).tangent for p in o[:2]] + [o[0], o[1]])
+    _same(res[0], res[1])
+
+
+def test_run_jvp_contract():
+    """run_jvp: one tangent per positional argument in, one per output out."""
+    class F(ndgrad.autograd.Function):
         @staticmethod
         def forward(ctx, x, k):
-            ctx.save_for_forward(x)
             ctx.k = k
-            return x.sin() * k, x * 2
+            return x * k, "tag"
 
         @staticmethod
         def jvp(ctx, tx, tk):
             assert tk is None
-            (x,) = ctx.saved_tensors
-            return tx * x.cos() * ctx.k, tx * 2
+            return tx * ctx.k, None
 
         @staticmethod
-        def backward(ctx, g1, g2):
-            return g1, None
-
-    a, t = _arr((3,)), _arr((3,), 5)
-    with tfw.dual_level():
-        o = TJ.apply(tfw.make_dual(torch.tensor(a), torch.tensor(t)), 1.5)
-        expected = [tfw.unpack_dual(p).tangent for p in o]
-    x = ndgrad.tensor(a)
-    out = NJ.apply(x, 1.5)
-    got = run_jvp(out[0].grad_fn if out[0].grad_fn is not None else _ctx_of(NJ, x),
-                  (ndgrad.tensor(t), None))
-    _same(list(got), expected)
-
-
-def _ctx_of(cls, x):
-    """The ctx of an un-recorded call (no input requires grad): run apply with a spy."""
-    box = {}
-    orig = cls.forward
-
-    def spy(ctx, *args):
-        box["ctx"] = ctx
-        return orig(ctx, *args)
-    cls.forward = staticmethod(spy)
-    try:
-        cls.apply(x, 1.5)
-    finally:
-        cls.forward = staticmethod(orig)
-    return box["ctx"]
+        def backward(ctx, g, g2):
+            return g * ctx.k, None
+    y, _ = F.apply(ndgrad.ones(2, requires_grad=True), 3.0)
+    out = run_jvp(y.grad_fn, (ndgrad.tensor([1.0, 2.0]), None))
+    assert len(out) == 2 and out[1] is None and out[0].tolist() == [3.0, 6.0]
 
 
 def test_jvp_missing_raises_torch_message():
@@ -764,3 +753,34 @@ def test_jvp_missing_raises_torch_message():
     y = F.apply(ndgrad.ones(2, requires_grad=True))
     with pytest.raises(NotImplementedError, match="You must implement the jvp function"):
         run_jvp(y.grad_fn, (ndgrad.ones(2),))
+
+
+def test_no_reference_cycle_through_saved_output():
+    """An output saved for backward must not keep itself alive through its grad_fn."""
+    import gc
+    import weakref
+    gc_was = gc.isenabled()
+    gc.disable()
+    try:
+        x = ndgrad.ones(3, requires_grad=True)
+
+        class F(ndgrad.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                out = x.exp()
+                idx = x.argmax()
+                ctx.save_for_backward(out)
+                ctx.mark_non_differentiable(idx)
+                return out, idx
+
+            @staticmethod
+            def backward(ctx, g, gi):
+                (out,) = ctx.saved_tensors
+                return g * out
+        y, i = F.apply(x)
+        ref, node = weakref.ref(y), weakref.ref(y.grad_fn)
+        del y, i
+        assert ref() is None and node() is None
+    finally:
+        if gc_was:
+            gc.enable()

@@ -398,6 +398,11 @@ class Function:
         outputs = _wrap_outputs(ctx, tensor_args, outputs, executable, uses_setup_context)
         if _state.special and _forward_ad_hook is not None:
             _forward_ad_hook(ctx, args, outputs)
+        # Drop ctx's plain references to outputs (torch clears them too): outputs hold ctx as
+        # grad_fn, so keeping them would make a reference cycle that outlives the graph.
+        d = ctx.__dict__
+        for key in ("to_save", "dirty_tensors", "non_differentiable", "saved_for_forward"):
+            d.pop(key, None)
         return outputs[0] if single else outputs
 
 
