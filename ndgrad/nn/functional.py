@@ -38,7 +38,7 @@ __all__ = [
 
 def _pair(v, n=2):
     if isinstance(v, (tuple, list)):
-        return tuple(int(a) for a in v)
+        return tuple(None if a is None else int(a) for a in v)
     return (int(v),) * n
 
 

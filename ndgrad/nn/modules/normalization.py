@@ -167,7 +167,7 @@ class LayerNorm(Module):
 
 class GroupNorm(Module):
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None,
-                 dtype=None):
+                 dtype=None, *, bias=True):
         super().__init__()
         if num_channels % num_groups != 0:
             raise ValueError("num_channels must be divisible by num_groups")
@@ -177,7 +177,10 @@ class GroupNorm(Module):
         self.affine = affine
         if self.affine:
             self.weight = Parameter(_creation.empty(num_channels, dtype=dtype))
-            self.bias = Parameter(_creation.empty(num_channels, dtype=dtype))
+            if bias:
+                self.bias = Parameter(_creation.empty(num_channels, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -186,12 +189,13 @@ class GroupNorm(Module):
     def reset_parameters(self):
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return "{num_groups}, {num_channels}, eps={eps}, affine={affine}".format(
-            **self.__dict__)
+        return "{num_groups}, {num_channels}, eps={eps}, affine={affine}, bias={b}".format(
+            **self.__dict__, b=self.bias is not None)
 

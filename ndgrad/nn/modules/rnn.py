@@ -204,12 +204,6 @@ class RNN(RNNBase):
         super().__init__(mode, *args, **kwargs)
         self.nonlinearity = nonlinearity
 
-    def extra_repr(self):
-        s = super().extra_repr()
-        if self.nonlinearity != "tanh":
-            s += f", nonlinearity={self.nonlinearity}"
-        return s
-
     def forward(self, input, hx=None):
         x, batched = self._prepare(input, hx)
         if hx is None:
