@@ -742,6 +742,10 @@ def _lerp_fwd(s, e, w):
     if s.dtype.kind not in "fc":
         raise _int_kernel_error("lerp_kernel_scalar" if not isinstance(w, np.ndarray)
                                 else "lerp_kernel_tensor", s.dtype)
+    if s.dtype == np.float16:  # torch computes half lerp in float32
+        out = _lerp_fwd(s.astype(np.float32), e.astype(np.float32),
+                        w.astype(np.float32) if isinstance(w, np.ndarray) else w)
+        return out.astype(np.float16)
     diff = e - s
     # torch's two-sided formula: exact at both ends (w = 0 gives start, w = 1 gives end).
     w = np.asarray(w, dtype=s.dtype) if not isinstance(w, np.ndarray) else w
@@ -849,14 +853,13 @@ def _addc(op, fname, input, tensor1, tensor2, value):
 
 
 def _cast_value(value, dt):
+    """`value` as a Python number of the result dtype's kind (torch truncates a float `value`
+    for integer tensors)."""
     if isinstance(value, Tensor):
         value = value.item()
-    if dt.np.kind in "biu" and isinstance(value, float):
-        raise RuntimeError("value cannot be converted to type int64_t without overflow"
-                           if not float(value).is_integer() else
-                           "For integral input tensors, argument alpha must not be a floating "
-                           "point number.")
-    return np.asarray(value).astype(dt.np)[()] if dt.np.kind != "b" else value
+    if dt.np.kind == "b":
+        return bool(value)
+    return np.asarray(value).astype(dt.np).item()
 
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):

@@ -40,10 +40,10 @@ def _loss_value(outs, vs):
 
 
 def _random_like(arr, rng):
-    v = rng.standard_normal(arr.shape)
+    v = np.asarray(rng.standard_normal(arr.shape))
     if arr.dtype.kind == "c":
-        v = v + 1j * rng.standard_normal(arr.shape)
-    return v.astype(arr.dtype)
+        v = v + 1j * np.asarray(rng.standard_normal(arr.shape))
+    return np.asarray(v, dtype=arr.dtype)
 
 
 def _tensor(arr, rg=False):
@@ -127,14 +127,21 @@ def check_gradgrads(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0):
     """Second-order check: the backward graph of `fn` differentiated by finite differences."""
     from .. import autograd
     rng = np.random.default_rng(seed + 1)
-    from ..autograd.grad_mode import no_grad
+    from ..autograd.grad_mode import no_grad, enable_grad
     with no_grad():
         probe = _diff_outputs(_as_tuple(fn(*[_tensor(x._data) for x in inputs])))
     n_in = len(inputs)
     v_inputs = [_tensor(_random_like(o._data, rng), rg=True) for o in probe]
 
     def first_grads(*args):
+        # Finite differences call this with plain tensors under no_grad: the first
+        # derivative must still be taken, so record it here regardless.
+        args = [a if a.requires_grad else a.detach().requires_grad_(True) for a in args]
         xs, vs = args[:n_in], args[n_in:]
+        with enable_grad():
+            return _first_grads(xs, vs)
+
+    def _first_grads(xs, vs):
         outs = _diff_outputs(_as_tuple(fn(*xs)))
         pairs = [(o, v) for o, v in zip(outs, vs) if o.requires_grad]
         if not pairs:

@@ -1,0 +1,564 @@
+"""Generic suites over every entry of the op database (``ndgrad.testing.opdb``).
+
+Each suite is differential against torch 2.13 or against finite differences:
+
+- forward: values, dtype, shape, requires_grad and grad_fn name equal torch's for every sample
+  and dtype; when torch raises, ndgrad raises the same exception type;
+- method / inplace: the Tensor method equals the function; the in-place variant returns self
+  and matches torch's in-place result (or raises the same exception type as torch);
+- ref: values equal the entry's NumPy reference (float64);
+- grad: reverse mode equals central finite differences (float64), and equals torch's
+  gradient for the same random cotangent; gradgrad: the recorded backward graph
+  differentiated again equals finite differences; complex_grad: the same in complex128
+  (torch's conjugate-Wirtinger convention);
+- forward_ad / fwgrad_bwgrad: run only when ``ndgrad.autograd.forward_ad`` provides
+  dual_level/make_dual/unpack_dual; output tangents (and tangents of gradients) equal torch's;
+- no_mutation: forward and backward leave every input's values and version unchanged;
+- grad_dtype: gradients of float32/float16 inputs keep the input dtype, as in torch;
+- unsupported: ops declared non-differentiable give outputs that do not require grad (as
+  torch), and modes declared unsupported raise RuntimeError;
+- alias: every alias exists in ndgrad and torch and computes the same values.
+"""
+
+import numpy as np
+import pytest
+import torch
+
+import ndgrad
+from ndgrad.testing import opdb
+from ndgrad.testing._comparison import default_tolerances
+from ndgrad.testing._gradcheck import check_grads, check_gradgrads
+
+DB = opdb.load()
+F64 = ndgrad.float64
+
+
+def _id(entry):
+    return entry.full_name
+
+
+def _entry_dtypes():
+    return [pytest.param(e, d, id=f"{e.full_name}-{d.name}") for e in DB for d in e.dtypes]
+
+
+# --------------------------------------------------------------------------- helpers
+def to_torch(x):
+    """An independent torch copy of a sample value (tensors keep requires_grad)."""
+    if isinstance(x, ndgrad.Tensor):
+        t = torch.from_numpy(np.array(x._data))
+        if x.requires_grad:
+            t.requires_grad_(True)
+        return t
+    if isinstance(x, ndgrad.dtype):
+        return getattr(torch, x.name)
+    if isinstance(x, list):
+        return [to_torch(v) for v in x]
+    if isinstance(x, tuple):
+        return tuple(to_torch(v) for v in x)
+    if isinstance(x, dict):
+        return {k: to_torch(v) for k, v in x.items()}
+    return x
+
+
+def tensors_of(sample):
+    """Every ndgrad tensor in a sample, in a fixed order (input, args, kwargs)."""
+    found = []
+
+    def walk(x):
+        if isinstance(x, ndgrad.Tensor):
+            found.append(x)
+        elif isinstance(x, (list, tuple)):
+            for v in x:
+                walk(v)
+        elif isinstance(x, dict):
+            for v in x.values():
+                walk(v)
+    walk(sample.input)
+    walk(sample.args)
+    walk(sample.kwargs)
+    return found
+
+
+def rebuild(sample, replace):
+    """(input, args, kwargs) with each tensor t replaced by replace(t)."""
+    def sub(x):
+        if isinstance(x, ndgrad.Tensor):
+            return replace(x)
+        if isinstance(x, list):
+            return [sub(v) for v in x]
+        if isinstance(x, tuple):
+            return tuple(sub(v) for v in x)
+        if isinstance(x, dict):
+            return {k: sub(v) for k, v in x.items()}
+        return x
+    return sub(sample.input), sub(sample.args), sub(sample.kwargs)
+
+
+def call_torch(entry, sample):
+    inp, args, kwargs = to_torch(sample.input), to_torch(sample.args), to_torch(sample.kwargs)
+    return entry.torch_op(inp, *args, **kwargs), (inp, args, kwargs)
+
+
+def call_nd(entry, sample):
+    return entry.op(sample.input, *sample.args, **sample.kwargs)
+
+
+def _as_tuple(out):
+    return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+
+def _grad_outputs(entry, sample, out):
+    fn = sample.output_process_fn_grad or entry.output_process_fn_grad
+    if fn is not None:
+        out = fn(out)
+    return [o for o in _as_tuple(out)
+            if isinstance(o, (ndgrad.Tensor, torch.Tensor)) and
+            (o.dtype.is_floating_point or o.dtype.is_complex)]
+
+
+def _tols(entry, dtype):
+    if entry.atol is not None:
+        return entry.rtol, entry.atol
+    if dtype.name == "float16":
+        return 1e-3, 1e-3
+    r, a = default_tolerances(dtype)
+    # Our kernels are float64 NumPy; torch's float32 kernels differ by a few ulps.
+    return max(r, 1e-6 if dtype.name in ("float32", "complex64") else 1e-12), \
+        max(a, 1e-6 if dtype.name in ("float32", "complex64") else 1e-12)
+
+
+def assert_matches_torch(nd, th, entry, dtype, where, check_grad_fn=True):
+    if isinstance(th, torch.Tensor):
+        assert isinstance(nd, ndgrad.Tensor), f"{where}: expected a Tensor, got {type(nd)}"
+        assert tuple(nd.shape) == tuple(th.shape), f"{where}: shape {nd.shape} vs {th.shape}"
+        assert str(nd.dtype) == str(th.dtype), f"{where}: dtype {nd.dtype} vs {th.dtype}"
+        rtol, atol = _tols(entry, nd.dtype)
+        a = nd.detach()._data
+        b = th.detach().numpy()
+        if a.dtype.kind == "b" or a.dtype.kind in "iu":
+            np.testing.assert_array_equal(a, b, err_msg=where)
+        else:
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, equal_nan=True,
+                                       err_msg=where)
+            # The sign of zero and infinities must agree too.
+            np.testing.assert_array_equal(np.isinf(a), np.isinf(b), err_msg=where)
+        assert nd.requires_grad == th.requires_grad, \
+            f"{where}: requires_grad {nd.requires_grad} vs torch {th.requires_grad}"
+        if check_grad_fn and th.grad_fn is not None:
+            assert type(nd.grad_fn).__name__ == th.grad_fn.name(), \
+                f"{where}: grad_fn {type(nd.grad_fn).__name__} vs torch {th.grad_fn.name()}"
+    elif isinstance(th, (tuple, list)):
+        assert isinstance(nd, (tuple, list)) and len(nd) == len(th), f"{where}: {nd!r}"
+        for k, (x, y) in enumerate(zip(nd, th)):
+            assert_matches_torch(x, y, entry, dtype, f"{where}[{k}]", check_grad_fn)
+    else:
+        assert type(nd) is type(th) and nd == th, f"{where}: {nd!r} vs torch {th!r}"
+
+
+def _np(t):
+    """A torch tensor's values (torch returns efficient ZeroTensors for some zero grads)."""
+    t = t.detach()
+    if t._is_zerotensor():
+        return np.zeros(tuple(t.shape), dtype=torch.empty(0, dtype=t.dtype).numpy().dtype)
+    return t.resolve_conj().resolve_neg().numpy()
+
+
+def _differentiable_dtype(dtype):
+    return dtype.is_floating_point or dtype.is_complex
+
+
+# --------------------------------------------------------------------------- integrity
+def test_database_loads_and_is_consistent():
+    """Every family file imports, names are unique, resolve in ndgrad and torch, skips say why."""
+    assert opdb.import_errors == {}
+    assert len(DB) > 0
+    names = [e.full_name for e in DB]
+    assert len(names) == len(set(names))
+    for e in DB:
+        assert callable(e.op), e.full_name
+        assert callable(e.torch_op), e.full_name
+        for s in e.skips:
+            assert s.test in opdb.SUITES and s.reason
+
+
+# --------------------------------------------------------------------------- forward
+@pytest.mark.parametrize("entry,dtype", _entry_dtypes())
+def test_forward(entry, dtype):
+    reason = entry.skip_reason("forward", dtype)
+    if reason:
+        pytest.skip(reason)
+    rg = entry.supports_autograd and _differentiable_dtype(dtype)
+    samples = entry.sample_inputs(dtype, requires_grad=rg)
+    assert samples, "an entry needs at least one sample"
+    for sample in samples:
+        where = f"{entry.full_name} {sample!r}"
+        try:
+            expected, _ = call_torch(entry, sample)
+        except Exception as exc:  # torch refuses: ndgrad must refuse the same way
+            with pytest.raises(type(exc)):
+                call_nd(entry, sample)
+            continue
+        actual = call_nd(entry, sample)
+        assert_matches_torch(actual, expected, entry, dtype, where, entry.check_grad_fn)
+
+
+@pytest.mark.parametrize("entry,dtype", [p for p in _entry_dtypes()
+                                          if p.values[0].method or p.values[0].inplace])
+def test_method_and_inplace(entry, dtype):
+    for sample in entry.sample_inputs(dtype, requires_grad=False):
+        if not isinstance(sample.input, ndgrad.Tensor):
+            continue
+        where = f"{entry.full_name} {sample!r}"
+        expected = call_nd(entry, sample)
+        if entry.method and entry.skip_reason("method", dtype) is None:
+            got = getattr(sample.input, entry.method)(*sample.args, **sample.kwargs)
+            assert_matches_torch(got, to_torch(expected), entry, dtype, where + " method")
+        if entry.inplace and entry.skip_reason("method", dtype) is None:
+            base = sample.input.clone()
+            t_base = to_torch(base)
+            try:
+                t_res = getattr(t_base, entry.inplace)(*to_torch(sample.args),
+                                                       **to_torch(sample.kwargs))
+            except Exception as exc:
+                before = base._data.copy()
+                with pytest.raises(type(exc)):
+                    getattr(base, entry.inplace)(*sample.args, **sample.kwargs)
+                np.testing.assert_array_equal(base._data, before, err_msg=where)
+                continue
+            assert t_res is t_base
+            res = getattr(base, entry.inplace)(*sample.args, **sample.kwargs)
+            assert res is base, f"{where}: {entry.inplace} must return self"
+            assert_matches_torch(base, t_base, entry, dtype, where + " inplace")
+
+
+@pytest.mark.parametrize("entry", [e for e in DB if e.ref is not None], ids=_id)
+def test_reference_numpy(entry):
+    dtypes = [d for d in entry.dtypes if d in (F64, ndgrad.int64)] or [entry.dtypes[0]]
+    for dtype in dtypes:
+        for sample in entry.sample_inputs(dtype, requires_grad=False):
+            inp, args, kwargs = rebuild(sample, lambda t: np.array(t._data))
+            expected = entry.ref(inp, *args, **kwargs)
+            actual = call_nd(entry, sample)
+            a = actual._data if isinstance(actual, ndgrad.Tensor) else actual
+            a = np.asarray(a)
+            # float32 results (integer inputs of float ops) agree to float32 precision.
+            tol = 1e-6 if a.dtype in (np.float32, np.complex64) else 1e-10
+            with np.errstate(all="ignore"):
+                np.testing.assert_allclose(a, np.asarray(expected), rtol=tol, atol=tol,
+                                           equal_nan=True,
+                                           err_msg=f"{entry.full_name} {sample!r}")
+
+
+# --------------------------------------------------------------------------- gradients
+def _grad_entries(flag):
+    return [e for e in DB if getattr(e, flag)]
+
+
+def _diff_inputs(sample):
+    return [t for t in tensors_of(sample) if t.requires_grad]
+
+
+def _fn_of(entry, sample, inputs):
+    """f(*tensors) calling the op with `inputs` (by identity) swapped for the arguments."""
+    ids = [id(t) for t in inputs]
+
+    def fn(*xs):
+        table = dict(zip(ids, xs))
+        inp, args, kwargs = rebuild(sample, lambda t: table.get(id(t), t))
+        return tuple(_grad_outputs(entry, sample, entry.op(inp, *args, **kwargs)))
+    return fn
+
+
+def _grad_samples(entry, dtype=F64):
+    out = []
+    for sample in entry.sample_inputs(dtype, requires_grad=True):
+        inputs = _diff_inputs(sample)
+        if inputs and all(t.numel() for t in inputs):
+            out.append((sample, inputs))
+    return out
+
+
+@pytest.mark.parametrize("entry", _grad_entries("supports_autograd"), ids=_id)
+def test_grad_finite_differences(entry):
+    reason = entry.skip_reason("grad")
+    if reason:
+        pytest.skip(reason)
+    samples = _grad_samples(entry)
+    assert samples, "a differentiable entry needs a float64 sample with a non-empty input"
+    for sample, inputs in samples:
+        check_grads(_fn_of(entry, sample, inputs), inputs, eps=entry.grad_eps,
+                    atol=entry.grad_atol, rtol=entry.grad_rtol)
+
+
+def _vjp_vs_torch(entry, dtype):
+    rng = np.random.default_rng(0)
+    for sample, inputs in _grad_samples(entry, dtype):
+        where = f"{entry.full_name} {sample!r}"
+        outs = _grad_outputs(entry, sample, call_nd(entry, sample))
+        t_out, (t_inp, t_args, t_kwargs) = call_torch(entry, sample)
+        t_outs = _grad_outputs(entry, sample, t_out)
+        t_inputs = [t for t in _torch_tensors((t_inp, t_args, t_kwargs)) if t.requires_grad]
+        assert len(t_inputs) == len(inputs)
+        vs = []
+        for o in t_outs:
+            v = np.asarray(rng.standard_normal(tuple(o.shape)))
+            if o.dtype.is_complex:
+                v = v + 1j * np.asarray(rng.standard_normal(tuple(o.shape)))
+            vs.append(np.asarray(v, dtype=o.detach().numpy().dtype))
+        pairs = [(o, t, v) for o, t, v in zip(outs, t_outs, vs) if t.requires_grad]
+        if not pairs:
+            continue
+        g_t = torch.autograd.grad([p[1] for p in pairs], t_inputs,
+                                  [torch.from_numpy(p[2]) for p in pairs], allow_unused=True)
+        g_n = ndgrad.autograd.grad([p[0] for p in pairs], inputs,
+                                   [ndgrad.tensor(p[2]) for p in pairs], allow_unused=True)
+        for k, (a, b) in enumerate(zip(g_n, g_t)):
+            if b is None:
+                assert a is None or not np.any(a._data), f"{where}: grad {k} should be None/0"
+                continue
+            if a is None:
+                assert not np.any(_np(b)), f"{where}: grad {k} is None, torch {b}"
+                continue
+            assert str(a.dtype) == str(b.dtype), f"{where}: grad dtype {a.dtype} vs {b.dtype}"
+            np.testing.assert_allclose(a._data, _np(b), rtol=1e-7, atol=1e-9,
+                                       equal_nan=True, err_msg=f"{where}: grad {k}")
+
+
+def _torch_tensors(obj):
+    found = []
+
+    def walk(x):
+        if isinstance(x, torch.Tensor):
+            found.append(x)
+        elif isinstance(x, (list, tuple)):
+            for v in x:
+                walk(v)
+        elif isinstance(x, dict):
+            for v in x.values():
+                walk(v)
+    walk(obj)
+    return found
+
+
+@pytest.mark.parametrize("entry", _grad_entries("supports_autograd"), ids=_id)
+def test_grad_vs_torch(entry):
+    reason = entry.skip_reason("grad")
+    if reason:
+        pytest.skip(reason)
+    _vjp_vs_torch(entry, F64)
+
+
+@pytest.mark.parametrize("entry", _grad_entries("supports_gradgrad"), ids=_id)
+def test_gradgrad_finite_differences(entry):
+    reason = entry.skip_reason("gradgrad")
+    if reason:
+        pytest.skip(reason)
+    for sample, inputs in _grad_samples(entry)[:2]:
+        check_gradgrads(_fn_of(entry, sample, inputs), inputs, eps=entry.grad_eps,
+                        atol=entry.grad_atol, rtol=entry.grad_rtol)
+
+
+@pytest.mark.parametrize("entry", _grad_entries("supports_complex_autograd"), ids=_id)
+def test_complex_grad(entry):
+    """complex128: finite differences in torch's convention, and equal to torch's gradient."""
+    reason = entry.skip_reason("complex_grad")
+    if reason:
+        pytest.skip(reason)
+    samples = _grad_samples(entry, ndgrad.complex128)
+    assert samples
+    for sample, inputs in samples[:2]:
+        check_grads(_fn_of(entry, sample, inputs), inputs, eps=entry.grad_eps,
+                    atol=entry.grad_atol, rtol=entry.grad_rtol)
+    _vjp_vs_torch(entry, ndgrad.complex128)
+
+
+# --------------------------------------------------------------------------- forward mode
+def _forward_ad():
+    fwd = getattr(ndgrad.autograd, "forward_ad", None)
+    if fwd is None or not all(hasattr(fwd, n) for n in ("dual_level", "make_dual",
+                                                        "unpack_dual")):
+        pytest.skip("ndgrad.autograd.forward_ad does not provide dual_level/make_dual/"
+                    "unpack_dual yet: the forward-mode suites check JVPs against torch's "
+                    "forward AD once it does")
+    return fwd
+
+
+def _jvp_pair(entry, sample, inputs, rng):
+    """(ndgrad tangents of outputs, torch tangents of outputs) for the same input tangents."""
+    fwd = _forward_ad()
+    tfwd = torch.autograd.forward_ad
+    tangents = [np.asarray(rng.standard_normal(t.shape), dtype=t._data.dtype) for t in inputs]
+    ids = [id(t) for t in inputs]
+    with fwd.dual_level():
+        duals = [fwd.make_dual(t.detach(), ndgrad.tensor(v)) for t, v in zip(inputs, tangents)]
+        table = dict(zip(ids, duals))
+        inp, args, kwargs = rebuild(sample, lambda t: table.get(id(t), t.detach()))
+        outs = _grad_outputs(entry, sample, entry.op(inp, *args, **kwargs))
+        nd_t = [fwd.unpack_dual(o).tangent for o in outs]
+    t_table = {}
+    with tfwd.dual_level():
+        for t, v in zip(inputs, tangents):
+            t_table[id(t)] = tfwd.make_dual(torch.from_numpy(np.array(t._data)),
+                                            torch.from_numpy(v))
+        inp, args, kwargs = rebuild(sample, lambda t: t_table.get(id(t)) if id(t) in t_table
+                                    else to_torch(t.detach()))
+        outs = _grad_outputs(entry, sample, entry.torch_op(inp, *args, **kwargs))
+        th_t = [tfwd.unpack_dual(o).tangent for o in outs]
+    return nd_t, th_t
+
+
+@pytest.mark.parametrize("entry", [e for e in DB if e.supports_autograd], ids=_id)
+def test_forward_ad(entry):
+    """JVP of every sample equals torch's forward AD (or the op raises, if it says so)."""
+    _forward_ad()
+    reason = entry.skip_reason("forward_ad")
+    if reason:
+        pytest.skip(reason)
+    rng = np.random.default_rng(0)
+    for sample, inputs in _grad_samples(entry):
+        if not entry.supports_forward_ad:
+            with pytest.raises(RuntimeError):
+                _jvp_pair(entry, sample, inputs, rng)
+            return
+        nd_t, th_t = _jvp_pair(entry, sample, inputs, rng)
+        for a, b in zip(nd_t, th_t):
+            if b is None or a is None:  # None means a zero tangent
+                assert (a is None or not np.any(a._data)) and \
+                    (b is None or not np.any(_np(b))), \
+                    f"{entry.full_name} {sample!r}: tangent {a} vs torch {b}"
+                continue
+            np.testing.assert_allclose(a._data, _np(b), rtol=1e-7, atol=1e-9,
+                                       equal_nan=True, err_msg=f"{entry.full_name} {sample!r}")
+
+
+@pytest.mark.parametrize("entry", [e for e in DB if e.supports_fwgrad_bwgrad], ids=_id)
+def test_fwgrad_bwgrad(entry):
+    """Forward-over-backward: the tangent of the gradient equals torch's (a Hessian-vector
+    product)."""
+    fwd = _forward_ad()
+    reason = entry.skip_reason("fwgrad_bwgrad")
+    if reason:
+        pytest.skip(reason)
+    tfwd = torch.autograd.forward_ad
+    rng = np.random.default_rng(1)
+    for sample, inputs in _grad_samples(entry)[:1]:
+        tangents = [np.asarray(rng.standard_normal(t.shape)) for t in inputs]
+        ids = [id(t) for t in inputs]
+        with fwd.dual_level():
+            duals = [fwd.make_dual(t.detach().requires_grad_(True), ndgrad.tensor(v))
+                     for t, v in zip(inputs, tangents)]
+            table = dict(zip(ids, duals))
+            inp, args, kwargs = rebuild(sample, lambda t: table.get(id(t), t.detach()))
+            outs = _grad_outputs(entry, sample, entry.op(inp, *args, **kwargs))
+            vs = [np.ones(tuple(o.shape)) for o in outs]
+            gs = ndgrad.autograd.grad(outs, duals, [ndgrad.tensor(v) for v in vs],
+                                      create_graph=True, allow_unused=True)
+            nd_t = [None if g is None else fwd.unpack_dual(g).tangent for g in gs]
+        with tfwd.dual_level():
+            t_duals = [tfwd.make_dual(torch.from_numpy(np.array(t._data)).requires_grad_(True),
+                                      torch.from_numpy(v)) for t, v in zip(inputs, tangents)]
+            table = dict(zip(ids, t_duals))
+            inp, args, kwargs = rebuild(sample, lambda t: table.get(id(t)) if id(t) in table
+                                        else to_torch(t.detach()))
+            outs = _grad_outputs(entry, sample, entry.torch_op(inp, *args, **kwargs))
+            gs = torch.autograd.grad(outs, t_duals, [torch.from_numpy(v) for v in vs],
+                                     create_graph=True, allow_unused=True)
+            th_t = [None if g is None else tfwd.unpack_dual(g).tangent for g in gs]
+        for a, b in zip(nd_t, th_t):
+            if b is None or a is None:  # None means a zero tangent
+                assert (a is None or not np.any(a._data)) and \
+                    (b is None or not np.any(_np(b))), entry.full_name
+                continue
+            np.testing.assert_allclose(a._data, _np(b), rtol=1e-7, atol=1e-9,
+                                       equal_nan=True, err_msg=entry.full_name)
+
+
+# --------------------------------------------------------------------------- hygiene
+@pytest.mark.parametrize("entry", _grad_entries("supports_autograd"), ids=_id)
+def test_no_input_mutation(entry):
+    """Forward and backward leave every input tensor's values and version unchanged."""
+    for sample in entry.sample_inputs(F64, requires_grad=True):
+        ts = tensors_of(sample)
+        before = [(t._data.copy(), t._version) for t in ts]
+        out = call_nd(entry, sample)
+        outs = [o for o in _grad_outputs(entry, sample, out) if o.requires_grad]
+        inputs = _diff_inputs(sample)
+        if outs and inputs:
+            ndgrad.autograd.grad(outs, inputs, [ndgrad.ones_like(o) for o in outs],
+                                 allow_unused=True)
+        for t, (data, ver) in zip(ts, before):
+            np.testing.assert_array_equal(t._data, data, err_msg=f"{entry.full_name} mutated "
+                                          f"an input: {sample!r}")
+            assert t._version == ver, f"{entry.full_name} bumped an input's version"
+
+
+@pytest.mark.parametrize("entry,dtype", [
+    pytest.param(e, d, id=f"{e.full_name}-{d.name}") for e in DB if e.supports_autograd
+    for d in e.dtypes if d.name in ("float32", "float16")])
+def test_grad_keeps_dtype(entry, dtype):
+    """Gradients of float32/float16 inputs have the input's dtype (as torch's)."""
+    for sample in entry.sample_inputs(dtype, requires_grad=True):
+        inputs = _diff_inputs(sample)
+        outs = [o for o in _grad_outputs(entry, sample, call_nd(entry, sample))
+                if o.requires_grad]
+        if not inputs or not outs:
+            continue
+        gs = ndgrad.autograd.grad(outs, inputs, [ndgrad.ones_like(o) for o in outs],
+                                  allow_unused=True)
+        for t, g in zip(inputs, gs):
+            if g is not None:
+                assert g.dtype == t.dtype, f"{entry.full_name} {sample!r}: grad {g.dtype} " \
+                                           f"for input {t.dtype}"
+
+
+@pytest.mark.parametrize("entry", [e for e in DB if not e.supports_autograd or
+                                   not e.supports_gradgrad], ids=_id)
+def test_unsupported_modes_are_clear(entry):
+    """Non-differentiable ops give outputs without grad (as torch); ops declaring backward or
+    double backward unsupported raise RuntimeError in that mode instead of wrong numbers."""
+    fdt = [d for d in entry.dtypes if d.is_floating_point] or [None]
+    if fdt[0] is None:  # integer/bool-only op: nothing can require grad
+        sample = entry.sample_inputs(entry.dtypes[0])[0]
+        assert not any(o.requires_grad for o in _as_tuple(call_nd(entry, sample))
+                       if isinstance(o, ndgrad.Tensor))
+        return
+    for sample in entry.sample_inputs(fdt[0], requires_grad=True):
+        for t in tensors_of(sample):
+            if t.is_floating_point() and t.is_leaf and not t.requires_grad:
+                t.requires_grad_(True)
+        out = call_nd(entry, sample)
+        if not entry.differentiable:
+            t_out, _ = call_torch(entry, sample)
+            for a, b in zip(_as_tuple(out), _as_tuple(t_out)):
+                if isinstance(b, torch.Tensor):
+                    assert a.requires_grad == b.requires_grad, \
+                        f"{entry.full_name}: requires_grad {a.requires_grad} vs torch"
+                    assert a.grad_fn is None
+            continue
+        outs = [o for o in _grad_outputs(entry, sample, out) if o.requires_grad]
+        inputs = _diff_inputs(sample)
+        if not outs:
+            continue
+        if not entry.supports_autograd:
+            with pytest.raises(RuntimeError):
+                ndgrad.autograd.grad(outs, inputs, [ndgrad.ones_like(o) for o in outs])
+        else:
+            gs = ndgrad.autograd.grad(outs, inputs, [ndgrad.ones_like(o) for o in outs],
+                                      create_graph=True, allow_unused=True)
+            gs = [g for g in gs if g is not None and g.requires_grad]
+            if gs:
+                with pytest.raises(RuntimeError):
+                    ndgrad.autograd.grad(gs, inputs, [ndgrad.ones_like(g) for g in gs],
+                                         allow_unused=True)
+
+
+@pytest.mark.parametrize("entry", [e for e in DB if e.aliases], ids=_id)
+def test_aliases(entry):
+    dtype = entry.dtypes[0]
+    for alias in entry.aliases:
+        nd_fn = opdb._resolve(ndgrad, alias)
+        assert callable(opdb._resolve(torch, alias)), f"torch has no {alias}"
+        for sample in entry.sample_inputs(dtype)[:2]:
+            a = nd_fn(sample.input, *sample.args, **sample.kwargs)
+            b = call_nd(entry, sample)
+            np.testing.assert_array_equal(a._data, b._data, err_msg=alias)
