@@ -206,21 +206,24 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError("assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")
+            self._check_grad_dtype(value)
             if value._data.shape != self._data.shape:
                 raise RuntimeError(
                     f"attempting to assign a gradient of size '{list(value._data.shape)}' to a "
                     f"tensor of size '{list(self._data.shape)}'. Please ensure that the gradient "
                     "and the tensor are the same size")
-            if value._data.dtype != self._data.dtype:
-                raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{_c_name(value._data.dtype)}' "
-                    f"to a tensor with grad_dtype '{_legacy_name(self._data.dtype)}'. The "
-                    "gradient must match the tensor's grad_dtype (defaults to the tensor's "
-                    "dtype). You can set the tensor's grad_dtype attribute with a specific "
-                    "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging "
-                    "the dtypes of a tensor and its gradient may break downstream systems that "
-                    "assume they match.")
         self._grad = value
+
+    def _check_grad_dtype(self, value):
+        if value._data.dtype != self._data.dtype:
+            raise RuntimeError(
+                f"attempting to assign a gradient with dtype '{_c_name(value._data.dtype)}' "
+                f"to a tensor with grad_dtype '{_legacy_name(self._data.dtype)}'. The "
+                "gradient must match the tensor's grad_dtype (defaults to the tensor's "
+                "dtype). You can set the tensor's grad_dtype attribute with a specific "
+                "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging "
+                "the dtypes of a tensor and its gradient may break downstream systems that "
+                "assume they match.")
 
     @grad.deleter
     def grad(self):
@@ -229,6 +232,10 @@ class Tensor:
     @property
     def _base_tensor(self):
         return self._base
+
+    def is_inference(self):
+        """True for tensors created inside inference_mode."""
+        return bool(self._extra and self._extra.get("inference"))
 
     def _is_view(self):
         return self._base is not None

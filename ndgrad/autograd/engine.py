@@ -280,12 +280,14 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                     if gs and gs[0] is not None:
                         _accumulate(node, gs, create_graph)
                 continue
-            if extra is not None:
-                gs = _call_pre_hooks(node, gs, extra)
+            # autograd.grad captures a non-leaf's gradient before its tensor hooks run (a
+            # leaf's is captured after them, above), as torch does.
             if captures is not None:
                 for nr in range(len(gs)):
                     if (node, nr) in captures and gs[nr] is not None:
                         captured[(node, nr)] = gs[nr]
+            if extra is not None:
+                gs = _call_pre_hooks(node, gs, extra)
             if needed is not None and not needed.get(node, False):
                 continue
             # Skip a node whose incoming gradients are all None (zero), unless it asks to be

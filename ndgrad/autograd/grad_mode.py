@@ -123,16 +123,46 @@ class inference_mode(_DecoratorContextManager):
     def __enter__(self):
         self.prev = (_tls.grad_enabled, _tls.inference)
         if self.mode:
+            _install_marker()
             _tls.grad_enabled = False
             _tls.inference = True
+            # Ops take the dispatcher's slow path while inside, so their outputs get marked.
+            _state.enter_special()
         else:
             _tls.inference = False
 
     def __exit__(self, *exc):
+        if self.mode:
+            _state.exit_special()
         _tls.grad_enabled, _tls.inference = self.prev
 
     def clone(self):
         return self.__class__(self.mode)
+
+
+class _InferenceMarker:
+    """Marks the outputs of ops run inside inference_mode as inference tensors."""
+
+    def before(self, op, args, params):
+        return None
+
+    def after(self, op, args, params, outputs, token):
+        if not _tls.inference:
+            return
+        for o in (outputs if isinstance(outputs, tuple) else (outputs,)):
+            if hasattr(o, "_extras"):
+                o._extras()["inference"] = True
+
+
+_marker = None
+
+
+def _install_marker():
+    global _marker
+    if _marker is None:
+        from .._ops.registry import special_hooks
+        _marker = _InferenceMarker()
+        special_hooks.append(_marker)
 
 
 def set_multithreading_enabled(mode):
