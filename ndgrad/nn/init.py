@@ -11,7 +11,6 @@ import warnings
 
 import numpy as np
 
-from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from .._ops import nn_kernels as _K
 
@@ -81,24 +80,50 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Fill with N(mean, std**2) truncated to [a, b] (inverse-CDF method, as torch)."""
+    """Fill with N(mean, std**2) truncated to [a, b], by torch 2.13's rejection sampling.
+
+    When the interval holds more than 30% of the mass, normals outside [a, b] are redrawn;
+    otherwise uniforms on [a, b] are accepted against the normal density. The draw order is
+    torch's, so the values follow its random stream.
+    """
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
     if (mean < a - 2 * std) or (mean > b + 2 * std):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
+    from .. import _random
+    gen = generator if generator is not None else _random.default_generator
+    d = tensor._data
+    dt, shape = d.dtype, d.shape
     with no_grad():
-        lo = norm_cdf((a - mean) / std)
-        hi = norm_cdf((b - mean) / std)
-        tensor.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)
-        d = tensor._data
-        vals = _K.erfinv_np(d.astype(np.float64)).astype(d.dtype)
-        vals = vals * d.dtype.type(std * math.sqrt(2.0))
-        vals = vals + d.dtype.type(mean)
-        np.clip(vals, a, b, out=vals)
-        _K.write_inplace(tensor, vals)
-        return tensor
+        p = norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std)
+        if p > 0.3:
+            lo, hi = dt.type(a), dt.type(b)
+            result = gen.normal(shape, dt, mean, std)
+            while True:
+                mask = (result < lo) | (result > hi)
+                if not mask.any():
+                    break
+                result = np.where(mask, gen.normal(shape, dt, mean, std), result)
+        else:
+            mode = max(a, min(mean, b))
+            log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+            def log_density(c):
+                c = (c - dt.type(mean)) / dt.type(std)
+                return c * c * dt.type(-0.5) - dt.type(log_peak)
+
+            result = gen.uniform(shape, dt, a, b)
+            cand = log_density(result)
+            pending = np.log(gen.uniform(shape, dt)) > cand
+            while pending.any():
+                cand = gen.uniform(shape, dt, a, b)
+                result = np.where(pending, cand, result)
+                cand = log_density(cand)
+                pending = np.where(pending, np.log(gen.uniform(shape, dt)) > cand, pending)
+        _K.write_inplace(tensor, result)
+    return tensor
 
 
 def constant_(tensor, val):
@@ -248,4 +273,3 @@ kaiming_normal = _deprecated(kaiming_normal_)
 orthogonal = _deprecated(orthogonal_)
 sparse = _deprecated(sparse_)
 
-_Tensor = Tensor

@@ -1,0 +1,169 @@
+"""nn.init and nn.utils against torch 2.13: same seeds give the same values, same errors;
+the Tensor random fills; gradient clipping and parameter/vector conversion."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import ndgrad
+
+
+def both(fn, shape, seed=0, dtype="float32"):
+    torch.manual_seed(seed)
+    t = torch.empty(shape, dtype=getattr(torch, dtype))
+    rt = fn(torch.nn.init, t)
+    ndgrad.manual_seed(seed)
+    n = ndgrad.empty(shape, dtype=getattr(ndgrad, dtype))
+    rn = fn(ndgrad.nn.init, n)
+    assert rn is n and rt is t
+    return t.numpy(), n.numpy()
+
+
+EXACT = [
+    ("uniform", lambda I, t: I.uniform_(t, -0.5, 2.0)),
+    ("normal", lambda I, t: I.normal_(t, 1.0, 0.3)),
+    ("constant", lambda I, t: I.constant_(t, 0.7)),
+    ("ones", lambda I, t: I.ones_(t)),
+    ("zeros", lambda I, t: I.zeros_(t)),
+    ("xavier_uniform", lambda I, t: I.xavier_uniform_(t, gain=2.0)),
+    ("xavier_normal", lambda I, t: I.xavier_normal_(t)),
+    ("kaiming_uniform", lambda I, t: I.kaiming_uniform_(t, a=math.sqrt(5))),
+    ("kaiming_uniform_fan_out", lambda I, t: I.kaiming_uniform_(t, mode="fan_out",
+                                                                nonlinearity="relu")),
+    ("kaiming_normal", lambda I, t: I.kaiming_normal_(t, nonlinearity="relu")),
+]
+
+
+@pytest.mark.parametrize("name,fn", EXACT, ids=[e[0] for e in EXACT])
+@pytest.mark.parametrize("shape", [(4, 3), (5, 3, 2, 2), (40, 7)])
+def test_exact_initialisers(name, fn, shape):
+    a, b = both(fn, shape)
+    np.testing.assert_array_equal(b, a)
+
+
+def test_exact_float64_and_generator():
+    a, b = both(lambda I, t: I.normal_(t), (33,), dtype="float64")
+    np.testing.assert_array_equal(b, a)
+    gt = torch.Generator().manual_seed(3)
+    gn = ndgrad.Generator().manual_seed(3)
+    t = torch.nn.init.uniform_(torch.empty(5, 5), generator=gt)
+    n = ndgrad.nn.init.uniform_(ndgrad.empty(5, 5), generator=gn)
+    np.testing.assert_array_equal(n.numpy(), t.numpy())
+
+
+def test_trunc_normal_orthogonal_sparse_close():
+    for args in ((0.5, 2.0, -1.0, 3.0), (0.0, 1.0, 1.0, 1.5), (0.0, 0.02, -0.04, 0.04)):
+        a, b = both(lambda I, t: I.trunc_normal_(t, *args), (50, 4))
+        np.testing.assert_allclose(b, a, atol=1e-6)
+        assert b.min() >= args[2] and b.max() <= args[3]
+    for shape in ((6, 4), (3, 8), (4, 2, 3)):
+        a, b = both(lambda I, t: I.orthogonal_(t, gain=1.5), shape)
+        np.testing.assert_allclose(b, a, atol=1e-5)
+    a, b = both(lambda I, t: I.sparse_(t, 0.5, std=0.1), (6, 5))
+    np.testing.assert_array_equal(b == 0, a == 0)
+    np.testing.assert_allclose(b, a, atol=1e-7)
+
+
+def test_eye_dirac():
+    a, b = both(lambda I, t: I.eye_(t), (3, 5))
+    np.testing.assert_array_equal(b, a)
+    for shape, groups in (((4, 2, 3), 1), ((4, 2, 3, 3), 2), ((2, 3, 1, 3, 3), 1)):
+        a, b = both(lambda I, t: I.dirac_(t, groups), shape)
+        np.testing.assert_array_equal(b, a)
+
+
+def test_gain_and_fans():
+    for args in (("linear",), ("conv2d",), ("sigmoid",), ("tanh",), ("relu",), ("selu",),
+                 ("leaky_relu",), ("leaky_relu", 0.2), ("leaky_relu", 3)):
+        assert ndgrad.nn.init.calculate_gain(*args) == torch.nn.init.calculate_gain(*args)
+    for shape in ((3, 4), (5, 3, 2, 7), (2, 3, 4)):
+        assert ndgrad.nn.init._calculate_fan_in_and_fan_out(ndgrad.empty(shape)) == \
+            torch.nn.init._calculate_fan_in_and_fan_out(torch.empty(shape))
+
+
+def test_errors_match_torch():
+    cases = [
+        lambda I, lib: I.calculate_gain("foo"),
+        lambda I, lib: I.calculate_gain("leaky_relu", "x"),
+        lambda I, lib: I.xavier_uniform_(lib.empty(3)),
+        lambda I, lib: I.kaiming_uniform_(lib.empty(3, 3), mode="fan_x"),
+        lambda I, lib: I.eye_(lib.empty(3)),
+        lambda I, lib: I.dirac_(lib.empty(3, 3)),
+        lambda I, lib: I.dirac_(lib.empty(3, 3, 3), groups=2),
+        lambda I, lib: I.orthogonal_(lib.empty(3)),
+        lambda I, lib: I.sparse_(lib.empty(3), 0.1),
+    ]
+    for case in cases:
+        with pytest.raises(Exception) as et:
+            case(torch.nn.init, torch)
+        with pytest.raises(Exception) as en:
+            case(ndgrad.nn.init, ndgrad)
+        assert type(en.value) is type(et.value)
+        assert str(en.value) == str(et.value)
+
+
+def test_init_runs_without_grad_and_on_parameters():
+    p = ndgrad.nn.Parameter(ndgrad.empty(3, 4))
+    v = p._version
+    ndgrad.nn.init.kaiming_normal_(p)
+    assert p.grad_fn is None and p.requires_grad and p._version > v
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        ndgrad.nn.init.kaiming_uniform_(ndgrad.empty(0, 3))
+    assert "Initializing zero-element tensors is a no-op" in str(w[0].message)
+
+
+def test_tensor_random_methods_match_torch():
+    for method, args in (("uniform_", (-1.0, 3.0)), ("normal_", (2.0, 0.5)),
+                         ("bernoulli_", (0.3,)), ("exponential_", (2.0,)),
+                         ("random_", (0, 10))):
+        torch.manual_seed(9)
+        t = getattr(torch.empty(20), method)(*args)
+        ndgrad.manual_seed(9)
+        n = getattr(ndgrad.empty(20), method)(*args)
+        np.testing.assert_array_equal(n.numpy(), t.numpy(), err_msg=method)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        ndgrad.ones(2, requires_grad=True).uniform_()
+
+
+def _grads(lib, seed):
+    rng = np.random.default_rng(seed)
+    ps = [lib.nn.Parameter(lib.tensor(rng.standard_normal(s).astype(np.float32)))
+          for s in ((3, 4), (5,), (2, 2))]
+    for p in ps:
+        p.grad = lib.tensor(rng.standard_normal(tuple(p.shape)).astype(np.float32) * 3)
+    return ps
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, float("inf"), 3])
+@pytest.mark.parametrize("max_norm", [0.5, 100.0])
+def test_clip_grad_norm(norm_type, max_norm):
+    tp, np_ = _grads(torch, 1), _grads(ndgrad, 1)
+    rt = torch.nn.utils.clip_grad_norm_(tp, max_norm, norm_type)
+    rn = ndgrad.nn.utils.clip_grad_norm_(np_, max_norm, norm_type)
+    np.testing.assert_allclose(rn.numpy(), rt.numpy(), rtol=1e-6)
+    for a, b in zip(tp, np_):
+        np.testing.assert_allclose(b.grad.numpy(), a.grad.numpy(), rtol=1e-6)
+
+
+def test_clip_grad_value_and_vectors():
+    tp, np_ = _grads(torch, 2), _grads(ndgrad, 2)
+    torch.nn.utils.clip_grad_value_(tp, 1.2)
+    ndgrad.nn.utils.clip_grad_value_(np_, 1.2)
+    for a, b in zip(tp, np_):
+        np.testing.assert_array_equal(b.grad.numpy(), a.grad.numpy())
+    vt = torch.nn.utils.parameters_to_vector(tp)
+    vn = ndgrad.nn.utils.parameters_to_vector(np_)
+    np.testing.assert_array_equal(vn.detach().numpy(), vt.detach().numpy())
+    vn.sum().backward()
+    assert all(p.grad is not None for p in np_)
+    new = np.arange(vn.numel(), dtype=np.float32)
+    torch.nn.utils.vector_to_parameters(torch.tensor(new), tp)
+    ndgrad.nn.utils.vector_to_parameters(ndgrad.tensor(new), np_)
+    for a, b in zip(tp, np_):
+        np.testing.assert_array_equal(b.detach().numpy(), a.detach().numpy())
+    with pytest.raises(TypeError, match="expected torch.Tensor, but got: list"):
+        ndgrad.nn.utils.vector_to_parameters([1.0], np_)
