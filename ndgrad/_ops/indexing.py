@@ -31,10 +31,10 @@ def _as_index_array(k):
         arr = k._data
     else:
         arr = np.asarray(k)
-        if arr.dtype.kind == "f":
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         if arr.size == 0:
             arr = arr.astype(np.int64)
+        if arr.dtype.kind == "f":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     if arr.dtype.kind not in "biu":
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     if arr.dtype == np.uint8:
@@ -48,8 +48,26 @@ def _normalize_key(key):
     return key
 
 
+def _int_index(k):
+    """`k` as a Python int when it is an integer index, else None."""
+    if isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
+        return int(k)
+    if isinstance(k, Tensor) and k._data.ndim == 0 and k._data.dtype.kind in "iu":
+        return int(k._data)
+    return None
+
+
+def _bad_index(k):
+    if isinstance(k, str):
+        return TypeError(f"new(): invalid data type '{type(k).__name__}'")
+    return IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                      f"Variables are valid indices (got {type(k).__name__})")
+
+
 def getitem(x, key):
-    """``x[key]`` with torch's semantics and grad_fn chain."""
+    """``x[key]`` with torch's semantics and grad_fn chain: integers become SelectBackward0,
+    slices SliceBackward0, None UnsqueezeBackward0 views; tensor/list/bool indices one
+    IndexBackward0 node (whose backward accumulates repeated indices); ``x[...]`` an alias."""
     key = _normalize_key(key)
     single_slice = len(key) == 1 and isinstance(key[0], slice)
     # Count the dims consumed by the key, for Ellipsis expansion.
@@ -65,12 +83,14 @@ def getitem(x, key):
     if consumed > nd:
         raise IndexError(f"too many indices for tensor of dimension {nd}")
     out = x
-    dim = 0
+    dim = 0   # position in `out`, the result so far
+    orig = 0  # position in `x`, for error messages
     advanced = []  # (result dim, index array)
     applied = False
     for k in key:
         if k is Ellipsis:
             dim += nd - consumed
+            orig += nd - consumed
             continue
         if k is None:
             out = out.unsqueeze(dim)
@@ -78,9 +98,9 @@ def getitem(x, key):
             applied = True
             continue
         if isinstance(k, bool):
+            # torch: unsqueeze, then index the new dim with [0] (True) or [] (False)
             out = out.unsqueeze(dim)
-            if not k:
-                advanced.append((dim, np.zeros((0,), np.int64)))
+            advanced.append((dim, np.zeros((1 if k else 0,), np.int64)))
             dim += 1
             applied = True
             continue
@@ -95,35 +115,44 @@ def getitem(x, key):
                 out = _shape.slice_dim(out, dim, _idx(start), _idx(stop), _idx(step) or 1)
                 applied = True
             dim += 1
+            orig += 1
             continue
         if _is_advanced(k):
             arr = _as_index_array(k)
             if arr.dtype == bool:
-                for i, sub in enumerate(np.nonzero(arr)):
-                    advanced.append((dim + i, sub))
                 if arr.ndim == 0:
                     out = out.unsqueeze(dim)
-                    advanced[-1:] = [(dim, np.zeros((1 if arr else 0,), np.int64))]
+                    advanced.append((dim, np.zeros((1 if arr else 0,), np.int64)))
                     dim += 1
-                else:
-                    dim += arr.ndim
+                    continue
+                for j in range(arr.ndim):
+                    if arr.shape[j] != out._data.shape[dim + j]:
+                        raise IndexError(
+                            f"The shape of the mask {list(arr.shape)} at index {j} does not match "
+                            f"the shape of the indexed tensor {list(out._data.shape)} at index "
+                            f"{dim + j}")
+                for j, sub in enumerate(np.nonzero(arr)):
+                    advanced.append((dim + j, sub))
+                dim += arr.ndim
+                orig += arr.ndim
             else:
                 advanced.append((dim, arr))
                 dim += 1
+                orig += 1
             continue
-        # an integer (Python int, NumPy integer, or 0-d integer tensor)
-        try:
-            i = int(k)
-        except TypeError:
-            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or "
-                             "byte Variables are valid indices (got "
-                             f"{type(k).__name__})") from None
+        i = _int_index(k)
+        if i is None:
+            if hasattr(k, "__index__") and not isinstance(k, (float, Tensor)):
+                i = k.__index__()
+            else:
+                raise _bad_index(k)
         if dim >= out._data.ndim:
             raise IndexError(f"too many indices for tensor of dimension {nd}")
         size = out._data.shape[dim]
         if not -size <= i < size:
-            raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
+            raise IndexError(f"index {i} is out of bounds for dimension {orig} with size {size}")
         out = _shape.select(out, dim, i)
+        orig += 1
         applied = True
     if advanced:
         return _index(out, advanced)
@@ -153,12 +182,17 @@ def _index_fwd(x, p):
 
 
 def _torch_index_error(x, idx, e):
+    # torch numbers an out-of-range advanced index by its position among the index tensors
+    pos = 0
     for d, k in enumerate(idx):
-        if isinstance(k, np.ndarray) and k.size:
-            size = x.shape[d]
-            bad = k[(k >= size) | (k < -size)]
-            if bad.size:
-                return f"index {int(bad.flat[0])} is out of bounds for dimension {d} with size {size}"
+        if isinstance(k, np.ndarray):
+            if k.size:
+                size = x.shape[d]
+                bad = k[(k >= size) | (k < -size)]
+                if bad.size:
+                    return (f"index {int(bad.flat[0])} is out of bounds for dimension {pos} with "
+                            f"size {size}")
+            pos += 1
     return str(e)
 
 
@@ -184,6 +218,11 @@ def _index(x, advanced):
 
 def _index_put_fwd(base, values, p):
     idx, accumulate = p
+    for d, k in enumerate(idx):
+        if isinstance(k, np.ndarray) and k.size:
+            size = base.shape[d]
+            if k.max() >= size or k.min() < -size:
+                raise IndexError(_torch_index_error(base, idx, None))
     out = base.copy()
     vals = np.asarray(values, dtype=base.dtype)
     if accumulate:
@@ -233,7 +272,10 @@ def index_put_(input, indices, values, accumulate=False):
 
 
 def _check_values_shape(x, idx, v):
-    target = x._data[idx].shape
+    try:
+        target = x._data[idx].shape
+    except IndexError as e:
+        raise IndexError(_torch_index_error(x._data, idx, e)) from None
     try:
         np.broadcast_shapes(v._data.shape, target)
     except ValueError:
@@ -241,15 +283,30 @@ def _check_values_shape(x, idx, v):
                            f"be broadcast to indexing result of shape {list(target)}") from None
 
 
+def _legacy(dt):
+    from .. import _dtype
+    return _dtype.from_np(dt)._legacy[:-6]
+
+
 def setitem(x, key, value):
-    """``x[key] = value``: copy into a view of `x`, or index_put_ for tensor indices."""
+    """``x[key] = value``: copy into a view of `x` (CopySlices on the base), or index_put_ for
+    tensor indices (into `x` itself, or into the view selected by the basic part of `key`)."""
     key = _normalize_key(key)
+    if any(k is False for k in key):
+        return  # x[False] selects nothing
+    # x[True] = v writes through an unsqueezed view, as torch
+    key = tuple(None if k is True else k for k in key)
     has_adv = any(_is_advanced(k) for k in key)
     if not has_adv:
-        view = getitem(x, key)
-        if view is x or (view._base is None):
-            raise RuntimeError("setitem expected a view")
-        copy_(view, value)
+        if all(k is Ellipsis or (isinstance(k, slice) and k == slice(None)) for k in key):
+            target = x  # nothing to slice: torch copies into x itself (CopyBackwards)
+        else:
+            target = getitem(x, key)
+            if target._base is None:
+                raise RuntimeError("setitem expected a view")
+        v = value if isinstance(value, Tensor) else as_tensor_arg(value)
+        _shape.expand(v, target._data.shape)  # torch's error when `value` does not fit
+        copy_(target, v)
         return
     # Apply the basic part as a view, then index_put_ the advanced part into it.
     basic = []
@@ -259,6 +316,8 @@ def setitem(x, key, value):
     consumed = sum(0 if (k is None or k is Ellipsis) else
                    (_as_index_array(k).ndim if _is_advanced(k) and
                     _as_index_array(k).dtype == bool else 1) for k in key)
+    if consumed > nd:
+        raise IndexError(f"too many indices for tensor of dimension {nd}")
     for k in key:
         if k is Ellipsis:
             basic.append(k)
@@ -274,20 +333,30 @@ def setitem(x, key, value):
             else:
                 advanced.append((dim, arr))
                 dim += 1
-        elif isinstance(k, (int, np.integer)) or (isinstance(k, Tensor) and k._data.ndim == 0):
+        elif _int_index(k) is not None:
             basic.append(k)
             advanced = [(d - 1 if d > dim else d, a) for d, a in advanced]
         else:
             basic.append(k)
-            dim += 0 if k is None else 1
+            dim += 1
     target = x
-    if any(not (isinstance(k, slice) and k == slice(None)) for k in basic):
+    if any(not (k is Ellipsis or (isinstance(k, slice) and k == slice(None))) for k in basic):
         target = getitem(x, tuple(basic))
     idx = _full_index(target._data.ndim, advanced)
-    v = as_tensor_arg(value) if not isinstance(value, Tensor) else value
+    v = value if isinstance(value, Tensor) else Tensor(np.asarray(value,
+                                                                  dtype=target._data.dtype))
+    # torch's order of checks: value shape, then dtypes, then index bounds
+    try:
+        _check_values_shape(target, idx, v)
+        bounds_error = None
+    except IndexError as e:
+        bounds_error = e
     if v._data.dtype != target._data.dtype:
-        v = v.to(target.dtype)
-    _check_values_shape(target, idx, v)
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{_legacy(target._data.dtype)} for the destination and "
+                           f"{_legacy(v._data.dtype)} for the source.")
+    if bounds_error is not None:
+        raise bounds_error
     apply_inplace(INDEX_PUT, target, v, params=(idx, False))
 
 
@@ -297,13 +366,19 @@ def _copy_fwd(a, b, p):
 
 
 COPY = primitive("copy_", _copy_fwd, "CopyBackwards", linear=True)
-COPY.node._qualname = "torch::autograd::CopyBackwards"
 
 
 @COPY.def_vjp
 def _(ctx, g):
     n = ctx._next
-    return (g * 0 if n[0] else None), (g if n[1] else None)
+    gs = None
+    if n[1]:
+        shape, dt = ctx._params if ctx._params is not None else (g._data.shape, g._data.dtype)
+        gs = _sum_to(g, shape)
+        if gs._data.dtype != dt:
+            from .. import _dtype
+            gs = gs.to(_dtype.from_np(dt))
+    return (g * 0 if n[0] else None), gs
 
 
 def copy_(self, src, non_blocking=False):
@@ -319,8 +394,9 @@ def copy_(self, src, non_blocking=False):
                            f") must match the size of tensor b ({src._data.shape[-1]}) at "
                            f"non-singleton dimension {max(self._data.ndim - 1, 0)}") from None
     # copy_ ignores the dtype category rule of other in-place ops: any dtype may be copied
-    # into any other (the kernel returns self's dtype).
-    return apply_inplace(COPY, self, src)
+    # into any other (the kernel returns self's dtype). The params tell backward the source's
+    # shape and dtype (its gradient is summed over broadcast dims and cast back).
+    return apply_inplace(COPY, self, src, params=(src._data.shape, src._data.dtype))
 
 
 def _fill_fwd(x, value):

@@ -259,6 +259,13 @@ def expand(input, *sizes):
                            f"number of sizes provided ({len(sizes)}) must be greater or equal to "
                            f"the number of dimensions in the tensor ({len(shape)})")
     lead = len(sizes) - len(shape)
+    # torch checks from the last dim backwards: the error names the last mismatching dim
+    for i in range(len(sizes) - 1, lead - 1, -1):
+        s, cur = sizes[i], shape[i - lead]
+        if s != -1 and cur != 1 and s != cur:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing "
+                               f"size ({cur}) at non-singleton dimension {i}.  Target sizes: "
+                               f"{list(sizes)}.  Tensor sizes: {list(shape)}")
     target = []
     for i, s in enumerate(sizes):
         if i < lead:
