@@ -264,7 +264,7 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
 
 # ---------------------------------------------------------------- pictures of the graph
 def _shape(t):
-    return "(" + ", ".join(str(s) for s in t._data.shape) + ")"
+    return str(tuple(int(s) for s in t._data.shape))
 
 
 def _esc(s):
