@@ -784,3 +784,53 @@ def test_no_reference_cycle_through_saved_output():
     finally:
         if gc_was:
             gc.enable()
+
+
+def test_backward_returning_a_non_tensor_errors():
+    def make(T):
+        class WT(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return 3.0
+        WT.apply(T.ones(2, requires_grad=True)).sum().backward()
+    assert _both_errors(make) == ("RuntimeError", "expected Variable or None (got float)")
+
+
+def test_anomaly_mode_reports_custom_function_and_its_forward_stack():
+    msgs = []
+    for T in LIBS:
+        class NanB(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * float("nan")
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            with T.autograd.detect_anomaly():
+                err = _error(lambda: NanB.apply(T.ones(2, requires_grad=True)).sum().backward())
+        assert any("Error detected in NanBBackward. Traceback of forward call" in str(m.message)
+                   and "NanB.apply" in str(m.message) for m in w)
+        msgs.append(err)
+    assert msgs[0] == msgs[1] == ("RuntimeError",
+                                  "Function 'NanBBackward' returned nan values in its 0th output.")
+
+
+def test_saved_tensor_hooks_apply_to_custom_function():
+    res = []
+    for T in LIBS:
+        calls = []
+        x = T.ones(2, dtype=T.float64, requires_grad=True)
+        with T.autograd.graph.saved_tensors_hooks(lambda t: (calls.append("pack"), t)[1],
+                                                  lambda t: (calls.append("unpack"), t)[1]):
+            y = make_exp(T).apply(x)
+        y.sum().backward()
+        res.append((calls, x.grad))
+    assert res[0][0] == res[1][0] == ["pack", "unpack"]
+    _same(res[0][1], res[1][1])

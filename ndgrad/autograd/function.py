@@ -194,9 +194,7 @@ class BackwardCFunction(Node, FunctionCtx):
                         f"{i + 1}, but the corresponding forward input was not a Variable")
                 continue
             if g is not None and not isinstance(g, Tensor):
-                raise TypeError(f"function {name} returned a gradient of type "
-                                f"{type(g).__name__} at position {i + 1}, expected a Tensor "
-                                "or None")
+                raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
             out.append(g if self._needs[i] else None)
         return tuple(out)
 
@@ -396,14 +394,24 @@ class Function:
         single = not isinstance(output, tuple)
         outputs = (output,) if single else output
         outputs = _wrap_outputs(ctx, tensor_args, outputs, executable, uses_setup_context)
-        if _state.special and _forward_ad_hook is not None:
-            _forward_ad_hook(ctx, args, outputs)
+        if _state.special:
+            if _forward_ad_hook is not None:
+                _forward_ad_hook(ctx, args, outputs)
+            if executable:
+                _record_forward_stack(ctx)
         # Drop ctx's plain references to outputs (torch clears them too): outputs hold ctx as
         # grad_fn, so keeping them would make a reference cycle that outlives the graph.
         d = ctx.__dict__
         for key in ("to_save", "dirty_tensors", "non_differentiable", "saved_for_forward"):
             d.pop(key, None)
         return outputs[0] if single else outputs
+
+
+def _record_forward_stack(ctx):
+    """Under anomaly detection, remember where the Function was called (shown on errors)."""
+    from . import anomaly_mode
+    if anomaly_mode.is_anomaly_enabled():
+        ctx._extras().setdefault("stack", anomaly_mode._user_stack())
 
 
 def _wrap_outputs(ctx, tensor_args, outputs, executable, uses_setup_context):
