@@ -116,8 +116,11 @@ def mul(input, other, *, out=None):
 
 multiply = mul
 
-FLOOR_DIV = binary("floor_divide", np.floor_divide, "FloorDivideBackward0")
-TRUNC_DIV = binary("div_trunc", lambda a, b: _trunc_div(a, b), "DivBackward3")
+# torch has no derivative for floor_divide (its node is NotImplemented); div with a
+# rounding_mode is DivBackward2 with zero gradients.
+FLOOR_DIV = binary("floor_divide", np.floor_divide, "torch::autograd::NotImplemented")
+FLOOR_DIV_MODE = binary("div_floor", np.floor_divide, "DivBackward2")
+TRUNC_DIV = binary("div_trunc", lambda a, b: _trunc_div(a, b), "DivBackward2")
 
 
 def _trunc_div(a, b):
@@ -127,9 +130,14 @@ def _trunc_div(a, b):
     return np.trunc(np.true_divide(a, b))
 
 
-for _op in (FLOOR_DIV, TRUNC_DIV):
+for _op in (FLOOR_DIV_MODE, TRUNC_DIV):
     _op.def_vjp(lambda ctx, g: (g * 0 if ctx._next[0] else None,
                                 g * 0 if ctx._next[1] else None))
+
+
+@FLOOR_DIV.def_vjp
+def _(ctx, g):
+    raise RuntimeError("derivative for aten::floor_divide is not implemented")
 
 
 def div(input, other, *, rounding_mode=None, out=None):
@@ -137,7 +145,7 @@ def div(input, other, *, rounding_mode=None, out=None):
     if rounding_mode is None:
         return _out(DIV.call(input, other), out)
     if rounding_mode == "floor":
-        return _out(FLOOR_DIV.call(input, other), out)
+        return _out(FLOOR_DIV_MODE.call(input, other), out)
     if rounding_mode == "trunc":
         return _out(TRUNC_DIV.call(input, other), out)
     raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
@@ -151,17 +159,23 @@ def floor_divide(input, other):
     return FLOOR_DIV.call(input, other)
 
 
-REMAINDER = binary("remainder", np.remainder, save=((0, 1), (1, 1)))
+REMAINDER = binary("remainder", np.remainder, "RemainderBackward1", save=((0, 1), (1, 1)))
+REMAINDER_SCALAR = binary("remainder_scalar", np.remainder, "RemainderBackward0")
+REMAINDER_SCALAR.def_vjp(lambda ctx, g: (g, None))
 
 
 @REMAINDER.def_vjp
 def _(ctx, g):
     a, b = ctx.saved
     n = ctx._next
-    return g if n[0] else None, (-g * floor_divide(a, b)) if n[1] else None
+    return g if n[0] else None, (-g * FLOOR_DIV_MODE.call(a, b)) if n[1] else None
 
 
 def remainder(input, other):
+    """Python-style modulus (the result has the sign of `other`)."""
+    from .._tensor import Tensor
+    if isinstance(input, Tensor) and not isinstance(other, Tensor):
+        return REMAINDER_SCALAR.call(input, other)
     return REMAINDER.call(input, other)
 
 
@@ -416,16 +430,25 @@ def trunc(input):
 
 def _round_fwd(x, decimals):
     if x.dtype.kind in "biu":
+        if decimals is not None:
+            from .. import _dtype
+            raise NotImplementedError(f'"round_cpu" not implemented for '
+                                      f"'{_dtype.from_np(x.dtype)._legacy[:-6]}'")
         return x.copy()
     return np.round(x, decimals or 0)
 
 
+# torch: round(x) is RoundBackward0, round(x, decimals=d) (any d, even 0) RoundBackward1.
 ROUND = unary("round", _round_fwd, params=True)
 ROUND.def_vjp(lambda ctx, g: (g * 0,))
+ROUND_DECIMALS = unary("round_decimals", _round_fwd, "RoundBackward1", params=True)
+ROUND_DECIMALS.def_vjp(lambda ctx, g: (g * 0,))
 
 
-def round(input, *, decimals=0):
-    return ROUND.call(input, decimals)
+def round(input, *, decimals=None):
+    if decimals is None:
+        return ROUND.call(input, None)
+    return ROUND_DECIMALS.call(input, decimals)
 
 
 def exp(input):
@@ -714,9 +737,9 @@ def where(condition, input=None, other=None):
     a = input if isinstance(input, Tensor) else as_tensor_arg(np.asarray(input, dt))
     b = other if isinstance(other, Tensor) else as_tensor_arg(np.asarray(other, dt))
     if a._data.dtype != dt:
-        a = a.to(dt)
+        a = a.to(_dtype_of(dt))
     if b._data.dtype != dt:
-        b = b.to(dt)
+        b = b.to(_dtype_of(dt))
     out = WHERE.call(cond, a, b)
     node = out._grad_fn
     if node is not None and node._meta is None:
@@ -724,6 +747,11 @@ def where(condition, input=None, other=None):
         if a._data.shape != shape or b._data.shape != shape:
             node._meta = (None, (a._data.shape, a._data.dtype), (b._data.shape, b._data.dtype))
     return out
+
+
+def _dtype_of(np_dtype):
+    from .. import _dtype
+    return _dtype.from_np(np_dtype)
 
 
 def _out(result, out):

@@ -64,7 +64,7 @@ _OPERATORS = {
     "__rsub__": E.RSUB.call, "__mul__": E.MUL.call, "__rmul__": E.MUL.call,
     "__truediv__": E.DIV.call, "__rtruediv__": _rtruediv, "__div__": E.DIV.call,
     "__floordiv__": E.FLOOR_DIV.call, "__rfloordiv__": _rfloordiv,
-    "__mod__": E.REMAINDER.call, "__rmod__": _rmod, "__pow__": E.pow, "__rpow__": _rpow,
+    "__mod__": E.remainder, "__rmod__": _rmod, "__pow__": E.pow, "__rpow__": _rpow,
     "__matmul__": L.matmul, "__rmatmul__": _rmatmul, "__neg__": E.NEG.call,
     "__abs__": E.ABS.call, "__invert__": E.bitwise_not, "__pos__": lambda self: self,
     "__and__": E.BITWISE_AND.call, "__rand__": _rbin(E.BITWISE_AND),
@@ -96,7 +96,7 @@ def _inplace_unary(op):
 
 
 def _div_(self, other, *, rounding_mode=None):
-    op = {None: E.DIV, "floor": E.FLOOR_DIV, "trunc": E.TRUNC_DIV}[rounding_mode]
+    op = {None: E.DIV, "floor": E.FLOOR_DIV_MODE, "trunc": E.TRUNC_DIV}[rounding_mode]
     return apply_inplace(op, self, other)
 
 
@@ -113,15 +113,18 @@ def _clamp_(self, min=None, max=None):
     return apply_inplace(E.CLAMP, self, params=(min, max))
 
 
-def _round_(self, *, decimals=0):
-    return apply_inplace(E.ROUND, self, params=decimals)
+def _round_(self, *, decimals=None):
+    return apply_inplace(E.ROUND if decimals is None else E.ROUND_DECIMALS, self,
+                         params=decimals)
 
 
 _INPLACE = {
     "add_": _inplace_binary(E.ADD, True), "sub_": _inplace_binary(E.SUB, True),
     "mul_": _inplace_binary(E.MUL), "div_": _div_, "true_divide_": _div_,
     "pow_": _pow_, "clamp_": _clamp_, "clip_": _clamp_, "round_": _round_,
-    "remainder_": _inplace_binary(E.REMAINDER), "floor_divide_": _inplace_binary(E.FLOOR_DIV),
+    "remainder_": lambda self, other: apply_inplace(
+        E.REMAINDER if isinstance(other, Tensor) else E.REMAINDER_SCALAR, self, other),
+    "floor_divide_": _inplace_binary(E.FLOOR_DIV),
     "maximum_": _inplace_binary(E.MAXIMUM), "minimum_": _inplace_binary(E.MINIMUM),
     "copy_": I.copy_, "fill_": I.fill_, "zero_": I.zero_, "masked_fill_": I.masked_fill_,
     "index_put_": I.index_put_, "scatter_": I.scatter_, "scatter_add_": I.scatter_add_,
