@@ -136,7 +136,13 @@ for _name in ("neg", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmo
     _op = getattr(E, _name.upper(), None) or getattr(E, "_" + _name.upper())
     _INPLACE[_name + "_"] = _inplace_unary(_op)
 _INPLACE["negative_"] = _INPLACE["neg_"]
-_INPLACE["absolute_"] = _INPLACE["abs_"]
+def _abs_(self):
+    if self._data.dtype.kind == "c":
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return apply_inplace(E.ABS, self)
+
+
+_INPLACE["abs_"] = _INPLACE["absolute_"] = _abs_
 for _name, _fn in _INPLACE.items():
     _method(_name, _fn)
 
