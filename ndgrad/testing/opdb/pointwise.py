@@ -301,7 +301,9 @@ register(
     B("div", ref=np.true_divide, dtypes=_F_INT, complex_grad=True, other_kinks=(0.0,),
       int_range=(1, 5), aliases=("divide", "true_divide")),
     B("floor_divide", ref=np.floor_divide, dtypes=FLOATING + (ndgrad.int64,), rlo=0.5,
-      rhi=2.0, int_range=(1, 5), inplace="floor_divide_", **_ZERO_GRAD),
+      rhi=2.0, int_range=(1, 5), inplace="floor_divide_", supports_autograd=False,
+      notes="torch has no derivative for floor_divide: backward raises (use div with "
+            "rounding_mode='floor', whose gradient is zero)"),
     B("remainder", ref=np.remainder, dtypes=FLOATING + (ndgrad.int64,), rlo=0.6, rhi=2.0,
       int_range=(1, 5), notes="kinks where input/other is an integer"),
     B("fmod", ref=np.fmod, dtypes=FLOATING + (ndgrad.int64,), rlo=0.6, rhi=2.0,
