@@ -36,6 +36,8 @@ import functools
 import inspect
 import warnings
 
+import numpy as np
+
 from .. import _state
 from .graph import Node, SavedTensor, FREED, BACKWARD_TWICE
 
@@ -63,10 +65,6 @@ Tensor = _LazyTensor()
 
 # Installed by ndgrad.autograd.forward_ad: ``hook(ctx, args, outputs)``. See module docstring.
 _forward_ad_hook = None
-
-
-def _differentiable_dtype(t):
-    return t._data.dtype.kind in "fc"
 
 
 class FunctionCtx:
@@ -163,11 +161,10 @@ class BackwardCFunction(Node, FunctionCtx):
         if len(gs) < n_out:
             gs.extend([None] * (n_out - len(gs)))
         if self.materialize_grads:
-            from .. import zeros
             for i, g in enumerate(gs):
                 if g is None and self._out_meta[i] is not None:
                     shape, dtype = self._out_meta[i]
-                    gs[i] = zeros(shape, dtype=dtype)
+                    gs[i] = Tensor(np.zeros(shape, dtype))
         backward_fn = cls._backward_impl()
         res = backward_fn(self, *gs)
         if type(res) is not tuple:
@@ -416,14 +413,13 @@ def _record_forward_stack(ctx):
 
 def _wrap_outputs(ctx, tensor_args, outputs, executable, uses_setup_context):
     """Attach `ctx` as grad_fn of the outputs and save the tensors ``ctx`` asked to keep."""
-    input_ids = {id(a) for a in tensor_args}
     dirty = ctx.dirty_tensors
-    dirty_ids = {id(t) for t in dirty}
-    non_diff_ids = {id(t) for t in ctx.non_differentiable}
-    saved_ids = {id(t) for t in ctx.to_save if t is not None}
-    out_ids = {id(o) for o in outputs}
+    non_diff = ctx.non_differentiable
+    dirty_ids = {id(t) for t in dirty} if dirty else ()
+    non_diff_ids = {id(t) for t in non_diff} if non_diff else ()
 
     if dirty:
+        out_ids = {id(o) for o in outputs}
         for t in dirty:
             if id(t) not in out_ids:
                 raise RuntimeError("Some elements marked as dirty during the forward method "
@@ -446,12 +442,12 @@ def _wrap_outputs(ctx, tensor_args, outputs, executable, uses_setup_context):
             new_outputs.append(o)
             out_meta.append(None)
             continue
-        out_meta.append((o._data.shape, o.dtype))
+        d = o._data
+        out_meta.append((d.shape, d.dtype))
         oid = id(o)
-        is_input = oid in input_ids
-        is_dirty = oid in dirty_ids
-        differentiable = executable and oid not in non_diff_ids and _differentiable_dtype(o)
-        if is_dirty:
+        differentiable = (executable and d.dtype.kind in "fc"
+                          and (not non_diff_ids or oid not in non_diff_ids))
+        if dirty_ids and oid in dirty_ids:
             if differentiable:
                 from ._views import rebase_history
                 rebase_history(o, ctx)
@@ -459,8 +455,13 @@ def _wrap_outputs(ctx, tensor_args, outputs, executable, uses_setup_context):
                     o._output_nr = k
             new_outputs.append(o)
             continue
+        is_input = False
+        for a in tensor_args:
+            if a is o:
+                is_input = True
+                break
         if is_input:
-            if uses_setup_context and oid in saved_ids and executable:
+            if uses_setup_context and executable and any(t is o for t in ctx.to_save):
                 raise RuntimeError(
                     "An input that has been returned as-is as output is being saved for "
                     "backward. This is not supported if you override setup_context. You should "
@@ -485,24 +486,24 @@ def _wrap_outputs(ctx, tensor_args, outputs, executable, uses_setup_context):
         new_outputs.append(o)
 
     ctx._n_outputs = len(outputs)
-    ctx._out_meta = tuple(out_meta)
+    ctx._out_meta = out_meta
     if executable:
-        meta = []
-        for a, e in zip(tensor_args, ctx._next):
-            meta.append((a._data.shape, a._data.dtype) if e is not None else None)
-        ctx._meta = tuple(meta)
+        ctx._meta = tuple([(a._data.shape, a._data.dtype) if e is not None else None
+                           for a, e in zip(tensor_args, ctx._next)])
 
     to_save = ctx.to_save
     if to_save:
-        out_pos = {id(o): k for k, o in enumerate(outputs) if isinstance(o, Tensor)}
         saved = []
         for t in to_save:
             if t is None:
                 saved.append(None)
                 continue
-            k = out_pos.get(id(t))
-            wrapped = new_outputs[k] if k is not None else None
-            if k is not None and wrapped is t and t._grad_fn is ctx and t._base is None:
+            k = -1
+            for j, o in enumerate(outputs):
+                if o is t:
+                    k = j
+                    break
+            if k >= 0 and new_outputs[k] is t and t._grad_fn is ctx and t._base is None:
                 # An output of this node: saved without a reference back to it.
                 saved.append(SavedTensor(t, True, k))
             else:
