@@ -1,9 +1,9 @@
 """The introspection half of ``ndgrad.autograd.graph`` (re-exported there).
 
 What lives here: the saved values of a node as torch-named attributes (``_saved_self``,
-``_saved_result``, ... and their raw handles ``_raw_saved_<name>``), ``register_multi_grad_hook``,
-and pictures of the backward graph (``to_dot``, ``render``). Nothing here is on the hot path:
-``Node.__getattr__`` only runs for attributes a node does not have.
+``_saved_result``, ... and their raw handles ``_raw_saved_<name>``, as properties of Node),
+``register_multi_grad_hook``, and pictures of the backward graph (``to_dot``, ``render``).
+Nothing here is on the hot path.
 """
 
 import shutil
@@ -43,6 +43,8 @@ def register_saved_names(op_name, arg_names=None, out_names=None):
         _ARG_NAMES[op_name] = tuple(arg_names)
     if out_names is not None:
         _OUT_NAMES[op_name] = tuple(out_names)
+    for key in tuple(arg_names or ()) + tuple(out_names or ()):
+        _define(key)
 
 
 def _names(node):
@@ -106,18 +108,16 @@ class _RawSaved:
         return f"<SavedTensor of {self._node.name()}>"
 
 
-def _node_getattr(self, name):
-    if name.startswith("_saved_") or name.startswith("_raw_saved_"):
-        raw = name.startswith("_raw_")
-        key = name[11:] if raw else name[7:]
-        for n, i in _names(self):
-            if n == key:
-                return _saved_attr(self, i, raw)
-        if key == "self_sym_sizes" and not raw:
-            ex = self._extra
-            if ex is not None and "shape" in ex:
-                return tuple(ex["shape"])
-    raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+def _lookup(node, key, raw):
+    for n, i in _names(node):
+        if n == key:
+            return _saved_attr(node, i, raw)
+    if key == "self_sym_sizes" and not raw:
+        ex = node._extra
+        if ex is not None and "shape" in ex:
+            return tuple(ex["shape"])
+    prefix = "_raw_saved_" if raw else "_saved_"
+    raise AttributeError(f"'{type(node).__name__}' object has no attribute '{prefix}{key}'")
 
 
 def _saved_attr(node, i, raw):
@@ -140,15 +140,41 @@ def _saved_attr(node, i, raw):
         return s
 
 
+def _define(key):
+    """Properties ``_saved_<key>`` / ``_raw_saved_<key>`` on Node (AttributeError where the
+    node has no such value). Properties, not ``__getattr__``: a class-level ``__getattr__``
+    would slow every attribute read of every node in the engine (no LOAD_ATTR
+    specialisation)."""
+    for raw in (False, True):
+        name = ("_raw_saved_" if raw else "_saved_") + key
+        if name not in Node.__dict__:
+            setattr(Node, name, property(lambda self, k=key, r=raw: _lookup(self, k, r),
+                                         doc=f"The value this node saved as torch's `{key}`."))
+
+
+def _define_all():
+    keys = {"self", "other", "result", "self_sym_sizes"}
+    for names in list(_ARG_NAMES.values()) + list(_OUT_NAMES.values()):
+        keys.update(names)
+    keys.update(f"input{k}" for k in range(2, 6))
+    keys.update(f"result{k}" for k in range(1, 4))
+    for key in keys:
+        _define(key)
+
+
 def _node_dir(self):
-    names = set(object.__dir__(self))
+    names = {n for n in object.__dir__(self)
+             if not (n.startswith("_saved_") or n.startswith("_raw_saved_"))}
     for n, _i in _names(self):
         names.add("_saved_" + n)
         names.add("_raw_saved_" + n)
+    ex = self._extra
+    if ex is not None and "shape" in ex:
+        names.add("_saved_self_sym_sizes")
     return sorted(names)
 
 
-Node.__getattr__ = _node_getattr
+_define_all()
 Node.__dir__ = _node_dir
 
 
