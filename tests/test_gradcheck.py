@@ -313,3 +313,19 @@ def test_gradcheck_error_is_runtime_error():
     from ndgrad.autograd.gradcheck import gradcheck, gradgradcheck
     assert gradcheck is ndgrad.autograd.gradcheck and gradgradcheck is \
         ndgrad.autograd.gradgradcheck
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_edge_shapes_and_non_tensor_arguments(fast):
+    def check(T):
+        x0 = T.tensor(0.7, dtype=T.float64, requires_grad=True)
+        empty = T.zeros(0, 3, dtype=T.float64, requires_grad=True)
+        nc = T.arange(12, dtype=T.float64).reshape(3, 4).t().requires_grad_()
+        return (T.autograd.gradcheck(lambda x: x.sin() * 2, x0, fast_mode=fast),
+                T.autograd.gradcheck(lambda x: x.sum(0), (empty,), fast_mode=fast),
+                T.autograd.gradcheck(lambda x, k, n: (x * k).sum(1) ** n, (nc, 3.0, 2),
+                                     fast_mode=fast),
+                T.autograd.gradgradcheck(lambda x: (x * x).sum(1), (nc,), fast_mode=fast),
+                T.autograd.gradcheck(lambda x, i: x[i], (nc, T.tensor([0, 2])),
+                                     fast_mode=fast))
+    assert _same_outcome(check) == (True,) * 5

@@ -63,7 +63,8 @@ def _check_inputs(tupled_inputs):
                     "point or complex. This check will likely fail if all the inputs are not of "
                     "double precision floating point or complex. ", stacklevel=3)
             d = inp._data
-            if not all(st > 0 or sz <= 1 for st, sz in zip(d.strides, d.shape)):
+            # (An empty array has no overlapping elements whatever NumPy says its strides are.)
+            if d.size and not all(st > 0 or sz <= 1 for st, sz in zip(d.strides, d.shape)):
                 raise RuntimeError(
                     f"The {idx}th input has a dimension with stride 0. gradcheck only supports "
                     "inputs that are non-overlapping to be able to compute the numerical "
