@@ -317,6 +317,29 @@ LOGSIGMOID = _activation(
     lambda x, p: (-_sig(x) * _sig(-x)).astype(x.dtype))
 
 
+# ============================================================================ linear
+def _linear_fwd(b, x, wt, p):
+    out = x @ wt
+    out += b
+    return out
+
+
+# torch's F.linear on 2-D input with a bias records AddmmBackward0(bias, input, weight.t()).
+# This primitive has the same node name and edges but reduces the bias gradient itself (one
+# row sum) instead of leaving a broadcast gradient for the engine to reduce.
+LINEAR = primitive("linear_addmm", _linear_fwd, "AddmmBackward0", save=((1, 2), (2, 1)))
+
+
+@LINEAR.def_vjp
+def _(ctx, g):
+    x, wt = ctx.saved
+    n = ctx._next
+    gb = g.sum(0) if n[0] is not None else None
+    gx = g.mm(wt.t()) if n[1] is not None else None
+    gw = x.t().mm(g) if n[2] is not None else None
+    return gb, gx, gw
+
+
 # ============================================================================ softmax family
 def _softmax_fwd(x, p):
     dim = p
@@ -339,22 +362,65 @@ LOG_SOFTMAX = primitive("log_softmax", _log_softmax_fwd, "LogSoftmaxBackward0",
                         save=(("out", None),))
 
 
+def _softmax_bw_fwd(g, y, dim):
+    gy = g * y
+    gy -= y * gy.sum(axis=dim, keepdims=True)
+    return gy
+
+
+def _log_softmax_bw_fwd(g, y, dim):
+    return g - np.exp(y) * g.sum(axis=dim, keepdims=True)
+
+
+# Fused backward kernels (torch's _softmax_backward_data / _log_softmax_backward_data), each
+# with a rule in ndgrad ops for double backward.
+SOFTMAX_BW = primitive("softmax_backward_data", _softmax_bw_fwd, "SoftmaxBackwardDataBackward0",
+                       save=((0, None), (1, None)))
+LOG_SOFTMAX_BW = primitive("log_softmax_backward_data", _log_softmax_bw_fwd,
+                           "LogSoftmaxBackwardDataBackward0", save=((0, None), (1, None)))
+
+
 @SOFTMAX.def_vjp
 def _(ctx, g):
     (y,) = ctx.saved
-    gy = g * y
-    return (gy - y * gy.sum(ctx._params, keepdim=True),)
+    return (SOFTMAX_BW.call(g, y, params=ctx._params),)
 
 
 @LOG_SOFTMAX.def_vjp
 def _(ctx, g):
     (y,) = ctx.saved
-    return (g - y.exp() * g.sum(ctx._params, keepdim=True),)
+    return (LOG_SOFTMAX_BW.call(g, y, params=ctx._params),)
+
+
+@SOFTMAX_BW.def_vjp
+def _(ctx, gg):
+    g, y = ctx.saved
+    dim = ctx._params
+    n = ctx._next
+    # out = y * (g - s), s = sum(g * y)
+    s = (g * y).sum(dim, keepdim=True)
+    ggy = gg * y
+    t = ggy.sum(dim, keepdim=True)
+    d_g = (ggy - y * t) if n[0] is not None else None
+    d_y = (gg * (g - s) - g * t) if n[1] is not None else None
+    return d_g, d_y
+
+
+@LOG_SOFTMAX_BW.def_vjp
+def _(ctx, gg):
+    g, y = ctx.saved
+    dim = ctx._params
+    n = ctx._next
+    # out = g - exp(y) * sum(g)
+    e = y.exp()
+    d_g = (gg - (gg * e).sum(dim, keepdim=True)) if n[0] is not None else None
+    d_y = (-gg * e * g.sum(dim, keepdim=True)) if n[1] is not None else None
+    return d_g, d_y
 
 
 # ============================================================================ nll_loss
 def _nll_parts(x, target, weight, ignore_index):
-    """Per-sample picked log-probs and weights; x is (N, C, ...) or (C,)."""
+    """Per-sample picked log-probs and weights (None meaning all ones); x is (N, C) or (C,)."""
     if x.ndim == 1:
         xv = x[None]
         tv = np.asarray(target).reshape(1)
@@ -362,28 +428,34 @@ def _nll_parts(x, target, weight, ignore_index):
         xv = x
         tv = target
     valid = tv != ignore_index
-    safe_t = np.where(valid, tv, 0)
-    picked = np.take_along_axis(xv, safe_t[:, None], axis=1)[:, 0]
+    all_valid = valid.all()
+    safe_t = tv if all_valid else np.where(valid, tv, 0)
+    picked = xv[np.arange(len(safe_t)), safe_t]
+    if weight is None and all_valid:
+        return xv, safe_t, picked, None
     w = weight[safe_t] if weight is not None else np.ones(safe_t.shape, x.dtype)
-    w = np.where(valid, w, 0).astype(x.dtype)
-    return xv, safe_t, picked, w
+    if not all_valid:
+        w = np.where(valid, w, 0)
+    return xv, safe_t, picked, w.astype(x.dtype, copy=False)
 
 
 def _nll_fwd(x, target, weight, p):
     reduction, ignore_index = p
     xv, safe_t, picked, w = _nll_parts(x, target, weight, ignore_index)
-    losses = -picked * w
+    losses = -picked if w is None else -picked * w
     if reduction == "none":
         return losses.reshape(np.shape(target)) if x.ndim > 1 else losses.reshape(())
     if reduction == "sum":
         return np.asarray(losses.sum(dtype=x.dtype))
-    total = w.sum(dtype=x.dtype)
+    total = x.dtype.type(len(picked)) if w is None else w.sum(dtype=x.dtype)
     return np.asarray((losses.sum(dtype=x.dtype) / total).astype(x.dtype))
 
 
 def _nll_bw_fwd(g, x, target, weight, p):
     reduction, ignore_index = p
     xv, safe_t, picked, w = _nll_parts(x, target, weight, ignore_index)
+    if w is None:
+        w = np.ones(safe_t.shape, x.dtype)
     if reduction == "none":
         coef = -w * g.reshape(w.shape)
     elif reduction == "sum":
@@ -391,7 +463,7 @@ def _nll_bw_fwd(g, x, target, weight, p):
     else:
         coef = -w * (g / w.sum(dtype=x.dtype))
     out = np.zeros(xv.shape, x.dtype)
-    np.put_along_axis(out, safe_t[:, None], coef.astype(x.dtype)[:, None], axis=1)
+    out[np.arange(len(safe_t)), safe_t] = coef
     return out.reshape(x.shape)
 
 

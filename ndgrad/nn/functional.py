@@ -52,12 +52,15 @@ def _inplace_result(input, result, inplace):
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias`` (AddmmBackward0 for 2-D input with bias, like torch)."""
     if input.dim() == 2 and bias is not None:
+        if bias.dim() == 1 and input.dtype == weight.dtype == bias.dtype and \
+                input.shape[1] == weight.shape[1] and bias.shape[0] == weight.shape[0]:
+            return K.LINEAR.call(bias, input, weight.t())
         return L.addmm(bias, input, weight.t())
     if input.dim() == 2:
         return input.mm(weight.t())
     if bias is not None and input.dim() > 2:
         shape = input.shape
-        out = L.addmm(bias, input.reshape(-1, shape[-1]), weight.t())
+        out = linear(input.reshape(-1, shape[-1]), weight, bias)
         return out.view(*shape[:-1], out.shape[-1])
     out = L.matmul(input, weight.t())
     return out + bias if bias is not None else out
@@ -822,9 +825,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
                          f"batch_size ({target.shape[0]}).")
     c = input.shape[1] if input.dim() >= 2 else input.shape[0]
     t = target._data
-    bad = (t != ignore_index) & ((t < 0) | (t >= c))
-    if bad.any():
-        raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+    if t.size and (t.min() < 0 or t.max() >= c):
+        bad = (t != ignore_index) & ((t < 0) | (t >= c))
+        if bad.any():
+            raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
     if weight is not None and weight.numel() != c:
         raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no "
                            f"classes but got weight tensor of shape: {list(weight.shape)}")
