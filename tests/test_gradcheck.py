@@ -196,14 +196,16 @@ def test_wrong_second_derivative_only_gradgradcheck_sees(fast):
         second = T.autograd.gradgradcheck(bad, (x,), fast_mode=fast, raise_exception=False)
         return first, second
     assert _same_outcome(check) == ((True, True), False)
+
+    def message(T):
+        T.manual_seed(0)  # the random grad_outputs: the same draws in both libraries
+        bad = _fn(T, _cube_fwd, _cube_detached).apply
+        return T.autograd.gradgradcheck(bad, (_x(T, (3,)),), fast_mode=fast)
+    kind, msg = _same_outcome(message)
+    assert kind == "GradcheckError"
+    assert msg.startswith("Jacobian mismatch for output 0 with respect to input 0")
     if not fast:
-        # The message: a zero analytical Jacobian against 6 x g (g random grad_outputs).
-        x = _x(ndgrad, (3,))
-        bad = _fn(ndgrad, _cube_fwd, _cube_detached).apply
-        with pytest.raises(NGradcheckError) as info:
-            ndgrad.autograd.gradgradcheck(bad, (x,))
-        assert "Jacobian mismatch for output 0 with respect to input 0" in str(info.value)
-        assert "analytical:tensor([[0., 0., 0.]" in str(info.value)
+        assert "analytical:tensor([[0., 0., 0.]" in msg
 
 
 def test_rejects_wrong_jvp_in_forward_mode():
