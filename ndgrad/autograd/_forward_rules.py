@@ -747,6 +747,22 @@ def _install_rules():
     rule(R.MAX_DIM, select_dim_jvp)
     rule(R.MIN_DIM, select_dim_jvp)
 
+    tri = getattr(L, "TRI_LEGACY", None)
+    if tri is not None:
+        def triangular_solve_jvp(ctx, tb, ta):
+            # torch 2.13's formula: X_t = op(tri(A))^-1 (B_t - A_t X), A_t used untransposed
+            # and unprojected (it differs from the VJP's transpose off the triangle).
+            a = ctx.inputs[1]
+            x = ctx.outputs[0]
+            rhs = tb
+            if ta is not None:
+                s = L.matmul(ta, x)
+                rhs = -s if rhs is None else rhs - s
+            sol = tri.call(rhs, a, params=ctx.params)[0] if rhs is not None else None
+            return sol, ta
+
+        rule(tri, triangular_solve_jvp)
+
     # ------------------------------------------------------------------ affine "linear" ops
     # These are flagged linear but write a constant: their tangent writes zero instead.
     rule(I.FILL, lambda ctx, t: t * 0)
