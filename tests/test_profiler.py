@@ -214,3 +214,33 @@ def test_emit_nvtx_and_itt_say_so_once():
                 pass
         assert len(w) == 1 and "does nothing" not in str(w[0].message)
         assert "records nothing" in str(w[0].message)
+
+
+# ------------------------------------------------------------------ torch.profiler's API
+def test_schedule_actions_match_torch():
+    import torch.profiler as tp
+    import ndgrad.profiler as np_
+    for kw in (dict(wait=1, warmup=1, active=2), dict(wait=0, warmup=2, active=1, repeat=2),
+               dict(wait=2, warmup=1, active=3, repeat=1, skip_first=3)):
+        ts, ns = tp.schedule(**kw), np_.schedule(**kw)
+        assert [ns(i).name for i in range(20)] == [ts(i).name for i in range(20)], kw
+
+
+def test_scheduled_windows_match_torch():
+    import torch.profiler as tp
+    import ndgrad.profiler as np_
+    out = {}
+    for lib, mod in ((torch, tp), (ndgrad, np_)):
+        ready = []
+        x = lib.ones(3, requires_grad=True)
+        with mod.profile(activities=[mod.ProfilerActivity.CPU],
+                         schedule=mod.schedule(wait=1, warmup=1, active=2, repeat=2),
+                         on_trace_ready=lambda p: ready.append(
+                             (p.step_num, sorted({e.key for e in p.key_averages()
+                                                  if e.key.startswith("aten::mul")})))) as p:
+            for _ in range(10):
+                (x * 2).sum().backward()
+                p.step()
+        out[lib] = ready
+    assert out[ndgrad] == out[torch]
+    assert [s for s, _ in out[ndgrad]] == [4, 8]

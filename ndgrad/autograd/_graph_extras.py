@@ -68,6 +68,14 @@ def _names(node):
 def saved_values(node):
     """``{name: value}`` of everything a node saved (tensors unpacked), for display."""
     out = {}
+    if type(node)._op is None:
+        # Custom Function nodes and other op-less nodes: whatever SavedTensors they hold.
+        saved = node._saved
+        if saved is not FREED and isinstance(saved, tuple):
+            for i, s in enumerate(saved):
+                if type(s) is SavedTensor:
+                    out[f"saved_tensors[{i}]"] = s.unpack(node)
+        return out
     for name, _i in _names(node):
         out[name] = getattr(node, "_saved_" + name)
     ex = node._extra
