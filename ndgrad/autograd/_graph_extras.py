@@ -363,9 +363,9 @@ def to_dot(tensors, params=None, show_saved=False, profile=None, name="backward"
             label += "\n" + _fmt_us(times[fn._seq])
         extra_lines = []
         if show_saved and fn._saved is not FREED:
-            for sname, value in saved_values(fn).items():
+            for k, (sname, value) in enumerate(saved_values(fn).items()):
                 if isinstance(value, Tensor):
-                    sid = f"s{id(fn)}_{sname}"
+                    sid = f"s{id(fn)}_{k}"
                     extra_lines.append(f'  {sid} [label="{_esc(sname)}\\n'
                                        f'{_esc(_shape(value))}", fillcolor=orange];')
                     extra_lines.append(f"  {sid} -> {nid} [style=dashed, dir=none];")
