@@ -43,6 +43,12 @@ def _as_index_array(k):
 
 
 def _normalize_key(key):
+    if isinstance(key, list) and len(key) < 32 and any(
+            k is None or k is Ellipsis or isinstance(k, (list, tuple, slice, Tensor))
+            for k in key):
+        # torch (like old NumPy) reads such a list as a tuple of indices: x[[[0, 1]]] is
+        # x[[0, 1]]
+        return tuple(key)
     if not isinstance(key, tuple):
         key = (key,)
     return key
@@ -87,10 +93,13 @@ def getitem(x, key):
     orig = 0  # position in `x`, for error messages
     advanced = []  # (result dim, index array)
     applied = False
+    ellipsis_dims = nd - consumed
     for k in key:
         if k is Ellipsis:
-            dim += nd - consumed
-            orig += nd - consumed
+            # torch expands the first Ellipsis; any later one stands for no dims
+            dim += ellipsis_dims
+            orig += ellipsis_dims
+            ellipsis_dims = 0
             continue
         if k is None:
             out = out.unsqueeze(dim)
@@ -217,7 +226,7 @@ def _index(x, advanced):
 
 
 def _index_put_fwd(base, values, p):
-    idx, accumulate = p
+    idx, accumulate = p[:2]
     for d, k in enumerate(idx):
         if isinstance(k, np.ndarray) and k.size:
             size = base.shape[d]
@@ -238,13 +247,15 @@ INDEX_PUT = primitive("index_put", _index_put_fwd, "IndexPutBackward0", linear=T
 
 @INDEX_PUT.def_vjp
 def _(ctx, g):
-    idx, accumulate = ctx._params
+    idx, accumulate = ctx._params[:2]
     n = ctx._next
     gb = None
     if n[0]:
         gb = g if accumulate else INDEX_PUT.call(g, _zeros_like_index(g, idx),
                                                  params=(idx, False))
     gv = INDEX.call(g, params=idx) if n[1] else None
+    if gv is not None and len(ctx._params) > 2 and gv._data.shape != ctx._params[2]:
+        gv = _sum_to(gv, ctx._params[2])  # a broadcast value gets the summed gradient
     return gb, gv
 
 
@@ -258,8 +269,12 @@ def index_put(input, indices, values, accumulate=False):
     idx = _full_index(x._data.ndim, [(d, _as_index_array(i)) for d, i in enumerate(indices)
                                      if i is not None])
     v = as_tensor_arg(values)
-    return INDEX_PUT.call(x, v.to(x.dtype) if v._data.dtype != x._data.dtype else v,
-                          params=(idx, accumulate))
+    if v._data.dtype != x._data.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{_legacy(x._data.dtype)} for the destination and "
+                           f"{_legacy(v._data.dtype)} for the source.")
+    _check_values_shape(x, idx, v)
+    return INDEX_PUT.call(x, v, params=(idx, accumulate, v._data.shape))
 
 
 def index_put_(input, indices, values, accumulate=False):
@@ -267,8 +282,12 @@ def index_put_(input, indices, values, accumulate=False):
     idx = _full_index(x._data.ndim, [(d, _as_index_array(i)) for d, i in enumerate(indices)
                                      if i is not None])
     v = as_tensor_arg(values)
+    if v._data.dtype != x._data.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{_legacy(x._data.dtype)} for the destination and "
+                           f"{_legacy(v._data.dtype)} for the source.")
     _check_values_shape(x, idx, v)
-    return apply_inplace(INDEX_PUT, x, v, params=(idx, accumulate))
+    return apply_inplace(INDEX_PUT, x, v, params=(idx, accumulate, v._data.shape))
 
 
 def _check_values_shape(x, idx, v):
@@ -292,8 +311,15 @@ def setitem(x, key, value):
     """``x[key] = value``: copy into a view of `x` (CopySlices on the base), or index_put_ for
     tensor indices (into `x` itself, or into the view selected by the basic part of `key`)."""
     key = _normalize_key(key)
+    if len(key) == 1 and key[0] is False:
+        # torch: an unsqueezed view indexed with an empty index (nothing written, but recorded)
+        view = x.unsqueeze(0)
+        v = value if isinstance(value, Tensor) else Tensor(np.asarray(value, x._data.dtype))
+        apply_inplace(INDEX_PUT, view, v.to(x.dtype) if v._data.dtype != x._data.dtype else v,
+                      params=((np.zeros(0, np.int64),), False))
+        return
     if any(k is False for k in key):
-        return  # x[False] selects nothing
+        return  # x[..., False, ...] selects nothing
     # x[True] = v writes through an unsqueezed view, as torch
     key = tuple(None if k is True else k for k in key)
     has_adv = any(_is_advanced(k) for k in key)
@@ -318,10 +344,12 @@ def setitem(x, key, value):
                     _as_index_array(k).dtype == bool else 1) for k in key)
     if consumed > nd:
         raise IndexError(f"too many indices for tensor of dimension {nd}")
+    ellipsis_dims = nd - consumed
     for k in key:
         if k is Ellipsis:
             basic.append(k)
-            dim += nd - consumed
+            dim += ellipsis_dims
+            ellipsis_dims = 0
         elif _is_advanced(k):
             arr = _as_index_array(k)
             basic.append(slice(None))
@@ -357,7 +385,7 @@ def setitem(x, key, value):
                            f"{_legacy(v._data.dtype)} for the source.")
     if bounds_error is not None:
         raise bounds_error
-    apply_inplace(INDEX_PUT, target, v, params=(idx, False))
+    apply_inplace(INDEX_PUT, target, v, params=(idx, False, v._data.shape))
 
 
 # --------------------------------------------------------------------------- copy / fill
@@ -447,10 +475,11 @@ def _extra_shape(ctx, g):
 
 
 def _mask_arg(mask):
+    from .._tensor import _c_name
     m = as_tensor_arg(mask)
     if m._data.dtype != np.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{m.dtype}")
+                           f"{_c_name(m._data.dtype)}")
     return m
 
 
@@ -491,8 +520,8 @@ def masked_fill_(self, mask, value):
 
 # --------------------------------------------------------------------------- gather / scatter
 def _check_index(index, name):
-    if not isinstance(index, Tensor) or index._data.dtype != np.int64:
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+    if not isinstance(index, Tensor) or index._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"{name.rstrip('_')}(): Expected dtype int32/int64 for index")
 
 
 def _gather_fwd(x, idx, dim):
@@ -519,6 +548,8 @@ def _(ctx, g):
 def gather(input, dim, index, *, sparse_grad=False):
     x = as_tensor_arg(input)
     _check_index(index, "gather")
+    if index._data.ndim != x._data.ndim and index._data.size and x._data.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     d = wrap_dim(dim, x._data.ndim)
     out = GATHER.call(x, index, params=d)
     if out._grad_fn is not None:
@@ -609,7 +640,7 @@ def _check_scatter_args(x, dim, index, src, name):
     d = wrap_dim(dim, nd)
     ind = index._data
     if ind.ndim != builtins.max(nd, 0) and not (nd == 0 and ind.ndim <= 1) and ind.size:
-        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     if isinstance(src, Tensor) and src._data.ndim != ind.ndim and ind.size:
         raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
     if ind.size:
@@ -636,7 +667,7 @@ def _scatter_op(x, d, index, src, value, reduce, name):
         src = value
     if reduce is not None:
         if reduce not in ("add", "multiply"):
-            raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
+            raise RuntimeError("reduce argument must be either add or multiply.")
         if isinstance(src, Tensor):
             import warnings
             warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and "
@@ -670,12 +701,12 @@ def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
 def scatter_add(input, dim, index, src):
     """Add `src` into a copy of `input` at `index` along `dim` (repeated indices accumulate)."""
     x = as_tensor_arg(input)
-    d = _check_scatter_args(x, dim, index, src, "scatter_add")
+    d = _check_scatter_args(x, dim, index, src, "scatter")
     return SCATTER_ADD.call(x, index, src, params=(d, "add"))
 
 
 def scatter_add_(self, dim, index, src):
-    d = _check_scatter_args(self, dim, index, src, "scatter_add_")
+    d = _check_scatter_args(self, dim, index, src, "scatter")
     return apply_inplace(SCATTER_ADD, self, index, src, params=(d, "add"))
 
 
@@ -798,6 +829,8 @@ def _(ctx, g):
 
 def index_select(input, dim, index):
     x = as_tensor_arg(input)
+    if not isinstance(index, Tensor) or index._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     if index._data.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     d = wrap_dim(dim, x._data.ndim)
@@ -834,8 +867,15 @@ def _(ctx, g):
     return (g if n[0] else None), None, gs
 
 
+def _check_same_type(x, src, name):
+    if src._data.dtype != x._data.dtype:
+        raise RuntimeError(f"{name}(): self ({_legacy(x._data.dtype)}) and source "
+                           f"({_legacy(src._data.dtype)}) must have the same scalar type")
+
+
 def index_add(input, dim, index, source, *, alpha=1):
     x = as_tensor_arg(input)
+    _check_same_type(x, as_tensor_arg(source), "index_add_")
     d = wrap_dim(dim, x._data.ndim)
     return INDEX_ADD.call(x, index, source, params=(d, alpha))
 
@@ -863,9 +903,11 @@ def argwhere(input):
 
 # --------------------------------------------------------------------------- index_copy / fill
 def _check_index_vector(index, x, d, name):
-    if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu":
-        raise RuntimeError(f"{name}(): Expected a long tensor for index, but got "
-                           f"{getattr(index, 'dtype', type(index).__name__)}")
+    if not isinstance(index, Tensor) or index._data.dtype != np.int64:
+        if name == "index_fill":
+            raise IndexError("index_fill_(): Expected dtype int64 for index.")
+        got = _legacy(index._data.dtype) if isinstance(index, Tensor) else type(index).__name__
+        raise RuntimeError(f"{name}_(): Expected a long tensor for index, but got {got}")
     if index._data.ndim > 1:
         raise IndexError(f"{name}(): Index is supposed to be a vector")
     size = x._data.shape[d] if x._data.ndim else 1
@@ -904,7 +946,8 @@ def index_copy(input, dim, index, source):
     src = as_tensor_arg(source)
     if src._data.dtype != x._data.dtype:
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
-                           f"but got (self) {x.dtype} and (source) {src.dtype}")
+                           f"but got (self) {_legacy(x._data.dtype)} and (source) "
+                           f"{_legacy(src._data.dtype)}")
     return INDEX_COPY.call(x, index, src, params=d)
 
 
@@ -1018,6 +1061,9 @@ def _(ctx, g):
 def _bool_mask(mask, name):
     m = as_tensor_arg(mask)
     if m._data.dtype != np.bool_:
+        if name == "masked_scatter_":
+            raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with "
+                               f"dtype {_legacy(m._data.dtype)}")
         raise RuntimeError(f"{name}: expected BoolTensor for mask")
     return m
 
@@ -1078,8 +1124,8 @@ def masked_scatter(input, mask, source):
     m = _bool_mask(mask, "masked_scatter_")
     src = as_tensor_arg(source)
     if src._data.dtype != x._data.dtype:
-        raise RuntimeError(f"masked_scatter_: expected self and source to have same dtypes but "
-                           f"got {x.dtype} and {src.dtype}")
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but "
+                           f"got{_legacy(x._data.dtype)} and {_legacy(src._data.dtype)}")
     need = int(np.broadcast_to(m._data, np.broadcast_shapes(x._data.shape,
                                                             m._data.shape)).sum())
     if src._data.size < need:
@@ -1127,8 +1173,8 @@ def take(input, index):
     """Elements of the flattened `input` at `index` (the result has `index`'s shape)."""
     x = as_tensor_arg(input)
     if not isinstance(index, Tensor) or index._data.dtype != np.int64:
-        raise RuntimeError("take(): Expected a long tensor for index, but got "
-                           f"{getattr(index, 'dtype', type(index).__name__)}")
+        got = _legacy(index._data.dtype) if isinstance(index, Tensor) else type(index).__name__
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {got}")
     out = TAKE.call(x, index)
     if out._grad_fn is not None:
         out._grad_fn._extras()["shape"] = x._data.shape

@@ -1,0 +1,409 @@
+"""Indexing, differential against torch 2.13: ``x[key]`` (values, grad_fn chains, gradients with
+repeated indices), ``x[key] = v`` (values, history, gradients to base and value), the index
+ops (gather, scatter family, index_*, masked_*, take, nonzero), double backward on a subset,
+and error types/messages."""
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import ndgrad
+
+warnings.filterwarnings("ignore", category=UserWarning)
+RNG = np.random.default_rng(5)
+
+
+# --------------------------------------------------------------------------- differential helper
+def _to(lib, v, rg):
+    if isinstance(v, np.ndarray):
+        t = lib.tensor(v)
+        if rg and v.dtype.kind in "fc":
+            t.requires_grad_(True)
+        return t
+    if isinstance(v, (list, tuple)) and v and all(isinstance(a, np.ndarray) for a in v):
+        return type(v)(_to(lib, a, rg) for a in v)
+    return v
+
+
+def _flat(o):
+    if isinstance(o, (tuple, list)):
+        out = []
+        for v in o:
+            out += _flat(v)
+        return out
+    return [o]
+
+
+def _leaves(args):
+    out = []
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            out += _leaves(a)
+        elif hasattr(a, "requires_grad") and a.requires_grad:
+            out.append(a)
+    return out
+
+
+def _arr(t):
+    return np.asarray(t.detach()._data if isinstance(t, ndgrad.Tensor) else t.detach().numpy())
+
+
+def _chain(t):
+    """grad_fn names from `t` back to the leaf along first inputs."""
+    out, fn = [], t.grad_fn
+    while fn is not None and type(fn).__name__ != "AccumulateGrad":
+        out.append(type(fn).__name__)
+        nxt = [f for f, _ in fn.next_functions if f is not None]
+        fn = nxt[0] if nxt else None
+    return out
+
+
+def check(fn, *args, grad=True, rtol=1e-6, atol=1e-7, seed=0):
+    """Run ``fn(lib, *args)`` with torch and ndgrad; compare outputs, grad_fn chains and the
+    gradients of a backward with random grad_outputs."""
+    ta = [_to(torch, a, grad) for a in args]
+    na = [_to(ndgrad, a, grad) for a in args]
+    to, no = fn(torch, *ta), fn(ndgrad, *na)
+    tl, nl = _flat(to), _flat(no)
+    assert len(tl) == len(nl)
+    diff_t, diff_n = [], []
+    for t, n in zip(tl, nl):
+        if not isinstance(t, torch.Tensor):
+            assert t == n
+            continue
+        assert isinstance(n, ndgrad.Tensor)
+        assert str(n.dtype) == str(t.dtype)
+        assert tuple(n.shape) == tuple(t.shape)
+        np.testing.assert_allclose(_arr(n), _arr(t), rtol=rtol, atol=atol, equal_nan=True)
+        assert n.requires_grad == t.requires_grad
+        assert _chain(n) == _chain(t)
+        if t.requires_grad:
+            diff_t.append(t)
+            diff_n.append(n)
+    if not grad or not diff_t:
+        return to, no
+    rng = np.random.default_rng(seed)
+    gos = [rng.standard_normal(t.shape).astype(_arr(t).dtype) for t in diff_t]
+    torch.autograd.backward(diff_t, [torch.tensor(g) for g in gos])
+    ndgrad.autograd.backward(diff_n, [ndgrad.tensor(g) for g in gos])
+    for tx, nx in zip(_leaves(ta), _leaves(na)):
+        if tx.grad is None:
+            assert nx.grad is None or not _arr(nx.grad).any()
+        else:
+            assert nx.grad is not None
+            np.testing.assert_allclose(_arr(nx.grad), _arr(tx.grad), rtol=rtol * 10,
+                                       atol=atol * 10, equal_nan=True)
+    return to, no
+
+
+def check_gradgrad(fn, *args, rtol=1e-6, atol=1e-8, seed=1):
+    """Second-order: d/dx <grad(fn)(x) . v> against torch (create_graph backward)."""
+    res = {}
+    for lib in (torch, ndgrad):
+        xs = [_to(lib, a, True) for a in args]
+        leaves = _leaves(xs)
+        outs = [o for o in _flat(fn(lib, *xs)) if isinstance(o, lib.Tensor) and o.requires_grad]
+        r = np.random.default_rng(seed)
+        gos = [lib.tensor(r.standard_normal(tuple(o.shape))) for o in outs]
+        gs = lib.autograd.grad(outs, leaves, gos, create_graph=True, allow_unused=True)
+        vs = [lib.tensor(r.standard_normal(tuple(x.shape))) for x in leaves]
+        total = sum((g * v).sum() for g, v in zip(gs, vs) if g is not None and g.requires_grad)
+        if not isinstance(total, lib.Tensor):
+            res[lib.__name__] = None
+            continue
+        ggs = lib.autograd.grad(total, leaves, allow_unused=True)
+        res[lib.__name__] = [None if g is None else _arr(g) for g in ggs]
+    t, n = res["torch"], res["ndgrad"]
+    assert (t is None) == (n is None)
+    if t is None:
+        return
+    for a, b in zip(t, n):
+        if a is None:
+            assert b is None or not b.any()
+        else:
+            np.testing.assert_allclose(b, a, rtol=rtol, atol=atol, equal_nan=True)
+
+
+def check_error(fn, *args, match_message=True):
+    ta = [_to(torch, a, False) for a in args]
+    na = [_to(ndgrad, a, False) for a in args]
+    with pytest.raises(Exception) as te:
+        fn(torch, *ta)
+    with pytest.raises(Exception) as ne:
+        fn(ndgrad, *na)
+    tt = type(te.value)
+    assert isinstance(ne.value, tt.__mro__[[c.__module__ for c in tt.__mro__].index("builtins")])
+    if match_message:
+        assert str(ne.value) == str(te.value)
+
+
+X = np.arange(24.0).reshape(2, 3, 4) + 0.5
+M = RNG.standard_normal((3, 4))
+
+
+# --------------------------------------------------------------------------- x[key]
+KEYS = [
+    lambda L, x: x[0], lambda L, x: x[-1], lambda L, x: x[0, 1], lambda L, x: x[0, 1:3],
+    lambda L, x: x[:, 1], lambda L, x: x[:], lambda L, x: x[...], lambda L, x: x[..., 1],
+    lambda L, x: x[None], lambda L, x: x[0, None, 1], lambda L, x: x[[0, 1]],
+    lambda L, x: x[[0, 1], [1, 2]], lambda L, x: x[:, [0, 2]], lambda L, x: x[0, [0, 2]],
+    lambda L, x: x[:, [[0, 1], [1, 2]]], lambda L, x: x[[0, 1], :, [1, 3]],
+    lambda L, x: x[[1, 0, 1]], lambda L, x: x[L.tensor([1, 1, 0])],
+    lambda L, x: x[L.tensor([[0], [1]]), L.tensor([0, 2])], lambda L, x: x[x > 5],
+    lambda L, x: x[:, x[0, :, 0] > 1], lambda L, x: x[L.tensor(1)], lambda L, x: x[L.tensor(1), 2],
+    lambda L, x: x[:, x[0] > 1],
+    lambda L, x: x[True], lambda L, x: x[False], lambda L, x: x[::2], lambda L, x: x[1:, ..., 0:3:2],
+    lambda L, x: x[..., None], lambda L, x: x[-2:, -1, [0, 0, 3]], lambda L, x: x[5:10],
+    lambda L, x: x[1, :, [True, False, True, False]], lambda L, x: x[[[0, 1]]],
+    lambda L, x: x[..., [0, 1], :], lambda L, x: x[[0], 1, [2]], lambda L, x: x[0, 1, 2],
+    lambda L, x: x[:, :, [-1, 0]], lambda L, x: x[L.tensor([], dtype=L.long)], lambda L, x: x[[]],
+    lambda L, x: x[np.int64(1)], lambda L, x: x[[0, 0, 0], [2, 2, 2]],
+    lambda L, x: x[L.tensor([[True, False, True], [False, False, True]])],
+    lambda L, x: x[..., ...], lambda L, x: x[..., 0, ...], lambda L, x: x[0, ..., ...],
+    lambda L, x: x[1][2][3], lambda L, x: x.t()[1] if x.dim() == 2 else x.mT[1, :, [0, 1]],
+]
+
+
+@pytest.mark.parametrize("f", KEYS)
+def test_getitem(f):
+    check(f, X)
+
+
+def test_getitem_grad_fn_chains():
+    x = ndgrad.ones(3, 4, requires_grad=True)
+    assert _chain(x[0, 1:3]) == ["SliceBackward0", "SelectBackward0"]
+    assert _chain(x[[0, 1]]) == ["IndexBackward0"]
+    assert _chain(x[...]) == ["AliasBackward0"]
+
+
+def test_getitem_repeated_indices_accumulate():
+    x = ndgrad.zeros(4, requires_grad=True)
+    x[[0, 0, 2, 0]].sum().backward()
+    assert x.grad.tolist() == [3.0, 0.0, 1.0, 0.0]
+
+
+def test_getitem_views_share_memory():
+    x = ndgrad.arange(12.0).reshape(3, 4).clone()
+    v = x[1, 1:3]
+    assert v._base is x
+    v.mul_(10)
+    assert x[1].tolist() == [4.0, 50.0, 60.0, 7.0]
+    a = x[[1]]
+    assert a._base is None
+
+
+@pytest.mark.parametrize("key", [
+    lambda L, x: x[2], lambda L, x: x[0, 3], lambda L, x: x[0, 0, 0, 0], lambda L, x: x[[0, 5]],
+    lambda L, x: x[:, [3]], lambda L, x: x[0, :, [5]], lambda L, x: x[:, [0], [5]],
+    lambda L, x: x[1, 1, 9], lambda L, x: x[-3], lambda L, x: x[1.5], lambda L, x: x[L.tensor([0.0])],
+    lambda L, x: x[x[0] > 5], lambda L, x: x[::-1], lambda L, x: x["a"],
+])
+def test_getitem_errors(key):
+    check_error(key, X)
+
+
+# --------------------------------------------------------------------------- x[key] = v
+SET_CASES = [
+    (lambda x: (0,), (3, 4)), (lambda x: (0, 1), (4,)), (lambda x: (0, 1, 2), ()),
+    (lambda x: (slice(None), 1), (2, 4)), (lambda x: (Ellipsis, 1), (2, 3)),
+    (lambda x: (slice(None),), (4,)), (lambda x: ([0, 1],), (2, 3, 4)),
+    (lambda x: ([0, 1], [1, 2]), (2, 4)), (lambda x: (slice(None), [0, 2]), (2, 2, 4)),
+    (lambda x: (0, [0, 2]), (2, 4)), (lambda x: ([1, 1],), (3, 4)),
+    (lambda x: (x > 5,), None), (lambda x: (slice(None), [True, False, True]), (2, 2, 4)),
+    (lambda x: (None, 0), (1, 3, 4)), (lambda x: (Ellipsis, [0, 3]), (2, 3, 2)),
+    (lambda x: (1, slice(1, 3), [0, 3]), (2, 2)), (lambda x: (0, slice(None), [[0], [1]]), (2, 1)),
+    (lambda x: ([0, 1], slice(None), [1, 3]), (2, 3)), (lambda x: (0,), None),
+    (lambda x: (True,), None), (lambda x: (False,), None), (lambda x: (Ellipsis,), (4,)),
+    (lambda x: (slice(None, None, 2), slice(1, None)), (1, 2, 4)),
+]
+
+
+@pytest.mark.parametrize("case", SET_CASES)
+def test_setitem(case):
+    keyf, vshape = case
+    res = {}
+    for lib in (torch, ndgrad):
+        leaf = lib.tensor(X, requires_grad=True)
+        x = leaf.clone()
+        key = keyf(x.detach())
+        if vshape is None:
+            x[key] = 7.0
+            v = None
+        else:
+            v = lib.tensor(np.random.default_rng(1).standard_normal(vshape), requires_grad=True)
+            x[key] = v
+        g = np.random.default_rng(0).standard_normal(X.shape)
+        (x * lib.tensor(g)).sum().backward()
+        res[lib.__name__] = (_arr(x), type(x.grad_fn).__name__, _arr(leaf.grad),
+                             None if v is None else _arr(v.grad), x._version)
+    t, n = res["torch"], res["ndgrad"]
+    np.testing.assert_allclose(n[0], t[0])
+    assert n[1] == t[1]
+    np.testing.assert_allclose(n[2], t[2])
+    if t[3] is not None:
+        np.testing.assert_allclose(n[3], t[3], rtol=1e-12)
+    assert (n[4] > 0) == (t[4] > 0)
+
+
+def test_setitem_on_view_and_version():
+    x = ndgrad.zeros(3, 4)
+    v = x[1]
+    v[2] = 5.0
+    assert x[1, 2].item() == 5.0 and x._version == v._version == 1
+    x[0] = ndgrad.tensor([1, 2, 3, 4])  # int source is cast
+    assert x[0].tolist() == [1.0, 2.0, 3.0, 4.0]
+
+
+@pytest.mark.parametrize("case", [
+    (lambda x: (0,), (4, 3)), (lambda x: ([0, 1],), (3, 3, 4)), (lambda x: (5,), (4,)),
+    (lambda x: ([5],), (4,)), (lambda x: (slice(None), 1), (3,)), (lambda x: ([5],), None),
+])
+def test_setitem_errors(case):
+    keyf, vs = case
+    msgs = []
+    for lib in (torch, ndgrad):
+        x = lib.tensor(X)
+        with pytest.raises(Exception) as e:
+            x[keyf(x)] = lib.zeros(vs, dtype=lib.float64) if vs == (4,) and \
+                keyf(x) == (5,) else (lib.zeros(vs) if vs is not None else 1.0)
+        msgs.append((type(e.value), str(e.value)))
+        np.testing.assert_array_equal(_arr(x), X)
+    assert issubclass(msgs[1][0], msgs[0][0].__mro__[-3] if msgs[0][0].__module__ != "builtins"
+                      else msgs[0][0])
+    assert msgs[1][1] == msgs[0][1]
+
+
+def test_setitem_leaf_error():
+    for lib in (torch, ndgrad):
+        x = lib.ones(3, requires_grad=True)
+        with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+            x[0] = 1.0
+
+
+# --------------------------------------------------------------------------- index ops
+IDX = np.array([[0, 2, 1, 0], [1, 1, 0, 2], [2, 0, 0, 1]])
+
+
+@pytest.mark.parametrize("f", [
+    lambda L, x: x.gather(0, L.tensor(IDX)), lambda L, x: L.gather(x, 1, L.tensor(IDX[:2, :2])),
+    lambda L, x: x.gather(-1, L.tensor([[3], [3], [0]])),
+    lambda L, x: L.take_along_dim(x, L.tensor([[0], [1], [3]]), 1),
+    lambda L, x: L.take_along_dim(x, L.tensor([0, 5, 5])), lambda L, x: x.take(L.tensor([[0, 11], [5, 5]])),
+    lambda L, x: x.take(L.tensor([-1])), lambda L, x: x.index_select(1, L.tensor([3, 0, 3])),
+    lambda L, x: L.index_select(x, 0, L.tensor([], dtype=L.long)),
+    lambda L, x: x.masked_select(x > 0), lambda L, x: x.masked_select(L.tensor([True, False, True, True])),
+    lambda L, x: x.masked_fill(x > 0, 2.0), lambda L, x: x.masked_fill(L.tensor([True, False, True, False]), -1),
+    lambda L, x: x.masked_fill(x < 0, x.sum()), lambda L, x: L.masked_fill(x, x > 0, float("nan")),
+    lambda L, x: x.scatter(1, L.tensor(IDX[:, :2]), 5.0), lambda L, x: x.scatter(0, L.tensor(IDX[:1]), x[:1] * 2),
+    lambda L, x: x.scatter_add(0, L.tensor(IDX), x * 3), lambda L, x: L.scatter_add(x, 1, L.tensor(IDX[:, :2]), x[:, :2]),
+    lambda L, x: x.scatter(1, L.tensor(IDX[:, :1]).int(), x[:, 1:2]),
+    lambda L, x: x.index_add(1, L.tensor([0, 0, 3]), x[:, :3] * 2),
+    lambda L, x: x.index_add(0, L.tensor([2, 2]), x[:2], alpha=-1.5),
+    lambda L, x: x.index_copy(1, L.tensor([3, 1]), x[:, :2] * 2),
+    lambda L, x: x.index_fill(1, L.tensor([0, 2, 0]), -2.0),
+    lambda L, x: x.index_fill(0, L.tensor([1, 1]), x[0, 0] * 3),
+    lambda L, x: x.masked_scatter(x > 0, x * 10), lambda L, x: x.masked_scatter(L.tensor([True, False, False, True]), x.flip(0)),
+    lambda L, x: x.index_put((L.tensor([0, 2]), L.tensor([1, 1])), x[0, :2] * 2),
+    lambda L, x: x.index_put((L.tensor([0, 0]),), x[1] * 2, accumulate=True),
+    lambda L, x: L.index_put(x, (L.tensor([0, 0]), L.tensor([1, 1])), L.tensor(3.0).double()),
+    lambda L, x: x.nonzero(), lambda L, x: L.nonzero(x > 0, as_tuple=True),
+    lambda L, x: L.argwhere(x > 0), lambda L, x: x.unsqueeze(0)[0, 0, 0].nonzero(),
+])
+def test_index_ops(f):
+    check(f, M)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce(reduce, include_self):
+    src = np.array([[1.0, 2.0, 2.0, -1.0], [0.5, 3.0, 2.0, 0.0], [4.0, 2.0, 2.0, 1.0]])
+    base = np.array([[2.0, 1.0, 2.0, 0.0], [1.0, 2.0, 2.0, 3.0], [0.0, 2.0, 1.0, 2.0]])
+    idx = np.array([[0, 1, 1, 0], [2, 1, 1, 2], [0, 0, 3, 3]])
+    check(lambda L, x, s: x.scatter_reduce(1, L.tensor(idx), s, reduce, include_self=include_self),
+          base, src)
+    check_gradgrad(lambda L, x, s: x.scatter_reduce(1, L.tensor(idx), s, reduce,
+                                                    include_self=include_self) ** 2
+                   if reduce != "prod" else x.scatter_reduce(1, L.tensor(idx), s + 2.0, reduce,
+                                                             include_self=include_self),
+                   base, src)
+
+
+def test_in_place_index_ops():
+    for f in (lambda L, x: x.clone().index_fill_(1, L.tensor([0]), 2.0),
+              lambda L, x: x.clone().index_copy_(0, L.tensor([1]), x[:1] * 2),
+              lambda L, x: x.clone().masked_scatter_(x > 0, x * 3),
+              lambda L, x: x.clone().masked_fill_(x > 0, x[0, 0]),
+              lambda L, x: x.clone().scatter_(1, L.tensor(IDX[:, :1]), 0.5),
+              lambda L, x: x.clone().scatter_(1, L.tensor(IDX[:, :1]), x[:, :1] * 2),
+              lambda L, x: x.clone().scatter_add_(1, L.tensor(IDX[:, :1]), x[:, :1] * 2),
+              lambda L, x: x.clone().scatter_reduce_(1, L.tensor(IDX), x, "amax"),
+              lambda L, x: x.clone().index_add_(1, L.tensor([1, 1]), x[:, :2]),
+              lambda L, x: x.clone().index_put_((L.tensor([0, 0]),), x[1], accumulate=True)):
+        check(f, M)
+
+
+def test_scatter_with_reduce_has_no_derivative():
+    for lib in (torch, ndgrad):
+        x = lib.tensor(M, requires_grad=True)
+        y = x.scatter(1, lib.tensor(IDX[:, :1]), x[:, :1], reduce="add")
+        assert type(y.grad_fn).__name__ == "NotImplemented"
+        with pytest.raises(RuntimeError, match="derivative for aten::scatter is not implemented"):
+            y.sum().backward()
+    check(lambda L, x: x.scatter(1, L.tensor(IDX[:, :2]), 2.0, reduce="multiply"), M, grad=False)
+    check(lambda L, x: x.scatter(1, L.tensor(IDX[:, :2]), x[:, :2], reduce="add"), M, grad=False)
+
+
+def test_unique_fill_value_counts_once():
+    # index_fill's value gradient uses the distinct indices, as torch
+    check(lambda L, x, v: x.index_fill(1, L.tensor([1, 1, 3]), v), M, np.array(2.0))
+    check(lambda L, x, v: x.masked_fill(x > 0, v), M, np.array(2.0))
+
+
+@pytest.mark.parametrize("f", [
+    lambda L, x: x.gather(1, L.tensor([[4]])), lambda L, x: x.gather(1, L.tensor([[0.0]])),
+    lambda L, x: x.scatter(1, L.tensor([[4]]), 1.0), lambda L, x: x.take(L.tensor([12])),
+    lambda L, x: x.index_select(0, L.tensor([3])), lambda L, x: x.index_select(0, L.tensor([[0]])),
+    lambda L, x: x.masked_fill(x, 1.0), lambda L, x: x.masked_fill(x > 0, L.ones(2)),
+    lambda L, x: x.masked_select(L.tensor([True, False])),
+    lambda L, x: x.scatter(1, L.tensor([[0]]), x, reduce="sum"),
+    lambda L, x: x.masked_fill(x.long(), 1.0), lambda L, x: x.masked_fill(x.float(), 1.0),
+    lambda L, x: x.index_select(0, L.tensor([0.])), lambda L, x: x.index_fill(0, L.tensor([0.]), 1.0),
+    lambda L, x: x.index_copy(0, L.tensor([0], dtype=L.int32), x[:1]),
+    lambda L, x: x.masked_select(x.long()), lambda L, x: x.masked_scatter(x.long(), x),
+    lambda L, x: x.masked_scatter(x > 0, x.float()),
+    lambda L, x: x.scatter(1, L.tensor([[0]]), x.float()), lambda L, x: x.index_add(0, L.tensor([0]), x[:1].float()),
+    lambda L, x: x.gather(0, L.tensor([0])), lambda L, x: x.scatter(0, L.tensor([[0, 0, 0, 0, 0]]), 1.0),
+    lambda L, x: x.index_put((L.tensor([0, 0]), L.tensor([1, 1])), L.tensor(3.0)),
+    lambda L, x: x.scatter_add(1, L.tensor([[0.]]), x),
+    lambda L, x: x.index_fill(1, L.tensor([4]), 1.0), lambda L, x: x.index_copy(0, L.tensor([0]), x[:1].float()),
+    lambda L, x: x.take(L.tensor([0], dtype=L.int32)),
+])
+def test_index_op_errors(f):
+    check_error(f, M)
+
+
+# --------------------------------------------------------------------------- double backward
+@pytest.mark.parametrize("f", [
+    lambda L, x: x[0, 1:3] ** 2, lambda L, x: x[[0, 0, 2]] ** 2, lambda L, x: x[x > 0] ** 3,
+    lambda L, x: x[..., None] * x[:, None], lambda L, x: x.gather(1, L.tensor(IDX)) ** 2,
+    lambda L, x: x.take(L.tensor([0, 0, 5])) ** 2, lambda L, x: x.index_select(0, L.tensor([2, 2])) ** 2,
+    lambda L, x: x.scatter(1, L.tensor(IDX[:, :2]), x[:, :2] ** 2),
+    lambda L, x: x.scatter_add(1, L.tensor(IDX[:, :2]), x[:, 1:3]) ** 2,
+    lambda L, x: x.index_add(1, L.tensor([0, 0]), x[:, :2] ** 2),
+    lambda L, x: x.masked_fill(x > 0, 1.0) ** 2, lambda L, x: x.masked_select(x > 0) ** 2,
+    lambda L, x: x.masked_scatter(x > 0, x ** 2), lambda L, x: x.index_copy(1, L.tensor([2]), x[:, :1] ** 2),
+    lambda L, x: x.index_put((L.tensor([0, 0]),), x[1] ** 2, accumulate=True) ** 2,
+])
+def test_double_backward(f):
+    check_gradgrad(f, M)
+
+
+def test_double_backward_setitem():
+    def f(L, x):
+        y = x.clone()
+        y[0, 1:3] = x[1, :2] ** 2
+        y[[2, 2]] = x[0] * 3
+        return y ** 2
+    check_gradgrad(f, M)
