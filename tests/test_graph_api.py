@@ -202,6 +202,12 @@ def test_to_dot_nodes_leaves_and_saved():
     assert src.count("->") == 3 + 1 + 2  # graph edges + output edge + saved edges
     plain = ngraph.to_dot(loss)
     assert "orange" not in plain and 'label="(2, 3)"' in plain
+    # Every statement uses plain identifiers, as Graphviz requires unquoted ids to be.
+    import re
+    for line in src.splitlines()[3:-1]:
+        ids = re.findall(r"^\s*(\S+)(?: -> (\S+))?", line)[0]
+        for i in ids:
+            assert i == "" or re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", i), line
 
 
 def test_to_dot_with_profile_times():
