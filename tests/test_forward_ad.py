@@ -419,3 +419,20 @@ def test_custom_function_jvp_and_missing_jvp_error():
     np.testing.assert_allclose(res[0][0], res[1][0])
     np.testing.assert_allclose(res[0][1], res[1][1])
     assert res[0][2] == res[1][2]
+
+
+def test_dual_level_as_decorator_and_hvp_by_forward_over_reverse():
+    @nfw.dual_level()
+    def hvp_fwd(f, x, v):
+        d = nfw.make_dual(x.detach().requires_grad_(), v)
+        g, = ndgrad.autograd.grad(f(d), d, create_graph=True)
+        return nfw.unpack_dual(g).tangent
+
+    def f(z):
+        return (z.sin() * z.exp()).sum() + (z ** 3).prod()
+    x = ndgrad.tensor([0.2, -0.4, 0.9], dtype=ndgrad.float64)
+    v = ndgrad.tensor([1.0, 2.0, -1.0], dtype=ndgrad.float64)
+    got = hvp_fwd(f, x, v)
+    _, want = torch.autograd.functional.hvp(f, torch.tensor(x._data), torch.tensor(v._data))
+    np.testing.assert_allclose(got._data, want.numpy(), rtol=1e-10)
+    assert nfw._current_level == -1
