@@ -102,6 +102,7 @@ def make_attention_primitive():
     if _PRIMITIVE is not None:
         return _PRIMITIVE
     import numpy as np
+
     from ndgrad._ops.registry import primitive
 
     def kernel(q, k, v, params):
@@ -185,6 +186,6 @@ def check(n=3, m=4, d=2, p=5, seed=0):
 
 if __name__ == "__main__":
     info = check()
-    print(f"attention: gradcheck and gradgradcheck pass for {info['versions']} versions (composite, "
-          f"custom Function {info['grad_fn']}, registry primitive); forward mode checked: "
-          f"{info['forward_ad_checked']}")
+    print(f"attention: gradcheck and gradgradcheck pass for {info['versions']} versions "
+          f"(composite, custom Function {info['grad_fn']}, registry primitive); forward mode "
+          f"checked: {info['forward_ad_checked']}")

@@ -39,10 +39,11 @@ import warnings
 import numpy as np
 
 from .. import _state
-from .graph import Node, SavedTensor, FREED, BACKWARD_TWICE
+from .graph import BACKWARD_TWICE, FREED, Node, SavedTensor
 
-__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
-           "InplaceFunction", "run_jvp"]
+# ndgrad.autograd star-imports this list: torch's public names only (run_jvp and
+# BackwardCFunction stay reachable as ndgrad.autograd.function.<name>).
+__all__ = ["Function", "FunctionCtx", "InplaceFunction", "once_differentiable"]
 
 _tls = _state.tls
 

@@ -19,8 +19,13 @@ import warnings
 
 import numpy as np
 
-__all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "get_numerical_jacobian",
-           "get_analytical_jacobian"]
+__all__ = [
+    "GradcheckError",
+    "get_analytical_jacobian",
+    "get_numerical_jacobian",
+    "gradcheck",
+    "gradgradcheck",
+]
 
 
 class GradcheckError(RuntimeError):
@@ -391,7 +396,8 @@ def _fast_gradcheck(fn, inputs, func_out, outputs, eps, rtol, atol, check_grad_d
         ui = _unit_vector(rng, x._data.size, real_dt) if x._data.dtype.kind == "c" else None
         us.append((ur, ui))
     outs_all = [o for o in func_out if isinstance(o, _Tensor())]
-    vs = None if use_forward_ad else [_unit_vector(rng, o._data.size, o._data.dtype) for o in outputs]
+    vs = None if use_forward_ad else [_unit_vector(rng, o._data.size, o._data.dtype)
+                                      for o in outputs]
 
     if not outputs and not use_forward_ad:
         for k, (ur, ui) in zip(diff_pos, us):
@@ -553,7 +559,7 @@ If the test
 
 def _test_batched_grad(inputs, output, output_idx):
     """Batched vjps (``is_grads_batched``) against one vjp per grad_output."""
-    from .. import stack, zeros, randn_like
+    from .. import randn_like, stack, zeros
     from . import grad
     diff_inputs = [x for x in inputs if _is_diff_input(x)]
 
@@ -584,7 +590,7 @@ def _test_batched_grad(inputs, output, output_idx):
 # --------------------------------------------------------------------------- complex outputs
 def _real_imag_fns(fn, func_out):
     """Two real-valued views of `fn`: real parts of complex outputs, then imaginary parts."""
-    from .. import real, imag
+    from .. import imag, real
 
     def part(f):
         def wrapped(*inputs):
@@ -687,9 +693,9 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     on the inputs and its linearity in ``grad_outputs`` are checked. Random ``grad_outputs``
     (non-contiguous with `gen_non_contig_grad_outputs`) are drawn when none are given.
     """
-    from . import grad as autograd_grad
-    from ..testing import make_tensor
     from .. import float64
+    from ..testing import make_tensor
+    from . import grad as autograd_grad
     if not (check_fwd_over_rev or check_rev_over_rev):
         raise AssertionError("Expected at least one of check_fwd_over_rev or check_rev_over_rev "
                              "to be True")
