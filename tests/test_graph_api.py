@@ -205,7 +205,7 @@ def test_to_dot_nodes_leaves_and_saved():
     # Every statement uses plain identifiers, as Graphviz requires unquoted ids to be.
     import re
     for line in src.splitlines()[3:-1]:
-        ids = re.findall(r"^\s*(\S+)(?: -> (\S+))?", line)[0]
+        ids = re.findall(r"^\s*([^\s;]+)(?: -> ([^\s;]+))?", line)[0]
         for i in ids:
             assert i == "" or re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", i), line
 
