@@ -146,6 +146,7 @@ CASES = {
     "solve_batched_vector": (lambda L, a, b: L.linalg.solve(a, b), [R(2, 3, 3), R(2, 3)]),
     "solve_right": (lambda L, a, b: L.linalg.solve(a, b, left=False), [R(3, 3), R(2, 3)]),
     "solve_complex": (lambda L, a, b: L.linalg.solve(a, b), [C(3, 3), C(3, 2)]),
+    "solve_complex_right": (lambda L, a, b: L.linalg.solve(a, b, left=False), [C(3, 3), C(2, 3)]),
     "det": (lambda L, a: L.linalg.det(a), [R(2, 3, 3)]),
     "det_complex": (lambda L, a: L.det(a), [C(3, 3)]),
     "det_singular": (lambda L, a: L.linalg.det(a),
@@ -400,9 +401,44 @@ def test_named_tuples_and_methods():
     np.testing.assert_allclose(ndgrad.linalg.matrix_power(n, 0).numpy(), np.eye(3))
 
 
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_det_singular_modes(create_graph):
+    """torch's first-order det gradient of an exactly singular matrix is 0 (its LU solve of a
+    zero right-hand side); under create_graph it is the cofactor matrix (through the SVD)."""
+    a = np.array([[1., 2., 3.], [2., 4., 6.], [1., 0., 1.]])
+    b = np.array([[1., 1.], [1., 1.]])
+    for m in (a, b, np.stack([b, np.eye(2) * 2])):
+        grads = []
+        for L in (torch, ndgrad):
+            x = L.tensor(m, requires_grad=True)
+            g, = L.autograd.grad(L.linalg.det(x).sum(), x, create_graph=create_graph)
+            grads.append(_np(g))
+        np.testing.assert_allclose(grads[1], grads[0], atol=1e-12)
+
+
 def test_det_zero_matrix_grad_is_cofactor():
     """2x2 all-zero matrix: det' is the (zero) cofactor matrix, not NaN, as torch."""
     for L in (torch, ndgrad):
         x = L.zeros(2, 2, dtype=L.float64, requires_grad=True)
         L.linalg.det(x).backward()
         np.testing.assert_array_equal(x.grad.numpy(), np.zeros((2, 2)))
+
+
+def test_triangular_solve_forward_over_backward_is_analytic():
+    """d/dt of the b-gradient of triangular_solve along a tangent dA equals
+    -A^-H triu(dA)^H A^-H g (torch 2.13 gives another value; linalg.solve_triangular agrees)."""
+    fwd = ndgrad.autograd.forward_ad
+    rng = np.random.default_rng(0)
+    b0, a0 = rng.standard_normal((3, 2)), np.triu(rng.standard_normal((3, 3)) + 3 * np.eye(3))
+    tb, ta = rng.standard_normal((3, 2)), rng.standard_normal((3, 3))
+    ai = np.linalg.inv(a0)
+    expected = -(ai.T @ np.triu(ta).T @ ai.T @ np.ones((3, 2)))
+    for f in (lambda b, a: ndgrad.triangular_solve(b, a)[0],
+              lambda b, a: ndgrad.linalg.solve_triangular(a, b, upper=True)):
+        with fwd.dual_level():
+            b = fwd.make_dual(ndgrad.tensor(b0).requires_grad_(True), ndgrad.tensor(tb))
+            a = fwd.make_dual(ndgrad.tensor(a0).requires_grad_(True), ndgrad.tensor(ta))
+            out = f(b, a)
+            gb, = ndgrad.autograd.grad(out, b, ndgrad.ones_like(out), create_graph=True)
+            got = fwd.unpack_dual(gb).tangent
+        np.testing.assert_allclose(got.detach().numpy(), expected, atol=1e-12)

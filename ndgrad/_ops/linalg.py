@@ -292,7 +292,7 @@ def matmul(input, other, *, out=None):
     if da == 2 and db == 1:
         return _out(mv(a, b), out)
     if da == 1 and db == 2:
-        return _out(mm(a.unsqueeze(0), b).squeeze(0), out)
+        return _out(SQUEEZE_INPLACE.call(mm(a.unsqueeze(0), b), params=0), out)
     if da == 2 and db == 2:
         return _out(mm(a, b), out)
     if _should_fold(a, b) or _should_fold(b, a):
@@ -326,6 +326,12 @@ def matmul(input, other, *, out=None):
     if db == 1:
         prod = prod.squeeze(-1)
     return _out(_remember_shape(UNSAFE_VIEW.call(prod, params=shape), prod), out)
+
+
+# torch squeezes the (1, n) product in place: its node is SqueezeBackward4 (squeeze_.dim).
+SQUEEZE_INPLACE = primitive("squeeze_dim_", lambda x, d: np.squeeze(x, d), "SqueezeBackward4",
+                            linear=True)
+SQUEEZE_INPLACE.def_vjp(lambda ctx, g: (g.unsqueeze(ctx._params),))
 
 
 def outer(input, vec2, *, out=None):
@@ -930,20 +936,30 @@ DET = primitive("linalg_det", lambda a, p: np.asarray(np.linalg.det(a)), "Linalg
 @DET.def_vjp
 def _(ctx, g):
     a, det = ctx.saved
-    eps = np.finfo(a._data.dtype).eps
-    singular = np.abs(det._data) < 100 * eps
     gd = g * _conj(det)
-    if not np.any(singular):
+    d = det._data
+    if not _grad_on():
+        # First-order backward, as torch's LU-solve path: det * A^{-H}; an exactly singular
+        # matrix (det == 0) gets a zero gradient (the solve of a zero right-hand side).
+        zero = d == 0
+        if not np.any(zero):
+            return (gd.unsqueeze(-1).unsqueeze(-1) * _mH(linalg_inv(a)),)
+        eye = np.broadcast_to(np.eye(a._data.shape[-1], dtype=a._data.dtype), a._data.shape)
+        safe = Tensor(np.where(zero[..., None, None], eye, a._data))
+        ga = gd.unsqueeze(-1).unsqueeze(-1) * _mH(linalg_inv(safe))
+        return (where(Tensor(zero[..., None, None]), 0.0, ga),)
+    eps = np.finfo(a._data.dtype).eps
+    if not np.any(np.abs(d) < 100 * eps):
         return (gd.unsqueeze(-1).unsqueeze(-1) * _mH(linalg_inv(a)),)
-    # Singular matrices: the cofactor matrix through the SVD, A = U diag(S) Vh, cof(A)^* =
-    # conj(det U det Vh) U diag(prod_{j != i} S_j) Vh.
+    # Singular matrices under create_graph: the cofactor matrix through the SVD,
+    # A = U diag(S) Vh, cof(A)^* = conj(det U det Vh) U diag(prod_{j != i} S_j) Vh.
     u, s, vh = linalg_svd(a)
     alpha = _conj(DET.call(u) * DET.call(vh))
     n = s._data.shape[-1]
     eye = Tensor(np.eye(n, dtype=s._data.dtype))
     others = (s.unsqueeze(-2) * (1 - eye) + eye).prod(-1)
-    d = (g * alpha).unsqueeze(-1) * others
-    return (matmul(u * d.unsqueeze(-2), vh),)
+    dd = (g * alpha).unsqueeze(-1) * others
+    return (matmul(u * dd.unsqueeze(-2), vh),)
 
 
 def linalg_det(A, *, out=None):
@@ -1354,14 +1370,21 @@ def linalg_eigh(A, UPLO="L", *, out=None):
 def linalg_eigvalsh(A, UPLO="L", *, out=None):
     A = _check_matrix(A, "linalg.eigvalsh")
     uplo = _check_uplo(UPLO, "linalg.eigvalsh")
-    if not (A.requires_grad and _grad_on()):
+    if not (A.requires_grad and _grad_on()) and not _special():
         return wrap(np.linalg.eigvalsh(A._data, UPLO=uplo))
     return _out(EIGH.call(A, params=uplo)[0], out)
 
 
 def _grad_on():
-    from .._state import tls
-    return tls.grad_enabled
+    from .. import _state
+    return _state.tls.grad_enabled
+
+
+def _special():
+    """A dual level (forward AD), the profiler or anomaly mode is active: they observe the
+    primitives, so the values-only shortcuts must not be taken."""
+    from .. import _state
+    return _state.special
 
 
 # ---------------------------------------------------------------------------- svd
@@ -1440,7 +1463,7 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
 
 def linalg_svdvals(A, *, driver=None, out=None):
     A = _check_matrix(A, "linalg.svdvals", square=False)
-    if not (A.requires_grad and _grad_on()):
+    if not (A.requires_grad and _grad_on()) and not _special():
         return _out(wrap(np.linalg.svd(A._data, compute_uv=False)), out)
     return _out(SVD.call(A, params=False)[1], out)
 
@@ -1540,31 +1563,54 @@ def pinverse(input, rcond=1e-15):
 
 
 def _lstsq_fwd(a, b, p):
-    rcond, vector = p
+    rcond, vector, want_res = p
     m, n = a.shape[-2:]
     rtol = rcond if rcond is not None else np.finfo(a.dtype).eps * max(m, n)
     pa = _pinv_np(a, 0.0, rtol, False)
-    if vector:
-        return (pa @ b[..., None])[..., 0]
-    return pa @ b
+    bm = b[..., None] if vector else b
+    x = pa @ bm
+    if want_res:
+        r = np.abs(a @ x - bm) ** 2
+        res = r.sum(-2)
+        res = res[..., 0] if vector else res
+    else:
+        res = np.zeros((0,), np.abs(x[..., :0, :0]).dtype)
+    return (x[..., 0] if vector else x), res
 
 
-LSTSQ = primitive("linalg_lstsq", _lstsq_fwd, "LinalgLstsqBackward0", save=((0, None), (1, 0)))
+LSTSQ = primitive("linalg_lstsq", _lstsq_fwd, "LinalgLstsqBackward0", n_out=2,
+                  save=((0, None), (1, None), ("out", None)))
 
 
 @LSTSQ.def_vjp
-def _(ctx, g):
-    a, b = ctx.saved
-    rcond, vector = ctx._params
+def _(ctx, gs):
+    a, b, x = ctx.saved
+    rcond, vector, want_res = ctx._params
+    gx, gr = _pad(gs, 2)
+    if not want_res:
+        gr = None
     n = ctx._next
-    pinv_a = linalg_pinv(a)
     ga = gb = None
-    if n[0]:
-        gp = g.unsqueeze(-1) * _conj(b).unsqueeze(-2) if vector else matmul(g, _mH(b))
-        ga = _pinv_backward(gp, pinv_a, a)
-    if n[1]:
-        gb = matmul(_mH(pinv_a), g.unsqueeze(-1)).squeeze(-1) if vector else \
-            matmul(_mH(pinv_a), g)
+    xm = x.unsqueeze(-1) if vector else x
+    bm = b.unsqueeze(-1) if vector else b
+    if gx is not None:
+        pinv_a = linalg_pinv(a)
+        gxm = gx.unsqueeze(-1) if vector else gx
+        if n[0]:
+            ga = _pinv_backward(matmul(gxm, _mH(bm)), pinv_a, a)
+        if n[1]:
+            gb = matmul(_mH(pinv_a), gxm)
+    if gr is not None:
+        # residuals = sum |A x - B|^2 with x optimal: only the explicit A and B terms remain.
+        res = matmul(a, xm) - bm
+        w = (gr.unsqueeze(-1) if vector else gr).unsqueeze(-2) * res * 2
+        if n[0]:
+            t = matmul(w, _mH(xm))
+            ga = t if ga is None else ga + t
+        if n[1]:
+            gb = -w if gb is None else gb - w
+    if vector and gb is not None:
+        gb = gb.squeeze(-1)
     return ga, gb
 
 
@@ -1590,7 +1636,6 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)"
                            if not vector else
                            "torch.linalg.lstsq: input.size(-2) should match other.size(-1)")
-    x = _reduce_meta(LSTSQ.call(A, B, params=(rcond, vector)), A, B)
     m, n = A._data.shape[-2:]
     drv = driver or "gelsy"
     s = np.linalg.svd(A._data, compute_uv=False) if A._data.size else \
@@ -1600,12 +1645,10 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
     rank = (s > rtol * smax).sum(-1).astype(np.int64) if s.shape[-1] else \
         np.zeros(A._data.shape[:-2], np.int64)
     empty_real = np.zeros((0,), A._data.real.dtype)
-    residuals = Tensor(empty_real)
-    if m > n and drv != "gelsy" and np.all(rank == n):
-        r = matmul(A, x.unsqueeze(-1) if vector else x) - (B.unsqueeze(-1) if vector else B)
-        residuals = (_abs(r) ** 2).sum(-2)
-        if vector:
-            residuals = residuals.squeeze(-1)
+    # Residuals exist for tall, full-rank A with drivers other than gelsy (torch's rule).
+    want_res = bool(m > n and drv != "gelsy" and np.all(rank == n))
+    x, residuals = LSTSQ.call(A, B, params=(rcond, vector, want_res))
+    _reduce_meta((x, residuals), A, B)
     rank_t = wrap(np.asarray(rank, np.int64)) if drv != "gels" else \
         Tensor(np.zeros((0,), np.int64))
     sv = Tensor(s) if drv in ("gelsd", "gelss") else Tensor(empty_real)
