@@ -753,32 +753,42 @@ def _max_pool_fwd(x, p):
     k, s, pad, dil, ceil_mode = p
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     win, (ho, wo) = _pool_windows(x, k, s, pad, dil, ceil_mode, fill)
-    n, c = x.shape[:2]
-    flat = win.reshape(n, c, ho, wo, k[0] * k[1])
-    arg = np.argmax(flat, axis=-1)
-    # NaN propagates like torch: argmax picks the first NaN.
-    if x.dtype.kind == "f":
-        nan = np.isnan(flat)
-        if nan.any():
-            has = nan.any(-1)
-            arg = np.where(has, np.argmax(nan, axis=-1), arg)
-    out = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
-    ki, kj = np.divmod(arg, k[1])
+    # A running max over the kh*kw kernel offsets (no window copy). torch's rule: a later
+    # value replaces the max if it is greater or NaN.
+    out = win[..., 0, 0].copy()
+    code = np.zeros(out.shape, np.int64)
+    is_float = x.dtype.kind == "f"
+    for a in range(k[0]):
+        for b in range(k[1]):
+            if a == 0 and b == 0:
+                continue
+            v = win[..., a, b]
+            m = v > out
+            if is_float:
+                m |= np.isnan(v)
+            np.copyto(out, v, where=m)
+            np.copyto(code, a * k[1] + b, where=m)
+    ki, kj = np.divmod(code, k[1])
     rows = np.arange(ho)[:, None] * s[0] - pad[0] + ki * dil[0]
     cols = np.arange(wo)[None, :] * s[1] - pad[1] + kj * dil[1]
-    idx = (rows * x.shape[3] + cols).astype(np.int64)
+    idx = rows * x.shape[3] + cols
     return out, idx
 
 
 def _max_pool_bw_fwd(g, idx, p):
-    shape = p
+    shape, disjoint = p
     n, c = g.shape[:2]
-    out = np.zeros((n * c, shape[2] * shape[3]), g.dtype)
-    gi = g.reshape(n * c, -1)
+    hw = shape[2] * shape[3]
     ii = idx.reshape(n * c, -1)
-    rows = np.repeat(np.arange(n * c), ii.shape[1])
-    np.add.at(out, (rows, ii.reshape(-1)), gi.reshape(-1))
-    return out.reshape(shape)
+    gi = g.reshape(n * c, -1)
+    if disjoint:
+        # Non-overlapping windows: every input position receives at most one gradient.
+        out = np.zeros((n * c, hw), g.dtype)
+        out[np.arange(n * c)[:, None], ii] = gi
+        return out.reshape(shape)
+    flat = (np.arange(n * c)[:, None] * hw + ii).ravel()
+    out = np.bincount(flat, weights=gi.ravel().astype(np.float64), minlength=n * c * hw)
+    return out.astype(g.dtype).reshape(shape)
 
 
 MAX_POOL2D = primitive("max_pool2d_with_indices", _max_pool_fwd,
@@ -791,7 +801,9 @@ MAX_POOL2D_BW = primitive("max_pool2d_with_indices_backward", _max_pool_bw_fwd,
 @MAX_POOL2D.def_vjp
 def _(ctx, gs):
     (idx,) = ctx.saved
-    return (MAX_POOL2D_BW.call(gs[0], idx, params=ctx._extras()["x_shape"]),)
+    k, s, pad, dil, ceil_mode = ctx._params
+    disjoint = all(s[i] >= dil[i] * (k[i] - 1) + 1 for i in range(2))
+    return (MAX_POOL2D_BW.call(gs[0], idx, params=(ctx._extras()["x_shape"], disjoint)),)
 
 
 @MAX_POOL2D_BW.def_vjp
@@ -958,7 +970,7 @@ ADAPTIVE_MAX_POOL2D = primitive("adaptive_max_pool2d", _adaptive_max_fwd,
 @ADAPTIVE_MAX_POOL2D.def_vjp
 def _(ctx, gs):
     (idx,) = ctx.saved
-    return (MAX_POOL2D_BW.call(gs[0], idx, params=ctx._extras()["x_shape"]),)
+    return (MAX_POOL2D_BW.call(gs[0], idx, params=(ctx._extras()["x_shape"], False)),)
 
 
 def adaptive_max_pool2d_prim(x, hb, wb):
