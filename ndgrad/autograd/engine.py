@@ -85,11 +85,15 @@ def _validated_sum_to(node, i, g, shape):
 
 
 def _owned(g):
-    """True when nothing but the engine holds `g` and its array, so it can become ``.grad``."""
+    """True when nothing but the engine holds `g` and its array, so it can become ``.grad``.
+
+    The counts are those of the one call chain that reaches here (_accumulate's local,
+    accumulate_grad's and this function's arguments, getrefcount's own); any other holder (a
+    second leaf given the same gradient, the user's grad_outputs) makes them higher and the
+    gradient is copied instead. tests/test_engine.py checks both outcomes.
+    """
     d = g._data
-    # References: the caller's variable, getrefcount's argument, and the engine's list slot
-    # for the tensor; the tensor's slot for the array.
-    return (_getrefcount(g) <= 3 and _getrefcount(d) <= 2 and d.base is None
+    return (_getrefcount(g) <= 4 and _getrefcount(d) <= 3 and d.base is None
             and d.flags.writeable and g._grad_fn is None)
 
 
