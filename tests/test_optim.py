@@ -4,6 +4,7 @@ values (the same function on both sides), so the tests do not depend on nn or on
 """
 
 import copy
+import importlib
 
 import numpy as np
 import pytest
@@ -322,3 +323,52 @@ def test_complex_params_match_torch():
             opt.step()
         return z.detach().numpy().copy()
     np.testing.assert_allclose(go(ndgrad), go(torch), rtol=2e-6)
+
+
+def test_step_hooks_like_torch():
+    def go(lib):
+        log = []
+        w = lib.ones(2, requires_grad=True)
+        opt = lib.optim.SGD([w], lr=0.5)
+        h1 = opt.register_step_pre_hook(lambda o, a, k: log.append(("pre", len(a), len(k))))
+        h2 = opt.register_step_post_hook(lambda o, a, k: log.append(("post", len(a), len(k))))
+        optimizer_mod = importlib.import_module(lib.__name__ + ".optim.optimizer")
+        g = optimizer_mod.register_optimizer_step_pre_hook(
+            lambda o, a, k: log.append(("global", type(o).__name__)))
+        w.grad = lib.ones(2)
+        opt.step()
+        h1.remove()
+        g.remove()
+        opt.step()
+        h2.remove()
+        opt.step()
+        lb = lib.optim.LBFGS([w])
+        lb.register_step_post_hook(lambda o, a, k: log.append(("lbfgs", len(a), len(k))))
+
+        def closure():
+            lb.zero_grad()
+            loss = (w * w).sum()
+            loss.backward()
+            return loss
+        lb.step(closure)
+        return log, w.detach().numpy().tolist()
+    assert go(ndgrad) == go(torch)
+
+
+def test_large_tensor_fast_path_within_an_ulp():
+    """Above 65536 elements the update rounds twice instead of once (torch's fma)."""
+    rng = np.random.default_rng(1)
+    x0 = rng.standard_normal(70000).astype(np.float32)
+    g = rng.standard_normal(70000).astype(np.float32)
+
+    def go(lib):
+        w = lib.tensor(x0.copy(), requires_grad=True)
+        opt = lib.optim.SGD([w], lr=0.0123, momentum=0.9)
+        for _ in range(3):
+            w.grad = lib.tensor(g)
+            opt.step()
+        return w.detach().numpy()
+    a, b = go(ndgrad), go(torch)
+    # each of the 3 updates may differ by an ulp of the summands (|w| up to ~4.5)
+    np.testing.assert_allclose(a, b, rtol=0, atol=6 * np.spacing(np.float32(4.5)))
+    assert (a == b).mean() > 0.5

@@ -11,6 +11,7 @@ would, so a graph that saved the parameter before the step refuses to backward t
 
 from collections import OrderedDict, defaultdict
 from copy import deepcopy
+from functools import wraps
 from itertools import chain
 import warnings
 
@@ -266,12 +267,6 @@ class Optimizer:
     def step(self, closure=None):
         """Perform one optimization step; ``closure`` re-evaluates the model and returns the
         loss (called with gradients enabled)."""
-        for hook in chain(list(_global_pre_hooks.values()),
-                          list(self._optimizer_step_pre_hooks.values())):
-            res = hook(self, (), {} if closure is None else {"closure": closure})
-            if res is not None:
-                raise RuntimeError(f"{hook} must return None or a tuple of (new_args, "
-                                   f"new_kwargs), but got {res}.")
         loss = None
         if closure is not None:
             with enable_grad():
@@ -281,10 +276,15 @@ class Optimizer:
                 params = [p for p in group["params"] if p._grad is not None]
                 if params:
                     self._update(group, params)
-        for hook in chain(list(self._optimizer_step_post_hooks.values()),
-                          list(_global_post_hooks.values())):
-            hook(self, (), {} if closure is None else {"closure": closure})
         return loss
+
+    def __init_subclass__(cls, **kwargs):
+        # Every optimizer's step runs the step pre- and post-hooks (torch patches step the
+        # same way); a subclass inheriting an already hooked step is left alone.
+        super().__init_subclass__(**kwargs)
+        step = cls.step
+        if not getattr(step, "_hooked", False):
+            cls.step = _hooked_step(step)
 
     def _update(self, group, params):
         raise NotImplementedError
@@ -343,6 +343,29 @@ class Optimizer:
         if not seen.isdisjoint(id(p) for p in tensors):
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
+
+
+def _hooked_step(func):
+    @wraps(func)
+    def step(*args, **kwargs):
+        # like torch, hooks see the positional arguments including the optimizer itself
+        self = args[0]
+        for hook in chain(list(_global_pre_hooks.values()),
+                          list(self._optimizer_step_pre_hooks.values())):
+            res = hook(self, args, kwargs)
+            if res is not None:
+                if isinstance(res, tuple) and len(res) == 2:
+                    args, kwargs = res
+                else:
+                    raise RuntimeError(f"{func} must return None or a tuple of (new_args, "
+                                       f"new_kwargs), but got {res}.")
+        out = func(*args, **kwargs)
+        for hook in chain(list(self._optimizer_step_post_hooks.values()),
+                          list(_global_post_hooks.values())):
+            hook(self, args, kwargs)
+        return out
+    step._hooked = True
+    return step
 
 
 def grad_array(p, maximize):
