@@ -617,8 +617,35 @@ def _run_checks(check_fn, fn, inputs, func_out, outputs, eps, rtol, atol, check_
         check_fn(fn, inputs, func_out, outputs, eps, rtol, atol, check_grad_dtypes,
                  nondet_tol, False, "")
     if check_forward_ad:
-        check_fn(fn, inputs, func_out, outputs, eps, rtol, atol, check_grad_dtypes,
-                 nondet_tol, True, "")
+        complex_idx = [i for i, x in enumerate(inputs)
+                       if isinstance(x, _Tensor()) and x.is_complex()]
+        if not complex_idx:
+            check_fn(fn, inputs, func_out, outputs, eps, rtol, atol, check_grad_dtypes,
+                     nondet_tol, True, "")
+            return
+        # Forward mode with complex inputs: check the imaginary and the real part of each
+        # complex input as a real input of its own (torch's order and messages).
+        for part in ("imaginary", "real"):
+            f, part_inputs = _real_imag_input_fn(fn, complex_idx, inputs, part)
+            out = _as_tuple(f(*part_inputs))
+            prefix = f"While considering the {part} part of complex inputs only, "
+            check_fn(f, part_inputs, out, _differentiable_outputs(out), eps, rtol, atol,
+                     check_grad_dtypes, nondet_tol, True, prefix)
+
+
+def _real_imag_input_fn(fn, complex_idx, inputs, part):
+    """`fn` as a function of one part (a real view) of each complex input, the other fixed."""
+    def wrapped(*args):
+        new = list(args)
+        for i in complex_idx:
+            orig = inputs[i]
+            new[i] = orig.real + args[i] * 1j if part == "imaginary" else \
+                args[i] + orig.imag * 1j
+        return _as_tuple(fn(*new))
+    part_inputs = list(inputs)
+    for i in complex_idx:
+        part_inputs[i] = inputs[i].imag if part == "imaginary" else inputs[i].real
+    return wrapped, tuple(part_inputs)
 
 
 # --------------------------------------------------------------------------- public API
