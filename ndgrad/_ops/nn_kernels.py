@@ -754,9 +754,11 @@ def _max_pool_fwd(x, p):
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     win, (ho, wo) = _pool_windows(x, k, s, pad, dil, ceil_mode, fill)
     # A running max over the kh*kw kernel offsets (no window copy). torch's rule: a later
-    # value replaces the max if it is greater or NaN.
+    # value replaces the max if it is greater or NaN (np.maximum agrees on the value).
+    # `off` tracks the flat offset of the winner inside the image relative to its window.
+    w_img = x.shape[3]
     out = win[..., 0, 0].copy()
-    code = np.zeros(out.shape, np.int64)
+    off = np.zeros(out.shape, np.int64)
     is_float = x.dtype.kind == "f"
     for a in range(k[0]):
         for b in range(k[1]):
@@ -766,13 +768,11 @@ def _max_pool_fwd(x, p):
             m = v > out
             if is_float:
                 m |= np.isnan(v)
-            np.copyto(out, v, where=m)
-            np.copyto(code, a * k[1] + b, where=m)
-    ki, kj = np.divmod(code, k[1])
-    rows = np.arange(ho)[:, None] * s[0] - pad[0] + ki * dil[0]
-    cols = np.arange(wo)[None, :] * s[1] - pad[1] + kj * dil[1]
-    idx = rows * x.shape[3] + cols
-    return out, idx
+            out = np.maximum(out, v)
+            off = np.where(m, a * dil[0] * w_img + b * dil[1], off)
+    base = (np.arange(ho)[:, None] * s[0] - pad[0]) * w_img + \
+        (np.arange(wo)[None, :] * s[1] - pad[1])
+    return out, off + base
 
 
 def _max_pool_bw_fwd(g, idx, p):
