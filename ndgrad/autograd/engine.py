@@ -88,12 +88,13 @@ def _owned(g):
     """True when nothing but the engine holds `g` and its array, so it can become ``.grad``.
 
     The counts are those of the one call chain that reaches here (_accumulate's local,
-    accumulate_grad's and this function's arguments, getrefcount's own); any other holder (a
+    accumulate_grad's and this function's arguments, getrefcount's own; for the array also
+    accumulate_grad's `data`); any other holder (a
     second leaf given the same gradient, the user's grad_outputs) makes them higher and the
     gradient is copied instead. tests/test_engine.py checks both outcomes.
     """
     d = g._data
-    return (_getrefcount(g) <= 4 and _getrefcount(d) <= 3 and d.base is None
+    return (_getrefcount(g) <= 4 and _getrefcount(d) <= 4 and d.base is None
             and d.flags.writeable and g._grad_fn is None)
 
 
@@ -350,6 +351,8 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                             heappush(heap, (-ready._seq, ready))
                             ready = None
                         heappush(heap, (-m._seq, m))
+            # Drop this frame's references so a leaf can steal its gradient (see _owned).
+            gx = g = None
     finally:
         _tls.grad_enabled = prev_grad_mode
     return captured
