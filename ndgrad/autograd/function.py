@@ -8,8 +8,8 @@ calls ``MyFn.apply(...)``. Each subclass gets, once, a node class ``MyFnBackward
 What lives here and how it maps onto the engine:
 
 - ``apply`` runs ``forward`` under no_grad, then wraps the outputs: differentiable tensor
-  outputs get the node as ``grad_fn``; inputs returned as-is become aliases (torch returns a
-  view of the input); ``mark_dirty`` tensors have their version bumped and their history
+  outputs get the node as ``grad_fn``; an input returned as-is becomes a view of itself (as
+  torch's ``view_as(self)``; a plain alias under no_grad); ``mark_dirty`` tensors have their version bumped and their history
   rebased on the node (``_views.rebase_history``); non-differentiable outputs (marked, or of an
   integer/bool dtype) never require grad.
 - The node's edges are one per *tensor* argument (non-tensor arguments have none); its
@@ -30,6 +30,10 @@ calls ``run_jvp(ctx, tangents)`` with one entry per positional argument (None fo
 and for zero tangents); ``run_jvp`` calls the user's ``jvp(ctx, *tangents)`` and returns a
 tuple with one tangent (or None) per output, which the hook attaches to the outputs.
 ``run_jvp`` raises torch's NotImplementedError when the Function defines no ``jvp``.
+``save_for_forward`` values are readable (as ``ctx.saved_tensors`` inside ``jvp``) only
+during that hook: afterwards ``apply`` drops every plain reference ``ctx`` holds to outputs
+(``to_save``, ``dirty_tensors``, ``non_differentiable``, ``saved_for_forward``), since an output
+holds ``ctx`` as its ``grad_fn`` and the pair would otherwise form a reference cycle.
 """
 
 import functools
