@@ -118,8 +118,18 @@ multiply = mul
 
 # torch has no derivative for floor_divide (its node is NotImplemented); div with a
 # rounding_mode is DivBackward2 with zero gradients.
-FLOOR_DIV = binary("floor_divide", np.floor_divide, "torch::autograd::NotImplemented")
-FLOOR_DIV_MODE = binary("div_floor", np.floor_divide, "DivBackward2")
+def _int_zero_check(fn):
+    def kernel(a, b):
+        if np.asarray(b).dtype.kind in "biu" and np.asarray(a).dtype.kind in "biu" and \
+                np.any(np.asarray(b) == 0):
+            raise RuntimeError("ZeroDivisionError")
+        return fn(a, b)
+    return kernel
+
+
+FLOOR_DIV = binary("floor_divide", _int_zero_check(np.floor_divide),
+                   "torch::autograd::NotImplemented")
+FLOOR_DIV_MODE = binary("div_floor", _int_zero_check(np.floor_divide), "DivBackward2")
 TRUNC_DIV = binary("div_trunc", lambda a, b: _trunc_div(a, b), "DivBackward2")
 
 
@@ -148,8 +158,8 @@ def div(input, other, *, rounding_mode=None, out=None):
         return _out(FLOOR_DIV_MODE.call(input, other), out)
     if rounding_mode == "trunc":
         return _out(TRUNC_DIV.call(input, other), out)
-    raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
-                     f"found '{rounding_mode}'")
+    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                       f"but found '{rounding_mode}'")
 
 
 true_divide = divide = div
@@ -159,8 +169,10 @@ def floor_divide(input, other):
     return FLOOR_DIV.call(input, other)
 
 
-REMAINDER = binary("remainder", np.remainder, "RemainderBackward1", save=((0, 1), (1, 1)))
-REMAINDER_SCALAR = binary("remainder_scalar", np.remainder, "RemainderBackward0")
+REMAINDER = binary("remainder", _int_zero_check(np.remainder), "RemainderBackward1",
+                   save=((0, 1), (1, 1)))
+REMAINDER_SCALAR = binary("remainder_scalar", _int_zero_check(np.remainder),
+                          "RemainderBackward0")
 REMAINDER_SCALAR.def_vjp(lambda ctx, g: (g, None))
 
 
@@ -200,6 +212,12 @@ negative = neg
 
 # ----------------------------------------------------------------------------- pow
 def _pow_scalar_fwd(a, e):
+    # torch special-cases these exponents (sqrt(-0.0) is -0.0; pow would give +0.0).
+    if e == 0.5 and a.dtype.kind == "f":
+        return np.sqrt(a)
+    if e == -0.5 and a.dtype.kind == "f":
+        with np.errstate(divide="ignore"):
+            return 1 / np.sqrt(a)
     return np.power(a, e)
 
 
@@ -635,21 +653,22 @@ MAXIMUM = binary("maximum", np.maximum, save=((0, None), (1, None)))
 MINIMUM = binary("minimum", np.minimum, save=((0, None), (1, None)))
 
 
-def _minmax_vjp(pick_first):
+def _minmax_vjp(first_loses):
+    # torch: ties split the gradient; an input gets nothing only where it strictly loses, so
+    # where a NaN is involved both inputs receive the full gradient.
     def vjp(ctx, g):
         a, b = ctx.saved
         n = ctx._next
-        first = pick_first(a, b)
         tie = a == b
         half = g * 0.5
-        ga = where(tie, half, where(first, g, 0.0)) if n[0] else None
-        gb = where(tie, half, where(first, 0.0, g)) if n[1] else None
+        ga = where(tie, half, where(first_loses(a, b), 0.0, g)) if n[0] else None
+        gb = where(tie, half, where(first_loses(b, a), 0.0, g)) if n[1] else None
         return ga, gb
     return vjp
 
 
-MAXIMUM.def_vjp(_minmax_vjp(lambda a, b: a > b))
-MINIMUM.def_vjp(_minmax_vjp(lambda a, b: a < b))
+MAXIMUM.def_vjp(_minmax_vjp(lambda a, b: a < b))
+MINIMUM.def_vjp(_minmax_vjp(lambda a, b: a > b))
 
 
 def maximum(input, other):
@@ -692,13 +711,68 @@ def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        out = input
-        if min is not None:
-            out = maximum(out, min)
-        if max is not None:
-            out = minimum(out, max)
-        return out
+        return _clamp_tensor(input, min, max)
     return CLAMP.call(input, (min, max))
+
+
+def _clamp_t_fwd(x, lo, hi, _):
+    out = x
+    if lo is not None:
+        out = np.maximum(out, lo)
+    if hi is not None:
+        out = np.minimum(out, hi)
+    return out if out is not x else x.copy()
+
+
+CLAMP_T = primitive("clamp_tensor", _clamp_t_fwd, "ClampBackward0",
+                    save=((0, None), (1, None), (2, None)))
+
+
+@CLAMP_T.def_vjp
+def _(ctx, g):
+    x, lo, hi = ctx.saved
+    n = ctx._next
+    gx = glo = ghi = None
+    # torch's clamp_backward_min_max masks.
+    if lo is not None and hi is not None:
+        if n[0]:
+            gx = where((x >= lo) & (x <= hi), g, 0.0)
+        if n[1]:
+            glo = where((x < lo) & (lo < hi), g, 0.0)
+        if n[2]:
+            ghi = where((x > hi) | (hi < lo), g, 0.0)
+    elif lo is not None:
+        gx = where(x >= lo, g, 0.0) if n[0] else None
+        glo = where(x < lo, g, 0.0) if n[1] else None
+    else:
+        gx = where(x <= hi, g, 0.0) if n[0] else None
+        ghi = where(x > hi, g, 0.0) if n[2] else None
+    return gx, glo, ghi
+
+
+def _clamp_tensor(input, lo, hi):
+    from .._tensor import Tensor
+    from .registry import as_tensor_arg, _meta_for
+    from .. import _dtype
+    for b, nm in ((lo, "min"), (hi, "max")):
+        if b is not None and not isinstance(b, Tensor):
+            raise TypeError(f"clamp(): argument '{nm}' must be Tensor, not {type(b).__name__}")
+    x = as_tensor_arg(input)
+    ts = [t for t in (x, lo, hi) if t is not None]
+    groups = ([], [], [])
+    for t in ts:
+        groups[0 if t._data.ndim else 1].append(t.dtype)
+    dt = _dtype.result_type_of(*groups)
+    x, lo, hi = [t if t is None or t.dtype is dt else t.to(dt) for t in (x, lo, hi)]
+    try:
+        np.broadcast_shapes(*[t._data.shape for t in ts])
+    except ValueError:
+        from .registry import _broadcast_error
+        raise _broadcast_error(ts[0]._data, ts[1]._data) from None
+    out = CLAMP_T.call(x, lo, hi)
+    if out._grad_fn is not None:
+        out._grad_fn._meta = _meta_for((x, lo, hi), out._data)
+    return out
 
 
 clip = clamp
