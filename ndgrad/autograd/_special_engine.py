@@ -6,18 +6,20 @@ checked, and ``on_error(node, exc)`` called when running or checking the node ra
 the exception propagates). Observers run in registration order, the first outermost.
 """
 
+from functools import partial
+
 node_observers = []
 
 
 def apply_node(node, gs):
     observers = tuple(node_observers)
-
-    def run(i=0):
-        if i == len(observers):
-            return node._apply(gs)
-        return observers[i].around(node, lambda: run(i + 1))
+    # Wrap the node in its observers, innermost last. Partials, not nested closures: a
+    # closure calling itself is a reference cycle that would keep `gs` alive until a GC.
+    call = partial(node._apply, gs)
+    for obs in reversed(observers):
+        call = partial(obs.around, node, call)
     try:
-        gx = run()
+        gx = call()
         for obs in observers:
             gx = obs.check(node, gx)
     except Exception as exc:

@@ -53,14 +53,20 @@ def is_anomaly_check_nan_enabled():
 
 # ------------------------------------------------------------------ stacks
 def _user_stack(skip_internal=True):
-    """The current Python stack, outermost first, without ndgrad's own innermost frames."""
+    """The current Python stack as ``(file, line, function)`` tuples, outermost first, without
+    ndgrad's own innermost frames. Raw tuples: cheap to take for every node; source lines are
+    only read when a stack is printed."""
     f = sys._getframe(1)
     if skip_internal:
         while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
             f = f.f_back
-    summary = traceback.StackSummary.extract(traceback.walk_stack(f), lookup_lines=False)
-    summary.reverse()
-    return summary
+    out = []
+    while f is not None:
+        code = f.f_code
+        out.append((code.co_filename, f.f_lineno, code.co_name))
+        f = f.f_back
+    out.reverse()
+    return out
 
 
 def _user_stacklevel():
@@ -73,8 +79,9 @@ def _user_stacklevel():
     return level
 
 
-def _format_stack(summary):
-    return "".join(traceback.StackSummary.from_list(summary).format())
+def _format_stack(stack):
+    frames = [traceback.FrameSummary(fn, line, name) for fn, line, name in stack]
+    return "".join(traceback.StackSummary.from_list(frames).format())
 
 
 def _aten_name(op):

@@ -15,6 +15,7 @@ Not recorded (unlike torch): ops inside ndgrad's composite functions are not sep
 """
 
 import functools
+import itertools
 import json
 import math
 import os
@@ -42,8 +43,20 @@ _ATEN = {
 }
 
 
+_names_cache = {}
+
+
 def aten_name(op):
     """torch's profiler name for a primitive (``aten::mul``), or ``aten::mul_`` in place."""
+    # Inplace wrappers are made per call: key them by the op they wrap.
+    key = (op.op, "_") if type(op).__name__ == "Inplace" else op
+    name = _names_cache.get(key)
+    if name is None:
+        name = _names_cache[key] = _aten_name(op)
+    return name
+
+
+def _aten_name(op):
     inner = getattr(op, "op", None)
     if inner is not None and type(op).__name__ == "Inplace":
         name = _ATEN.get(inner.name, inner.name)
@@ -80,6 +93,8 @@ def _format_memory(nbytes):
 class Interval:
     """``[start, end]`` in microseconds."""
 
+    __slots__ = ("start", "end")
+
     def __init__(self, start, end):
         self.start = start
         self.end = end
@@ -93,6 +108,8 @@ class Interval:
 
 class _EventStats:
     """Properties shared by single events and averages."""
+
+    __slots__ = ()
 
     @property
     def cpu_time(self):
@@ -128,6 +145,10 @@ class _EventStats:
 class FunctionEvent(_EventStats):
     """One profiled call: an op, a backward node or a ``record_function`` block."""
 
+    __slots__ = ("id", "name", "thread", "fwd_thread", "time_range", "input_shapes", "stack",
+                 "sequence_nr", "flops", "kind", "cpu_children", "cpu_parent", "own_memory",
+                 "count")
+
     def __init__(self, id, name, thread, start_us, end_us, fwd_thread=None, input_shapes=None,
                  stack=None, sequence_nr=-1, flops=0, kind="cpu_op"):
         self.id = id
@@ -136,7 +157,7 @@ class FunctionEvent(_EventStats):
         self.fwd_thread = fwd_thread if fwd_thread is not None else thread
         self.time_range = Interval(start_us, end_us)
         self.input_shapes = input_shapes if input_shapes is not None else []
-        self.stack = stack if stack is not None else []
+        self.stack = stack if stack is not None else ()
         self.sequence_nr = sequence_nr
         self.flops = flops
         self.kind = kind
@@ -471,7 +492,7 @@ class _Recorder:
         self.events = []
         self.lock = threading.Lock()
         self.t0 = time.perf_counter_ns()
-        self.next_id = 0
+        self.ids = itertools.count(1)
         self.finalizers = []
 
     def _now(self):
@@ -484,18 +505,15 @@ class _Recorder:
         return s
 
     def open(self, name, kind="cpu_op", sequence_nr=-1):
-        with self.lock:
-            self.next_id += 1
-            eid = self.next_id
-        tid = threading.get_ident()
-        ev = FunctionEvent(eid, name, tid, 0.0, 0.0, sequence_nr=sequence_nr, kind=kind)
+        # list.append and next() on a count are atomic under the GIL: no lock needed.
+        ev = FunctionEvent(next(self.ids), name, threading.get_ident(), 0.0, 0.0,
+                           sequence_nr=sequence_nr, kind=kind)
         stack = self._stack()
         if stack:
             ev.cpu_parent = stack[-1]
             stack[-1].cpu_children.append(ev)
         stack.append(ev)
-        with self.lock:
-            self.events.append(ev)
+        self.events.append(ev)
         if self.prof.with_stack:
             ev.stack = _stack_strings()
         ev.time_range.start = self._now()
@@ -545,12 +563,9 @@ class _Recorder:
             stack[-1].own_memory -= nbytes
             return
         now = self._now()
-        ev = FunctionEvent(0, "[memory]", threading.get_ident(), now, now)
+        ev = FunctionEvent(next(self.ids), "[memory]", threading.get_ident(), now, now)
         ev.own_memory = -nbytes
-        with self.lock:
-            self.next_id += 1
-            ev.id = self.next_id
-            self.events.append(ev)
+        self.events.append(ev)
 
     # engine protocol
     def around(self, node, run):
