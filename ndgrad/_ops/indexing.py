@@ -598,8 +598,9 @@ def _scatter_fwd(x, idx, src, p):
 
 SCATTER = primitive("scatter", _scatter_fwd, "ScatterBackward0", save=((1, None),),
                     linear=True)
+# Not flagged linear: writing a constant is affine (forward mode derives its rule from the VJP).
 SCATTER_VALUE = primitive("scatter_value", lambda x, idx, p: _scatter_fwd(x, idx, p[2], p[:2]),
-                          "ScatterBackward1", save=((1, None),), linear=True)
+                          "ScatterBackward1", save=((1, None),))
 # torch has no derivative for scatter with a `reduce` argument: the node exists and raises.
 SCATTER_REDUCE_ARG = primitive("scatter_reduce_arg", _scatter_fwd, "NotImplemented")
 SCATTER_ADD = primitive("scatter_add", _scatter_fwd, save=((1, None),), linear=True)
@@ -965,7 +966,7 @@ def _index_fill_fwd(x, idx, p):
     return out
 
 
-INDEX_FILL = primitive("index_fill", _index_fill_fwd, save=((1, None),), linear=True)
+INDEX_FILL = primitive("index_fill", _index_fill_fwd, save=((1, None),))  # affine
 INDEX_FILL_T = primitive("index_fill_tensor",
                          lambda x, idx, v, dim: _index_fill_fwd(x, idx, (dim, v)),
                          "IndexFillBackward1", save=((1, None),), linear=True)
