@@ -839,3 +839,26 @@ def test_saved_tensor_hooks_apply_to_custom_function():
         res.append((calls, x.grad))
     assert res[0][0] == res[1][0] == ["pack", "unpack"]
     _same(res[0][1], res[1][1])
+
+
+def test_legacy_non_static_methods_subclassing_and_ctx_apply():
+    res = []
+    for T in LIBS:
+        class L(T.autograd.Function):
+            def forward(ctx, x):  # no @staticmethod: still called as forward(ctx, x)
+                return x * 2
+
+            def backward(ctx, g):
+                return g * 2
+
+        class B(L):
+            pass
+        x = T.ones(2, requires_grad=True)
+        y = L.apply(x)
+        names = (y.grad_fn.name(), B.apply(x).grad_fn.name())
+        direct = y.grad_fn.apply(T.ones(2))  # the user's backward, result as is
+        base_err = _error(lambda: T.autograd.Function.apply(x))
+        res.append((names, direct, base_err))
+    assert res[0][0] == res[1][0] == ("LBackward", "BBackward")
+    assert res[0][2] == res[1][2]
+    _same(res[0][1], res[1][1])

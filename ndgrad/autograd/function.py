@@ -156,8 +156,8 @@ class BackwardCFunction(Node, FunctionCtx):
         return self.__dict__.get("_jvp_running", False)
 
     def apply(self, *grads):
-        """Run the user's backward on `grads` (what the engine does), returning input grads."""
-        return self._apply(list(grads))
+        """Call the user's backward (or vjp) on `grads` and return its result as is."""
+        return self._forward_cls._backward_impl()(self, *grads)
 
     def _apply(self, gs):
         cls = self._forward_cls
@@ -356,8 +356,6 @@ class Function:
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run the Function on `args`, recording it in the graph when a gradient is needed."""
-        if cls is Function or cls._backward_cls is None:
-            raise RuntimeError("Function.apply must be called on a subclass of Function")
         if not _is_overridden(cls, "forward"):
             raise NotImplementedError("You must implement the forward function for custom "
                                       "autograd.Function.")
