@@ -252,3 +252,21 @@ def test_set_record_inplace_alone_and_off_message_matches_torch():
     assert recorded.startswith(base)
     assert "aten::add_ at " + __file__ in recorded
     assert anomaly_mode._inplace_sites == {}
+
+
+def test_anomaly_backward_creates_no_garbage_cycles():
+    import gc
+    x = ndgrad.ones(3, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with ndgrad.autograd.detect_anomaly(check_inf=True, record_inplace=True):
+            (x * 2).sum().backward()
+            gc.collect()
+            gc.disable()
+            try:
+                for _ in range(3):
+                    (x * 2).tanh().sum().backward()
+                garbage = gc.collect()
+            finally:
+                gc.enable()
+    assert garbage == 0

@@ -244,3 +244,19 @@ def test_scheduled_windows_match_torch():
         out[lib] = ready
     assert out[ndgrad] == out[torch]
     assert [s for s, _ in out[ndgrad]] == [4, 8]
+
+
+def test_recording_creates_no_garbage_cycles():
+    import gc
+    x = ndgrad.ones(3, requires_grad=True)
+    with nprof.profile(profile_memory=True):
+        (x * 2).sum().backward()  # warm up
+        gc.collect()
+        gc.disable()
+        try:
+            for _ in range(3):
+                (x * 2).tanh().sum().backward()
+            garbage = gc.collect()
+        finally:
+            gc.enable()
+    assert garbage == 0
