@@ -241,3 +241,18 @@ def test_render_calls_dot(monkeypatch, tmp_path):
     assert ngraph.render(loss, str(out)) == str(out)
     assert (tmp_path / "args").read_text().split()[:2] == ["-Tpng", "-o"]
     assert out.read_text().startswith("digraph backward")
+
+
+def test_engine_state_visible_to_multi_grad_hooks_and_checkpoint():
+    # register_multi_grad_hook and checkpoint read the running backward's state from the
+    # engine's frame; this fails loudly if the engine's local names change.
+    from ndgrad.autograd._graph_extras import _current_task
+    seen = []
+    x = ndgrad.ones(2, requires_grad=True)
+    y = x * 2
+    y.register_hook(lambda g: seen.append(_current_task()))
+    (y * y).sum().backward()
+    deps, heap, needed, node = seen[0]
+    assert isinstance(deps, dict) and isinstance(heap, list)
+    assert node is y.grad_fn
+    assert _current_task() is None
