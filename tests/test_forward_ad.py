@@ -436,3 +436,27 @@ def test_dual_level_as_decorator_and_hvp_by_forward_over_reverse():
     _, want = torch.autograd.functional.hvp(f, torch.tensor(x._data), torch.tensor(v._data))
     np.testing.assert_allclose(got._data, want.numpy(), rtol=1e-10)
     assert nfw._current_level == -1
+
+
+def test_generic_rule_waits_for_node_facts_and_leaves_requires_grad_alone():
+    """batch_norm's VJP reads facts its wrapper attaches after the call: the tangent is
+    computed once they are there; an output of inputs that need no grad stays grad-free."""
+    a = _arr_seeded((2, 3, 4), 3)
+    v = _arr_seeded((2, 3, 4), 4)
+    res = []
+    for lib, fw in ((ndgrad, nfw), (torch, tfw)):
+        with fw.dual_level():
+            x = fw.make_dual(lib.tensor(a), lib.tensor(v))
+            y = lib.nn.functional.batch_norm(x, None, None, training=True)
+            z = lib.nn.functional.layer_norm(x, (4,)) * 2
+            with lib.no_grad():
+                w = lib.nn.functional.layer_norm(x, (3, 4))
+            flags = (y.requires_grad, z.requires_grad, w.requires_grad, x.grad)
+            res.append((flags, [_np(fw.unpack_dual(t).tangent) for t in (y, z, w)]))
+    assert res[0][0] == res[1][0] == (False, False, False, None)
+    for a_, b_ in zip(res[0][1], res[1][1]):
+        np.testing.assert_allclose(a_, b_, rtol=1e-10, atol=1e-12)
+
+
+def _arr_seeded(shape, seed):
+    return np.random.default_rng(seed).standard_normal(shape)

@@ -56,6 +56,8 @@ def get_tangent(t, level=None):
         level = _level
     if level < 0:
         return None
+    if _deferred:
+        _resolve_deferred(strict=True)
     ex = t._extra
     own = None
     if ex is not None:
@@ -205,6 +207,14 @@ def deactivate(level):
             node._extra.pop("fw_out", None)
     _live_nodes.clear()
     _pending.clear()
+    for d in _deferred:
+        if d.forced:
+            for o in d.outs:
+                if isinstance(o, Tensor) and o._grad_fn is not None and \
+                        type(o._grad_fn)._op is d.op:
+                    o._grad_fn = None
+                    o._rg = False
+    _deferred.clear()
     _level = -1
 
 
@@ -241,10 +251,16 @@ class _Observer:
     __slots__ = ()
 
     def before(self, op, args, params):
-        if _pending and not _busy:
-            _flush()
-        if _busy or type(op) is not Inplace:
+        if _busy:
             return None
+        if _pending:
+            _flush()
+        if _deferred:
+            _resolve_deferred(strict=False)
+        if type(op) is not Inplace:
+            if op.jvp is not None or op.linear or _batch:
+                return None
+            return _maybe_force_record(args)
         tans = _input_tangents(args)
         if tans is None:
             return None
@@ -278,6 +294,13 @@ class _Observer:
             finally:
                 _busy = False
             return
+        forced = False
+        if token is not None:
+            forced_inputs, prev = token
+            for a in forced_inputs:
+                a._rg = False
+            _tls.grad_enabled = prev
+            forced = True
         tans = _input_tangents(args)
         if tans is None:
             return
@@ -287,22 +310,127 @@ class _Observer:
                 break
         else:
             return  # integer/bool results (comparisons, indices) carry no tangent
+        if op.jvp is None and not op.linear and not _batch:
+            # The generic rule runs the op's VJP, which may need facts the op's public
+            # wrapper attaches to the node after this call returns: defer it (resolved before
+            # the next op, or when the tangent is read).
+            if forced:
+                # requires_grad is right at once; grad_fn stays until the op's wrapper has
+                # attached its facts to the node (cleared when the tangent is resolved).
+                for o in outs:
+                    if isinstance(o, Tensor) and o._grad_fn is not None:
+                        o._rg = False
+            d = _Deferred(op, args, params, outs, tans, forced)
+            for o in _diff_outputs(op, outs):
+                set_tangent(o, d, src=_base_tangent(o) if o._base is not None else None)
+            _deferred.append(d)
+            return
         _busy = True
         try:
             res = compute_tangents(op, args, params, outs, tans)
-            diff = op.diff_outs
-            for k, o in enumerate(outs):
-                tan = res[k] if k < len(res) else None
-                if tan is None or (diff is not None and not diff[k]) or \
-                        o._data.dtype.kind not in "fc":
-                    continue
-                tan = _fit(tan, o)
-                src = _base_tangent(o) if o._base is not None else None
-                set_tangent(o, tan, src=src)
-                if o._grad_fn is not None and o._base is None:
-                    _remember_on_node(o, tan)
+            _attach(op, outs, res)
         finally:
             _busy = False
+
+
+def _diff_outputs(op, outs):
+    diff = op.diff_outs
+    return [o for k, o in enumerate(outs) if isinstance(o, Tensor) and
+            (diff is None or diff[k]) and o._data.dtype.kind in "fc"]
+
+
+def _attach(op, outs, res):
+    diff = op.diff_outs
+    for k, o in enumerate(outs):
+        tan = res[k] if k < len(res) else None
+        if not isinstance(o, Tensor) or (diff is not None and not diff[k]) or \
+                o._data.dtype.kind not in "fc":
+            continue
+        if tan is None:
+            set_tangent(o, None)
+            continue
+        tan = _fit(tan, o)
+        src = _base_tangent(o) if o._base is not None else None
+        set_tangent(o, tan, src=src)
+        if o._grad_fn is not None and o._base is None:
+            _remember_on_node(o, tan)
+
+
+def _maybe_force_record(args):
+    """For an op with the generic rule and inputs needing no grad: make it record a node
+    anyway (tangent inputs flagged requires_grad for the call), so the op's wrapper attaches
+    the facts its VJP needs. The output is detached again when its tangent is resolved."""
+    if _tls.grad_enabled:
+        for a in args:
+            if isinstance(a, Tensor) and registry._needs_grad(a):
+                return None  # a real node is recorded anyway
+    tans = _input_tangents(args)
+    if tans is None:
+        return None
+    forced = [a for a, t in zip(args, tans) if t is not None and not a._rg]
+    for a in forced:
+        a._rg = True
+    prev = _tls.grad_enabled
+    _tls.grad_enabled = True
+    return (forced, prev)
+
+
+class _Deferred:
+    """A generic-rule tangent computation waiting for the op's node facts."""
+
+    __slots__ = ("op", "args", "params", "outs", "tans", "forced", "done")
+
+    def __init__(self, op, args, params, outs, tans, forced):
+        self.op = op
+        self.args = args
+        self.params = params
+        self.outs = outs
+        self.tans = tans
+        self.forced = forced
+        self.done = False
+
+
+_deferred = []
+
+
+class MissingFact(KeyError):
+    """The VJP of an op asked for a node fact nobody attached."""
+
+
+def _resolve_deferred(strict):
+    global _busy
+    items = list(_deferred)
+    _deferred.clear()
+    for d in items:
+        if d.done:
+            continue
+        try:
+            _resolve(d)
+        except MissingFact as e:
+            if strict:
+                raise RuntimeError(
+                    f"forward AD: the generic rule for '{d.op.name}' needs the node fact "
+                    f"{e.args[0]!r}, which the op's wrapper did not attach; give the op a jvp "
+                    "rule (OP.def_jvp)") from None
+            _deferred.append(d)
+
+
+def _resolve(d):
+    global _busy
+    prev = _busy
+    _busy = True
+    try:
+        res = _fallback(d.op, d.args, d.params, d.outs, d.tans)
+    finally:
+        _busy = prev
+    d.done = True
+    if d.forced:
+        for o in d.outs:
+            if isinstance(o, Tensor) and o._grad_fn is not None and \
+                    type(o._grad_fn)._op is d.op:
+                o._grad_fn = None
+                o._rg = False
+    _attach(d.op, d.outs, res)
 
 
 _OBSERVER = _Observer()
@@ -438,6 +566,10 @@ def fill_extras(node, op, args, params, real_out=None):
             ex.setdefault("dtype", from_np(a0._data.dtype))
         else:
             ex.setdefault("dtype", a0._data.dtype)
+        # The names the nn kernels use for the same facts about input 0.
+        ex.setdefault("x_shape", a0._data.shape)
+        ex.setdefault("x_meta", (a0._data.shape, a0._data.dtype))
+        ex.setdefault("hw", a0._data.shape[2:])
     if op.name == "cat":
         ex.setdefault("sizes", [a._data.shape[params] for a in args])
     _pending.append((node, real_out))
@@ -458,9 +590,14 @@ def _flush():
                     ex[key] = val
 
 
+# Node extras that are hooks or forward-AD state, not facts about the op call.
+_NOT_FACTS = frozenset(("hooks", "pre_hooks", "tensor_pre_hooks", "retain_hooks", "metadata",
+                        "fw_out", "post_acc_hooks"))
+
+
 def _fallback(op, args, params, outs, tans):
     """JVP from the VJP: ``J t = d/dg <vjp(g), t>`` for a dummy cotangent g."""
-    from .. import zeros_like
+    from .. import ones_like
     from .engine import reduce_grads
     from . import grad as autograd_grad
     grad_on = _tls.grad_enabled
@@ -493,15 +630,26 @@ def _fallback(op, args, params, outs, tans):
         meta = registry._meta_for(args, outs[0]._data)
         if meta is not None:
             node._meta = meta
+        real = outs[0]._grad_fn
+        if real is not None and type(real)._op is op and real._extra:
+            ex = node._extras()
+            for key, val in real._extra.items():
+                if key not in _NOT_FACTS:
+                    ex[key] = val
         fill_extras(node, op, args, params, outs[0])
         diff = op.diff_outs
         gs = []
         for k, o in enumerate(outs):
             if (diff is None or diff[k]) and o._data.dtype.kind in "fc":
-                gs.append(zeros_like(o).requires_grad_())
+                # Any cotangent works (the VJP is linear in it); ones keep formulas that take
+                # log|g| (logcumsumexp) finite where zeros would not.
+                gs.append(ones_like(o).requires_grad_())
             else:
                 gs.append(None)
-        gx = reduce_grads(node, node._apply(gs))
+        try:
+            gx = reduce_grads(node, node._apply(gs))
+        except KeyError as e:
+            raise MissingFact(e.args[0] if e.args else None) from None
     finally:
         _tls.grad_enabled = grad_on
     wrt = [g for g in gs if g is not None]
@@ -788,7 +936,10 @@ def _compute_batched(op, args, params, outs, tans):
         nd = outs[0]._data.ndim
         res = op.jvp(ctx, *[_align(t, a, nd) for t, a in zip(tans, args)])
     else:
-        return _per_sample(op, args, params, outs, tans)
+        try:
+            return _per_sample(op, args, params, outs, tans)
+        except MissingFact:
+            raise Unbatchable(op.name) from None
     return list(res) if type(res) is tuple or type(res) is list else [res]
 
 

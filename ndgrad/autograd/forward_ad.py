@@ -108,6 +108,8 @@ def unpack_dual(tensor, *, level=None):
         raise RuntimeError("Invalid level given to _fw_primal")
     if _forward_rules._pending:
         _forward_rules._flush()
+    if _forward_rules._deferred:
+        _forward_rules._resolve_deferred(strict=True)
     tan = _forward_rules.get_tangent(tensor, level)
     from .._ops.shape import ALIAS
     # Straight to the kernel: the alias must not inherit the tangent.
