@@ -130,6 +130,30 @@ def test_linear_and_bilinear():
             _arr(5, 3, 2), _arr(5), names=False)
 
 
+def test_linear_double_backward():
+    xa, wa, ba = _arr(4, 3), _arr(5, 3), _arr(5)
+    res = []
+    for lib, F in ((torch, tF), (ndgrad, nF)):
+        x, w, b = (lib.tensor(a, requires_grad=True) for a in (xa, wa, ba))
+        y = F.linear(x, w, b)
+        gs = lib.autograd.grad((y ** 3).sum(), (x, w, b), create_graph=True)
+        s = sum((g * g).sum() for g in gs)
+        res.append([t.numpy() for t in lib.autograd.grad(s, (x, w, b))])
+    for a, b in zip(res[0], res[1]):
+        np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-8)
+
+
+def test_softmax_double_backward():
+    xa = _arr(3, 5)
+    res = []
+    for lib, F in ((torch, tF), (ndgrad, nF)):
+        x = lib.tensor(xa, requires_grad=True)
+        y = F.softmax(x, 1)
+        (g,) = lib.autograd.grad((y ** 3).sum(), x, create_graph=True)
+        res.append(lib.autograd.grad((g * g).sum(), x)[0].numpy())
+    np.testing.assert_allclose(res[1], res[0], rtol=1e-6, atol=1e-9)
+
+
 def test_linear_graph_matches_torch():
     x = ndgrad.randn(4, 3)
     w = ndgrad.randn(5, 3, requires_grad=True)

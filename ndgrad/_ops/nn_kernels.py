@@ -330,14 +330,55 @@ def _linear_fwd(b, x, wt, p):
 LINEAR = primitive("linear_addmm", _linear_fwd, "AddmmBackward0", save=((1, 2), (2, 1)))
 
 
+def _linear_bw_fwd(g, x, wt, mask):
+    z = np.zeros((), g.dtype)
+    gb = g.sum(axis=0) if mask[0] else z
+    gx = g @ wt.T if mask[1] else z
+    gw = x.T @ g if mask[2] else z
+    return gb, gx, gw
+
+
+# All three gradients of the fused linear in one kernel call; its own rule (in ndgrad ops)
+# keeps double backward exact.
+LINEAR_BW = primitive("linear_addmm_backward", _linear_bw_fwd, "AddmmBackwardBackward0",
+                      save=((0, None), (1, None), (2, None)), n_out=3)
+
+
 @LINEAR.def_vjp
 def _(ctx, g):
     x, wt = ctx.saved
     n = ctx._next
-    gb = g.sum(0) if n[0] is not None else None
-    gx = g.mm(wt.t()) if n[1] is not None else None
-    gw = x.t().mm(g) if n[2] is not None else None
-    return gb, gx, gw
+    mask = (n[0] is not None, n[1] is not None, n[2] is not None)
+    gb, gx, gw = LINEAR_BW.call(g, x if x is not None else g, wt if wt is not None else g,
+                                params=mask)
+    return (gb if mask[0] else None, gx if mask[1] else None, gw if mask[2] else None)
+
+
+@LINEAR_BW.def_vjp
+def _(ctx, gs):
+    g, x, wt = ctx.saved
+    mask = ctx._params
+    ggb, ggx, ggw = tuple(gs) + (None,) * (3 - len(gs))
+    ggb = ggb if mask[0] else None
+    ggx = ggx if mask[1] else None
+    ggw = ggw if mask[2] else None
+    n = ctx._next
+    d_g = d_x = d_w = None
+    if n[0] is not None:
+        parts = []
+        if ggb is not None:
+            parts.append(ggb.expand(*g.shape))
+        if ggx is not None:
+            parts.append(ggx.mm(wt))
+        if ggw is not None:
+            parts.append(x.mm(ggw))
+        for t in parts:
+            d_g = t if d_g is None else d_g + t
+    if n[1] is not None and ggw is not None:
+        d_x = g.mm(ggw.t())
+    if n[2] is not None and ggx is not None:
+        d_w = ggx.t().mm(g)
+    return d_g, d_x, d_w
 
 
 # ============================================================================ softmax family
