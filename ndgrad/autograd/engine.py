@@ -283,7 +283,10 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                     captured[(node, 0)] = gs[0]
                 if accumulate and (accumulate_only is None or node in accumulate_only):
                     if gs and gs[0] is not None:
-                        _accumulate(node, gs, create_graph)
+                        if node._extra is not None:
+                            _accumulate_with_node_hooks(node, gs, create_graph, node._extra)
+                        else:
+                            _accumulate(node, gs, create_graph)
                 continue
             # autograd.grad captures a non-leaf's gradient before its tensor hooks run (a
             # leaf's is captured after them, above), as torch does.
@@ -356,6 +359,23 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
     finally:
         _tls.grad_enabled = prev_grad_mode
     return captured
+
+
+def _accumulate_with_node_hooks(node, gs, create_graph, extra):
+    """AccumulateGrad whose node has hooks: ``register_prehook`` ones run before the
+    accumulation, ``register_hook`` ones after it with ``((), grad_outputs)``, as in torch."""
+    pre = extra.get("pre_hooks")
+    if pre:
+        for fn in list(pre.values()):
+            r = fn(tuple(gs))
+            if r is not None:
+                gs[:] = list(r)
+    post = extra.get("hooks")
+    grad_outputs = tuple(gs) if post else None
+    _accumulate(node, gs, create_graph)
+    if post:
+        for fn in list(post.values()):
+            fn((), grad_outputs)
 
 
 def _accumulate(node, gs, create_graph):
