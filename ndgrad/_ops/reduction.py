@@ -664,6 +664,11 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {_dtype.from_np(x._data.dtype)._legacy[:-6]}")
     if dtype is not None:
+        if _dtype.promote_types(_dtype.from_np(x._data.dtype), dtype) != dtype:
+            raise RuntimeError(f"linalg.vector_norm: the dtype of the input "
+                               f"({_dtype.from_np(x._data.dtype)._legacy[:-6]}) should be "
+                               f"convertible without narrowing to the specified dtype "
+                               f"({dtype._legacy[:-6]})")
         x = x.to(dtype)
     if isinstance(dim, int):
         dim = (dim,)
@@ -915,3 +920,26 @@ def logcumsumexp(input, dim):
     if x._data.dtype.kind not in "fc":
         x = x.to(_dtype.get_default_dtype())
     return LOGCUMSUMEXP.call(x, params=wrap_dim(dim, x._data.ndim))
+
+
+# --------------------------------------------------------------------------- NumPy spellings
+def _numpy_aliases(fn):
+    """Accept NumPy's ``axis``/``keepdims`` for ``dim``/``keepdim``, as torch's parser does."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if kwargs:
+            if "axis" in kwargs:
+                kwargs["dim"] = kwargs.pop("axis")
+            if "keepdims" in kwargs:
+                kwargs["keepdim"] = kwargs.pop("keepdims")
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+for _name in ("sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var",
+              "std", "var_mean", "std_mean", "logsumexp", "all", "any", "count_nonzero",
+              "norm", "nansum", "nanmean", "cumsum", "cumprod", "cummax", "cummin",
+              "logcumsumexp"):
+    globals()[_name] = _numpy_aliases(globals()[_name])

@@ -180,7 +180,12 @@ def transpose(input, dim0, dim1):
     return TRANSPOSE.call(x, params=(wrap_dim(dim0, nd), wrap_dim(dim1, nd)))
 
 
-swapaxes = swapdims = transpose
+swapdims = transpose
+
+
+def swapaxes(input, axis0, axis1):
+    """NumPy's spelling of :func:`transpose` (TransposeBackward0)."""
+    return transpose(input, axis0, axis1)
 
 
 def t(input):
@@ -520,7 +525,11 @@ def unbind(input, dim=0):
     return tuple(_multi(UNBIND, x, d, x._data.shape[d]))
 
 
-def split(tensor, split_size_or_sections, dim=0):
+def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
+    """Views of `size`-long parts (the last may be shorter), or of the given sizes, along
+    `dim` (``Tensor.split`` spells the size argument ``split_size``)."""
+    if split_size_or_sections is None:
+        split_size_or_sections = split_size
     x = as_tensor_arg(tensor)
     d = wrap_dim(dim, x._data.ndim)
     size = x._data.shape[d]
@@ -647,8 +656,11 @@ def _(ctx, g):
     return tuple(out)
 
 
-def cat(tensors, dim=0, *, out=None):
-    """Concatenate along `dim`; 1-d empty tensors are skipped, as in torch."""
+def cat(tensors, dim=0, *, out=None, axis=None):
+    """Concatenate along `dim` (``axis`` as NumPy); 1-d empty tensors are skipped, as in
+    torch."""
+    if axis is not None:
+        dim = axis
     ts = [as_tensor_arg(t) for t in tensors]
     if not ts:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -695,8 +707,10 @@ def _(ctx, g):
     return tuple(p if e is not None else None for p, e in zip(parts, ctx._next))
 
 
-def stack(tensors, dim=0, *, out=None):
+def stack(tensors, dim=0, *, out=None, axis=None):
     """Join equally shaped tensors along a new dim (StackBackward0)."""
+    if axis is not None:
+        dim = axis
     ts = [as_tensor_arg(t) for t in tensors]
     if not ts:
         raise RuntimeError("stack expects a non-empty TensorList")
