@@ -252,7 +252,22 @@ def test_engine_state_visible_to_multi_grad_hooks_and_checkpoint():
     y = x * 2
     y.register_hook(lambda g: seen.append(_current_task()))
     (y * y).sum().backward()
-    deps, heap, needed, node = seen[0]
+    deps, heap, needed, node, ready = seen[0]
     assert isinstance(deps, dict) and isinstance(heap, list)
     assert node is y.grad_fn
     assert _current_task() is None
+
+
+def test_accumulate_grad_node_hooks_match_torch():
+    logs = {}
+    for lib in (torch, ndgrad):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 3
+        acc = y.grad_fn.next_functions[0][0]
+        log = []
+        x.register_hook(lambda g: log.append(("tensor", g.tolist())))
+        acc.register_prehook(lambda go: log.append(("pre", [g.tolist() for g in go])))
+        acc.register_hook(lambda gi, go: log.append(("post", list(gi), [g.tolist() for g in go])))
+        y.sum().backward()
+        logs[lib] = (log, x.grad.tolist())
+    assert logs[ndgrad] == logs[torch]

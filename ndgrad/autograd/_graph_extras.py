@@ -188,7 +188,8 @@ Node.__dir__ = _node_dir
 
 # ---------------------------------------------------------------- the running backward
 def _current_task():
-    """``(deps, heap, needed, node)`` of the innermost backward running on this thread.
+    """``(deps, heap, needed, node, ready)`` of the innermost backward on this thread (`ready`:
+    a node the engine will run next without queueing it).
 
     Read from the engine's frame, so the engine pays nothing for it; only multi-grad hooks
     and checkpointing ask. Returns None outside backward.
@@ -199,14 +200,15 @@ def _current_task():
     while f is not None:
         if f.f_code is code:
             loc = f.f_locals
-            return (loc.get("deps"), loc.get("heap"), loc.get("needed"), loc.get("node"))
+            return (loc.get("deps"), loc.get("heap"), loc.get("needed"), loc.get("node"),
+                    loc.get("ready"))
         f = f.f_back
     return None
 
 
 def _will_execute(task, node):
-    deps, heap, needed, _current = task
-    pending = (deps is not None and node in deps) or \
+    deps, heap, needed, _current, ready = task
+    pending = (deps is not None and node in deps) or node is ready or \
         (heap is not None and any(n is node for _s, n in heap))
     if pending and needed is not None and type(node) is not AccumulateGrad:
         pending = bool(needed.get(node, False))
