@@ -490,3 +490,15 @@ def test_loss_double_backward_mse_bce():
             (g,) = lib.autograd.grad(getattr(F, name)(x, lib.tensor(ya)), x, create_graph=True)
             res.append(lib.autograd.grad((g ** 2).sum(), x)[0].numpy())
         np.testing.assert_allclose(res[1], res[0], rtol=1e-6, atol=1e-9)
+
+
+def test_torch_namespace_aliases():
+    x = _arr(3, 4)
+    compare(lambda lib, F, t: lib.softmax(t, 1), x)
+    compare(lambda lib, F, t: t.log_softmax(-1), x)
+    compare(lambda lib, F, t, w, b: lib.layer_norm(t, (4,), w, b), x, _arr(4), _arr(4))
+    compare(lambda lib, F, t, w, b: lib.batch_norm(t, w, b, None, None, True, 0.1, 1e-5, False),
+            x, _arr(4), _arr(4))
+    compare(lambda lib, F, w: lib.embedding(w, lib.tensor([[0, 2], [1, 1]])), _arr(3, 2))
+    compare(lambda lib, F, t, w: lib.conv2d(t, w, padding=1), _arr(1, 2, 4, 4),
+            _arr(3, 2, 3, 3), atol=1e-5)

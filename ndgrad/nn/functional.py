@@ -1053,3 +1053,50 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 
 _ = (S, primitive)
+
+
+# ============================================================================ torch.* aliases
+def _torch_dropout(input, p, train):
+    return dropout(input, p, train)
+
+
+def _torch_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+                      cudnn_enabled=True):
+    return batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def _torch_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5,
+                      cudnn_enable=True):
+    return layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def _torch_embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    return embedding(indices, weight, None if padding_idx == -1 else padding_idx)
+
+
+def _export_aliases():
+    """torch exposes several of these ops as ``torch.softmax`` and ``Tensor.softmax`` too;
+    attach them where the op catalogue has not defined them (never overriding)."""
+    import ndgrad
+    from .._ops.methods import bind
+    top = {"softmax": lambda input, dim, dtype=None: softmax(input, dim, dtype=dtype),
+           "log_softmax": lambda input, dim, dtype=None: log_softmax(input, dim, dtype=dtype),
+           "dropout": _torch_dropout, "conv1d": conv1d, "conv2d": conv2d,
+           "conv_transpose1d": conv_transpose1d, "conv_transpose2d": conv_transpose2d,
+           "max_pool1d": max_pool1d, "max_pool2d": max_pool2d, "avg_pool1d": avg_pool1d,
+           "batch_norm": _torch_batch_norm, "layer_norm": _torch_layer_norm,
+           "group_norm": lambda input, num_groups, weight=None, bias=None, eps=1e-5,
+           cudnn_enabled=True: group_norm(input, num_groups, weight, bias, eps),
+           "embedding": _torch_embedding, "cosine_similarity": cosine_similarity,
+           "pairwise_distance": pairwise_distance, "prelu": prelu, "selu": selu, "celu": celu,
+           "bilinear": bilinear, "hardshrink": hardshrink,
+           "adaptive_avg_pool1d": adaptive_avg_pool1d}
+    for name, fn in top.items():
+        if not hasattr(ndgrad, name):
+            setattr(ndgrad, name, fn)
+    bind({"softmax": lambda self, dim, dtype=None: softmax(self, dim, dtype=dtype),
+          "log_softmax": lambda self, dim, dtype=None: log_softmax(self, dim, dtype=dtype),
+          "prelu": prelu, "hardshrink": hardshrink})
+
+
+_export_aliases()
