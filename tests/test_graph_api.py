@@ -271,3 +271,21 @@ def test_accumulate_grad_node_hooks_match_torch():
         y.sum().backward()
         logs[lib] = (log, x.grad.tolist())
     assert logs[ndgrad] == logs[torch]
+
+
+def test_multi_grad_hook_along_a_chain_matches_torch():
+    logs = {}
+    for lib in (torch, ndgrad):
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        u = a * 2
+        v = u.exp()
+        w = v * 3
+        log = []
+        lib.autograd.graph.register_multi_grad_hook(
+            (u, v, w), lambda gs: log.append([None if g is None else round(g.sum().item(), 3)
+                                              for g in gs]))
+        w.sum().backward(retain_graph=True)
+        v.sum().backward()
+        logs[lib] = log
+    assert logs[ndgrad] == logs[torch]
+    assert logs[ndgrad][1][2] is None
