@@ -396,6 +396,15 @@ def _(ctx, g):
     return (g * sgn(x),)
 
 
+@ABS.def_jvp
+def _(ctx, t):
+    x = ctx.inputs[0]
+    if x._data.dtype.kind == "c":  # d|z| = Re(conj(sgn z) dz): a real tangent
+        from .complex_ops import real
+        return real(_conj(sgn(x)) * t)
+    return t * sgn(x)
+
+
 def _sgn_fwd(x):
     if x.dtype.kind != "c":
         return _sign_fwd(x)
@@ -417,6 +426,17 @@ def _(ctx, g):
     s = sgn(x)
     gx = (g - s * real(g * _conj(s))) / where(mag == 0, 1.0, mag)
     return (where(mag == 0, 0.0, gx),)
+
+
+@SGN.def_jvp
+def _(ctx, t):
+    x = ctx.inputs[0]
+    if x._data.dtype.kind != "c":
+        return t * 0
+    from .complex_ops import real
+    mag = abs(x)
+    s = ctx.outputs[0]
+    return where(mag == 0, 0.0, (t - s * real(_conj(s) * t)) / where(mag == 0, 1.0, mag))
 
 
 def sgn(input):
