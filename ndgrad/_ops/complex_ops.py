@@ -48,7 +48,8 @@ VIEW_AS_COMPLEX = primitive("view_as_complex", _vac_fwd, "ViewAsComplexBackward0
 
 @VIEW_AS_REAL.def_vjp
 def _(ctx, g):
-    return (view_as_complex(g.contiguous()),)
+    # complex(re, im) rather than a view: g may have any strides (expanded, transposed).
+    return (COMPLEX.call(g.select(-1, 0), g.select(-1, 1)),)
 
 
 @VIEW_AS_COMPLEX.def_vjp
