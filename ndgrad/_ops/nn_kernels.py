@@ -146,16 +146,15 @@ _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
 def _erf(x):
-    return _erf_np(x).astype(x.dtype) if x.size < 64 else _erf_fast(x)
-
-
-def _erf_fast(x):
-    # erf with max abs error ~1e-7 relative (W. J. Cody style rational approx via erfc),
-    # accurate to float32 rounding; float64 inputs use math.erf per element.
+    """erf for activation kernels: float64 to full precision (the op catalogue's kernel when
+    present), float32/16 by a rational approximation with relative error < 1.2e-7."""
     if x.dtype == np.float64:
-        return _erf_np(x)
-    xd = x.astype(np.float64)
-    return _erf_np(xd).astype(x.dtype) if xd.size < 4096 else _erf_approx(xd).astype(x.dtype)
+        try:
+            from .pointwise import _erf64
+        except ImportError:  # pragma: no cover - older catalogue
+            return _erf_np(x)
+        return _erf64(x)
+    return _erf_approx(x.astype(np.float64)).astype(x.dtype)
 
 
 def _erf_approx(x):
