@@ -91,8 +91,8 @@ def test_metadata_next_functions_isinstance_variable():
         nf = fn.next_functions
         assert nf[0][0].name() == "MulBackward0" and nf[0][1] == 0
         acc = nf[0][0].next_functions[0][0]
-        assert acc.name() == "torch::autograd::AccumulateGrad" or \
-            type(acc).__name__ == "AccumulateGrad"
+        assert acc.name() == "torch::autograd::AccumulateGrad"
+        assert type(acc).__name__ == "AccumulateGrad"
         assert acc.variable is x
         assert nf[0][0].next_functions[1] == (None, 0)
         assert isinstance(fn, lib.autograd.graph.Node)
