@@ -468,3 +468,31 @@ def test_double_backward(f):
 def test_double_backward_cumprod_with_zero():
     check_gradgrad(lambda L, x: x.cumprod(1), np.array([[1.5, 0.0, 2.0, -1.0]]))
     check_gradgrad(lambda L, x: x.prod(1), np.array([[1.5, 0.0, 2.0, -1.0]]))
+
+
+# --------------------------------------------------------------------------- API spellings
+@pytest.mark.parametrize("f", [
+    lambda L, x: x.sum(axis=0), lambda L, x: x.mean(axis=1, keepdims=True),
+    lambda L, x: L.amax(x, axis=(0, 1)), lambda L, x: x.std(axis=0),
+    lambda L, x: L.concatenate([x, x], axis=1), lambda L, x: L.swapaxes(x, axis0=0, axis1=1),
+    lambda L, x: x.split(split_size=2, dim=1), lambda L, x: L.max(x, dim=1, keepdim=True),
+    lambda L, x: x.sort(dim=0, descending=True), lambda L, x: L.topk(x, k=2, dim=0),
+    lambda L, x: L.norm(x, p=1, dim=(0, 1)), lambda L, x: x.norm(2, 1, True),
+])
+def test_keyword_spellings(f):
+    check(f, X)
+
+
+def test_out_argument():
+    for lib in (torch, ndgrad):
+        x = lib.tensor(X)
+        o = lib.empty(0, dtype=lib.float64)
+        assert lib.sum(x, 1, out=o) is o and tuple(o.shape) == (3,)
+        v, i = lib.empty(3, dtype=lib.float64), lib.empty(3, dtype=lib.long)
+        res = lib.max(x, 1, out=(v, i))
+        assert res.values is v and res.indices is i
+        assert i.tolist() == x.argmax(1).tolist()
+        o2 = lib.empty(3, 4, dtype=lib.float64)
+        assert lib.tril(x, out=o2) is o2
+        np.testing.assert_array_equal(_arr(o2), np.tril(X))
+    check_error(lambda L, x: x.norm(dtype=L.float32), X)

@@ -295,12 +295,12 @@ def _minmax(input, dim, keepdim, other, is_max):
     return (return_types_max if is_max else return_types_min)(vals, idx)
 
 
-def max(input, dim=None, keepdim=False, *, out=None):
+def max(input, dim=None, keepdim=False):
     """The largest element, or (values, indices) along `dim`, or elementwise max of two."""
     return _minmax(input, dim, keepdim, None, True)
 
 
-def min(input, dim=None, keepdim=False, *, out=None):
+def min(input, dim=None, keepdim=False):
     return _minmax(input, dim, keepdim, None, False)
 
 
@@ -585,12 +585,12 @@ def _bool_reduce(fn, input, dim, keepdim):
     return wrap(out)
 
 
-def all(input, dim=None, keepdim=False, *, out=None):
+def all(input, dim=None, keepdim=False):
     """True where every element (over `dim`) is non-zero; uint8 input gives uint8, as torch."""
     return _bool_reduce(np.all, input, dim, keepdim)
 
 
-def any(input, dim=None, keepdim=False, *, out=None):
+def any(input, dim=None, keepdim=False):
     """True where some element (over `dim`) is non-zero; uint8 input gives uint8, as torch."""
     return _bool_reduce(np.any, input, dim, keepdim)
 
@@ -695,7 +695,8 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         p = 2
     if p is None:
         p = 2
-    return vector_norm(x, p, dim, keepdim, dtype=dtype)
+    res = vector_norm(x, p, dim, keepdim, dtype=dtype)
+    return res if out is None else write_out(res, out)
 
 
 # --------------------------------------------------------------------------- nan-reductions
@@ -808,7 +809,7 @@ def _(ctx, g):
     return (cat(parts, dim),)
 
 
-def cumsum(input, dim, *, dtype=None, out=None):
+def cumsum(input, dim, *, dtype=None):
     """Cumulative sum along `dim` (integers accumulate in int64 unless `dtype` says)."""
     x = as_tensor_arg(input)
     d = wrap_dim(dim, x._data.ndim)
@@ -816,7 +817,7 @@ def cumsum(input, dim, *, dtype=None, out=None):
     return CUMSUM.call(x, params=(d, npdt))
 
 
-def cumprod(input, dim, *, dtype=None, out=None):
+def cumprod(input, dim, *, dtype=None):
     """Cumulative product along `dim`; the gradient is exact with zeros in the input."""
     x = as_tensor_arg(input)
     d = wrap_dim(dim, x._data.ndim)
@@ -924,22 +925,37 @@ def logcumsumexp(input, dim):
 
 # --------------------------------------------------------------------------- NumPy spellings
 def _numpy_aliases(fn):
-    """Accept NumPy's ``axis``/``keepdims`` for ``dim``/``keepdim``, as torch's parser does."""
+    """Accept NumPy's ``axis``/``keepdims`` for ``dim``/``keepdim`` (as torch's parser does) and
+    ``out=`` (the result, or each result of a (values, indices) pair, is copied into it)."""
     import functools
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        if kwargs:
-            if "axis" in kwargs:
-                kwargs["dim"] = kwargs.pop("axis")
-            if "keepdims" in kwargs:
-                kwargs["keepdim"] = kwargs.pop("keepdims")
-        return fn(*args, **kwargs)
+        if not kwargs:
+            return fn(*args)
+        if "axis" in kwargs:
+            kwargs["dim"] = kwargs.pop("axis")
+        if "keepdims" in kwargs:
+            kwargs["keepdim"] = kwargs.pop("keepdims")
+        out = kwargs.pop("out", None)
+        res = fn(*args, **kwargs)
+        if out is None:
+            return res
+        return write_out(res, out)
     return wrapper
+
+
+def write_out(res, out):
+    """Copy `res` (a tensor or a tuple of them) into the ``out=`` tensor(s) and return them."""
+    from .elementwise import _out
+    if isinstance(res, tuple):
+        written = [_out(r, o) for r, o in zip(res, out)]
+        return type(res)(*written) if hasattr(res, "_fields") else tuple(written)
+    return _out(res, out)
 
 
 for _name in ("sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var",
               "std", "var_mean", "std_mean", "logsumexp", "all", "any", "count_nonzero",
-              "norm", "nansum", "nanmean", "cumsum", "cumprod", "cummax", "cummin",
+              "nansum", "nanmean", "cumsum", "cumprod", "cummax", "cummin",
               "logcumsumexp"):
     globals()[_name] = _numpy_aliases(globals()[_name])

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _dtype
 from .registry import primitive, as_tensor_arg
-from .reduction import wrap_dim, record_input_shape
+from .reduction import wrap_dim, record_input_shape, _numpy_aliases
 
 __all__ = ["view", "reshape", "transpose", "swapaxes", "swapdims", "permute", "t", "expand",
            "expand_as", "squeeze", "unsqueeze", "select", "narrow", "unbind", "split", "chunk",
@@ -1100,14 +1100,14 @@ TRIL.def_vjp(lambda ctx, g: (TRIL.call(g, params=ctx._params),))
 TRIU.def_vjp(lambda ctx, g: (TRIU.call(g, params=ctx._params),))
 
 
-def tril(input, diagonal=0, *, out=None):
+def tril(input, diagonal=0):
     """The lower triangle of the last two dims (elements above `diagonal` zeroed)."""
     x = as_tensor_arg(input)
     _tri_check(x, "tril")
     return TRIL.call(x, params=int(diagonal))
 
 
-def triu(input, diagonal=0, *, out=None):
+def triu(input, diagonal=0):
     """The upper triangle of the last two dims (elements below `diagonal` zeroed)."""
     x = as_tensor_arg(input)
     _tri_check(x, "triu")
@@ -1159,7 +1159,7 @@ def _(ctx, g):
     return (_DIAG_SCATTER.call(z, g, params=(ctx._params, 0, 1)),)
 
 
-def diag(input, diagonal=0, *, out=None):
+def diag(input, diagonal=0):
     """1-d input: a square matrix with it on the `diagonal`-th diagonal; 2-d input: a copy of
     that diagonal."""
     x = as_tensor_arg(input)
@@ -1224,7 +1224,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
 
 
 # --------------------------------------------------------------------------- products of shapes
-def kron(input, other, *, out=None):
+def kron(input, other):
     """Kronecker product: blocks ``input[i] * other`` (a composite ending in _unsafe_view)."""
     a = as_tensor_arg(input)
     b = as_tensor_arg(other)
@@ -1280,3 +1280,7 @@ def cartesian_prod(*tensors):
         return ts[0]
     grids = meshgrid(*ts, indexing="ij")
     return stack([g.flatten() for g in grids], 1)
+
+
+for _name in ("tril", "triu", "diag", "kron"):
+    globals()[_name] = _numpy_aliases(globals()[_name])

@@ -17,7 +17,7 @@ from collections import namedtuple
 import numpy as np
 
 from .registry import primitive, as_tensor_arg, wrap
-from .reduction import wrap_dim, _index_grad, record_input_shape
+from .reduction import wrap_dim, _index_grad, record_input_shape, _numpy_aliases
 from .elementwise import where
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode",
@@ -344,7 +344,7 @@ def _check_sortable(x, name):
         raise RuntimeError("topk does not support bool dtypes on CPU")
 
 
-def sort(input, dim=-1, descending=False, stable=None, *, out=None):
+def sort(input, dim=-1, descending=False, stable=None):
     """Sorted values along `dim` and their original indices (NaN sorts as the largest)."""
     if isinstance(dim, bool) and isinstance(descending, int) and not isinstance(descending, bool):
         dim, descending = descending, dim
@@ -416,7 +416,7 @@ def _(ctx, gs):
     return (zeros(shape, dtype=g.dtype).scatter(dim, idx, g),)
 
 
-def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+def topk(input, k, dim=-1, largest=True, sorted=True):
     """The `k` largest (or smallest) elements along `dim` and their indices."""
     x = as_tensor_arg(input)
     _check_sortable(x, "topk")
@@ -509,7 +509,7 @@ def _pick(op, kind, x, dim, keepdim, k=0, name=None):
     return _remember(outs, x)
 
 
-def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
+def kthvalue(input, k, dim=-1, keepdim=False):
     """The `k`-th smallest element along `dim` and its index."""
     x = as_tensor_arg(input)
     d = wrap_dim(dim, x._data.ndim)
@@ -572,17 +572,17 @@ def _median(input, dim, keepdim, nan):
     return (return_types_nanmedian if nan else return_types_median)(*res)
 
 
-def median(input, dim=None, keepdim=False, *, out=None):
+def median(input, dim=None, keepdim=False):
     """The lower median (of all elements, or along `dim` with its index); NaN propagates."""
     return _median(input, dim, keepdim, False)
 
 
-def nanmedian(input, dim=None, keepdim=False, *, out=None):
+def nanmedian(input, dim=None, keepdim=False):
     """The lower median ignoring NaNs."""
     return _median(input, dim, keepdim, True)
 
 
-def mode(input, dim=-1, keepdim=False, *, out=None):
+def mode(input, dim=-1, keepdim=False):
     """The most frequent value along `dim` (the smallest on a tie) and an index of it."""
     x = as_tensor_arg(input)
     d = wrap_dim(dim, x._data.ndim)
@@ -670,6 +670,9 @@ def _isnan_any(x):
 
 
 del math
+
+for _name in ("sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode"):
+    globals()[_name] = _numpy_aliases(globals()[_name])
 
 from .methods import bind  # noqa: E402
 
