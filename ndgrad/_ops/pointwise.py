@@ -139,9 +139,9 @@ def _erfinv64(y):
 
 
 def _sinpi(x):
-    """sin(pi x) with exact argument reduction (zero at integers)."""
+    """sin(pi x) with exact argument reduction (exactly zero at integers)."""
     r = x - 2.0 * np.round(x / 2.0)  # r in [-1, 1]
-    return np.sin(math.pi * r)
+    return np.where(x == np.round(x), 0.0, np.sin(math.pi * r))
 
 
 def _lgamma_pos(x):
@@ -243,24 +243,29 @@ def _hurwitz_zeta(s, x):
     return acc + tail
 
 
+def _trigamma64(x):
+    """torch's trigamma (ATen ``calc_trigamma``): reflection below 1/2, six recurrence steps,
+    then a short asymptotic series. About 1e-9 relative; kept so that digamma's gradient
+    equals torch's to the last bit rather than being more accurate than it."""
+    sign = np.where(x < 0.5, -1.0, 1.0)
+    with np.errstate(all="ignore"):
+        sin_pi_x = np.sin(math.pi * x)
+        result = np.where(x < 0.5, -(math.pi * math.pi) / (sin_pi_x * sin_pi_x), 0.0)
+        x = np.where(x < 0.5, 1.0 - x, x)
+        for _ in range(6):
+            result = result + 1.0 / (x * x)
+            x = x + 1.0
+        ixx = 1.0 / (x * x)
+        result = result + (1.0 + 1.0 / (2.0 * x) + ixx * (
+            1.0 / 6.0 - ixx * (1.0 / 30.0 - ixx * (1.0 / 42.0)))) / x
+    return sign * result
+
+
 def _polygamma64(n, x):
     if n == 0:
         return _digamma64(x)
     if n == 1:
-        # Reflection keeps trigamma accurate for negative arguments.
-        out = np.empty_like(x)
-        pos = x > 0
-        out[pos] = _hurwitz_zeta(2, x[pos])
-        neg = ~pos & ~np.isnan(x)
-        xn = x[neg]
-        with np.errstate(all="ignore"):
-            sp = _sinpi(xn)
-            refl = (math.pi * math.pi) / (sp * sp) - _hurwitz_zeta(2, np.where(
-                np.isfinite(xn), 1.0 - xn, 1.0))
-            out[neg] = np.where(sp == 0, np.inf, np.where(np.isfinite(xn), refl, np.nan))
-        out[np.isnan(x)] = np.nan
-        out[x == np.inf] = 0.0
-        return out
+        return _trigamma64(x)
     sign = 1.0 if n % 2 == 1 else -1.0
     with np.errstate(all="ignore"):
         out = sign * math.factorial(n) * _hurwitz_zeta(n + 1, np.where(np.isfinite(x), x, 1.0))
@@ -271,32 +276,40 @@ def _polygamma64(n, x):
 
 
 # =========================================================================== unary ops
+def _quiet(fn):
+    """A NumPy kernel without RuntimeWarnings (torch returns inf/NaN silently)."""
+    def kernel(*args):
+        with np.errstate(all="ignore"):
+            return fn(*args)
+    return kernel
+
+
 def _u(name, fwd, save, rule, node_name=None, params=False, float_only=True):
     op = unary(name, fwd, node_name, save=save, float_only=float_only, params=params)
     op.def_vjp(rule)
     return op
 
 
-EXP2 = _u("exp2", np.exp2, (("out", None),),
+EXP2 = _u("exp2", _quiet(np.exp2), (("out", None),),
           lambda ctx, g: (g * (_conj(ctx.saved[0]) * _LN2),))
-LOG2 = _u("log2", np.log2, ((0, None),), lambda ctx, g: (g / (_conj(ctx.saved[0]) * _LN2),))
-LOG10 = _u("log10", np.log10, ((0, None),),
+LOG2 = _u("log2", _quiet(np.log2), ((0, None),), lambda ctx, g: (g / (_conj(ctx.saved[0]) * _LN2),))
+LOG10 = _u("log10", _quiet(np.log10), ((0, None),),
            lambda ctx, g: (g / (_conj(ctx.saved[0]) * _LN10),))
 TAN = _u("tan", np.tan, (("out", None),),
          lambda ctx, g: (g * _conj(1 + ctx.saved[0] * ctx.saved[0]),))
-ASIN = _u("asin", np.arcsin, ((0, None),),
+ASIN = _u("asin", _quiet(np.arcsin), ((0, None),),
           lambda ctx, g: (g * _conj(rsqrt(1 - ctx.saved[0] * ctx.saved[0])),))
-ACOS = _u("acos", np.arccos, ((0, None),),
+ACOS = _u("acos", _quiet(np.arccos), ((0, None),),
           lambda ctx, g: (g * -_conj(rsqrt(1 - ctx.saved[0] * ctx.saved[0])),))
 ATAN = _u("atan", np.arctan, ((0, None),),
           lambda ctx, g: (g / _conj(ctx.saved[0] * ctx.saved[0] + 1),))
-SINH = _u("sinh", np.sinh, ((0, None),), lambda ctx, g: (g * _conj(cosh(ctx.saved[0])),))
-COSH = _u("cosh", np.cosh, ((0, None),), lambda ctx, g: (g * _conj(sinh(ctx.saved[0])),))
+SINH = _u("sinh", _quiet(np.sinh), ((0, None),), lambda ctx, g: (g * _conj(cosh(ctx.saved[0])),))
+COSH = _u("cosh", _quiet(np.cosh), ((0, None),), lambda ctx, g: (g * _conj(sinh(ctx.saved[0])),))
 ASINH = _u("asinh", np.arcsinh, ((0, None),),
            lambda ctx, g: (g * _conj(rsqrt(ctx.saved[0] * ctx.saved[0] + 1)),))
-ACOSH = _u("acosh", np.arccosh, ((0, None),),
+ACOSH = _u("acosh", _quiet(np.arccosh), ((0, None),),
            lambda ctx, g: (g * _conj(rsqrt(ctx.saved[0] * ctx.saved[0] - 1)),))
-ATANH = _u("atanh", np.arctanh, ((0, None),),
+ATANH = _u("atanh", _quiet(np.arctanh), ((0, None),),
            lambda ctx, g: (g / _conj(1 - ctx.saved[0] * ctx.saved[0]),))
 
 ERF = _u("erf", _in_f64(_erf64, "erf"), ((0, None),),
@@ -519,15 +532,17 @@ def _int_kernel_error(name, dt):
                                f"'{_dtype.from_np(dt)._legacy[:-6]}'")
 
 
-ATAN2 = binary("atan2", np.arctan2, save=((0, None), (1, None)), promote="float")
+ATAN2 = binary("atan2", _quiet(np.arctan2), save=((0, None), (1, None)), promote="float")
 
 
 @ATAN2.def_vjp
 def _(ctx, g):
     a, b = ctx.saved
     n = ctx._next
+    # torch zeroes the reciprocal at the origin: gradients 0 (and -0) there, not NaN.
     denom = a * a + b * b
-    return (g * b / denom) if n[0] else None, (g * -a / denom) if n[1] else None
+    recip = where(denom == 0, 0.0, 1 / where(denom == 0, 1.0, denom))
+    return (g * b * recip) if n[0] else None, (g * -a * recip) if n[1] else None
 
 
 def atan2(input, other, *, out=None):
@@ -545,7 +560,7 @@ def _hypot_fwd(a, b):
     return np.hypot(a, b)
 
 
-HYPOT = binary("hypot", _hypot_fwd, save=((0, None), (1, None), ("out", None)))
+HYPOT = binary("hypot", _quiet(_hypot_fwd), save=((0, None), (1, None), ("out", None)))
 
 
 @HYPOT.def_vjp
@@ -610,7 +625,7 @@ def _copysign_vjp(ctx, g):
     return ga, gb
 
 
-COPYSIGN = binary("copysign", np.copysign, save=((0, None), ("out", None)), promote="float")
+COPYSIGN = binary("copysign", _quiet(np.copysign), save=((0, None), ("out", None)), promote="float")
 COPYSIGN_SCALAR = binary("copysign_scalar", np.copysign, "CopysignBackward1",
                          save=((0, None), ("out", None)), promote="float")
 COPYSIGN.def_vjp(_copysign_vjp)
@@ -641,7 +656,9 @@ def _xlogy_vjp(ctx, g):
     n = ctx._next
     gx = gy = None
     if n[0]:
-        gx = g * xlogy((x != 0).to(y.dtype) if isinstance(y, Tensor) else (x != 0), y)
+        # torch: xlogy(grad, other) masked to 0 where self == 0 and other <= 0.
+        gx = xlogy(g, y)
+        gx = where((x == 0) & (y <= 0), 0.0, gx)
     if n[1]:
         gy = g * x / y
     return gx, gy
@@ -1007,6 +1024,21 @@ for _name, _op in (("exp2", EXP2), ("log2", LOG2), ("log10", LOG10), ("tan", TAN
                    ("digamma", DIGAMMA), ("frac", FRAC), ("deg2rad", DEG2RAD),
                    ("rad2deg", RAD2DEG)):
     _METHODS[_name + "_"] = _inplace_unary(_op)
+
+
+def _no_inplace_derivative(name):
+    def vjp(ctx, g):
+        raise NotImplementedError(f"the derivative for 'inplace version of {name}' is not "
+                                  f"implemented.")
+    return vjp
+
+
+# torch records in-place asinh_/acosh_/atanh_ as AsinhBackward1/... and has no derivative
+# for them (backward raises NotImplementedError); ndgrad does the same.
+for _name, _op in (("asinh", ASINH), ("acosh", ACOSH), ("atanh", ATANH)):
+    _twin = unary(_name + "_", _op.fwd, _op.node.__name__[:-1] + "1", float_only=True)
+    _twin.def_vjp(_no_inplace_derivative(_name))
+    _METHODS[_name + "_"] = _inplace_unary(_twin)
 for _alias, _name in (("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan"),
                       ("arcsinh", "asinh"), ("arccosh", "acosh"), ("arctanh", "atanh")):
     _METHODS[_alias + "_"] = _METHODS[_name + "_"]
