@@ -356,14 +356,17 @@ def test_step_hooks_like_torch():
 
 
 def test_large_tensor_fast_path_within_an_ulp():
-    """Above 65536 elements the update rounds twice instead of once (torch's fma)."""
+    """Above EXACT_FMA_MAX elements the update rounds twice instead of once (torch's fma)."""
+    from ndgrad.optim._kernels import EXACT_FMA_MAX
+    n = EXACT_FMA_MAX + 5000
     rng = np.random.default_rng(1)
-    x0 = rng.standard_normal(70000).astype(np.float32)
-    g = rng.standard_normal(70000).astype(np.float32)
+    x0 = rng.standard_normal(n).astype(np.float32)
+    g = rng.standard_normal(n).astype(np.float32)
 
     def go(lib):
         w = lib.tensor(x0.copy(), requires_grad=True)
         opt = lib.optim.SGD([w], lr=0.0123, momentum=0.9)
+        assert w.numel() > EXACT_FMA_MAX
         for _ in range(3):
             w.grad = lib.tensor(g)
             opt.step()

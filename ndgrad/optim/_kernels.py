@@ -67,11 +67,12 @@ _TIE = np.int64(1 << 28)
 
 
 # Above this many elements fma_into rounds twice (a*b, then + c) in the array's own dtype,
-# which is ten or more times faster than the emulation. Such tensors are weights of real layers
-# whose gradients come from a BLAS matmul whose summation order differs from torch's MKL anyway,
-# so the exact fma could not make the trajectories bit-identical there; the difference it
-# leaves is at most 1 ulp per update.
-EXACT_FMA_MAX = 1 << 16
+# which is several times faster than the emulation (2 NumPy calls instead of 6, no float64
+# temporaries). Tensors that large are weights of real layers whose gradients come from a BLAS
+# matmul whose summation order differs from torch's MKL anyway, so an exact fma could not make
+# their trajectories bit-identical; the difference it leaves is at most 1 ulp per update.
+# Set it to a huge number to always round exactly like torch.
+EXACT_FMA_MAX = 1024
 
 
 def fma_into(out, a, b, c):
@@ -86,24 +87,21 @@ def fma_into(out, a, b, c):
                    for v in (a, b, c))
         out[...] = _fma64(a, b, c).reshape(out.shape)
         return out
-    # float32 (and float16, whose opmath is float32): the float64 product p is exact, and
-    # p + c rounded to float64 then to float32 is correct unless the float64 sum sits exactly
-    # on a float32 tie; there round-to-odd (from the TwoSum residual) decides.
-    if isinstance(a, np.ndarray):
-        p = a.astype(np.float64)
-        p *= np.asarray(b, np.float64) if isinstance(b, np.ndarray) else np.float64(b)
+    # float32 (and float16, whose opmath is float32): the float64 product is exact, and the
+    # sum rounded to float64 then to float32 is correct unless the float64 sum sits exactly on
+    # a float32 tie; there round-to-odd (from the TwoSum residual) decides.
+    s = np.multiply(a, b, dtype=np.float64)
+    if s.shape == out.shape:
+        np.add(s, c, out=s)
     else:
-        p = np.asarray(b, np.float64) * np.float64(a)
-    cc = np.asarray(c, np.float64)
-    s = p + cc
-    ties = (s.view(np.int64) & _TIE_MASK) == _TIE
+        s = np.add(s, c, dtype=np.float64)
+    ties = np.bitwise_and(s.view(np.int64), _TIE_MASK) == _TIE
     if ties.any():
-        pp = np.broadcast_to(p, s.shape)[ties]
-        cs = np.broadcast_to(cc, s.shape)[ties]
+        shape = s.shape
+        pp = np.broadcast_to(np.multiply(a, b, dtype=np.float64), shape)[ties]
+        cs = np.broadcast_to(np.asarray(c, np.float64), shape)[ties]
         ss, err = _two_sum(pp, cs)
         s[ties] = _nudge_odd(ss, err)
-    if dt != _f32:
-        s = s.astype(np.float32)
     np.copyto(out, s, casting="unsafe")
     return out
 
