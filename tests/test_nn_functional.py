@@ -502,3 +502,35 @@ def test_torch_namespace_aliases():
     compare(lambda lib, F, w: lib.embedding(w, lib.tensor([[0, 2], [1, 1]])), _arr(3, 2))
     compare(lambda lib, F, t, w: lib.conv2d(t, w, padding=1), _arr(1, 2, 4, 4),
             _arr(3, 2, 3, 3), atol=1e-5)
+
+
+def test_error_messages_match_torch():
+    def cases(lib):
+        F = lib.nn.functional
+        return [
+            lambda: F.linear(lib.ones(4, 3), lib.ones(5, 2)),
+            lambda: F.cross_entropy(lib.ones(4, 3), lib.ones(4, 2)),
+            lambda: F.cross_entropy(lib.ones(4, 3), lib.tensor([0, 1, 2, 3])),
+            lambda: F.embedding(lib.tensor([5]), lib.ones(3, 2)),
+            lambda: F.max_pool2d(lib.ones(1, 1, 4, 4), 2, padding=2),
+            lambda: F.softmax(lib.tensor([1, 2]), 0),
+            lambda: F.batch_norm(lib.ones(1, 3), None, None, training=True),
+            lambda: F.layer_norm(lib.ones(2, 3), (4,)),
+            lambda: F.mse_loss(lib.ones(2, 3), lib.ones(3, 3)),
+            lambda: F.binary_cross_entropy(lib.ones(2) * 2, lib.ones(2)),
+            lambda: F.group_norm(lib.ones(2, 3, 4), 2),
+            lambda: F.glu(lib.ones(3)),
+            lambda: F.pad(lib.ones(2, 2), (1,)),
+            lambda: lib.nn.LSTM(3, 4)(lib.ones(5, 2, 2)),
+            lambda: lib.nn.Dropout(2),
+            lambda: lib.nn.Conv2d(3, 4, 3, groups=2),
+        ]
+    for ft, fn in zip(cases(torch), cases(ndgrad)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(Exception) as et:
+                ft()
+            with pytest.raises(Exception) as en:
+                fn()
+        assert type(en.value) is type(et.value)
+        assert str(en.value) == str(et.value)

@@ -233,9 +233,14 @@ def _softmax_input(input, dim, dtype, name):
     if dtype is not None:
         input = input.to(dtype)
     elif input._data.dtype.kind != "f":
-        raise RuntimeError(f'"{name}_lastdim_kernel_impl" not implemented for '
-                           f"'{input.dtype}'")
+        raise NotImplementedError(f'"{name}_lastdim_kernel_impl" not implemented for '
+                                  f"'{_SCALAR_NAMES.get(input._data.dtype.name, 'Long')}'")
     return input, _wrap(dim, input.dim())
+
+
+_SCALAR_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                 "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+                 "complex128": "ComplexDouble"}
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
@@ -809,7 +814,11 @@ def _broadcast_pair(input, target, name):
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input "
                       f"size ({input.shape}). This will likely lead to incorrect results due "
                       "to broadcasting. Please ensure they have the same size.", stacklevel=3)
-        shape = np.broadcast_shapes(tuple(input.shape), tuple(target.shape))
+        try:
+            shape = np.broadcast_shapes(tuple(input.shape), tuple(target.shape))
+        except ValueError:
+            from .._ops.registry import _broadcast_error
+            raise _broadcast_error(input._data, target._data) from None
         input, target = input.expand(*shape), target.expand(*shape)
     return input, target
 
@@ -878,6 +887,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             ret = smooth
         return nll * (1 - label_smoothing) + ret * (label_smoothing / c)
     if tuple(target.shape) != tuple(input.shape):
+        if target.dim() != input.dim() - 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
         raise RuntimeError(f"Expected target size {list(input.shape)}, got "
                            f"{list(target.shape)}")
     if label_smoothing > 0:
