@@ -200,8 +200,9 @@ class Optimizer:
         return sd
 
     def load_state_dict(self, state_dict):
-        """Load a state dict from :meth:`state_dict`; tensors are copied and cast to the
-        parameter's dtype (``step`` counters keep theirs)."""
+        """Load a state dict from :meth:`state_dict`. Tensors are cast to the parameter's dtype
+        (``step`` counters keep theirs); like torch, a tensor already of that dtype is used as
+        is, not copied."""
         state_dict = state_dict.copy()
         for hook in list(self._optimizer_load_state_dict_pre_hooks.values()):
             res = hook(self, state_dict)
@@ -218,10 +219,13 @@ class Optimizer:
                           chain.from_iterable(g["params"] for g in groups)))
 
         def cast(param, value, key=None):
+            # like torch's value.to(param.dtype): the same tensor when nothing changes
             if isinstance(value, Tensor):
                 if key == "step" or not param.is_floating_point():
-                    return Tensor(value._data.copy())
-                return Tensor(value._data.astype(param._data.dtype, copy=True))
+                    return value
+                if value._data.dtype == param._data.dtype:
+                    return value
+                return Tensor(value._data.astype(param._data.dtype))
             if isinstance(value, dict):
                 return {k: cast(param, v, key=k) for k, v in value.items()}
             if isinstance(value, (list, tuple)):
