@@ -496,3 +496,21 @@ def test_out_argument():
         assert lib.tril(x, out=o2) is o2
         np.testing.assert_array_equal(_arr(o2), np.tril(X))
     check_error(lambda L, x: x.norm(dtype=L.float32), X)
+
+
+@pytest.mark.parametrize("f", [
+    lambda L, x: x.sum(1), lambda L, x: x.mean(), lambda L, x: x.var(1), lambda L, x: x.std(),
+    lambda L, x: x.norm(), lambda L, x: x.norm(1, dim=1), lambda L, x: x.norm(3),
+    lambda L, x: x.cumsum(1), lambda L, x: x.cumprod(1), lambda L, x: x.prod(1),
+    lambda L, x: L.var_mean(x, 1), lambda L, x: x.logsumexp(1),
+])
+def test_complex_gradients(f):
+    rng = np.random.default_rng(3)
+    z = rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))
+    check(f, z)
+
+
+def test_complex_errors():
+    z = np.array([1 + 2j, 3 - 1j])
+    check_error(lambda L, x: x.nansum(), z)
+    check_error(lambda L, x: x.sort(), z)

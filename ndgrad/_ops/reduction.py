@@ -561,7 +561,8 @@ def _(ctx, g):
     from .elementwise import exp
     x, out = ctx.saved
     dims, keepdim = ctx._params
-    return (_unsqueeze_dims(g, dims, keepdim) * exp(x - _unsqueeze_dims(out, dims, keepdim)),)
+    return (_unsqueeze_dims(g, dims, keepdim) *
+            _conj(exp(x - _unsqueeze_dims(out, dims, keepdim))),)
 
 
 def logsumexp(input, dim, keepdim=False):
@@ -724,6 +725,8 @@ def _(ctx, g):
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum treating NaN as zero (NansumBackward0: no gradient to the NaNs)."""
     x = as_tensor_arg(input)
+    if x._data.dtype.kind == "c":
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     npdt = _dtype.to_np(dtype) if dtype is not None else None
     dims = None if dim is None else dims_of(dim, x._data.ndim)
     return NANSUM.call(x, params=(dims, keepdim, npdt))
