@@ -534,3 +534,41 @@ def test_error_messages_match_torch():
                 fn()
         assert type(en.value) is type(et.value)
         assert str(en.value) == str(et.value)
+
+
+DOUBLE_BACKWARD = [
+    ("conv_transpose2d", lambda lib, F, x, w: F.conv_transpose2d(x, w, stride=2, padding=1,
+                                                                 output_padding=1, groups=2),
+     [(1, 4, 3, 3), (4, 1, 3, 3)]),
+    ("conv1d_groups", lambda lib, F, x, w: F.conv1d(x, w, padding=1, groups=2),
+     [(2, 4, 6), (4, 2, 3)]),
+    ("max_pool2d", lambda lib, F, x: F.max_pool2d(x, 3, 2, 1), [(1, 2, 5, 5)]),
+    ("avg_pool2d", lambda lib, F, x: F.avg_pool2d(x, 2, 1, 1), [(1, 2, 4, 4)]),
+    ("adaptive_avg", lambda lib, F, x: F.adaptive_avg_pool2d(x, (2, 3)), [(1, 2, 5, 5)]),
+    ("bilinear_up", lambda lib, F, x: F.interpolate(x, scale_factor=2, mode="bilinear"),
+     [(1, 1, 3, 3)]),
+    ("reflect_pad", lambda lib, F, x: F.pad(x, (1, 2), mode="reflect"), [(2, 5)]),
+    ("constant_pad", lambda lib, F, x: F.pad(x, (1, -1, 2, 0)), [(3, 4)]),
+    ("unfold", lambda lib, F, x: F.unfold(x, 2, stride=1), [(1, 2, 3, 3)]),
+    ("layer_norm", lambda lib, F, x, w: F.layer_norm(x, (4,), w), [(3, 4), (4,)]),
+    ("embedding", lambda lib, F, w: F.embedding(lib.tensor([0, 2, 0]), w, padding_idx=2),
+     [(3, 2)]),
+    ("nll", lambda lib, F, x: F.nll_loss(x, lib.tensor([1, 0, 2]), reduction="sum"), [(3, 3)]),
+]
+
+
+@pytest.mark.parametrize("name,fn,shapes", DOUBLE_BACKWARD, ids=[d[0] for d in DOUBLE_BACKWARD])
+def test_double_backward_vs_torch(name, fn, shapes):
+    arrays = [_arr(*s) for s in shapes]
+    res = []
+    for lib, F in ((torch, tF), (ndgrad, nF)):
+        ts = [lib.tensor(a, requires_grad=True) for a in arrays]
+        y = fn(lib, F, *ts)
+        gs = lib.autograd.grad((y ** 3).sum(), ts, create_graph=True)
+        s = sum((g * g).sum() for g in gs)
+        res.append([None if t is None else t.numpy()
+                    for t in lib.autograd.grad(s, ts, allow_unused=True)])
+    for a, b in zip(res[0], res[1]):
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-8)
