@@ -26,8 +26,8 @@ Forward mode (the contract with ``ndgrad.autograd.forward_ad``): after wrapping 
 forward-AD module installed the hook (``ndgrad.autograd.function._forward_ad_hook = fn``).
 ``args`` are the positional arguments as passed (dual tensors included), ``outputs`` the tuple
 of outputs (non-tensors included). The hook finds the input tangents at its current level and
-calls ``run_jvp(ctx, tangents)`` with one entry per positional argument (None for non-tensors
-and for zero tangents); ``run_jvp`` calls the user's ``jvp(ctx, *tangents)`` and returns a
+calls ``run_jvp(ctx, tangents)`` with one entry per positional argument (as torch: zeros for
+a tensor without a tangent, None for a non-tensor); ``run_jvp`` calls the user's ``jvp(ctx, *tangents)`` and returns a
 tuple with one tangent (or None) per output, which the hook attaches to the outputs.
 ``run_jvp`` raises torch's NotImplementedError when the Function defines no ``jvp``.
 ``save_for_forward`` values are readable (as ``ctx.saved_tensors`` inside ``jvp``) only
