@@ -289,3 +289,33 @@ def test_multi_grad_hook_along_a_chain_matches_torch():
         logs[lib] = log
     assert logs[ndgrad] == logs[torch]
     assert logs[ndgrad][1][2] is None
+
+
+def test_saved_names_of_nn_and_linalg_ops_match_torch():
+    import torch.nn.functional as TF
+    rng = np.random.default_rng(1)
+    xd = rng.standard_normal((3, 3)).astype(np.float32)
+    yd = rng.standard_normal((3, 3)).astype(np.float32)
+    bd = rng.standard_normal((2, 3, 3)).astype(np.float32)
+
+    def cases(lib):
+        F = TF if lib is torch else ndgrad.nn.functional
+        x = lib.tensor(xd, requires_grad=True)
+        y = lib.tensor(yd, requires_grad=True)
+        b = lib.tensor(bd, requires_grad=True)
+        return {"addbmm": lib.addbmm(x, b, b), "baddbmm": lib.baddbmm(x, b, b),
+                "addcmul": lib.addcmul(x, x, y), "sort": x.sort(1)[0], "topk": x.topk(2)[0],
+                "linear": F.linear(x, y, x[0]), "lerp": lib.lerp(x, y, x),
+                "embedding": F.embedding(lib.tensor([0, 2]), x),
+                "layer_norm": F.layer_norm(x, (3,), x[0], x[1]),
+                "qr": lib.linalg.qr(x)[0], "eigh": lib.linalg.eigh(x @ x.T)[0]}
+    tc, nc = cases(torch), cases(ndgrad)
+    for key in tc:
+        tfn, nfn = tc[key].grad_fn, nc[key].grad_fn
+        assert nfn.name() == tfn.name(), key
+        names = _saved_names(nfn)
+        assert names and names <= _saved_names(tfn), (key, names, _saved_names(tfn))
+        for n in names:
+            tv, nv = getattr(tfn, n), getattr(nfn, n)
+            if isinstance(tv, torch.Tensor) and isinstance(nv, ndgrad.Tensor):
+                assert tuple(nv.shape) == tuple(tv.shape), (key, n)

@@ -30,8 +30,41 @@ _ARG_NAMES = {
     "index_add": ("self", "index", "source"),
     "pow": ("self", "exponent"), "pow_tensor": ("self", "exponent"),
     "pow_rscalar": ("self", "exponent"),
+    "addbmm": ("self", "batch1", "batch2"), "baddbmm": ("self", "batch1", "batch2"),
+    "addmv": ("self", "mat", "vec"), "addcdiv": ("self", "tensor1", "tensor2"),
+    "addcmul": ("self", "tensor1", "tensor2"), "linear_addmm": ("self", "mat1", "mat2"),
+    "convolution": ("input", "weight", "bias"),
+    "convolution_backward": ("grad_output", "input", "weight"),
+    "embedding": ("weight", "indices"), "embedding_backward": ("grad", "indices"),
+    "lerp_tensor": ("self", "end", "weight"), "masked_select": ("self", "mask"),
+    "masked_scatter": ("self", "mask", "source"), "masked_fill_tensor": ("self", "mask", "value"),
+    "take": ("self", "index"), "index_copy": ("self", "index", "source"),
+    "index_fill": ("self", "index"), "index_fill_tensor": ("self", "index", "value"),
+    "scatter_reduce": ("self", "index", "src"), "scatter_value": ("self", "index"),
+    "clamp_tensor": ("self", "min", "max"),
+    "native_layer_norm": ("input", "weight", "bias"),
+    "native_batch_norm": ("input", "weight", "bias"),
+    "nll_loss": ("self", "target", "weight"),
+    "max_pool2d_with_indices_backward": ("grad_output", "indices"),
+    "softmax_backward_data": ("grad_output", "output"),
+    "log_softmax_backward_data": ("grad_output", "output"),
+    "elu_backward": ("grad_output", "self_or_result"),
+    "linalg_det": ("A",), "linalg_slogdet": ("A",), "linalg_solve_ex": ("A", "B"),
+    "linalg_lstsq": ("self", "b"), "cholesky_solve": ("self", "input2"),
 }
-_OUT_NAMES = {"max_dim": ("result", "indices"), "min_dim": ("result", "indices")}
+# Activation double-backward primitives: (grad_output, self), as torch names them.
+for _name in ("celu", "gelu", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu",
+              "log_sigmoid", "mish", "silu", "softplus"):
+    _ARG_NAMES[_name + "_backward"] = ("grad_output", "self")
+_INDICES = ("result", "indices")
+_OUT_NAMES = {
+    "max_dim": _INDICES, "min_dim": _INDICES, "sort": _INDICES, "sort_stable": _INDICES,
+    "topk": _INDICES, "kthvalue": _INDICES, "cummax": _INDICES, "cummin": _INDICES,
+    "mode": _INDICES, "median_dim": _INDICES, "nanmedian_dim": _INDICES,
+    "std_mean": ("result0",), "linalg_inv_ex": ("inverse",), "linalg_cholesky_ex": ("L",),
+    "linalg_eigh": ("eigenvalues", "eigenvectors"), "linalg_qr": ("Q", "R"),
+    "linalg_svd": ("U", "S", "Vh"), "linalg_slogdet": ("sign", "logabsdet"),
+}
 # Ops whose saved Python numbers torch exposes as numbers (elsewhere they are wrapped tensors).
 _RAW_NUMBERS = {"pow", "pow_rscalar"}
 _DEFAULT_ARGS = ("self", "other")
