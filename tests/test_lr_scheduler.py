@@ -63,6 +63,12 @@ CASES = {
         [S(lib).ConstantLR(o, factor=0.5, total_iters=3), S(lib).ExponentialLR(o, gamma=0.9)]),
     "CosineAnnealingWarmRestarts": lambda lib, o: S(lib).CosineAnnealingWarmRestarts(
         o, T_0=4, T_mult=2, eta_min=0.01),
+    "CyclicLR": lambda lib, o: S(lib).CyclicLR(o, base_lr=0.01, max_lr=[0.1, 0.3],
+                                               step_size_up=4, step_size_down=3),
+    "CyclicLR-triangular2": lambda lib, o: S(lib).CyclicLR(o, 0.01, 0.2, step_size_up=3,
+                                                           mode="triangular2"),
+    "CyclicLR-exp_range": lambda lib, o: S(lib).CyclicLR(o, 0.01, 0.2, step_size_up=5,
+                                                         mode="exp_range", gamma=0.97),
 }
 
 
