@@ -862,3 +862,33 @@ def test_legacy_non_static_methods_subclassing_and_ctx_apply():
     assert res[0][0] == res[1][0] == ("LBackward", "BBackward")
     assert res[0][2] == res[1][2]
     _same(res[0][1], res[1][1])
+
+
+def test_jvp_receives_zeros_for_tensors_without_tangent_and_none_for_non_tensors():
+    seen = []
+    for T in LIBS:
+        fw = T.autograd.forward_ad
+        got = []
+
+        class J(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y, k):
+                return x * y * k
+
+            @staticmethod
+            def jvp(ctx, tx, ty, tk):
+                got.append((_np(tx), _np(ty), tk))
+                return tx * 3
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, g, None
+        with fw.dual_level():
+            d = fw.make_dual(T.ones(2, dtype=T.float64), T.tensor([1.0, 2.0], dtype=T.float64))
+            out = fw.unpack_dual(J.apply(d, T.ones(2, dtype=T.float64), 3.0)).tangent
+        seen.append((got, out))
+    (tx0, ty0, tk0), (tx1, ty1, tk1) = seen[0][0][0], seen[1][0][0]
+    np.testing.assert_array_equal(tx0, tx1)
+    np.testing.assert_array_equal(ty0, ty1)
+    assert tk0 is None and tk1 is None and not ty1.any()
+    _same(seen[0][1], seen[1][1])
