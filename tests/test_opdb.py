@@ -279,7 +279,15 @@ def _fn_of(entry, sample, inputs):
     return fn
 
 
-def _grad_samples(entry, dtype=F64):
+def _grad_dtype(entry):
+    """float64 for gradient checks; complex128 for complex-only ops (view_as_real, imag)."""
+    if F64 in entry.dtypes or ndgrad.complex128 not in entry.dtypes:
+        return F64
+    return ndgrad.complex128
+
+
+def _grad_samples(entry, dtype=None):
+    dtype = _grad_dtype(entry) if dtype is None else dtype
     out = []
     for sample in entry.sample_inputs(dtype, requires_grad=True):
         inputs = _diff_inputs(sample)
@@ -355,7 +363,7 @@ def test_grad_vs_torch(entry):
     reason = entry.skip_reason("grad")
     if reason:
         pytest.skip(reason)
-    _vjp_vs_torch(entry, F64)
+    _vjp_vs_torch(entry, _grad_dtype(entry))
 
 
 @pytest.mark.parametrize("entry", _grad_entries("supports_gradgrad"), ids=_id)
@@ -393,11 +401,18 @@ def _forward_ad():
     return fwd
 
 
+def _random(shape, dtype, rng):
+    v = np.asarray(rng.standard_normal(shape))
+    if np.dtype(dtype).kind == "c":
+        v = v + 1j * np.asarray(rng.standard_normal(shape))
+    return np.asarray(v, dtype=dtype)
+
+
 def _jvp_pair(entry, sample, inputs, rng):
     """(ndgrad tangents of outputs, torch tangents of outputs) for the same input tangents."""
     fwd = _forward_ad()
     tfwd = torch.autograd.forward_ad
-    tangents = [np.asarray(rng.standard_normal(t.shape), dtype=t._data.dtype) for t in inputs]
+    tangents = [_random(t._data.shape, t._data.dtype, rng) for t in inputs]
     ids = [id(t) for t in inputs]
     with fwd.dual_level():
         duals = [fwd.make_dual(t.detach(), ndgrad.tensor(v)) for t, v in zip(inputs, tangents)]
@@ -452,7 +467,7 @@ def test_fwgrad_bwgrad(entry):
     tfwd = torch.autograd.forward_ad
     rng = np.random.default_rng(1)
     for sample, inputs in _grad_samples(entry)[:1]:
-        tangents = [np.asarray(rng.standard_normal(t.shape)) for t in inputs]
+        tangents = [_random(t._data.shape, t._data.dtype, rng) for t in inputs]
         ids = [id(t) for t in inputs]
         with fwd.dual_level():
             duals = [fwd.make_dual(t.detach().requires_grad_(True), ndgrad.tensor(v))
@@ -460,7 +475,7 @@ def test_fwgrad_bwgrad(entry):
             table = dict(zip(ids, duals))
             inp, args, kwargs = rebuild(sample, lambda t: table.get(id(t), t.detach()))
             outs = _grad_outputs(entry, sample, entry.op(inp, *args, **kwargs))
-            vs = [np.ones(tuple(o.shape)) for o in outs]
+            vs = [np.ones(tuple(o.shape), dtype=o._data.dtype) for o in outs]
             gs = ndgrad.autograd.grad(outs, duals, [ndgrad.tensor(v) for v in vs],
                                       create_graph=True, allow_unused=True)
             nd_t = [None if g is None else fwd.unpack_dual(g).tangent for g in gs]
@@ -487,7 +502,7 @@ def test_fwgrad_bwgrad(entry):
 @pytest.mark.parametrize("entry", _grad_entries("supports_autograd"), ids=_id)
 def test_no_input_mutation(entry):
     """Forward and backward leave every input tensor's values and version unchanged."""
-    for sample in entry.sample_inputs(F64, requires_grad=True):
+    for sample in entry.sample_inputs(_grad_dtype(entry), requires_grad=True):
         ts = tensors_of(sample)
         before = [(t._data.copy(), t._version) for t in ts]
         out = call_nd(entry, sample)
