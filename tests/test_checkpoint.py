@@ -157,3 +157,27 @@ def test_intermediates_freed_in_forward():
     assert refs[1]() is None
     out.sum().backward()
     del keep
+
+
+def test_checkpoint_sequential_module_with_dropout_matches_torch():
+    rng = np.random.default_rng(0)
+    w1 = rng.standard_normal((6, 4)).astype(np.float32)
+    w2 = rng.standard_normal((3, 6)).astype(np.float32)
+    xd = rng.standard_normal((5, 4)).astype(np.float32)
+    res = {}
+    for lib, ck in LIBS:
+        nn = lib.nn
+        m = nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Dropout(0.5), nn.Linear(6, 3))
+        with lib.no_grad():
+            m[0].weight.copy_(lib.tensor(w1))
+            m[3].weight.copy_(lib.tensor(w2))
+            m[0].bias.zero_()
+            m[3].bias.zero_()
+        x = lib.tensor(xd, requires_grad=True)
+        lib.manual_seed(0)  # same dropout mask in both libraries, and again on recompute
+        out = ck.checkpoint_sequential(m, 2, x, use_reentrant=False)
+        out.sum().backward()
+        res[lib] = (out.detach().numpy().copy(), x.grad.numpy().copy(),
+                    m[0].weight.grad.numpy().copy())
+    for a, b in zip(res[ndgrad], res[torch]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
