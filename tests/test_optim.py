@@ -376,3 +376,8 @@ def test_large_tensor_fast_path_within_an_ulp():
     # each of the 3 updates may differ by an ulp of the summands (|w| up to ~4.5)
     np.testing.assert_allclose(a, b, rtol=0, atol=6 * np.spacing(np.float32(4.5)))
     assert (a == b).mean() > 0.5
+
+
+def test_differentiable_is_refused_clearly():
+    with pytest.raises(NotImplementedError, match="differentiable=True"):
+        ndgrad.optim.SGD([ndgrad.ones(1, requires_grad=True)], lr=0.1, differentiable=True)

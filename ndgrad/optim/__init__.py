@@ -1,9 +1,10 @@
 """ndgrad.optim: optimizers and learning-rate schedulers with torch.optim's API and numbers.
 
 Each optimizer follows torch's single-tensor (``foreach=False``) implementation, the one torch
-uses on CPU, with the same floating-point order (see ``_kernels``). ``foreach``, ``fused``,
-``capturable`` and ``differentiable`` are accepted and stored in the param groups but do not
-change the computation.
+uses on CPU, with the same floating-point order (see ``_kernels``). ``foreach``, ``fused`` and
+``capturable`` are accepted and stored in the param groups but do not change the computation
+(torch's foreach/fused kernels may round differently in the last bit);
+``differentiable=True`` raises NotImplementedError.
 """
 
 from .optimizer import Optimizer  # noqa: F401

@@ -94,6 +94,10 @@ class Optimizer:
     """Base class for all optimizers (``torch.optim.Optimizer``)."""
 
     def __init__(self, params, defaults):
+        if defaults.get("differentiable"):
+            raise NotImplementedError(
+                "ndgrad optimizers do not support differentiable=True: their updates work on "
+                "the parameters' data and are not recorded by autograd")
         self.defaults = defaults
         self._optimizer_step_pre_hooks = _HookOD()
         self._optimizer_step_post_hooks = _HookOD()
