@@ -380,3 +380,28 @@ def test_empty_and_0d():
 ])
 def test_double_backward(f):
     check_gradgrad(f, A)
+
+
+def test_inplace_through_views_matches_torch():
+    a = np.arange(12.0).reshape(3, 4)
+    for make_view in (lambda b: b[0], lambda b: b[:, 1:3], lambda b: b.diagonal(),
+                      lambda b: b.t(), lambda b: b.view(4, 3), lambda b: b.narrow(0, 1, 2),
+                      lambda b: b.movedim(0, 1), lambda b: b[None]):
+        res = []
+        for lib in (torch, ndgrad):
+            leaf = lib.tensor(a, requires_grad=True)
+            b = leaf * 1
+            v = make_view(b)
+            v.mul_(3)
+            (b * lib.arange(12.0).reshape(3, 4)).sum().backward()
+            res.append((type(b.grad_fn).__name__, _arr(b).tolist(), _arr(leaf.grad).tolist()))
+        assert res[0] == res[1]
+        res = []
+        for lib in (torch, ndgrad):  # the base written in place, the view used afterwards
+            leaf = lib.tensor(a, requires_grad=True)
+            b = leaf * 1
+            v = make_view(b)
+            b.mul_(2)
+            (v * lib.arange(float(v.numel())).reshape(tuple(v.shape))).sum().backward()
+            res.append((_arr(v).tolist(), _arr(leaf.grad).tolist()))
+        assert res[0] == res[1]

@@ -568,7 +568,11 @@ def chunk(input, chunks, dim=0):
 
 def _diagonal_fwd(x, p):
     offset, d1, d2 = p
-    return np.diagonal(x, offset, d1, d2)
+    v = np.diagonal(x, offset, d1, d2)
+    if x.flags.writeable:
+        # NumPy hands out diagonals read-only; torch's diagonal views can be written in place
+        v.flags.writeable = True
+    return v
 
 
 DIAGONAL = primitive("diagonal", _diagonal_fwd, view=True, linear=True)
