@@ -22,7 +22,7 @@ The backward is written in ndgrad ops on saved tensors (not on raw arrays), so i
 recorded under ``create_graph=True`` and gradgradcheck passes. Run this file to check both
 versions with gradcheck and gradgradcheck and against each other:
 
-    PYTHONPATH=. python examples/attention.py     (from the repository root, or pip install -e .)
+    PYTHONPATH=. python examples/attention.py   (from the repository root)
 """
 
 import ndgrad as torch

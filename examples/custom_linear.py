@@ -6,7 +6,7 @@ This is the example of PyTorch's "Extending torch.autograd" guide, written for n
 ``nn.Linear``'s initialisation. The same file runs unchanged on torch (replace the import),
 which is how the test suite checks it trains to the same numbers step by step.
 
-    PYTHONPATH=. python examples/custom_linear.py     (from the repository root, or pip install -e .)
+    PYTHONPATH=. python examples/custom_linear.py   (from the repository root)
 """
 
 import math
