@@ -113,7 +113,8 @@ def main(argv=None):
         torch.set_num_threads(args.threads)
     print(f"torch {torch.__version__} ({torch.get_num_threads()} threads), ndgrad "
           f"{ndgrad.__version__}, numpy {np.__version__}")
-    print(f"{'case':<10} {'torch ms':>9} {'ndgrad ms':>10} {'ratio':>7}   first loss (torch/ndgrad)")
+    print(f"{'case':<10} {'torch ms':>9} {'ndgrad ms':>10} {'ratio':>7}   "
+          "first loss (torch/ndgrad)")
     for name in CASES:
         if args.only and name != args.only:
             continue

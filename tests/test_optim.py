@@ -241,7 +241,7 @@ def test_lbfgs_matches_torch(ls, dtype_name):
             return loss
 
         for _ in range(3):
-            losses.append(float(opt.step(closure)))
+            losses.append(float(opt.step(closure).detach()))
         return x.detach().numpy().copy(), losses, opt.state[x]["func_evals"]
     tx, tl, tf = go(torch)
     nx, nl, nf = go(ndgrad)

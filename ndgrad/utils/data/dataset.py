@@ -4,7 +4,6 @@ import bisect
 import math
 import warnings
 
-from ..._tensor import Tensor
 from ... import _random
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "Subset",
@@ -131,7 +130,3 @@ def random_split(dataset, lengths, generator=None):
         offset += length
         out.append(Subset(dataset, indices[offset - length:offset]))
     return out
-
-
-def _is_tensor(x):
-    return isinstance(x, Tensor)
