@@ -490,7 +490,6 @@ class _Recorder:
         self.prof = prof
         self.local = threading.local()
         self.events = []
-        self.lock = threading.Lock()
         self.t0 = time.perf_counter_ns()
         self.ids = itertools.count(1)
         self.finalizers = []

@@ -1,3 +1,5 @@
 """ndgrad.utils."""
 
 __all__ = []
+
+from . import checkpoint  # noqa: E402,F401  (torch.utils.checkpoint is there after import torch)
