@@ -6,6 +6,8 @@ pre-hooks, which may replace it); the input node sees ``grad_input`` once all of
 and runs the backward hooks, which may replace it.
 """
 
+import warnings
+
 from ..._tensor import Tensor
 from ... import _state
 from ...autograd.graph import Node
@@ -117,6 +119,13 @@ class BackwardHookState:
         if not self.input_hooked:
             # No input needs a gradient: torch calls the hooks now with grad_input all None.
             gi = (None,) * max(self.n_inputs, 1) if self.n_inputs else ()
-            for hook in self._hooks():
+            hooks = self._hooks()
+            if hooks:
+                warnings.warn(
+                    "Full backward hook is firing when gradients are computed with respect to "
+                    "module outputs since no inputs require gradients. See https://docs."
+                    "pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module."
+                    "register_full_backward_hook for more details.", stacklevel=2)
+            for hook in hooks:
                 hook(self.module, gi, grad_outputs)
         return grad_outputs
