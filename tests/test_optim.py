@@ -381,3 +381,33 @@ def test_large_tensor_fast_path_within_an_ulp():
 def test_differentiable_is_refused_clearly():
     with pytest.raises(NotImplementedError, match="differentiable=True"):
         ndgrad.optim.SGD([ndgrad.ones(1, requires_grad=True)], lr=0.1, differentiable=True)
+
+
+def test_user_defined_optimizer_subclass_like_torch():
+    """A torch-style custom optimizer (its own step with in-place tensor ops) runs as is."""
+    def go(lib):
+        class SignSGD(lib.optim.Optimizer):
+            def __init__(self, params, lr=0.1):
+                super().__init__(params, {"lr": lr})
+
+            @lib.no_grad()
+            def step(self, closure=None):
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        if p.grad is None:
+                            continue
+                        state = self.state[p]
+                        state["n"] = state.get("n", 0) + 1
+                        p.add_(p.grad.sign(), alpha=-group["lr"])
+                return None
+
+        w = lib.tensor([1.0, -2.0, 0.5], requires_grad=True)
+        opt = SignSGD([w], lr=0.25)
+        log = []
+        opt.register_step_post_hook(lambda o, a, k: log.append(len(a)))
+        for _ in range(3):
+            opt.zero_grad()
+            (w * w * w).sum().backward()
+            opt.step()
+        return w.detach().numpy().tolist(), opt.state_dict()["state"], log, repr(opt)
+    assert go(ndgrad) == go(torch)
