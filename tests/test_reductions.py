@@ -514,3 +514,34 @@ def test_complex_errors():
     z = np.array([1 + 2j, 3 - 1j])
     check_error(lambda L, x: x.nansum(), z)
     check_error(lambda L, x: x.sort(), z)
+
+
+_DTYPE_OPS = [
+    lambda L, x: x.sum(1), lambda L, x: x.prod(1), lambda L, x: x.mean(), lambda L, x: x.amax(1),
+    lambda L, x: x.max(1), lambda L, x: x.argmax(), lambda L, x: x.cumsum(1),
+    lambda L, x: x.cumprod(0), lambda L, x: x.cummax(1), lambda L, x: x.sort(1),
+    lambda L, x: x.topk(2), lambda L, x: x.kthvalue(2), lambda L, x: x.median(),
+    lambda L, x: x.median(1), lambda L, x: x.mode(1), lambda L, x: x.unique(),
+    lambda L, x: x.nansum(), lambda L, x: x.count_nonzero(), lambda L, x: x.all(),
+    lambda L, x: x.any(1), lambda L, x: x.var(), lambda L, x: x.logsumexp(1),
+    lambda L, x: x.norm(), lambda L, x: x.logcumsumexp(1), lambda L, x: x.nanmean(),
+    lambda L, x: x.trace(), lambda L, x: x.nanmedian(),
+]
+
+
+@pytest.mark.parametrize("dt", ["int8", "uint8", "int32", "int64", "bool", "float16"])
+def test_dtypes(dt):
+    rng = np.random.default_rng(11)
+    if dt == "bool":
+        a = rng.integers(0, 2, (3, 4)).astype(bool)
+    elif dt == "float16":
+        a = rng.standard_normal((3, 4)).astype(dt)
+    else:
+        a = rng.integers(0, 5, (3, 4)).astype(dt)
+    for f in _DTYPE_OPS:
+        try:
+            f(torch, torch.tensor(a))
+        except Exception:
+            check_error(f, a)
+            continue
+        check(f, a, grad=False, rtol=2e-3, atol=2e-3)

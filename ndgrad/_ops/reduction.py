@@ -306,6 +306,8 @@ def min(input, dim=None, keepdim=False):
 
 def argmax(input, dim=None, keepdim=False):
     x = as_tensor_arg(input)
+    if x._data.dtype == np.bool_:
+        raise RuntimeError("argmax(): does not support bool input")
     _check_nonempty(x, "argmax", None if dim is None else (wrap_dim(dim, x._data.ndim),), False)
     if dim is None:
         return max(x.reshape(-1), 0)[1].reshape(()) if not keepdim else \
@@ -315,6 +317,8 @@ def argmax(input, dim=None, keepdim=False):
 
 def argmin(input, dim=None, keepdim=False):
     x = as_tensor_arg(input)
+    if x._data.dtype == np.bool_:
+        raise RuntimeError("argmin(): does not support bool input")
     _check_nonempty(x, "argmin", None if dim is None else (wrap_dim(dim, x._data.ndim),), False)
     if dim is None:
         return min(x.reshape(-1), 0)[1].reshape(()) if not keepdim else \
@@ -918,11 +922,16 @@ def _(ctx, g):
     return (part(g > 0) - part(g < 0),)
 
 
+def _not_implemented(kernel, x):
+    return NotImplementedError(f'"{kernel}" not implemented for '
+                               f"'{_dtype.from_np(x._data.dtype)._legacy[:-6]}'")
+
+
 def logcumsumexp(input, dim):
     """``log(cumsum(exp(x), dim))`` computed stably."""
     x = as_tensor_arg(input)
     if x._data.dtype.kind not in "fc":
-        x = x.to(_dtype.get_default_dtype())
+        raise _not_implemented("logcumsumexp_out_cpu", x)
     return LOGCUMSUMEXP.call(x, params=wrap_dim(dim, x._data.ndim))
 
 

@@ -1197,6 +1197,8 @@ def trace(input):
     x = as_tensor_arg(input)
     if x._data.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x._data.ndim}")
+    if x._data.dtype == np.bool_:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     return _remember_shape(TRACE.call(x), x)
 
 

@@ -509,9 +509,15 @@ def _pick(op, kind, x, dim, keepdim, k=0, name=None):
     return _remember(outs, x)
 
 
+def _bool_unsupported(x, kernel):
+    if x._data.dtype == np.bool_:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
 def kthvalue(input, k, dim=-1, keepdim=False):
     """The `k`-th smallest element along `dim` and its index."""
     x = as_tensor_arg(input)
+    _bool_unsupported(x, "kthvalue_cpu")
     d = wrap_dim(dim, x._data.ndim)
     size = x._data.shape[d] if x._data.ndim else 1
     if x._data.ndim and size == 0:
@@ -560,6 +566,7 @@ NANMEDIAN_ALL.def_vjp(_evenly_vjp)
 def _median(input, dim, keepdim, nan):
     x = as_tensor_arg(input)
     _check_sortable(x, "median")
+    _bool_unsupported(x, "median_cpu" if dim is None else "median_out")
     name = "nanmedian" if nan else "median"
     if dim is None:
         if x._data.size == 0:
