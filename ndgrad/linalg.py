@@ -7,10 +7,36 @@ with torch's wording.
 
 from ._ops import linalg as _L
 
-__all__ = ["LinAlgError", "inv", "inv_ex", "solve", "solve_ex", "det", "slogdet", "cholesky",
-           "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "lstsq",
-           "matrix_power", "multi_dot", "vector_norm", "matrix_norm", "norm", "cross",
-           "solve_triangular", "cond", "matrix_rank", "vecdot", "diagonal", "matmul"]
+__all__ = [
+           "LinAlgError",
+           "cholesky",
+           "cholesky_ex",
+           "cond",
+           "cross",
+           "det",
+           "diagonal",
+           "eigh",
+           "eigvalsh",
+           "inv",
+           "inv_ex",
+           "lstsq",
+           "matmul",
+           "matrix_norm",
+           "matrix_power",
+           "matrix_rank",
+           "multi_dot",
+           "norm",
+           "pinv",
+           "qr",
+           "slogdet",
+           "solve",
+           "solve_ex",
+           "solve_triangular",
+           "svd",
+           "svdvals",
+           "vecdot",
+           "vector_norm",
+]
 
 LinAlgError = _L.LinAlgError
 inv = _L.linalg_inv

@@ -10,7 +10,7 @@ import pytest
 import ndgrad
 
 torch = pytest.importorskip("torch")
-from test_linalg import compare  # noqa: E402  (same differential helper)
+from test_linalg import compare
 
 warnings.filterwarnings("ignore", category=UserWarning)
 

@@ -11,11 +11,23 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
-from .registry import primitive, unary, as_tensor_arg
 from .elementwise import CONJ, _conj, sgn, where
+from .registry import as_tensor_arg, primitive, unary
 
-__all__ = ["real", "imag", "view_as_real", "view_as_complex", "conj", "conj_physical",
-           "resolve_conj", "resolve_neg", "is_conj", "angle", "polar", "complex"]
+__all__ = [
+    "angle",
+    "complex",
+    "conj",
+    "conj_physical",
+    "imag",
+    "is_conj",
+    "polar",
+    "real",
+    "resolve_conj",
+    "resolve_neg",
+    "view_as_complex",
+    "view_as_real",
+]
 
 _TO_COMPLEX = {np.dtype(np.float16): np.dtype(np.complex64),  # NumPy has no complex32
                np.dtype(np.float32): np.dtype(np.complex64),

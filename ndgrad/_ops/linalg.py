@@ -17,13 +17,42 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
-from .registry import primitive, as_tensor_arg, wrap
-from .elementwise import _conj, where, sgn, abs as _abs, log as _log
+from .elementwise import _conj, sgn, where
+from .elementwise import abs as _abs
+from .elementwise import log as _log
+from .registry import as_tensor_arg, primitive, wrap
 
-__all__ = ["mm", "bmm", "mv", "dot", "vdot", "matmul", "outer", "ger", "addmm", "inner",
-           "addmv", "baddbmm", "addbmm", "einsum", "tensordot", "cross", "inverse", "det",
-           "logdet", "slogdet", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd",
-           "pinverse", "matrix_power", "chain_matmul", "triangular_solve"]
+__all__ = [
+    "addbmm",
+    "addmm",
+    "addmv",
+    "baddbmm",
+    "bmm",
+    "chain_matmul",
+    "cholesky",
+    "cholesky_inverse",
+    "cholesky_solve",
+    "cross",
+    "det",
+    "dot",
+    "einsum",
+    "ger",
+    "inner",
+    "inverse",
+    "logdet",
+    "matmul",
+    "matrix_power",
+    "mm",
+    "mv",
+    "outer",
+    "pinverse",
+    "qr",
+    "slogdet",
+    "svd",
+    "tensordot",
+    "triangular_solve",
+    "vdot",
+]
 
 
 class LinAlgError(RuntimeError):
@@ -103,12 +132,21 @@ def _reduce_meta(out, *inputs):
 
 
 # ============================================================================ products
+_C_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}
+
+
+def _c_type(t):
+    """The C++ type name torch prints in mm's dtype error."""
+    return _C_TYPES.get(t._data.dtype.name, t._data.dtype.name)
+
+
 def _check_same_dtype(a, b, name):
     if a._data.dtype != b._data.dtype:
         if name == "mm":
             raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                               f"{a._data.dtype.name.replace('float32', 'float').replace('float64', 'double')} != "
-                               f"{b._data.dtype.name.replace('float32', 'float').replace('float64', 'double')}")
+                               f"{_c_type(a)} != {_c_type(b)}")
         raise RuntimeError(f"{name}: expected both tensors to have same dtype, but found "
                            f"{_tname(a)} and {_tname(b)}")
 
@@ -120,8 +158,8 @@ MM = primitive("mm", lambda a, b, p: a @ b, save=((0, 1), (1, 0)))
 def _(ctx, g):
     a, b = ctx.saved
     n = ctx._next
-    return (g.mm(_conj(b).t()) if n[0] else None,
-            _conj(a).t().mm(g) if n[1] else None)
+    return (MM.call(g, _conj(b).t()) if n[0] else None,
+            MM.call(_conj(a).t(), g) if n[1] else None)
 
 
 def mm(input, mat2, *, out=None):
@@ -143,8 +181,8 @@ BMM = primitive("bmm", lambda a, b, p: np.matmul(a, b), save=((0, 1), (1, 0)))
 def _(ctx, g):
     a, b = ctx.saved
     n = ctx._next
-    return (g.bmm(_conj(b).transpose(1, 2)) if n[0] else None,
-            _conj(a).transpose(1, 2).bmm(g) if n[1] else None)
+    return (BMM.call(g, _conj(b).transpose(1, 2)) if n[0] else None,
+            BMM.call(_conj(a).transpose(1, 2), g) if n[1] else None)
 
 
 def bmm(input, mat2, *, out=None):
@@ -170,7 +208,7 @@ def _(ctx, g):
     a, v = ctx.saved
     n = ctx._next
     return (g.unsqueeze(1) * _conj(v).unsqueeze(0) if n[0] else None,
-            _conj(a).t().mv(g) if n[1] else None)
+            MV.call(_conj(a).t(), g) if n[1] else None)
 
 
 def _mv_error(a, v, c=None):
@@ -281,6 +319,12 @@ def _should_fold(t1, t2):
 def matmul(input, other, *, out=None):
     """Matrix product with torch's rank rules (dot, mv, mm, folded or broadcast batched),
     the same intermediate nodes as torch (MmBackward0 under UnsafeViewBackward0, ...)."""
+    if type(input) is Tensor and type(other) is Tensor and out is None:
+        # Fast path for the common 2-D @ 2-D case (the checks mm would make, inline).
+        ad, bd = input._data, other._data
+        if ad.ndim == 2 and bd.ndim == 2 and ad.shape[1] == bd.shape[0] and \
+                ad.dtype == bd.dtype:
+            return MM.call(input, other)
     from .shape import UNSAFE_VIEW, _remember_shape
     a, b = as_tensor_arg(input), as_tensor_arg(other)
     da, db = a._data.ndim, b._data.ndim
@@ -518,7 +562,7 @@ def _parse_einsum(equation, shapes):
     if len(terms) < len(shapes):
         raise RuntimeError("einsum(): more operands were provided than specified in the "
                            "equation")
-    used = set(c for c in eq if c.isalpha())
+    used = {c for c in eq if c.isalpha()}
     fresh = iter(c for c in _LETTERS if c not in used)
     ell_dims = 0
     for k, (term, shape) in enumerate(zip(terms, shapes)):
@@ -647,7 +691,7 @@ def einsum(equation, *operands):
     ops = [as_tensor_arg(o) for o in operands]
     if len(ops) > 26:
         raise RuntimeError("einsum(): at most 26 operands are supported")
-    dts = set(o._data.dtype for o in ops)
+    dts = {o._data.dtype for o in ops}
     if len(dts) > 1:
         dt = ops[0]._data.dtype
         for o in ops[1:]:
@@ -1585,7 +1629,7 @@ LSTSQ = primitive("linalg_lstsq", _lstsq_fwd, "LinalgLstsqBackward0", n_out=2,
 @LSTSQ.def_vjp
 def _(ctx, gs):
     a, b, x = ctx.saved
-    rcond, vector, want_res = ctx._params
+    _, vector, want_res = ctx._params
     gx, gr = _pad(gs, 2)
     if not want_res:
         gr = None
@@ -1622,8 +1666,8 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
     """
     A, B = as_tensor_arg(A), as_tensor_arg(B)
     if driver is not None and driver not in ("gels", "gelsy", "gelsd", "gelss"):
-        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of "
-                           f"(gels, gelsy, gelsd, gelss)")
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of "
+                           "(gels, gelsy, gelsd, gelss)")
     if A._data.ndim < 2:
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
     if B._data.ndim < 1:
@@ -1836,7 +1880,7 @@ def _(ctx, g):
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """Vector ord-norm over `dim` (all elements when None)."""
     x = as_tensor_arg(x)
-    if isinstance(ord, str) or isinstance(ord, bool) or not isinstance(ord, (int, float)):
+    if isinstance(ord, (str, bool)) or not isinstance(ord, (int, float)):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not "
                         f"{type(ord).__name__}")
     if dtype is not None:
@@ -1963,10 +2007,6 @@ def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 
 def linalg_matmul(input, other, *, out=None):
     return matmul(input, other, out=out)
-
-
-def linalg_householder_product(A, tau):
-    raise NotImplementedError("ndgrad.linalg.householder_product is not implemented")
 
 
 def _bind_methods():

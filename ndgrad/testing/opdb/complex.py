@@ -5,7 +5,8 @@ there); gradients are checked in torch's conjugate-Wirtinger convention (complex
 import numpy as np
 
 import ndgrad
-from . import OpInfo, SampleInput, Skip, register, FLOATING, COMPLEX
+
+from . import COMPLEX, FLOATING, OpInfo, SampleInput, Skip, register
 
 _AS_COMPLEX = {ndgrad.float32: ndgrad.complex64, ndgrad.float64: ndgrad.complex128}
 

@@ -14,7 +14,8 @@ import math
 import numpy as np
 
 import ndgrad
-from . import OpInfo, SampleInput, Skip, register, FLOATING, COMPLEX
+
+from . import COMPLEX, FLOATING, OpInfo, SampleInput, Skip, register
 
 _FC = FLOATING + COMPLEX
 
@@ -83,7 +84,7 @@ def _matmul_samples(op, dtype, requires_grad):
 def _addmm_like(c_shape, a_shape, b_shape, c_broadcast):
     def gen(op, dtype, requires_grad):
         rng = np.random.default_rng(0)
-        mk = lambda s: _t(_rand(rng, s, dtype), dtype, requires_grad)  # noqa: E731
+        mk = lambda s: _t(_rand(rng, s, dtype), dtype, requires_grad)
         yield SampleInput(mk(c_shape), args=(mk(a_shape), mk(b_shape)), name="plain")
         yield SampleInput(mk(c_broadcast), args=(mk(a_shape), mk(b_shape)),
                           kwargs={"beta": 0.5, "alpha": 2}, name="broadcast-beta-alpha")
@@ -94,7 +95,7 @@ def _addmm_like(c_shape, a_shape, b_shape, c_broadcast):
 
 def _einsum_samples(op, dtype, requires_grad):
     rng = np.random.default_rng(0)
-    mk = lambda *s: _t(_rand(rng, s, dtype), dtype, requires_grad)  # noqa: E731
+    mk = lambda *s: _t(_rand(rng, s, dtype), dtype, requires_grad)
     yield SampleInput(mk(2, 3), args=(mk(3, 4),), kwargs={"equation": "ij,jk->ik"},
                       name="matmul")
     yield SampleInput(mk(3, 3), kwargs={"equation": "ii"}, name="trace")
@@ -182,7 +183,7 @@ def _square_samples(n=3, batch=(2,)):
 
 def _solve_samples(op, dtype, requires_grad):
     rng = np.random.default_rng(0)
-    mk = lambda a: _t(a, dtype, requires_grad)  # noqa: E731
+    mk = lambda a: _t(a, dtype, requires_grad)
     yield SampleInput(mk(_sq(rng, 3, dtype)), args=(mk(_rand(rng, (3, 2), dtype)),),
                       name="matrix")
     yield SampleInput(mk(_sq(rng, 3, dtype, (2,))), args=(mk(_rand(rng, (3, 2), dtype)),),
@@ -286,7 +287,7 @@ def _t_eigvalsh(a, UPLO="L"):
 
 def _qr_samples(op, dtype, requires_grad):
     rng = np.random.default_rng(0)
-    mk = lambda *s: _t(_rand(rng, s, dtype), dtype, requires_grad)  # noqa: E731
+    mk = lambda *s: _t(_rand(rng, s, dtype), dtype, requires_grad)
     yield SampleInput(mk(4, 3), name="tall")
     yield SampleInput(mk(2, 3, 3), name="batched-square")
     yield SampleInput(mk(3, 5), name="wide")
@@ -301,7 +302,7 @@ def _gauge_svd(lib, a, full_matrices=False):
 
 def _svd_samples(op, dtype, requires_grad):
     rng = np.random.default_rng(0)
-    mk = lambda *s: _t(_rand(rng, s, dtype), dtype, requires_grad)  # noqa: E731
+    mk = lambda *s: _t(_rand(rng, s, dtype), dtype, requires_grad)
     yield SampleInput(mk(4, 3), name="tall")
     yield SampleInput(mk(2, 3, 5), name="batched-wide")
     yield SampleInput(mk(3, 3), kwargs={"full_matrices": True}, name="full-square")
@@ -309,14 +310,14 @@ def _svd_samples(op, dtype, requires_grad):
 
 def _svdvals_samples(op, dtype, requires_grad):
     rng = np.random.default_rng(0)
-    mk = lambda *s: _t(_rand(rng, s, dtype), dtype, requires_grad)  # noqa: E731
+    mk = lambda *s: _t(_rand(rng, s, dtype), dtype, requires_grad)
     yield SampleInput(mk(4, 3), name="tall")
     yield SampleInput(mk(2, 3, 5), name="batched-wide")
 
 
 def _pinv_samples(op, dtype, requires_grad):
     rng = np.random.default_rng(0)
-    mk = lambda *s: _t(_rand(rng, s, dtype), dtype, requires_grad)  # noqa: E731
+    mk = lambda *s: _t(_rand(rng, s, dtype), dtype, requires_grad)
     yield SampleInput(mk(4, 3), name="tall")
     yield SampleInput(mk(2, 3, 5), name="batched-wide")
     yield SampleInput(mk(3, 3), kwargs={"rtol": 1e-3}, name="rtol")
@@ -332,7 +333,7 @@ def _t_pinv_herm(a):
 
 def _lstsq_samples(op, dtype, requires_grad):
     rng = np.random.default_rng(0)
-    mk = lambda *s: _t(_rand(rng, s, dtype), dtype, requires_grad)  # noqa: E731
+    mk = lambda *s: _t(_rand(rng, s, dtype), dtype, requires_grad)
     yield SampleInput(mk(4, 3), args=(mk(4, 2),), name="tall")
     yield SampleInput(mk(2, 3), args=(mk(2, 2),), name="wide")
     yield SampleInput(mk(2, 4, 3), args=(mk(2, 4, 1),), name="batched")
@@ -373,7 +374,7 @@ register(
 # --------------------------------------------------------------------------- triangular
 def _tri_solve_samples(op, dtype, requires_grad):
     rng = np.random.default_rng(0)
-    mk = lambda a: _t(a, dtype, requires_grad)  # noqa: E731
+    mk = lambda a: _t(a, dtype, requires_grad)
     yield SampleInput(mk(_tri(rng, 3, dtype, True)), args=(mk(_rand(rng, (3, 2), dtype)),),
                       kwargs={"upper": True}, name="upper")
     yield SampleInput(mk(_tri(rng, 3, dtype, False, (2,))),
@@ -386,7 +387,7 @@ def _tri_solve_samples(op, dtype, requires_grad):
 
 def _triangular_solve_samples(op, dtype, requires_grad):
     rng = np.random.default_rng(0)
-    mk = lambda a: _t(a, dtype, requires_grad)  # noqa: E731
+    mk = lambda a: _t(a, dtype, requires_grad)
     yield SampleInput(mk(_rand(rng, (3, 2), dtype)), args=(mk(_tri(rng, 3, dtype, True)),),
                       name="upper")
     yield SampleInput(mk(_rand(rng, (3, 2), dtype)), args=(mk(_tri(rng, 3, dtype, False)),),
@@ -403,7 +404,7 @@ def _t_cholesky_solve(b, l_, upper=False):
 
 def _cholesky_solve_samples(op, dtype, requires_grad):
     rng = np.random.default_rng(0)
-    mk = lambda a: _t(a, dtype, requires_grad)  # noqa: E731
+    mk = lambda a: _t(a, dtype, requires_grad)
     low = np.linalg.cholesky(_hpd(rng, 3, dtype))
     yield SampleInput(mk(_rand(rng, (3, 2), dtype)), args=(mk(low),), name="lower")
     up = np.conj(np.swapaxes(np.linalg.cholesky(_hpd(rng, 3, dtype, (2,))), -1, -2))
@@ -429,7 +430,7 @@ register(
 # --------------------------------------------------------------------------- norms
 def _vector_norm_samples(op, dtype, requires_grad):
     rng = np.random.default_rng(0)
-    mk = lambda *s: _t(_rand(rng, s, dtype), dtype, requires_grad)  # noqa: E731
+    mk = lambda *s: _t(_rand(rng, s, dtype), dtype, requires_grad)
     yield SampleInput(mk(3, 4), name="2-all")
     yield SampleInput(mk(3, 4), args=(1,), kwargs={"dim": 1}, name="1-dim")
     yield SampleInput(mk(3, 4), args=(math.inf,), kwargs={"dim": (0,), "keepdim": True},
@@ -445,7 +446,7 @@ def _vector_norm_samples(op, dtype, requires_grad):
 
 def _matrix_norm_samples(op, dtype, requires_grad):
     rng = np.random.default_rng(0)
-    mk = lambda *s: _t(_rand(rng, s, dtype), dtype, requires_grad)  # noqa: E731
+    mk = lambda *s: _t(_rand(rng, s, dtype), dtype, requires_grad)
     yield SampleInput(mk(2, 3, 4), name="fro-batched")
     for ord_ in ("nuc", 2, -2, 1, -1, math.inf, -math.inf):
         yield SampleInput(mk(3, 4), args=(ord_,), name=str(ord_))
@@ -455,7 +456,7 @@ def _matrix_norm_samples(op, dtype, requires_grad):
 
 def _norm_samples(op, dtype, requires_grad):
     rng = np.random.default_rng(0)
-    mk = lambda *s: _t(_rand(rng, s, dtype), dtype, requires_grad)  # noqa: E731
+    mk = lambda *s: _t(_rand(rng, s, dtype), dtype, requires_grad)
     yield SampleInput(mk(3, 4), name="default")
     yield SampleInput(mk(3, 4), args=(2,), name="matrix-2")
     yield SampleInput(mk(4), args=(3,), name="vector-3")
