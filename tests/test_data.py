@@ -170,3 +170,19 @@ def test_iterable_dataset_and_concat():
         [0, 1, 2], [3, 4, 5]]
     cat = Squares() + Squares()
     assert len(cat) == 18 and cat[10] == (1, 1.0) and cat[-1] == (64, 8.0)
+
+
+def test_batches_of_tensors_requiring_grad_keep_history_like_torch():
+    def go(lib, D):
+        x = lib.arange(12.0).reshape(6, 2).requires_grad_()
+        b = next(iter(D.DataLoader(D.TensorDataset(x, lib.arange(6)), batch_size=4)))
+        b[0].sum().backward()
+        return b[0].grad_fn.name(), x.grad.tolist(), b[1].requires_grad
+    assert go(ndgrad, ND) == go(torch, TD)
+
+
+def test_fast_tensor_batches_are_fresh_contiguous_copies():
+    x = ndgrad.arange(12.0).reshape(6, 2)
+    b = next(iter(ND.DataLoader(ND.TensorDataset(x), batch_size=3, shuffle=False)))[0]
+    b.mul_(0)
+    assert x[0].tolist() == [0.0, 1.0] and b.is_contiguous() and b._version == 1

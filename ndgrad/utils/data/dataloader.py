@@ -7,8 +7,11 @@ iterator draws one 64-bit base seed from the loader's generator (or the default 
 sampler draws its permutation, so shuffled batches equal torch's after the same seeding.
 """
 
+import numpy as np
+
 from ... import _random
-from .dataset import IterableDataset
+from ..._tensor import Tensor
+from .dataset import IterableDataset, TensorDataset
 from .sampler import SequentialSampler, RandomSampler, BatchSampler
 from ._collate import default_collate, default_convert
 
@@ -114,6 +117,16 @@ class DataLoader:
     def _gen_map(self, sampler_iter):
         ds = self.dataset
         getitems = getattr(ds, "__getitems__", None)
+        if (self._auto_collation and type(ds) is TensorDataset
+                and self.collate_fn is default_collate
+                and not any(t.requires_grad for t in ds.tensors)):
+            # Fast path, same result: gathering the rows of each tensor at once equals
+            # stacking the samples one by one (a new contiguous tensor per field).
+            arrays = [t._data for t in ds.tensors]
+            for index in sampler_iter:
+                idx = np.asarray(index, dtype=np.int64)
+                yield [Tensor(a[idx]) for a in arrays]
+            return
         for index in sampler_iter:
             if self._auto_collation:
                 data = getitems(index) if callable(getitems) else [ds[i] for i in index]
