@@ -260,3 +260,23 @@ def test_recording_creates_no_garbage_cycles():
         finally:
             gc.enable()
     assert garbage == 0
+
+
+def test_failed_op_does_not_swallow_later_events_and_nesting_like_torch():
+    parents = {}
+    for lib, mod in LIBS:
+        x = lib.ones(2, requires_grad=True)
+        with mod.profile() as p:
+            try:
+                lib.ones(2) + lib.ones(3)
+            except RuntimeError:
+                pass
+            y = x * 1
+            y.mul_(x)  # saves the old self: a clone nested in the in-place op, as in torch
+        parents[lib] = {(e.name, e.cpu_parent.name if e.cpu_parent else None)
+                        for e in p.function_events}
+        assert all(e.cpu_time_total >= 0 for e in p.function_events)
+    wanted = {("aten::mul", None), ("aten::mul_", None), ("aten::clone", "aten::mul_")}
+    assert wanted <= parents[torch]
+    assert wanted <= parents[ndgrad]
+    assert ("aten::mul", "aten::add") not in parents[ndgrad]

@@ -147,7 +147,7 @@ class FunctionEvent(_EventStats):
 
     __slots__ = ("id", "name", "thread", "fwd_thread", "time_range", "input_shapes", "stack",
                  "sequence_nr", "flops", "kind", "cpu_children", "cpu_parent", "own_memory",
-                 "count")
+                 "count", "_caller")
 
     def __init__(self, id, name, thread, start_us, end_us, fwd_thread=None, input_shapes=None,
                  stack=None, sequence_nr=-1, flops=0, kind="cpu_op"):
@@ -165,6 +165,7 @@ class FunctionEvent(_EventStats):
         self.cpu_parent = None
         self.own_memory = 0
         self.count = 1
+        self._caller = None  # while open: the frame of the dispatcher call it times
 
     @property
     def key(self):
@@ -505,7 +506,7 @@ class _Recorder:
 
     def open(self, name, kind="cpu_op", sequence_nr=-1):
         # list.append and next() on a count are atomic under the GIL: no lock needed.
-        ev = FunctionEvent(next(self.ids), name, threading.get_ident(), 0.0, 0.0,
+        ev = FunctionEvent(next(self.ids), name, threading.get_ident(), 0.0, -1.0,
                            sequence_nr=sequence_nr, kind=kind)
         stack = self._stack()
         if stack:
@@ -520,14 +521,39 @@ class _Recorder:
 
     def close(self, ev):
         ev.time_range.end = self._now()
+        ev._caller = None
         stack = self._stack()
         while stack:
             if stack.pop() is ev:
                 break
 
+    def _drop_failed(self, here):
+        """Close op events whose call raised (the dispatcher never called `after`): their
+        dispatcher frame is no longer on the Python stack. Only op events nested in op
+        events are checked, which is rare, so the common path never walks the stack."""
+        stack = self._stack()
+        while stack and stack[-1]._caller is not None:
+            top = stack[-1]
+            f = here
+            while f is not None and f is not top._caller:
+                f = f.f_back
+            if f is not None:
+                return  # a genuine nested op (e.g. the clone inside an in-place op)
+            stack.pop()
+            top._caller = None
+            top.time_range.end = max([top.time_range.start] +
+                                     [c.time_range.end for c in top.cpu_children])
+
     # dispatcher protocol
     def before(self, op, args, params):
+        f = sys._getframe(1)
+        while f is not None and f.f_code.co_name.startswith("<"):  # list comprehensions
+            f = f.f_back
+        stack = self._stack()
+        if stack and stack[-1]._caller is not None:
+            self._drop_failed(f)
         ev = self.open(aten_name(op))
+        ev._caller = f
         if self.prof.record_shapes:
             ev.input_shapes = [list(a._data.shape) if hasattr(a, "_data") else []
                                for a in args]
@@ -645,6 +671,11 @@ class profile:
         _special_engine.node_observers.remove(rec)
         special_hooks.remove(rec)
         rec.stop()
+        for ev in rec.events:
+            # An op that raised never reached `after`: end its event with its last child.
+            if ev.time_range.end < ev.time_range.start:
+                ev.time_range.end = max([ev.time_range.start] +
+                                        [c.time_range.end for c in ev.cpu_children])
         events = sorted(rec.events, key=lambda e: (e.time_range.start, -e.time_range.end))
         self._function_events = EventList(events, profile_memory=self.profile_memory,
                                           with_flops=self.with_flops)
