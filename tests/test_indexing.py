@@ -407,3 +407,33 @@ def test_double_backward_setitem():
         y[[2, 2]] = x[0] * 3
         return y ** 2
     check_gradgrad(f, M)
+
+
+_DTYPE_OPS = [
+    lambda L, x: L.cat([x, x.to(L.float32)]), lambda L, x: x.flip(1), lambda L, x: x.rot90(),
+    lambda L, x: x.repeat_interleave(2, dim=0), lambda L, x: L.diag_embed(x),
+    lambda L, x: L.kron(x, x), lambda L, x: x.scatter(1, L.tensor([[0], [1], [2]]), 1),
+    lambda L, x: x.scatter_add(1, L.tensor([[0, 0], [1, 1], [2, 2]]), x[:, :2]),
+    lambda L, x: x.scatter_reduce(1, L.tensor([[0, 0], [1, 1], [2, 2]]), x[:, :2], "mean"),
+    lambda L, x: x.scatter_reduce(1, L.tensor([[0, 0], [1, 1], [2, 2]]), x[:, :2], "amax",
+                                  include_self=False),
+    lambda L, x: x.index_add(0, L.tensor([1, 1]), x[:2], alpha=2),
+    lambda L, x: x.index_fill(0, L.tensor([1]), 3), lambda L, x: x.masked_fill(x > 1, 7),
+    lambda L, x: x.masked_scatter(x > 1, x * 2), lambda L, x: x[x > 1],
+    lambda L, x: x.index_put((L.tensor([0, 0]),), x[1], accumulate=True),
+]
+
+
+@pytest.mark.parametrize("dt", ["int8", "uint8", "int64", "bool", "float16"])
+def test_dtypes(dt):
+    rng = np.random.default_rng(2)
+    a = (rng.integers(0, 2, (3, 4)).astype(bool) if dt == "bool" else
+         rng.standard_normal((3, 4)).astype(dt) if dt == "float16" else
+         rng.integers(0, 5, (3, 4)).astype(dt))
+    for f in _DTYPE_OPS:
+        try:
+            f(torch, torch.tensor(a))
+        except Exception:
+            check_error(f, a)
+            continue
+        check(f, a, grad=False, rtol=2e-3, atol=2e-3)

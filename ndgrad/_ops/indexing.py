@@ -803,6 +803,9 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     d = _check_scatter_args(x, dim, index, src, "scatter_reduce")
     if src._data.dtype != x._data.dtype:
         raise RuntimeError("scatter_reduce(): Expected self.dtype to be equal to src.dtype")
+    if reduce == "mean" and x._data.dtype == np.bool_:
+        raise NotImplementedError("\"scatter_gather_tensor_cpu_reduce_mean\" not implemented "
+                                  "for 'Bool'")
     return SCATTER_REDUCE.call(x, index, src, params=(d, reduce, bool(include_self)))
 
 
