@@ -167,3 +167,13 @@ def test_clip_grad_value_and_vectors():
         np.testing.assert_array_equal(b.detach().numpy(), a.detach().numpy())
     with pytest.raises(TypeError, match="expected torch.Tensor, but got: list"):
         ndgrad.nn.utils.vector_to_parameters([1.0], np_)
+
+
+def test_sparse_with_generator_uses_default_for_permutations():
+    torch.manual_seed(1)
+    ndgrad.manual_seed(1)
+    t = torch.nn.init.sparse_(torch.empty(5, 4), 0.4, generator=torch.Generator().manual_seed(2))
+    n = ndgrad.nn.init.sparse_(ndgrad.empty(5, 4), 0.4,
+                               generator=ndgrad.Generator().manual_seed(2))
+    np.testing.assert_allclose(n.numpy(), t.numpy(), atol=1e-7)
+    np.testing.assert_array_equal(n.numpy() == 0, t.numpy() == 0)

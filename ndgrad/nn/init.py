@@ -243,7 +243,8 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     rows, cols = tensor.shape
     num_zeros = int(math.ceil(sparsity * rows))
     from .. import _random
-    gen = generator if generator is not None else _random.default_generator
+    # torch draws the permutations from the default generator even when one is passed
+    gen = _random.default_generator
     with no_grad():
         tensor.normal_(0, std, generator=generator)
         vals = tensor._data.copy()
