@@ -37,6 +37,10 @@ OPTIMS = [
     ("RAdam", dict(lr=0.01)),
     ("RAdam", dict(lr=0.02, weight_decay=0.1, decoupled_weight_decay=True)),
     ("RAdam", dict(lr=0.02, weight_decay=0.1)),
+    ("Rprop", dict()),
+    ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.2), maximize=True)),
+    ("ASGD", dict(lr=0.05)),
+    ("ASGD", dict(lr=0.05, lambd=0.01, alpha=0.5, t0=2, weight_decay=0.1)),
 ]
 
 SHAPES = [(3, 4), (5,), (17,)]  # 17 > 16 exercises torch's vector loop and its scalar tail
@@ -83,7 +87,8 @@ def run(lib, name, kw, dtype_name, steps=6):
     return params, opt, traj
 
 
-@pytest.mark.parametrize("name,kw", [OPTIMS[i] for i in (0, 1, 2, 3, 4, 16, 17, 20, 21, 22, 23)])
+@pytest.mark.parametrize("name,kw", [OPTIMS[i] for i in (0, 1, 2, 3, 4, 16, 17, 20, 21, 22, 23,
+                                                          24, 25, 26, 27)])
 def test_trajectories_are_bit_identical(name, kw):
     """Where torch's inexact sqrt does not get in (or happens to round correctly on this
     data) every bit matches: the fma/lerp/addcmul/addcdiv rounding is torch's."""
@@ -282,6 +287,7 @@ def _err(fn):
     ("Adam", dict(eps=-1)), ("AdamW", dict(weight_decay=-1)), ("RMSprop", dict(alpha=-1)),
     ("Adagrad", dict(lr_decay=-1)), ("Adagrad", dict(initial_accumulator_value=-1)),
     ("Adadelta", dict(rho=1.5)), ("NAdam", dict(momentum_decay=-1)), ("RAdam", dict(lr=-0.1)),
+    ("Rprop", dict(etas=(1.2, 0.5))), ("ASGD", dict(weight_decay=-1)),
 ])
 def test_constructor_errors_match_torch(name, kw):
     t = _err(lambda: getattr(torch.optim, name)([torch.ones(1, requires_grad=True)], **kw))

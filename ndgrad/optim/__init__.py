@@ -17,8 +17,10 @@ from .adadelta import Adadelta  # noqa: F401
 from .adamax import Adamax  # noqa: F401
 from .nadam import NAdam  # noqa: F401
 from .radam import RAdam  # noqa: F401
+from .rprop import Rprop  # noqa: F401
+from .asgd import ASGD  # noqa: F401
 from .lbfgs import LBFGS  # noqa: F401
 from . import lr_scheduler  # noqa: F401
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "NAdam", "RAdam", "LBFGS", "lr_scheduler"]
+           "NAdam", "RAdam", "Rprop", "ASGD", "LBFGS", "lr_scheduler"]
