@@ -373,3 +373,27 @@ def test_edge_shapes_and_non_tensor_arguments(fast):
                 T.autograd.gradcheck(lambda x, i: x[i], (nc, T.tensor([0, 2])),
                                      fast_mode=fast))
     assert _same_outcome(check) == (True,) * 5
+
+
+def test_forward_mode_undefined_tangent_check():
+    def make(T):
+        fw = T.autograd.forward_ad
+
+        def f(x, y):
+            # Deliberately treats "no tangent" differently from "zero tangent" (only when x
+            # has one, so the Jacobian checks, where all inputs are dual or none is, pass).
+            if fw.unpack_dual(x).tangent is not None and fw.unpack_dual(y).tangent is None:
+                return x * y + x
+            return x * y
+        return f
+
+    def check(T, undefined):
+        x = _x(T, (3,))
+        y = _x(T, (3,), 1)
+        return T.autograd.gradcheck(make(T), (x, y), check_forward_ad=True,
+                                    check_backward_ad=False, check_undefined_grad=undefined,
+                                    raise_exception=True)
+    res = [_outcome(T, lambda T: check(T, True)) for T in LIBS]
+    assert res[0][0] == res[1][0] == "GradcheckError"
+    assert all("Mismatch in tangent values for output with index: " in r[1] for r in res)
+    assert _same_outcome(lambda T: check(T, False)) is True

@@ -257,8 +257,11 @@ def _forward_jacobian(fn, inputs, n_outputs, directions=None):
         cols = None
         for k, d in enumerate(dirs):
             with fwad.dual_level():
-                new_inputs = list(inputs)
-                new_inputs[idx] = fwad.make_dual(x.detach(), _Tensor()(d))
+                # Every differentiable input is dual (zero tangent but this one), as in torch:
+                # a function may behave differently for an input without a tangent.
+                new_inputs = [fwad.make_dual(a.detach(), _Tensor()(
+                    d if i == idx else np.zeros(a._data.shape, a._data.dtype)))
+                    if _is_diff_input(a) else a for i, a in enumerate(inputs)]
                 outs = _differentiable_like(_as_tuple(fn(*new_inputs)), n_outputs)
                 tangents = []
                 for o in outs:
@@ -602,7 +605,7 @@ def _real_imag_fns(fn, func_out):
 
 
 def _run_checks(check_fn, fn, inputs, func_out, outputs, eps, rtol, atol, check_grad_dtypes,
-                nondet_tol, check_forward_ad, check_backward_ad):
+                nondet_tol, check_forward_ad, check_backward_ad, check_undefined_grad=False):
     has_complex_out = any(isinstance(o, _Tensor()) and o.is_complex() for o in
                           _as_tuple(func_out))
     if has_complex_out and check_backward_ad:
@@ -622,6 +625,8 @@ def _run_checks(check_fn, fn, inputs, func_out, outputs, eps, rtol, atol, check_
         if not complex_idx:
             check_fn(fn, inputs, func_out, outputs, eps, rtol, atol, check_grad_dtypes,
                      nondet_tol, True, "")
+            if check_undefined_grad:
+                _test_undefined_forward_mode(fn, inputs)
             return
         # Forward mode with complex inputs: check the imaginary and the real part of each
         # complex input as a real input of its own (torch's order and messages).
@@ -631,6 +636,47 @@ def _run_checks(check_fn, fn, inputs, func_out, outputs, eps, rtol, atol, check_
             prefix = f"While considering the {part} part of complex inputs only, "
             check_fn(f, part_inputs, out, _differentiable_outputs(out), eps, rtol, atol,
                      check_grad_dtypes, nondet_tol, True, prefix)
+        if check_undefined_grad:
+            for part in ("imaginary", "real"):
+                f, part_inputs = _real_imag_input_fn(fn, complex_idx, inputs, part)
+                _test_undefined_forward_mode(f, part_inputs)
+
+
+def _test_undefined_forward_mode(fn, inputs):
+    """A tensor input without a tangent must act as one with a zero tangent (forward mode)."""
+    from .. import Generator, zeros_like
+    fwad = _forward_ad_module()
+    gen = Generator()
+    with fwad.dual_level():
+        duals = []
+        diff_idx = []
+        for i, x in enumerate(inputs):
+            if _is_diff_input(x):
+                real_dt = np.empty(0, x._data.dtype).real.dtype
+                u = _unit_vector(gen, x._data.size, real_dt).reshape(x._data.shape)
+                x = fwad.make_dual(x.detach(), _Tensor()(u.astype(x._data.dtype)))
+                diff_idx.append(i)
+            duals.append(x)
+        for idx in diff_idx:
+            keep = duals[idx]
+            plain = inputs[idx].detach()
+            duals[idx] = fwad.make_dual(plain, zeros_like(plain))
+            outs1 = [o for o in _as_tuple(fn(*duals))
+                     if isinstance(o, _Tensor()) and o._data.dtype.kind in "fc"]
+            duals[idx] = plain
+            outs2 = [o for o in _as_tuple(fn(*duals))
+                     if isinstance(o, _Tensor()) and o._data.dtype.kind in "fc"]
+            duals[idx] = keep
+            for k, (o1, o2) in enumerate(zip(outs1, outs2)):
+                t1 = fwad.unpack_dual(o1).tangent
+                t2 = fwad.unpack_dual(o2).tangent
+                if t1 is not None and t2 is not None and \
+                        not _allclose(t1._data, t2._data, 1e-5, 1e-8):
+                    raise GradcheckError("Mismatch in tangent values for output with index: ", k,
+                                         " when input: ", inputs[idx],
+                                         " has an undefined tangent value. ", " Got: ", t1,
+                                         " but expected: ", t2)
+    return True
 
 
 def _real_imag_input_fn(fn, complex_idx, inputs, part):
@@ -695,7 +741,8 @@ def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined
     outputs = _differentiable_outputs(func_out)
     check_fn = _fast_gradcheck if fast_mode else _slow_gradcheck
     _run_checks(check_fn, func, tupled_inputs, func_out, outputs, eps, rtol, atol,
-                check_grad_dtypes, nondet_tol, check_forward_ad, check_backward_ad)
+                check_grad_dtypes, nondet_tol, check_forward_ad, check_backward_ad,
+                check_undefined_grad)
     if not check_backward_ad:
         return True
     for i, o in enumerate(outputs):
