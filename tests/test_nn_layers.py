@@ -349,3 +349,10 @@ def test_mlp_training_matches_torch_over_steps():
                     p -= 0.5 * p.grad
     for p, q in zip(t.parameters(), n.parameters()):
         np.testing.assert_allclose(q.detach().numpy(), p.detach().numpy(), atol=2e-6)
+
+
+def test_transformer_and_attention_dropout_follow_torch_stream():
+    run_both(lambda nn: nn.TransformerEncoderLayer(8, 2, 16, dropout=0.3), [f32(5, 2, 8)],
+             copy=False, seed=2)
+    run_both(lambda nn: nn.MultiheadAttention(8, 2, dropout=0.3), [f32(5, 2, 8)] * 3,
+             copy=False, seed=3, out_index=0)
