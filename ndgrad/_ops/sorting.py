@@ -7,6 +7,10 @@ pairs, and TH's quickselect for kthvalue). The values alone cannot tell, so rows
 ties are handed to a faithful Python replay of those algorithms (``_Std`` below); rows without
 ties take the NumPy fast path, whose answer is then the only possible one.
 
+The replay is Python code (about 10 us per element), so it is bounded: when more than
+``REPLAY_LIMIT`` elements would need it in one call, tied rows keep NumPy's stable order (the
+same values, possibly other indices among equal values than torch's).
+
 Gradients of the value outputs go to the returned indices (``value_selecting_reduction``), as in
 torch; median/nanmedian over all elements split evenly among ties (``evenly_distribute``).
 """
@@ -256,6 +260,14 @@ def _pairs(row):
     return list(zip(row.tolist(), range(len(row))))
 
 
+REPLAY_LIMIT = 1 << 16
+
+
+def _bounded(mask, n):
+    """`mask` of rows to replay, or none when that would exceed REPLAY_LIMIT elements."""
+    return mask if int(mask.sum()) * n <= REPLAY_LIMIT else np.zeros_like(mask)
+
+
 def _has_ties(rows):
     """Per row of a 2-d array: whether two elements compare equal (NaNs count as equal)."""
     if rows.shape[-1] < 2:
@@ -298,7 +310,7 @@ def _sort_fwd(x, p):
     if not stable and rows.shape[-1] > 16:
         # std::sort is only stable below its insertion-sort threshold; replay it on tied rows.
         comp = _gt_nan if descending else _lt_nan
-        for r in np.nonzero(_has_ties(rows))[0]:
+        for r in np.nonzero(_bounded(_has_ties(rows), rows.shape[-1]))[0]:
             a = _pairs(rows[r])
             _Std(a, comp).sort(0, len(a))
             idx[r] = [i for _, i in a]
@@ -392,7 +404,8 @@ def _topk_fwd(x, p):
         idx = np.zeros((rows.shape[0], 0), np.int64)
     else:
         idx = _stable_order(rows, largest)[:, :k].copy()
-        replay = _has_ties(rows) if sorted_ else np.ones(rows.shape[0], bool)
+        replay = _bounded(_has_ties(rows) if sorted_ else np.ones(rows.shape[0], bool),
+                          rows.shape[-1])
         for r in np.nonzero(replay)[0]:
             idx[r] = _topk_row(rows[r], k, largest, sorted_)
     idx = idx.astype(np.int64)
@@ -437,7 +450,8 @@ def _pick_fwd(x, p):
     n = rows.shape[-1]
     idx = np.empty(rows.shape[0], np.int64)
     isf = rows.dtype.kind == "f"
-    ties = _has_ties(rows) if kind in ("kthvalue",) else None
+    ties = _bounded(_has_ties(rows), n) if kind in ("kthvalue",) else None
+    replay_mode = kind == "mode" and rows.shape[0] * n <= REPLAY_LIMIT
     order = None
     if kind in ("median", "nanmedian"):
         order = np.argsort(rows, axis=-1, kind="stable")  # NaN last; ties by index
@@ -458,6 +472,9 @@ def _pick_fwd(x, p):
                 idx[r] = a[k - 1][1]
             else:
                 idx[r] = order[r, k - 1]
+        elif not replay_mode:  # mode without replay: the last occurrence of the mode
+            vals_u, counts = np.unique(row, return_counts=True)
+            idx[r] = np.nonzero(row == vals_u[np.argmax(counts)])[0][-1]
         else:  # mode: std::sort by value, then the longest run (the first one on a tie)
             a = _pairs(row)
             _Std(a, _lt_value).sort(0, n)
