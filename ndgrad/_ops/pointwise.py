@@ -22,18 +22,59 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from . import elementwise as E
-from .elementwise import _conj, where, rsqrt, exp
-from .registry import unary, binary, primitive, as_tensor_arg, _promote2, _meta_for
+from .elementwise import _conj, exp, rsqrt, where
 from .inplace import apply_inplace
 from .methods import bind
+from .registry import _meta_for, as_tensor_arg, binary, primitive, unary
 
 __all__ = [
-    "exp2", "log2", "log10", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
-    "atanh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "logit", "erf",
-    "erfc", "erfinv", "lgamma", "digamma", "polygamma", "frac", "nan_to_num", "signbit",
-    "float_power", "atan2", "arctan2", "hypot", "fmax", "fmin", "copysign", "xlogy", "fmod",
-    "lerp", "addcmul", "addcdiv", "positive", "deg2rad", "rad2deg", "isclose", "allclose",
-    "equal", "absolute",
+    "absolute",
+    "acos",
+    "acosh",
+    "addcdiv",
+    "addcmul",
+    "allclose",
+    "arccos",
+    "arccosh",
+    "arcsin",
+    "arcsinh",
+    "arctan",
+    "arctan2",
+    "arctanh",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "copysign",
+    "cosh",
+    "deg2rad",
+    "digamma",
+    "equal",
+    "erf",
+    "erfc",
+    "erfinv",
+    "exp2",
+    "float_power",
+    "fmax",
+    "fmin",
+    "fmod",
+    "frac",
+    "hypot",
+    "isclose",
+    "lerp",
+    "lgamma",
+    "log2",
+    "log10",
+    "logit",
+    "nan_to_num",
+    "polygamma",
+    "positive",
+    "rad2deg",
+    "signbit",
+    "sinh",
+    "tan",
+    "xlogy",
 ]
 
 _F64 = np.dtype(np.float64)

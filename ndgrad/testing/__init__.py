@@ -4,6 +4,6 @@ The op database (``ndgrad.testing.opdb``) is imported on demand: importing ``ndg
 load it.
 """
 
-from ._comparison import assert_close, make_tensor  # noqa: F401
+from ._comparison import assert_close, make_tensor
 
 __all__ = ["assert_close", "make_tensor"]

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-__all__ = ["assert_close", "make_tensor", "default_tolerances"]
+__all__ = ["assert_close", "default_tolerances", "make_tensor"]
 
 # (rtol, atol) by NumPy dtype name, as torch.testing._comparison's table.
 _TOLS = {
@@ -84,10 +84,9 @@ def _compare(actual, expected, path, rtol, atol, equal_nan, check_dtype, allow_s
     a = _tensor_like(actual)
     e = _tensor_like(expected)
     if a is not None and e is not None:
-        if a[2] != e[2] and not (a[2] == "number" and e[2] == "number"):
-            if not allow_subclasses or {a[2], e[2]} != {"tensor", "array"}:
-                raise _Fail(f"No comparison pair was able to handle inputs of type "
-                            f"{type(actual)} and {type(expected)}.")
+        if a[2] != e[2] and (not allow_subclasses or {a[2], e[2]} != {"tensor", "array"}):
+            raise _Fail(f"No comparison pair was able to handle inputs of type "
+                        f"{type(actual)} and {type(expected)}.")
         if a[2] == "number" and type(actual) is not type(expected) and \
                 not (isinstance(actual, np.generic) or isinstance(expected, np.generic)):
             raise _Fail(_where(path) + f"The values for attribute 'type' do not match: "
@@ -235,6 +234,7 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
     torch.Size([2, 3])
     """
     import ndgrad
+
     from .._tensor import Tensor
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)) or \
             (len(shape) == 1 and hasattr(shape[0], "__iter__")):
@@ -253,8 +253,8 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
         arr = ndgrad.rand(n, dtype=ndgrad.float64)._data < 0.5
     elif npdt.kind in "iu":
         info = np.iinfo(npdt)
-        lo = max(-9 if low is None else int(math.ceil(low)), int(info.min))
-        hi = min(10 if high is None else int(math.ceil(high)), int(info.max) + 1)
+        lo = max(-9 if low is None else math.ceil(low), int(info.min))
+        hi = min(10 if high is None else math.ceil(high), int(info.max) + 1)
         if lo >= hi:
             raise ValueError(f"`low` must be less than `high`, but got {low} >= {high}")
         u = ndgrad.rand(n, dtype=ndgrad.float64)._data

@@ -13,7 +13,7 @@ one exists so the database does not depend on it.
 
 import numpy as np
 
-__all__ = ["check_grads", "check_gradgrads", "GradcheckFailure"]
+__all__ = ["GradcheckFailure", "check_gradgrads", "check_grads"]
 
 
 class GradcheckFailure(AssertionError):
@@ -127,7 +127,7 @@ def check_gradgrads(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0):
     """Second-order check: the backward graph of `fn` differentiated by finite differences."""
     from .. import autograd
     rng = np.random.default_rng(seed + 1)
-    from ..autograd.grad_mode import no_grad, enable_grad
+    from ..autograd.grad_mode import enable_grad, no_grad
     with no_grad():
         probe = _diff_outputs(_as_tuple(fn(*[_tensor(x._data) for x in inputs])))
     n_in = len(inputs)

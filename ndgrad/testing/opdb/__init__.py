@@ -73,11 +73,24 @@ import importlib
 import pkgutil
 import zlib
 
-import numpy as np
 
-__all__ = ["OpInfo", "SampleInput", "Skip", "register", "op_db", "SUITES", "FLOATING",
-           "FLOATING_HALF", "COMPLEX", "INTEGRAL", "ALL_TYPES", "make_arg", "load",
-           "import_errors", "get"]
+__all__ = [
+    "ALL_TYPES",
+    "COMPLEX",
+    "FLOATING",
+    "FLOATING_HALF",
+    "INTEGRAL",
+    "SUITES",
+    "OpInfo",
+    "SampleInput",
+    "Skip",
+    "get",
+    "import_errors",
+    "load",
+    "make_arg",
+    "op_db",
+    "register",
+]
 
 # Names of the generic suites, as used by Skip and the coverage table.
 SUITES = ("forward", "ref", "method", "grad", "gradgrad", "forward_ad", "fwgrad_bwgrad",
@@ -99,7 +112,7 @@ ALL_TYPES = FLOATING + INTEGRAL + _dt("bool")
 class SampleInput:
     """One way to call an op: ``op(input, *args, **kwargs)``."""
 
-    __slots__ = ("input", "args", "kwargs", "name", "output_process_fn_grad")
+    __slots__ = ("args", "input", "kwargs", "name", "output_process_fn_grad")
 
     def __init__(self, input, args=(), kwargs=None, name="", output_process_fn_grad=None):
         self.input = input
@@ -128,7 +141,7 @@ class SampleInput:
 class Skip:
     """A documented gap: suite `test` is not run for this entry (or only for `dtypes`)."""
 
-    __slots__ = ("test", "reason", "dtypes")
+    __slots__ = ("dtypes", "reason", "test")
 
     def __init__(self, test, reason, dtypes=None):
         if test not in SUITES:
@@ -294,6 +307,3 @@ def load():
             import_errors[mod] = f"{type(exc).__name__}: {exc}"
     return op_db
 
-
-# NumPy is imported for family modules' convenience (``from ndgrad.testing.opdb import np``).
-np = np
