@@ -73,7 +73,6 @@ import importlib
 import pkgutil
 import zlib
 
-
 __all__ = [
     "ALL_TYPES",
     "COMPLEX",
