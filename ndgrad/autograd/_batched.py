@@ -35,9 +35,9 @@ def _vmap_size_error(sizes):
 
 def batched_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unused,
                  materialize_grads):
-    from .graph import GradientEdge
-    from .engine import _compute_needed
     from .. import zeros_like
+    from .engine import _compute_needed
+    from .graph import GradientEdge
     sizes = []
     for g in grads:
         if g is not None:
@@ -173,8 +173,8 @@ def _apply(node, gs, B):
 
 def _per_sample(node, gs, B):
     """Run the node's VJP once per batch element and stack the results."""
-    from .engine import reduce_grads
     from .. import stack, zeros
+    from .engine import reduce_grads
     per = []
     for b in range(B):
         gb = [None if g is None else g[b] for g in gs]

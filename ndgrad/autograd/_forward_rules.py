@@ -28,11 +28,11 @@ import weakref
 import numpy as np
 
 from .. import _state
-from .._tensor import Tensor
 from .._ops import registry
 from .._ops.inplace import Inplace
+from .._tensor import Tensor
 
-__all__ = ["get_tangent", "set_tangent", "activate", "deactivate", "repr_suffixes"]
+__all__ = ["activate", "deactivate", "get_tangent", "repr_suffixes", "set_tangent"]
 
 _tls = _state.tls
 
@@ -223,7 +223,7 @@ class JvpContext:
     """What a jvp rule gets: the primal ``inputs``, ``outputs``, ``params`` and the ``node``
     recorded for reverse mode (None when no input required grad)."""
 
-    __slots__ = ("inputs", "outputs", "params", "node")
+    __slots__ = ("inputs", "node", "outputs", "params")
 
     def __init__(self, inputs, outputs, params, node):
         self.inputs = inputs
@@ -378,7 +378,7 @@ def _maybe_force_record(args):
 class _Deferred:
     """A generic-rule tangent computation waiting for the op's node facts."""
 
-    __slots__ = ("op", "args", "params", "outs", "tans", "forced", "done")
+    __slots__ = ("args", "done", "forced", "op", "outs", "params", "tans")
 
     def __init__(self, op, args, params, outs, tans, forced):
         self.op = op
@@ -398,7 +398,6 @@ class MissingFact(KeyError):
 
 
 def _resolve_deferred(strict):
-    global _busy
     items = list(_deferred)
     _deferred.clear()
     for d in items:
@@ -446,8 +445,8 @@ def _function_hook(ctx, args, outputs):
         return
     if _batch:
         raise Unbatchable("custom Function")
-    from .function import run_jvp
     from .. import zeros_like
+    from .function import run_jvp
     _busy = True
     try:
         if getattr(ctx, "materialize_grads", True):
@@ -598,8 +597,8 @@ _NOT_FACTS = frozenset(("hooks", "pre_hooks", "tensor_pre_hooks", "retain_hooks"
 def _fallback(op, args, params, outs, tans):
     """JVP from the VJP: ``J t = d/dg <vjp(g), t>`` for a dummy cotangent g."""
     from .. import ones_like
-    from .engine import reduce_grads
     from . import grad as autograd_grad
+    from .engine import reduce_grads
     grad_on = _tls.grad_enabled
     edges = []
     saved_rgs = []
@@ -682,10 +681,10 @@ def _install_rules():
     An op that already has a jvp (declared by its own module) keeps it.
     """
     from .._ops import elementwise as E
+    from .._ops import indexing as I
     from .._ops import linalg as L
     from .._ops import reduction as R
-    from .._ops import indexing as I
-    from .._ops.elementwise import where, _conj
+    from .._ops.elementwise import _conj, where
 
     def rule(op, fn):
         if op.jvp is None:
@@ -884,7 +883,7 @@ def _install_rules():
 
     # ------------------------------------------------------------------ reductions
     def select_dim_jvp(ctx, t):
-        vals, idx = ctx.outputs
+        idx = ctx.outputs[1]
         dim, keepdim, _ = ctx.params
         if t._data.ndim == 0:
             return (t.clone(), None)
@@ -1072,8 +1071,3 @@ def _batched_rules():
                 "mean_dim": reduce(True), "transpose": transpose, "t": t_op,
                 "permute": permute, "expand": expand, "_to_copy": to_copy}
     return _BATCHED
-
-
-def set_batched_tangent(t, tangent):
-    """Attach a batched tangent (B, *t.shape) to dual tensor `t` (batched mode only)."""
-    set_tangent(t, tangent)

@@ -17,11 +17,17 @@ Example::
 
 from collections import namedtuple
 
-from .grad_mode import _DecoratorContextManager
 from . import _forward_rules
+from .grad_mode import _DecoratorContextManager
 
-__all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
-           "unpack_dual", "dual_level"]
+__all__ = [
+    "UnpackedDualTensor",
+    "dual_level",
+    "enter_dual_level",
+    "exit_dual_level",
+    "make_dual",
+    "unpack_dual",
+]
 
 # The current level, -1 when none is active (torch keeps the same module global).
 _current_level = -1

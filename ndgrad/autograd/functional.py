@@ -23,10 +23,10 @@ Example::
 
 from .. import _state
 from .._tensor import Tensor
-from . import forward_ad as fwAD
 from . import _forward_rules
+from . import forward_ad as fwAD
 
-__all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
+__all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 
 _tls = _state.tls
 
@@ -340,7 +340,7 @@ def _jacobian_forward_batched(func, inputs, ins_tuple, numels):
 
 
 def _jacobian_forward_loop(func, inputs, ins_tuple, numels):
-    from .. import zeros_like, stack
+    from .. import stack, zeros_like
     total = sum(numels)
     # One JVP per standard-basis direction.
     columns = None
@@ -405,7 +405,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                 "set `create_graph=False` or `strategy=\"reverse-mode\"`.")
         return _jacobian_forward(func, inputs, strict, vectorize)
 
-    from .. import zeros_like, stack
+    from .. import stack, zeros_like
     with _grad_mode(True):
         ins_tuple, inputs = _tupled(inputs, "inputs", "jacobian")
         inputs = _prepare(inputs, create_graph, need_graph=True)
@@ -560,8 +560,7 @@ def _batched_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unus
     Equals stacking B calls of ``autograd.grad`` (one per batch element); see the module
     docstring for how the batch is carried through the graph.
     """
-    from . import _make_grads
-    from . import _batched
+    from . import _batched, _make_grads
     grads = _make_grads(outputs, grads, is_grads_batched=True)
     return _batched.batched_grad(outputs, inputs, grads, retain_graph, create_graph,
                                  allow_unused, materialize_grads)
