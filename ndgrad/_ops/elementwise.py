@@ -30,6 +30,16 @@ def _conj(t):
     return CONJ.call(t) if t._data.dtype.kind == "c" else t
 
 
+def _conj_any(v):
+    """Conjugate of a saved operand that may be a tensor or a Python number."""
+    t = type(v)
+    if t is float or t is int or t is bool:
+        return v
+    if t is complex:
+        return v.conjugate()
+    return CONJ.call(v) if v._data.dtype.kind == "c" else v
+
+
 def conj(input):
     return _conj(input)
 
@@ -76,7 +86,7 @@ def _(ctx, g):
 def _(ctx, g):
     a, b = ctx.saved
     n = ctx._next
-    ga = g * (_conj(b) if type(b) is not float and type(b) is not int else b) if n[0] else None
+    ga = g * _conj_any(b) if n[0] else None
     gb = g * _conj(a) if n[1] else None
     return ga, gb
 
@@ -85,8 +95,7 @@ def _(ctx, g):
 def _(ctx, g):
     a, b = ctx.saved
     n = ctx._next
-    if type(b) is not float and type(b) is not int:
-        b = _conj(b)
+    b = _conj_any(b)
     ga = g / b if n[0] else None
     gb = (-g * _conj(a) / (b * b)) if n[1] else None
     return ga, gb
