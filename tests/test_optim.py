@@ -417,3 +417,42 @@ def test_user_defined_optimizer_subclass_like_torch():
             opt.step()
         return w.detach().numpy().tolist(), opt.state_dict()["state"], log, repr(opt)
     assert go(ndgrad) == go(torch)
+
+
+def _swa_run(lib, kind):
+    lib.manual_seed(0)
+    nn = lib.nn
+    model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.ReLU(), nn.Linear(4, 1))
+    swa = lib.optim.swa_utils
+    if kind == "swa":
+        avg = swa.AveragedModel(model)
+    elif kind == "ema":
+        avg = swa.AveragedModel(model, multi_avg_fn=swa.get_ema_multi_avg_fn(0.9))
+    else:
+        avg = swa.AveragedModel(model, avg_fn=swa.get_ema_avg_fn(0.8), use_buffers=True)
+    opt = lib.optim.SGD(model.parameters(), lr=0.1)
+    sched = swa.SWALR(opt, swa_lr=0.05, anneal_epochs=3, anneal_strategy="cos")
+    rng = np.random.default_rng(0)
+    xs = [lib.tensor(rng.standard_normal((8, 3)), dtype=lib.float32) for _ in range(5)]
+    lrs = []
+    for x in xs:
+        opt.zero_grad()
+        model(x).pow(2).mean().backward()
+        opt.step()
+        avg.update_parameters(model)
+        sched.step()
+        lrs.append(sched.get_last_lr())
+    swa.update_bn(xs, avg)
+    out = [p.detach().numpy().copy() for p in avg.parameters()]
+    out += [b.detach().numpy().copy() for b in avg.buffers()]
+    return out, lrs
+
+
+@pytest.mark.parametrize("kind", ["swa", "ema", "ema_buffers"])
+def test_swa_utils_match_torch(kind):
+    n_out, n_lrs = _swa_run(ndgrad, kind)
+    t_out, t_lrs = _swa_run(torch, kind)
+    assert n_lrs == t_lrs
+    assert len(n_out) == len(t_out)
+    for a, b in zip(n_out, t_out):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
