@@ -327,7 +327,108 @@ ERRORS = {
     "matmul_fold_shape": lambda L: L.matmul(L.ones(2, 3, 4), L.ones(5, 4)),
     "matmul_broadcast": lambda L: L.matmul(L.ones(2, 3, 4), L.ones(3, 4, 5)),
     "matmul_0d": lambda L: L.matmul(L.ones(()), L.ones(3)),
+    "matmul_batch_dtype": lambda L: L.matmul(L.ones(2, 2, 2), L.ones(2, 2, 2, dtype=L.float64)),
+    "matmul_1x2_dtype": lambda L: L.matmul(L.ones(2), L.ones(2, 2, dtype=L.float64)),
+    "matmul_3x1_dtype": lambda L: L.matmul(L.ones(2, 2, 2), L.ones(2, dtype=L.float64)),
+    "matmul_int_float": lambda L: L.matmul(L.ones(2, 2, dtype=L.long), L.ones(2, 2)),
+    "bmm_dtype": lambda L: L.bmm(L.ones(2, 2, 2), L.ones(2, 2, 2, dtype=L.float64)),
+    "mv_dtype": lambda L: L.mv(L.ones(2, 2, dtype=L.float64), L.ones(2)),
+    "mv_2d": lambda L: L.mv(L.ones(2, 2), L.ones(2, 2)),
+    "dot_dtype": lambda L: L.dot(L.ones(2), L.ones(2, dtype=L.float64)),
+    "vdot_dtype": lambda L: L.vdot(L.ones(2), L.ones(2, dtype=L.float64)),
+    "addmm_dtype": lambda L: L.addmm(L.ones(2), L.ones(2, 2), L.ones(2, 2, dtype=L.float64)),
+    "addmm_bias_dtype": lambda L: L.addmm(L.ones(2, dtype=L.float64), L.ones(2, 2),
+                                          L.ones(2, 2)),
+    "addmm_bias_shape": lambda L: L.addmm(L.ones(3), L.ones(2, 2), L.ones(2, 2)),
+    "baddbmm_bias_shape": lambda L: L.baddbmm(L.ones(3, 2, 2), L.ones(2, 2, 2),
+                                              L.ones(2, 2, 2)),
+    "baddbmm_dtype": lambda L: L.baddbmm(L.ones(2, 2, 2), L.ones(2, 2, 2),
+                                         L.ones(2, 2, 2, dtype=L.float64)),
+    "vector_norm_narrowing": lambda L: L.linalg.vector_norm(L.ones(3, dtype=L.float64),
+                                                            dtype=L.float32),
+    "vector_norm_int_with_dtype": lambda L: L.linalg.vector_norm(L.ones(3, dtype=L.long),
+                                                                 dtype=L.float32),
+    "vector_norm_complex_to_real": lambda L: L.linalg.vector_norm(
+        L.ones(2, dtype=L.complex64), dtype=L.float64),
+    "vector_norm_real_to_complex": lambda L: L.linalg.vector_norm(L.ones(2),
+                                                                  dtype=L.complex64),
+    "vector_norm_dim_twice": lambda L: L.linalg.vector_norm(L.ones(3, 3), dim=(0, 0)),
+    "vector_norm_dim_range": lambda L: L.linalg.vector_norm(L.ones(3, 3), dim=2),
+    "matrix_norm_same_dims": lambda L: L.linalg.matrix_norm(L.ones(3, 3), dim=(0, 0)),
+    "matrix_norm_3_dims": lambda L: L.linalg.matrix_norm(L.ones(3, 3, 3), dim=(0, 1, 2)),
+    "matrix_norm_half_nuc": lambda L: L.linalg.matrix_norm(L.ones(2, 2, dtype=L.float16),
+                                                           "nuc"),
+    "norm_nuc_1d": lambda L: L.linalg.norm(L.ones(3), ord="nuc"),
+    "norm_fro_int_dim": lambda L: L.linalg.norm(L.ones(3, 3), ord="fro", dim=0),
+    "einsum_dtype": lambda L: L.einsum("i,i", L.ones(2), L.ones(2, dtype=L.float64)),
+    "einsum_repeated_output": lambda L: L.einsum("ij->ii", L.ones(2, 2)),
+    "einsum_unknown_output": lambda L: L.einsum("ij->k", L.ones(2, 2)),
+    "tensordot_negative": lambda L: L.tensordot(L.ones(2, 2), L.ones(2, 2), dims=-1),
+    "tensordot_lengths": lambda L: L.tensordot(L.ones(2, 2), L.ones(2, 2), dims=([0], [0, 1])),
+    "cross_ndim": lambda L: L.linalg.cross(L.ones(3), L.ones(2, 3)),
+    "cross_dim_range": lambda L: L.linalg.cross(L.ones(2, 3), L.ones(2, 3), dim=3),
+    "cross_no_size3": lambda L: L.cross(L.ones(2, 2), L.ones(2, 2)),
+    "eigh_uplo": lambda L: L.linalg.eigh(L.eye(2), UPLO="X"),
+    "svdvals_1d": lambda L: L.linalg.svdvals(L.ones(3)),
+    "lstsq_dtype": lambda L: L.linalg.lstsq(L.ones(3, 2), L.ones(3, 1, dtype=L.float64)),
+    "lstsq_driver": lambda L: L.linalg.lstsq(L.ones(3, 2), L.ones(3, 1), driver="foo"),
+    "solve_triangular_1d": lambda L: L.linalg.solve_triangular(L.eye(2), L.ones(2), upper=True),
+    "triangular_solve_shape": lambda L: L.triangular_solve(L.ones(3, 1), L.eye(2)),
+    "cholesky_solve_dtype": lambda L: L.cholesky_solve(L.ones(2, 1),
+                                                       L.eye(2, dtype=L.float64)),
+    "multi_dot_dtype": lambda L: L.linalg.multi_dot([L.ones(2, 2),
+                                                     L.ones(2, 2, dtype=L.float64)]),
+    "multi_dot_middle_1d": lambda L: L.linalg.multi_dot([L.ones(2, 2), L.ones(2),
+                                                         L.ones(2, 2)]),
+    "solve_1d": lambda L: L.linalg.solve(L.ones(2), L.ones(2)),
 }
+
+# Every function on integer, half and bool input: torch's exception type and message (the
+# LAPACK-backed ones refuse, the products accept integers and half).
+_DTYPE_FNS = {
+    "inv": lambda L, x: L.linalg.inv(x), "det": lambda L, x: L.linalg.det(x),
+    "slogdet": lambda L, x: L.linalg.slogdet(x), "cholesky": lambda L, x: L.linalg.cholesky(x),
+    "qr": lambda L, x: L.linalg.qr(x), "eigh": lambda L, x: L.linalg.eigh(x),
+    "eigvalsh": lambda L, x: L.linalg.eigvalsh(x), "svd": lambda L, x: L.linalg.svd(x),
+    "svdvals": lambda L, x: L.linalg.svdvals(x), "pinv": lambda L, x: L.linalg.pinv(x),
+    "solve": lambda L, x: L.linalg.solve(x, x), "lstsq": lambda L, x: L.linalg.lstsq(x, x),
+    "solve_triangular": lambda L, x: L.linalg.solve_triangular(x, x, upper=True),
+    "triangular_solve": lambda L, x: L.triangular_solve(x, x),
+    "cholesky_solve": lambda L, x: L.cholesky_solve(x, x),
+    "matrix_power": lambda L, x: L.linalg.matrix_power(x, 2),
+    "matrix_power_neg": lambda L, x: L.linalg.matrix_power(x, -1),
+    "vector_norm": lambda L, x: L.linalg.vector_norm(x),
+    "matrix_norm": lambda L, x: L.linalg.matrix_norm(x),
+    "matrix_norm_2": lambda L, x: L.linalg.matrix_norm(x, 2),
+    "cross": lambda L, x: L.linalg.cross(x, x), "inverse": lambda L, x: L.inverse(x),
+    "logdet": lambda L, x: L.logdet(x), "cholesky_legacy": lambda L, x: L.cholesky(x),
+    "matmul": lambda L, x: x @ x, "mv": lambda L, x: L.mv(x, x[0]),
+    "dot": lambda L, x: L.dot(x[0], x[0]), "bmm": lambda L, x: L.bmm(x[None], x[None]),
+    "einsum": lambda L, x: L.einsum("ij,jk", x, x), "matrix_rank": lambda L, x:
+        L.linalg.matrix_rank(x),
+    "cond": lambda L, x: L.linalg.cond(x), "multi_dot": lambda L, x: L.linalg.multi_dot([x, x]),
+}
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float16", "bool"])
+@pytest.mark.parametrize("fn", list(_DTYPE_FNS))
+def test_unsupported_dtypes_match_torch(fn, dtype):
+    results = []
+    for L in (torch, ndgrad):
+        x = L.eye(3, dtype=getattr(L, dtype))
+        try:
+            out = _DTYPE_FNS[fn](L, x)
+            outs = out if isinstance(out, tuple) else (out,)
+            results.append(("ok", [str(o.dtype) for o in outs], [_np(o) for o in outs]))
+        except Exception as e:  # noqa: BLE001 - the exception itself is compared
+            results.append((type(e).__name__, str(e)))
+    if results[0][0] == "ok":
+        assert results[1][0] == "ok", results[1]
+        assert results[0][1] == results[1][1]
+        for a, b in zip(results[0][2], results[1][2]):
+            np.testing.assert_allclose(b.astype(float), a.astype(float), rtol=1e-3)
+    else:
+        assert results[1] == results[0]
 
 
 @pytest.mark.parametrize("name", list(ERRORS))

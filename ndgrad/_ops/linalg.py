@@ -143,12 +143,19 @@ def _c_type(t):
 
 
 def _check_same_dtype(a, b, name):
+    """torch's dtype errors of the product kernels (each words it its own way), and their
+    NotImplementedError for bool."""
     if a._data.dtype != b._data.dtype:
         if name == "mm":
             raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                                f"{_c_type(a)} != {_c_type(b)}")
-        raise RuntimeError(f"{name}: expected both tensors to have same dtype, but found "
-                           f"{_tname(a)} and {_tname(b)}")
+        if name == "mv":
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                               f"{_tname(b)}, {_tname(a)}, and {_tname(b)}")
+        raise RuntimeError(f"expected scalar type {_tname(a)} but found {_tname(b)}")
+    if a._data.dtype.kind == "b":
+        kernel = {"mm": "addmm_impl_cpu_", "mv": "addmv_impl_cpu"}.get(name, name)
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
 MM = primitive("mm", lambda a, b, p: a @ b, save=((0, 1), (1, 0)))
@@ -222,8 +229,8 @@ def mv(input, vec, *, out=None):
     """Matrix-vector product."""
     a, v = as_tensor_arg(input), as_tensor_arg(vec)
     if a._data.ndim != 2 or v._data.ndim != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got {v._data.ndim}, "
-                           f"{a._data.ndim}, {v._data.ndim}")
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a._data.ndim}, "
+                           f"{v._data.ndim}")
     if a._data.shape[1] != v._data.shape[0]:
         raise _mv_error(a, v)
     _check_same_dtype(a, v, "mv")
@@ -249,8 +256,10 @@ def _check_1d_pair(a, b, name):
                            f"src [{b._data.shape[0]}] to have the same number of elements, but "
                            f"got {a._data.shape[0]} and {b._data.shape[0]} elements respectively")
     if a._data.dtype != b._data.dtype:
-        raise RuntimeError(f"{name} : expected both vectors to have same dtype, but found "
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                            f"{_tname(a)} and {_tname(b)}")
+    if a._data.dtype.kind == "b":
+        raise NotImplementedError('"dot" not implemented for \'Bool\'')
 
 
 def dot(input, tensor, *, out=None):
@@ -323,7 +332,7 @@ def matmul(input, other, *, out=None):
         # Fast path for the common 2-D @ 2-D case (the checks mm would make, inline).
         ad, bd = input._data, other._data
         if ad.ndim == 2 and bd.ndim == 2 and ad.shape[1] == bd.shape[0] and \
-                ad.dtype == bd.dtype:
+                ad.dtype == bd.dtype and ad.dtype.kind != "b":
             return MM.call(input, other)
     from .shape import UNSAFE_VIEW, _remember_shape
     a, b = as_tensor_arg(input), as_tensor_arg(other)
@@ -433,14 +442,32 @@ def _conj_s(s):
 
 
 def _check_bias(c, shape, name):
-    try:
-        if _broadcast_shapes(c._data.shape, shape) != tuple(shape):
-            raise RuntimeError
-    except RuntimeError:
-        raise RuntimeError(f"The expanded size of the tensor ({shape[-1]}) must match the "
-                           f"existing size ({c._data.shape[-1]}) at non-singleton dimension "
-                           f"{len(shape) - 1}.  Target sizes: {list(shape)}.  Tensor sizes: "
-                           f"{list(c._data.shape)}") from None
+    """`c` must expand to `shape` (torch's expand error: the first bad dim from the right)."""
+    cs = c._data.shape
+    if len(cs) > len(shape):
+        raise RuntimeError(f"The expanded size of the tensor ({shape[0] if shape else 1}) must "
+                           f"match the existing size ({cs[0]}) at non-singleton dimension 0.  "
+                           f"Target sizes: {list(shape)}.  Tensor sizes: {list(cs)}")
+    for i in range(1, len(cs) + 1):
+        if cs[-i] != 1 and cs[-i] != shape[-i]:
+            raise RuntimeError(f"The expanded size of the tensor ({shape[-i]}) must match the "
+                               f"existing size ({cs[-i]}) at non-singleton dimension "
+                               f"{len(shape) - i}.  Target sizes: {list(shape)}.  Tensor "
+                               f"sizes: {list(cs)}")
+
+
+def _check_add_dtypes(c, a, b, batched):
+    if batched:
+        for x in (a, b, c):
+            if x._data.dtype != a._data.dtype:
+                raise RuntimeError(f"expected scalar type {_tname(a)} but found {_tname(x)}")
+    else:
+        if c._data.dtype != b._data.dtype:
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got {_tname(c)} "
+                               f"and {_tname(b)}")
+        if a._data.dtype != b._data.dtype:
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_tname(a)} "
+                               f"and {_tname(b)}")
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
@@ -454,6 +481,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a._data.shape[0]}x"
                            f"{a._data.shape[1]} and {b._data.shape[0]}x{b._data.shape[1]})")
     _check_bias(c, (a._data.shape[0], b._data.shape[1]), "addmm")
+    _check_add_dtypes(c, a, b, False)
     return _out(_reduce_meta(ADDMM.call(c, a, b, params=(beta, alpha)), c, a, b), out)
 
 
@@ -480,6 +508,11 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     if a._data.shape[1] != v._data.shape[0] or \
             (c._data.ndim and c._data.shape[0] not in (1, a._data.shape[0])) or c._data.ndim > 1:
         raise _mv_error(a, v, c)
+    if not c._data.dtype == a._data.dtype == v._data.dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                           f"{_tname(c)}, {_tname(a)}, and {_tname(v)}")
+    if a._data.dtype.kind == "b":
+        raise NotImplementedError('"addmv_impl_cpu" not implemented for \'Bool\'')
     return _out(_reduce_meta(ADDMV.call(c, a, v, params=(beta, alpha)), c, a, v), out)
 
 
@@ -513,6 +546,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     c, a, b = as_tensor_arg(input), as_tensor_arg(batch1), as_tensor_arg(batch2)
     _check_bmm_pair(a, b)
     _check_bias(c, (a._data.shape[0], a._data.shape[1], b._data.shape[2]), "baddbmm")
+    _check_add_dtypes(c, a, b, True)
     return _out(_reduce_meta(BADDBMM.call(c, a, b, params=(beta, alpha)), c, a, b), out)
 
 
@@ -536,6 +570,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     c, a, b = as_tensor_arg(input), as_tensor_arg(batch1), as_tensor_arg(batch2)
     _check_bmm_pair(a, b)
     _check_bias(c, (a._data.shape[1], b._data.shape[2]), "addbmm")
+    _check_add_dtypes(c, a, b, True)
     return _out(_reduce_meta(ADDBMM.call(c, a, b, params=(beta, alpha)), c, a, b), out)
 
 
@@ -698,6 +733,8 @@ def einsum(equation, *operands):
             if o._data.dtype != dt:
                 raise RuntimeError(f"expected scalar type {_tname(ops[0])} but found "
                                    f"{_tname(o)}")
+    if len(ops) > 1 and ops[0]._data.dtype.kind == "b":
+        raise NotImplementedError('"bmm" not implemented for \'Bool\'')
     ins, out = _parse_einsum(equation, [o._data.shape for o in ops])
     return _einsum_call((ins, out), ops)
 
@@ -772,6 +809,8 @@ def _cross(a, b, dim, name):
         from .registry import _promote2
         dt = _dtype.from_np(_promote2(a, b))
         a, b = a.to(dt), b.to(dt)
+    if a._data.dtype.kind == "b":
+        raise NotImplementedError('"cross" not implemented for \'Bool\'')
     return _reduce_meta(CROSS.call(a, b, params=d), a, b)
 
 
@@ -819,7 +858,11 @@ _Lstsq = _named("linalg_lstsq", ["solution", "residuals", "rank", "singular_valu
 _TriSolve = _named("triangular_solve", ["solution", "cloned_coefficient"])
 
 
-def _check_matrix(A, fname, square=True, floating=True):
+def _check_matrix(A, fname, square=True, floating=True, half="low", kernel=None):
+    """torch's checks of a (batch of) matrices: at least 2-D, square, and a dtype the LAPACK
+    kernel supports. `kernel` names the kernel whose NotImplementedError every unsupported
+    dtype gets; otherwise integers/bool get linalg's RuntimeError and float16 gets `half`
+    ("low": "Low precision dtypes not supported", or a kernel name)."""
     A = as_tensor_arg(A)
     d = A._data
     if d.ndim < 2:
@@ -827,10 +870,23 @@ def _check_matrix(A, fname, square=True, floating=True):
     if square and d.shape[-1] != d.shape[-2]:
         raise RuntimeError(f"{fname}: A must be batches of square matrices, but they are "
                            f"{d.shape[-2]} by {d.shape[-1]} matrices")
-    if floating and d.dtype.kind not in "fc":
+    if floating:
+        _check_lapack_dtype(A, fname, half, kernel)
+    return A
+
+
+def _check_lapack_dtype(A, fname, half="low", kernel=None):
+    dt = A._data.dtype
+    if dt.kind in "fc" and dt.itemsize >= 4:
+        return
+    if kernel is not None:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_tname(A)}\'')
+    if dt.kind not in "fc":
         raise RuntimeError(f"{fname}: Expected a floating point or complex tensor as input. "
                            f"Got {_tname(A)}")
-    return A
+    if half == "low":
+        raise RuntimeError(f"{fname}: Low precision dtypes not supported. Got {_tname(A)}")
+    raise NotImplementedError(f'"{half}" not implemented for \'{_tname(A)}\'')
 
 
 def _batch_prefix(arr, b):
@@ -949,7 +1005,7 @@ def _(ctx, g):
 
 def linalg_solve(A, B, *, left=True, out=None):
     """Solve ``A X = B`` (or ``X A = B`` with left=False); B may be a (batch of) vector(s)."""
-    A = _check_matrix(A, "linalg.solve")
+    A = _check_matrix(A, "linalg.solve", half="lu_cpu")
     B = as_tensor_arg(B)
     if A._data.dtype != B._data.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A "
@@ -1008,7 +1064,7 @@ def _(ctx, g):
 
 def linalg_det(A, *, out=None):
     """Determinant of square matrices (gradient also defined at singular matrices)."""
-    A = _check_matrix(A, "linalg.det")
+    A = _check_matrix(A, "linalg.det", half="lu_cpu")
     return _out(DET.call(A), out)
 
 
@@ -1050,6 +1106,7 @@ def slogdet(input):
 
 def logdet(input):
     """log(det(A)): NaN for a negative determinant of a real matrix (as torch)."""
+    _check_matrix(input, "logdet")
     sign, la = linalg_slogdet(input)
     if la._data.dtype == sign._data.dtype:
         return where(sign < 0, float("nan"), la)
@@ -1103,7 +1160,7 @@ CHOLESKY_LEGACY.def_vjp(_chol_vjp)
 
 def linalg_cholesky(A, *, upper=False, out=None):
     """Cholesky factor L (A = L L^H) of Hermitian positive-definite matrices."""
-    A = _check_matrix(A, "linalg.cholesky")
+    A = _check_matrix(A, "linalg.cholesky", half="cholesky_cpu")
     return _out(CHOLESKY.call(A, params=bool(upper)), out)
 
 
@@ -1114,7 +1171,7 @@ def linalg_cholesky_ex(A, *, upper=False, check_errors=False, out=None):
 
 def cholesky(input, upper=False, *, out=None):
     """Deprecated torch.cholesky (CholeskyBackward0)."""
-    A = _check_matrix(input, "linalg.cholesky")
+    A = _check_matrix(input, "linalg.cholesky", kernel="cholesky_cpu")
     return _out(CHOLESKY_LEGACY.call(A, params=bool(upper)), out)
 
 
@@ -1170,7 +1227,7 @@ def _(ctx, g):
 
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     """Solve a triangular system ``A X = B`` (``X A = B`` with left=False)."""
-    A = _check_matrix(A, "linalg.solve_triangular")
+    A = _check_matrix(A, "linalg.solve_triangular", kernel="triangular_solve_cpu")
     B = as_tensor_arg(B)
     if B._data.ndim < 2:
         raise RuntimeError("linalg.solve_triangular: The input tensor B must have at least 2 "
@@ -1181,9 +1238,8 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=
         eq = "AX = B" if left else "XA = B"
         raise RuntimeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the "
                            f"equation {eq} ({n}x{n} and {B._data.shape[-2]}x{B._data.shape[-1]})")
-    if A._data.dtype != B._data.dtype:
-        raise RuntimeError(f"linalg.solve_triangular: Expected A and B to have the same dtype, "
-                           f"but found A of type {_tname(A)} and B of type {_tname(B)} instead")
+    if A._data.dtype != B._data.dtype:  # torch computes in A's dtype
+        B = B.to(_dtype.from_np(A._data.dtype))
     _broadcast_shapes(A._data.shape[:-2], B._data.shape[:-2])
     res = SOLVE_TRI.call(A, B, params=(bool(upper), bool(left), bool(unitriangular)))
     return _out(_reduce_meta(res, A, B), out)
@@ -1224,7 +1280,7 @@ def _(ctx, gs):
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """Deprecated torch.triangular_solve: (solution, cloned_coefficient)."""
-    A = _check_matrix(A, "linalg.solve_triangular")
+    A = _check_matrix(A, "linalg.solve_triangular", kernel="triangular_solve_cpu")
     b = as_tensor_arg(b)
     if b._data.ndim < 2:
         raise RuntimeError(f"torch.triangular_solve: Expected b to have at least 2 dimensions, "
@@ -1277,6 +1333,7 @@ def cholesky_solve(B, L, upper=False, *, out=None):
     if B._data.dtype != L._data.dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
                            f"{_tname(B)} and A of type {_tname(L)} instead.")
+    _check_lapack_dtype(L, "cholesky_solve", kernel="cholesky_solve_cpu")
     _broadcast_shapes(B._data.shape[:-2], L._data.shape[:-2])
     return _out(_reduce_meta(CHOL_SOLVE.call(B, L, params=bool(upper)), B, L), out)
 
@@ -1358,7 +1415,7 @@ def linalg_qr(A, mode="reduced", *, out=None):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            "'reduced' (default), 'r', or 'complete'")
-    A = _check_matrix(A, "linalg.qr", square=False)
+    A = _check_matrix(A, "linalg.qr", square=False, half="geqrf_cpu")
     return _QR(*QR.call(A, params=mode))
 
 
@@ -1407,12 +1464,12 @@ def _check_uplo(uplo, fname):
 
 def linalg_eigh(A, UPLO="L", *, out=None):
     """Eigenvalues (ascending) and eigenvectors of Hermitian matrices."""
-    A = _check_matrix(A, "linalg.eigh")
+    A = _check_matrix(A, "linalg.eigh", kernel="linalg_eigh_cpu")
     return _Eigh(*EIGH.call(A, params=_check_uplo(UPLO, "linalg.eigh")))
 
 
 def linalg_eigvalsh(A, UPLO="L", *, out=None):
-    A = _check_matrix(A, "linalg.eigvalsh")
+    A = _check_matrix(A, "linalg.eigvalsh", kernel="linalg_eigh_cpu")
     uplo = _check_uplo(UPLO, "linalg.eigvalsh")
     if not (A.requires_grad and _grad_on()) and not _special():
         return wrap(np.linalg.eigvalsh(A._data, UPLO=uplo))
@@ -1501,12 +1558,12 @@ def _(ctx, gs):
 
 def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     """Singular value decomposition A = U diag(S) Vh (singular values descending)."""
-    A = _check_matrix(A, "linalg.svd", square=False)
+    A = _check_matrix(A, "linalg.svd", square=False, half="linalg_svd_cpu")
     return _SVD(*SVD.call(A, params=bool(full_matrices)))
 
 
 def linalg_svdvals(A, *, driver=None, out=None):
-    A = _check_matrix(A, "linalg.svdvals", square=False)
+    A = _check_matrix(A, "linalg.svd", square=False, half="linalg_svd_cpu")
     if not (A.requires_grad and _grad_on()) and not _special():
         return _out(wrap(np.linalg.svd(A._data, compute_uv=False)), out)
     return _out(SVD.call(A, params=False)[1], out)
@@ -1514,7 +1571,7 @@ def linalg_svdvals(A, *, driver=None, out=None):
 
 def svd(input, some=True, compute_uv=True, *, out=None):
     """Deprecated torch.svd: (U, S, V) with V (not Vh); reduced unless some=False."""
-    A = _check_matrix(input, "linalg.svd", square=False)
+    A = _check_matrix(input, "linalg.svd", square=False, half="linalg_svd_cpu")
     if not compute_uv:
         s = linalg_svdvals(A)
         m, n = A._data.shape[-2:]
@@ -1594,7 +1651,7 @@ def _pinv_tols(A, atol, rtol, rcond):
 def linalg_pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
     """Moore-Penrose pseudo-inverse (SVD-based; singular values below the tolerance dropped)."""
     A = as_tensor_arg(A)
-    if A._data.ndim < 2 or A._data.dtype.kind not in "fc":
+    if A._data.ndim < 2 or A._data.dtype.kind not in "fc" or A._data.dtype.itemsize < 4:
         shape = ", ".join(str(s) for s in A._data.shape)
         raise RuntimeError(f"linalg.pinv({_tname(A)}{{[{shape}]}}): expected a tensor with 2 or "
                            "more dimensions of float, double, cfloat or cdouble types")
@@ -1672,9 +1729,12 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
     if B._data.ndim < 1:
         raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
+    if A._data.dtype.kind not in "fc" or A._data.dtype.itemsize < 4:
+        raise RuntimeError("This function doesn't handle types other than float and double")
     if A._data.dtype != B._data.dtype:
         raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same "
-                           f"dtype, but got input's dtype {A.dtype} and other's dtype {B.dtype}")
+                           f"dtype, but got input's dtype {_tname(A)} and other's dtype "
+                           f"{_tname(B)}")
     vector = B._data.ndim == A._data.ndim - 1
     if (B._data.shape[-1] if vector else B._data.shape[-2]) != A._data.shape[-2]:
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)"
@@ -1772,10 +1832,10 @@ def linalg_multi_dot(tensors, *, out=None):
             raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got "
                                f"{ts[i]._data.ndim}D")
     dt = ts[0]._data.dtype
-    for t in ts[1:]:
+    for i, t in enumerate(ts[1:], 1):
         if t._data.dtype != dt:
             raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor "
-                               f"0 is {ts[0].dtype} and tensor {ts.index(t)} {t.dtype}")
+                               f"0 is {_c_type(ts[0])} and tensor {i} {_c_type(t)}")
     mats = list(ts)
     if d0 == 1:
         mats[0] = mats[0].unsqueeze(0)
@@ -1880,14 +1940,14 @@ def _(ctx, g):
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """Vector ord-norm over `dim` (all elements when None)."""
     x = as_tensor_arg(x)
-    if isinstance(ord, (str, bool)) or not isinstance(ord, (int, float)):
+    if not isinstance(ord, (int, float)):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not "
                         f"{type(ord).__name__}")
-    if dtype is not None:
-        x = x.to(dtype)
     if x._data.dtype.kind not in "fc":
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {_tname(x)}")
+    if dtype is not None:
+        x = _norm_dtype(x, dtype, "linalg.vector_norm")
     dims = _norm_dims(dim, x._data.ndim)
     if ord < 0 or ord == math.inf:
         empty = x._data.size == 0 if dim is None else \
@@ -1900,6 +1960,22 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=Non
     return _out(VECTOR_NORM.call(x, params=(float(ord), dims, bool(keepdim))), out)
 
 
+def _norm_dtype(x, dtype, fname):
+    """Cast for the ``dtype=`` argument of the norms, with torch's checks."""
+    dt = _dtype.to_dtype(dtype)
+    src = _dtype.from_np(x._data.dtype)
+    name = _TYPE_NAMES.get(dt.name, dt.name)
+    if src.is_complex and not dt.is_complex:
+        raise RuntimeError(f"{fname}: dtype should be complex for complex inputs, but got "
+                           f"{name}")
+    if not src.is_complex and dt.is_complex:
+        raise RuntimeError(f"{fname}: dtype should be real for real inputs, but got {name}")
+    if _dtype.promote_types(src, dt) != dt:
+        raise RuntimeError(f"{fname}: the dtype of the input ({_tname(x)}) should be "
+                           f"convertible without narrowing to the specified dtype ({name})")
+    return x.to(dt)
+
+
 def _fmt_num(v):
     return str(int(v)) if float(v).is_integer() else str(v)
 
@@ -1910,15 +1986,26 @@ def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None,
     if A._data.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
                            "dimensions.")
-    if dtype is not None:
-        A = A.to(dtype)
     if A._data.dtype.kind not in "fc":
         raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as "
                            f"input. Got {_tname(A)}")
-    dims = _norm_dims(dim, A._data.ndim)
-    if len(dims) != 2:
-        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
-                           f"{' '.join(str(d) for d in dim)}")
+    if dtype is not None:
+        A = _norm_dtype(A, dtype, "linalg.matrix_norm")
+    if isinstance(dim, int) or len(dim) != 2:
+        given = dim if isinstance(dim, int) else " ".join(str(d) for d in dim)
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {given}")
+    nd = A._data.ndim
+    for d in dim:
+        if not -nd <= d < nd:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, "
+                             f"{nd - 1}], but got {d})")
+    dims = (dim[0] % nd, dim[1] % nd)
+    if dims[0] == dims[1]:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, "
+                           f"{dim[1]})")
+    if (ord in ("nuc", 2, -2)) and A._data.dtype.itemsize < 4:
+        raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got "
+                           f"{_tname(A)}")
     if isinstance(ord, str):
         if ord not in ("fro", "nuc"):
             raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
@@ -1953,6 +2040,8 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     """Vector or matrix norm, chosen by `dim` and `ord` as torch.linalg.norm."""
     A = as_tensor_arg(A)
     if dim is not None:
+        if isinstance(ord, str):
+            return linalg_matrix_norm(A, ord, dim, keepdim, dtype=dtype, out=out)
         if isinstance(dim, int) or len(dim) == 1:
             return linalg_vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype,
                                       out=out)
@@ -1962,7 +2051,7 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
         if A._data.ndim not in (1, 2):
             raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must "
                                f"be 1D or 2D. Got {A._data.ndim}D.")
-        if A._data.ndim == 2:
+        if A._data.ndim == 2 or isinstance(ord, str):
             return linalg_matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype, out=out)
         return linalg_vector_norm(A, ord, None, keepdim, dtype=dtype, out=out)
     return linalg_vector_norm(A, 2, None, keepdim, dtype=dtype, out=out)
@@ -1970,7 +2059,8 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 
 def linalg_cond(A, p=None):
     """Condition number (2-norm by default: ratio of extreme singular values)."""
-    A = _check_matrix(A, "linalg.cond", square=p not in (None, 2, -2))
+    A = _check_matrix(A, "linalg.svd" if p in (None, 2, -2) else "linalg.cond",
+                      square=p not in (None, 2, -2), half="linalg_svd_cpu")
     if p in (None, 2, -2):
         s = linalg_svdvals(A)
         hi, lo = s[..., :1], s[..., -1:]
@@ -1980,7 +2070,9 @@ def linalg_cond(A, p=None):
 
 def linalg_matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     """Number of singular values above the tolerance (no gradient)."""
-    A = _check_matrix(A, "linalg.matrix_rank", square=False)
+    A = _check_matrix(A, "linalg.matrix_rank", square=False, floating=False)
+    if A._data.dtype.kind not in "fc" or A._data.dtype.itemsize < 4:
+        raise RuntimeError("This function doesn't handle types other than float and double")
     if tol is not None:
         atol = tol
     atol_, rtol_ = _pinv_tols(A, atol, rtol, None)
