@@ -560,3 +560,13 @@ def test_large_tied_rows_keep_values_and_stay_fast():
         np.testing.assert_array_equal(_arr(a.values), b.values.numpy())
         np.testing.assert_array_equal(x[np.asarray(a.indices._data)], _arr(a.values))
     assert time.perf_counter() - t0 < 5
+
+
+def test_return_types_print_like_torch():
+    x = np.array([[1.0, 3.0, 2.0], [4.0, 0.0, 5.0]])
+    for f in (lambda L, x: x.max(1), lambda L, x: x.sort(1), lambda L, x: x.topk(1),
+              lambda L, x: x.cummin(1), lambda L, x: x.median(1), lambda L, x: x.mode(1),
+              lambda L, x: x.kthvalue(1)):
+        a, b = f(ndgrad, ndgrad.tensor(x)), f(torch, torch.tensor(x))
+        assert repr(a) == repr(b)
+        assert type(a).__name__ == type(b).__name__ and a._fields == b._fields

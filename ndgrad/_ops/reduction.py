@@ -217,8 +217,21 @@ def amin(input, dim=(), keepdim=False):
     return AMIN.call(x, params=(dims, keepdim))
 
 
-return_types_max = namedtuple("max", ["values", "indices"])
-return_types_min = namedtuple("min", ["values", "indices"])
+def return_type(name, fields=("values", "indices")):
+    """A named tuple printing like torch's ``torch.return_types.<name>(...)``."""
+    cls = namedtuple(name, fields)
+    cls.__module__ = "torch.return_types"
+
+    def __repr__(self):
+        inner = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
+        return f"torch.return_types.{name}(\n{inner})"
+    cls.__repr__ = __repr__
+    cls.__str__ = __repr__
+    return cls
+
+
+return_types_max = return_type("max")
+return_types_min = return_type("min")
 
 
 def _max_dim_fwd(x, p):
@@ -874,8 +887,8 @@ def _cumext_vjp(ctx, gs):
 CUMMAX.def_vjp(_cumext_vjp)
 CUMMIN.def_vjp(_cumext_vjp)
 
-return_types_cummax = namedtuple("cummax", ["values", "indices"])
-return_types_cummin = namedtuple("cummin", ["values", "indices"])
+return_types_cummax = return_type("cummax")
+return_types_cummin = return_type("cummin")
 
 
 def cummax(input, dim):

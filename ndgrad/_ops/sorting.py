@@ -16,23 +16,21 @@ torch; median/nanmedian over all elements split evenly among ties (``evenly_dist
 """
 
 import math
-from collections import namedtuple
-
 import numpy as np
 
 from .registry import primitive, as_tensor_arg, wrap
-from .reduction import wrap_dim, _index_grad, record_input_shape, _numpy_aliases
+from .reduction import wrap_dim, _index_grad, record_input_shape, _numpy_aliases, return_type
 from .elementwise import where
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode",
            "unique", "unique_consecutive"]
 
-return_types_sort = namedtuple("sort", ["values", "indices"])
-return_types_topk = namedtuple("topk", ["values", "indices"])
-return_types_kthvalue = namedtuple("kthvalue", ["values", "indices"])
-return_types_median = namedtuple("median", ["values", "indices"])
-return_types_nanmedian = namedtuple("nanmedian", ["values", "indices"])
-return_types_mode = namedtuple("mode", ["values", "indices"])
+return_types_sort = return_type("sort")
+return_types_topk = return_type("topk")
+return_types_kthvalue = return_type("kthvalue")
+return_types_median = return_type("median")
+return_types_nanmedian = return_type("nanmedian")
+return_types_mode = return_type("mode")
 
 
 # --------------------------------------------------------------------------- libstdc++ replay
