@@ -382,18 +382,15 @@ def _(ctx, gs):
 
 # ============================================================================ softmax family
 def _softmax_fwd(x, p):
-    dim = p
-    m = np.max(x, axis=dim, keepdims=True)
-    e = np.exp(x - m)
-    e /= np.sum(e, axis=dim, keepdims=True)
+    e = x - x.max(axis=p, keepdims=True)
+    np.exp(e, out=e)
+    e /= e.sum(axis=p, keepdims=True)
     return e
 
 
 def _log_softmax_fwd(x, p):
-    dim = p
-    m = np.max(x, axis=dim, keepdims=True)
-    s = x - m
-    s -= np.log(np.sum(np.exp(s), axis=dim, keepdims=True))
+    s = x - x.max(axis=p, keepdims=True)
+    s -= np.log(np.exp(s).sum(axis=p, keepdims=True))
     return s
 
 
@@ -467,10 +464,25 @@ def _nll_parts(x, target, weight, ignore_index):
     else:
         xv = x
         tv = target
-    valid = tv != ignore_index
-    all_valid = valid.all()
-    safe_t = tv if all_valid else np.where(valid, tv, 0)
-    picked = xv[np.arange(len(safe_t)), safe_t]
+    n, c = xv.shape
+    lo = tv.min() if tv.size else 0
+    if lo >= 0 and (ignore_index < 0 or ignore_index >= c):
+        # Fast path: no target can equal ignore_index (one reduction instead of three).
+        valid = None
+        all_valid = True
+        safe_t = tv
+    else:
+        valid = tv != ignore_index
+        all_valid = valid.all()
+        safe_t = tv if all_valid else np.where(valid, tv, 0)
+        if safe_t.size and safe_t.min() < 0:
+            bad = tv[(tv < 0) & (tv != ignore_index)]
+            raise IndexError(f"Target {int(bad.reshape(-1)[0])} is out of bounds.")
+    try:
+        picked = xv[np.arange(n), safe_t]
+    except IndexError:
+        bad = tv[(tv >= c) & (tv != ignore_index)]
+        raise IndexError(f"Target {int(bad.reshape(-1)[0])} is out of bounds.") from None
     if weight is None and all_valid:
         return xv, safe_t, picked, None
     w = weight[safe_t] if weight is not None else np.ones(safe_t.shape, x.dtype)

@@ -833,11 +833,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
                          f"batch_size ({target.shape[0]}).")
     c = input.shape[1] if input.dim() >= 2 else input.shape[0]
-    t = target._data
-    if t.size and (t.min() < 0 or t.max() >= c):
-        bad = (t != ignore_index) & ((t < 0) | (t >= c))
-        if bad.any():
-            raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+    # (targets out of [0, C) raise torch's IndexError inside the kernel)
     if weight is not None and weight.numel() != c:
         raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no "
                            f"classes but got weight tensor of shape: {list(weight.shape)}")
