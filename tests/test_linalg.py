@@ -546,3 +546,43 @@ def test_triangular_solve_forward_over_backward_is_analytic():
             gb, = ndgrad.autograd.grad(out, b, ndgrad.ones_like(out), create_graph=True)
             got = fwd.unpack_dual(gb).tangent
         np.testing.assert_allclose(got.detach().numpy(), expected, atol=1e-12)
+
+
+_EMPTY_FNS = {
+    "inv": lambda L, x: L.linalg.inv(x), "det": lambda L, x: L.linalg.det(x),
+    "slogdet": lambda L, x: L.linalg.slogdet(x), "cholesky": lambda L, x: L.linalg.cholesky(x),
+    "qr": lambda L, x: L.linalg.qr(x), "eigh": lambda L, x: L.linalg.eigh(x),
+    "eigvalsh": lambda L, x: L.linalg.eigvalsh(x), "svd": lambda L, x: L.linalg.svd(x),
+    "svd_reduced": lambda L, x: L.linalg.svd(x, full_matrices=False),
+    "svdvals": lambda L, x: L.linalg.svdvals(x), "pinv": lambda L, x: L.linalg.pinv(x),
+    "solve": lambda L, x: L.linalg.solve(x, x), "lstsq": lambda L, x: L.linalg.lstsq(x, x),
+    "solve_triangular": lambda L, x: L.linalg.solve_triangular(x, x, upper=True),
+    "cholesky_solve": lambda L, x: L.cholesky_solve(x, x),
+    "matrix_power": lambda L, x: L.linalg.matrix_power(x, 3),
+    "matrix_power_neg": lambda L, x: L.linalg.matrix_power(x, -1),
+    "vector_norm": lambda L, x: L.linalg.vector_norm(x),
+    "matrix_norm": lambda L, x: L.linalg.matrix_norm(x),
+    "matrix_norm_2": lambda L, x: L.linalg.matrix_norm(x, 2),
+    "matrix_norm_nuc": lambda L, x: L.linalg.matrix_norm(x, "nuc"),
+    "matrix_norm_1": lambda L, x: L.linalg.matrix_norm(x, 1),
+    "matrix_norm_inf": lambda L, x: L.linalg.matrix_norm(x, math.inf),
+    "matmul": lambda L, x: x @ x.mT, "einsum": lambda L, x: L.einsum("...ij,...kj", x, x),
+    "matrix_rank": lambda L, x: L.linalg.matrix_rank(x),
+    "tensordot": lambda L, x: L.tensordot(x, x, dims=x.ndim),
+}
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (2, 0, 0), (0, 3, 3), (0, 3), (3, 0)])
+def test_empty_inputs_match_torch(shape):
+    for name, fn in _EMPTY_FNS.items():
+        results = []
+        for L in (torch, ndgrad):
+            x = L.zeros(shape, dtype=L.float64)
+            try:
+                out = fn(L, x)
+                outs = out if isinstance(out, tuple) else (out,)
+                results.append(("ok", [(tuple(o.shape), str(o.dtype), _np(o).tolist())
+                                       for o in outs]))
+            except Exception as e:  # noqa: BLE001 - the exception itself is compared
+                results.append((type(e).__name__, str(e)))
+        assert results[1] == results[0], name

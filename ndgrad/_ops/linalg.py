@@ -769,8 +769,8 @@ def tensordot(a, b, dims=2, out=None):
     free_a = [d for d in range(na) if d not in ca]
     free_b = [d for d in range(nb) if d not in cb]
     k = int(np.prod([a._data.shape[d] for d in ca])) if ca else 1
-    ra = a.permute(free_a + ca).reshape(-1, k)
-    rb = b.permute(cb + free_b).reshape(k, -1)
+    ra = a.permute(free_a + ca).reshape(int(np.prod([a._data.shape[d] for d in free_a])), k)
+    rb = b.permute(cb + free_b).reshape(k, int(np.prod([b._data.shape[d] for d in free_b])))
     shape = [a._data.shape[d] for d in free_a] + [b._data.shape[d] for d in free_b]
     return _out(mm(ra, rb).reshape(shape), out)
 
@@ -1326,7 +1326,10 @@ def cholesky_solve(B, L, upper=False, *, out=None):
     if L._data.ndim < 2:
         raise RuntimeError(f"u should have at least 2 dimensions, but has {L._data.ndim} "
                            f"dimensions instead")
-    if L._data.shape[-1] != L._data.shape[-2] or B._data.shape[-2] != L._data.shape[-1]:
+    if L._data.shape[-1] != L._data.shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are "
+                           f"{L._data.shape[-2]} by {L._data.shape[-1]} matrices")
+    if B._data.shape[-2] != L._data.shape[-1]:
         raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is "
                            f"{L._data.shape[-2]} by {L._data.shape[-1]} but each b matrix is "
                            f"{B._data.shape[-2]} by {B._data.shape[-1]}")
@@ -1469,7 +1472,7 @@ def linalg_eigh(A, UPLO="L", *, out=None):
 
 
 def linalg_eigvalsh(A, UPLO="L", *, out=None):
-    A = _check_matrix(A, "linalg.eigvalsh", kernel="linalg_eigh_cpu")
+    A = _check_matrix(A, "linalg.eigh", kernel="linalg_eigh_cpu")
     uplo = _check_uplo(UPLO, "linalg.eigvalsh")
     if not (A.requires_grad and _grad_on()) and not _special():
         return wrap(np.linalg.eigvalsh(A._data, UPLO=uplo))
@@ -2009,12 +2012,16 @@ def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None,
     if isinstance(ord, str):
         if ord not in ("fro", "nuc"):
             raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    elif ord not in (1, -1, 2, -2, math.inf, -math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {_fmt_num(ord)} not supported.")
+    if A._data.shape[dims[0]] == 0 or A._data.shape[dims[1]] == 0:
+        # An empty matrix has norm 0 for every order (torch); the 2-norm path gives that 0.
+        return _out(linalg_vector_norm(A, 2, dims, keepdim), out)
+    if isinstance(ord, str):
         if ord == "fro":
             return _out(linalg_vector_norm(A, 2, dims, keepdim), out)
         res = linalg_svdvals(A.movedim(dims, (-2, -1))).sum(-1)
     else:
-        if ord not in (1, -1, 2, -2, math.inf, -math.inf):
-            raise RuntimeError(f"linalg.matrix_norm: Order {_fmt_num(ord)} not supported.")
         if abs(ord) == 2:
             sv = linalg_svdvals(A.movedim(dims, (-2, -1)))
             res = sv.amax(-1) if ord > 0 else sv.amin(-1)
