@@ -186,3 +186,17 @@ def test_fast_tensor_batches_are_fresh_contiguous_copies():
     b = next(iter(ND.DataLoader(ND.TensorDataset(x), batch_size=3, shuffle=False)))[0]
     b.mul_(0)
     assert x[0].tolist() == [0.0, 1.0] and b.is_contiguous() and b._version == 1
+
+
+def test_each_epoch_draws_a_base_seed_like_torch_even_without_shuffle():
+    def go(lib, D):
+        lib.manual_seed(3)
+        for _ in D.DataLoader(D.TensorDataset(lib.arange(5)), batch_size=2):
+            pass
+
+        class S(D.IterableDataset):
+            def __iter__(self):
+                return iter(range(3))
+        batches = [b.tolist() for b in D.DataLoader(S(), batch_size=2)]
+        return batches, lib.rand(2).tolist()
+    assert go(ndgrad, ND) == go(torch, TD)
