@@ -405,3 +405,11 @@ def test_inplace_through_views_matches_torch():
             (v * lib.arange(float(v.numel())).reshape(tuple(v.shape))).sum().backward()
             res.append((_arr(v).tolist(), _arr(leaf.grad).tolist()))
         assert res[0] == res[1]
+
+
+def test_inplace_tril_triu_cumsum_cumprod():
+    for f in (lambda L, x: x.clone().tril_(), lambda L, x: x.clone().triu_(1),
+              lambda L, x: x.clone().cumsum_(1), lambda L, x: x.clone().cumprod_(0),
+              lambda L, x: x.clone().tril_(-1).cumsum_(-1)):
+        check(f, A)
+    check_error(lambda L, x: x.clone().tril_(), V)

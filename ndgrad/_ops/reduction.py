@@ -984,3 +984,23 @@ for _name in ("sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "ar
               "nansum", "nanmean", "cumsum", "cumprod", "cummax", "cummin",
               "logcumsumexp"):
     globals()[_name] = _numpy_aliases(globals()[_name])
+
+
+def _scan_(op, name):
+    def method(self, dim, *, dtype=None):
+        from .inplace import apply_inplace
+        npdt = _dtype.to_np(dtype) if dtype is not None else None
+        return apply_inplace(op, self, params=(wrap_dim(dim, self._data.ndim), npdt))
+    method.__name__ = name
+    return method
+
+
+def _bind_inplace():
+    from .._tensor import Tensor
+    for name, fn in (("cumsum_", _scan_(CUMSUM, "cumsum_")),
+                     ("cumprod_", _scan_(CUMPROD, "cumprod_"))):
+        if not hasattr(Tensor, name):
+            setattr(Tensor, name, fn)
+
+
+_bind_inplace()

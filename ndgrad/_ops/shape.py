@@ -1290,3 +1290,25 @@ def cartesian_prod(*tensors):
 
 for _name in ("tril", "triu", "diag", "kron"):
     globals()[_name] = _numpy_aliases(globals()[_name])
+
+
+def _tril_(self, diagonal=0):
+    from .inplace import apply_inplace
+    _tri_check(self, "tril")
+    return apply_inplace(TRIL, self, params=int(diagonal))
+
+
+def _triu_(self, diagonal=0):
+    from .inplace import apply_inplace
+    _tri_check(self, "triu")
+    return apply_inplace(TRIU, self, params=int(diagonal))
+
+
+def _bind_inplace():
+    from .._tensor import Tensor
+    for name, fn in (("tril_", _tril_), ("triu_", _triu_)):
+        if not hasattr(Tensor, name):
+            setattr(Tensor, name, fn)
+
+
+_bind_inplace()
