@@ -17,7 +17,13 @@ Cases (each the best of several runs; the ratio is ndgrad / torch):
 
 import argparse
 import gc
+import os
 import time
+
+# One BLAS thread, like torch.set_num_threads(1) below: a fair comparison, and no thread
+# oversubscription noise on a loaded machine. Must be set before NumPy loads BLAS.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
 import numpy as np
 

@@ -348,3 +348,18 @@ def test_forward_mode_jacobian_falls_back_to_loop_for_inplace(monkeypatch):
     NF.jacobian(BATCHED_FWD["elementwise"], ndgrad.tensor(a), vectorize=True,
                 strategy="forward-mode")
     assert calls == []
+
+
+def test_batched_rules_for_stack_cat_select_slice_unbind_equal_the_loop():
+    rng = np.random.default_rng(12)
+    x = ndgrad.tensor(rng.standard_normal((3, 4)), requires_grad=True)
+    a, b, c = x.unbind(0)
+    y = ndgrad.stack([a * b, c.exp()], 1)            # (4, 2)
+    z = ndgrad.cat([y, x.t()[:, 1:]], 1)             # (4, 4)
+    out = (z[1] * z[:, 3]).sin().repeat(2)           # (8,)
+    g = rng.standard_normal((6, 8))
+    batched = ndgrad.autograd.grad(out, x, ndgrad.tensor(g), is_grads_batched=True,
+                                   retain_graph=True)[0]
+    for k in range(6):
+        row = ndgrad.autograd.grad(out, x, ndgrad.tensor(g[k]), retain_graph=True)[0]
+        np.testing.assert_allclose(batched._data[k], row._data, rtol=1e-12, atol=1e-12)

@@ -342,7 +342,44 @@ def _build_rules():
             g = g.real
         return (g.to(from_np(src)),)
 
-    table = {"mm": mm, "mv": mv, "dot": dot, "addmm": addmm, "bmm": bmm,
+    def stack(ctx, g):
+        parts = g.unbind(1 + ctx._params)
+        return tuple(p if e is not None else None for p, e in zip(parts, ctx._next))
+
+    def cat(ctx, g):
+        dim = 1 + ctx._params
+        out, a = [], 0
+        for size, e in zip(ctx._extra["sizes"], ctx._next):
+            out.append(g.narrow(dim, a, size) if e is not None else None)
+            a += size
+        return tuple(out)
+
+    def select(ctx, g):
+        from .. import zeros
+        from .._ops.shape import _select_scatter
+        dim, index = ctx._params
+        z = zeros((g._data.shape[0],) + tuple(ctx._extra["shape"]), dtype=g.dtype)
+        return (_select_scatter(z, g, 1 + dim, index),)
+
+    def slice_(ctx, g):
+        from .. import zeros
+        from .._ops.shape import _slice_scatter
+        dim, start, stop, step = ctx._params
+        z = zeros((g._data.shape[0],) + tuple(ctx._extra["shape"]), dtype=g.dtype)
+        return (_slice_scatter(z, g, 1 + dim, start, stop, step),)
+
+    def unbind(ctx, gs):
+        from .. import stack as stack_, zeros
+        dim = ctx._params
+        shape = tuple(ctx._extra["shape"])
+        ref = next(g for g in gs if g is not None)
+        part = (ref._data.shape[0],) + shape[:dim] + shape[dim + 1:]
+        gs = list(gs) + [None] * (shape[dim] - len(gs))
+        full = [g if g is not None else zeros(part, dtype=ref.dtype) for g in gs]
+        return (stack_(full, 1 + dim),)
+
+    table = {"stack": stack, "cat": cat, "select": select, "slice": slice_, "unbind": unbind,
+             "mm": mm, "mv": mv, "dot": dot, "addmm": addmm, "bmm": bmm,
              "view": reshape_back, "_unsafe_view": reshape_back,
              "squeeze": reshape_back, "squeeze_dim": reshape_back,
              "squeeze_dims": reshape_back, "unsqueeze": unsqueeze,
