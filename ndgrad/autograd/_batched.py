@@ -369,7 +369,8 @@ def _build_rules():
         return (_slice_scatter(z, g, 1 + dim, start, stop, step),)
 
     def unbind(ctx, gs):
-        from .. import stack as stack_, zeros
+        from .. import stack as stack_
+        from .. import zeros
         dim = ctx._params
         shape = tuple(ctx._extra["shape"])
         ref = next(g for g in gs if g is not None)
