@@ -586,3 +586,21 @@ def test_empty_inputs_match_torch(shape):
             except Exception as e:  # noqa: BLE001 - the exception itself is compared
                 results.append((type(e).__name__, str(e)))
         assert results[1] == results[0], name
+
+
+@pytest.mark.parametrize("method,shapes", [
+    ("addmm_", [(2, 4), (2, 3), (3, 4)]), ("addmv_", [(2,), (2, 3), (3,)]),
+    ("baddbmm_", [(2, 2, 4), (2, 2, 3), (2, 3, 4)]), ("addbmm_", [(2, 4), (3, 2, 3), (3, 3, 4)]),
+])
+def test_inplace_add_family(method, shapes):
+    arrays = [R(*s) for s in shapes]
+    compare(lambda L, c, a, b: getattr(c * 1, method)(a, b, beta=0.5, alpha=2), arrays)
+    if method == "addbmm_":  # torch resizes self here instead of raising (ndgrad raises)
+        return
+    bad = [R(*((1,) + shapes[0][1:])), R(*shapes[1]), R(*shapes[2])]
+    msgs = []
+    for L in (torch, ndgrad):
+        with pytest.raises(RuntimeError) as e:
+            getattr(L.tensor(bad[0]), method)(L.tensor(bad[1]), L.tensor(bad[2]))
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]

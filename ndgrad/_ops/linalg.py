@@ -2108,6 +2108,21 @@ def linalg_matmul(input, other, *, out=None):
     return matmul(input, other, out=out)
 
 
+def _inplace_add(op, fn, out_shape):
+    """The in-place ``addmm_``-style method of `fn`: checks as `fn`, self must have the full
+    result shape (no broadcasting of self), then the primitive is applied in place."""
+    def method(self, m1, m2, *, beta=1, alpha=1):
+        from .inplace import apply_inplace
+        a, b = as_tensor_arg(m1), as_tensor_arg(m2)
+        fn(self.detach(), a.detach(), b.detach(), beta=beta, alpha=alpha)  # torch's checks
+        shape = out_shape(a._data.shape, b._data.shape)
+        if self._data.shape != shape:
+            raise RuntimeError(f"Bad in-place call: input tensor size {list(self._data.shape)} "
+                               f"and output tensor size {list(shape)} should match")
+        return apply_inplace(op, self, a, b, params=(beta, alpha))
+    return method
+
+
 def _bind_methods():
     # Set directly (not methods.bind): methods.py imports this module while it initialises.
     for name, fn in {
@@ -2137,6 +2152,10 @@ def _bind_methods():
         "outer": lambda self, other: outer(self, other),
         "ger": lambda self, other: outer(self, other),
         "inner": lambda self, other: inner(self, other),
+        "addmm_": _inplace_add(ADDMM, addmm, lambda sa, sb: (sa[0], sb[1])),
+        "addmv_": _inplace_add(ADDMV, addmv, lambda sa, sb: (sa[0],)),
+        "baddbmm_": _inplace_add(BADDBMM, baddbmm, lambda sa, sb: (sa[0], sa[1], sb[2])),
+        "addbmm_": _inplace_add(ADDBMM, addbmm, lambda sa, sb: (sa[1], sb[2])),
     }.items():
         setattr(Tensor, name, fn)
 
