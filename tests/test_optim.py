@@ -456,3 +456,22 @@ def test_swa_utils_match_torch(kind):
     assert len(n_out) == len(t_out)
     for a, b in zip(n_out, t_out):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name,kw", [("SGD", dict(lr=0.1, momentum=0.9, weight_decay=0.01)),
+                                     ("Adam", dict(lr=0.01)),
+                                     ("RMSprop", dict(lr=0.01, centered=True))])
+def test_float16_params_like_torch(name, kw):
+    """Half params: torch computes in float32 op-math and rounds each result to half."""
+    def go(lib):
+        rng = np.random.default_rng(2)
+        w = lib.tensor(rng.standard_normal(20), dtype=lib.float16).requires_grad_()
+        opt = getattr(lib.optim, name)([w], **kw)
+        for _ in range(4):
+            w.grad = lib.tensor(grad_fn(w.detach().numpy()))
+            opt.step()
+        return w.detach().numpy().copy()
+    a, b = go(ndgrad), go(torch)
+    assert a.dtype == b.dtype == np.float16
+    np.testing.assert_allclose(a, b, rtol=2e-3, atol=2e-3)
+    assert (a == b).mean() > 0.8

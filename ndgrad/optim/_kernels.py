@@ -24,8 +24,14 @@ _f64 = np.dtype(np.float64)
 _SPLIT = 134217729.0  # 2**27 + 1, Veltkamp's splitting constant for doubles
 
 
+_f16 = np.dtype(np.float16)
+
+
 def scalar(x, s):
-    """The Python scalar ``s`` rounded to the dtype of array ``x`` (what ATen does)."""
+    """The Python scalar ``s`` as ATen's kernels see it next to array ``x``: rounded to the
+    op-math type (float32 for float16 tensors, else the tensor's own dtype)."""
+    if x.dtype == _f16:
+        return np.float32(s)
     return x.dtype.type(s)
 
 
@@ -102,6 +108,8 @@ def fma_into(out, a, b, c):
         cs = np.broadcast_to(np.asarray(c, np.float64), shape)[ties]
         ss, err = _two_sum(pp, cs)
         s[ties] = _nudge_odd(ss, err)
+    if dt != _f32:
+        s = s.astype(np.float32)    # float16: torch rounds the float32 fma result to half
     np.copyto(out, s, casting="unsafe")
     return out
 
@@ -143,7 +151,7 @@ def lerp_(x, end, weight):
     diff = end - x
     if abs(float(w)) < 0.5:
         return fma_into(x, w, diff, x)
-    return fma_into(x, w - x.dtype.type(1), diff, end)
+    return fma_into(x, w - w.dtype.type(1), diff, end)
 
 
 def mul_(x, s):
