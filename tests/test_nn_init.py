@@ -23,17 +23,17 @@ def both(fn, shape, seed=0, dtype="float32"):
 
 
 EXACT = [
-    ("uniform", lambda I, t: I.uniform_(t, -0.5, 2.0)),
-    ("normal", lambda I, t: I.normal_(t, 1.0, 0.3)),
-    ("constant", lambda I, t: I.constant_(t, 0.7)),
-    ("ones", lambda I, t: I.ones_(t)),
-    ("zeros", lambda I, t: I.zeros_(t)),
-    ("xavier_uniform", lambda I, t: I.xavier_uniform_(t, gain=2.0)),
-    ("xavier_normal", lambda I, t: I.xavier_normal_(t)),
-    ("kaiming_uniform", lambda I, t: I.kaiming_uniform_(t, a=math.sqrt(5))),
-    ("kaiming_uniform_fan_out", lambda I, t: I.kaiming_uniform_(t, mode="fan_out",
+    ("uniform", lambda init, t: init.uniform_(t, -0.5, 2.0)),
+    ("normal", lambda init, t: init.normal_(t, 1.0, 0.3)),
+    ("constant", lambda init, t: init.constant_(t, 0.7)),
+    ("ones", lambda init, t: init.ones_(t)),
+    ("zeros", lambda init, t: init.zeros_(t)),
+    ("xavier_uniform", lambda init, t: init.xavier_uniform_(t, gain=2.0)),
+    ("xavier_normal", lambda init, t: init.xavier_normal_(t)),
+    ("kaiming_uniform", lambda init, t: init.kaiming_uniform_(t, a=math.sqrt(5))),
+    ("kaiming_uniform_fan_out", lambda init, t: init.kaiming_uniform_(t, mode="fan_out",
                                                                 nonlinearity="relu")),
-    ("kaiming_normal", lambda I, t: I.kaiming_normal_(t, nonlinearity="relu")),
+    ("kaiming_normal", lambda init, t: init.kaiming_normal_(t, nonlinearity="relu")),
 ]
 
 
@@ -45,7 +45,7 @@ def test_exact_initialisers(name, fn, shape):
 
 
 def test_exact_float64_and_generator():
-    a, b = both(lambda I, t: I.normal_(t), (33,), dtype="float64")
+    a, b = both(lambda init, t: init.normal_(t), (33,), dtype="float64")
     np.testing.assert_array_equal(b, a)
     gt = torch.Generator().manual_seed(3)
     gn = ndgrad.Generator().manual_seed(3)
@@ -56,22 +56,22 @@ def test_exact_float64_and_generator():
 
 def test_trunc_normal_orthogonal_sparse_close():
     for args in ((0.5, 2.0, -1.0, 3.0), (0.0, 1.0, 1.0, 1.5), (0.0, 0.02, -0.04, 0.04)):
-        a, b = both(lambda I, t: I.trunc_normal_(t, *args), (50, 4))
+        a, b = both(lambda init, t: init.trunc_normal_(t, *args), (50, 4))
         np.testing.assert_allclose(b, a, atol=1e-6)
         assert b.min() >= args[2] and b.max() <= args[3]
     for shape in ((6, 4), (3, 8), (4, 2, 3)):
-        a, b = both(lambda I, t: I.orthogonal_(t, gain=1.5), shape)
+        a, b = both(lambda init, t: init.orthogonal_(t, gain=1.5), shape)
         np.testing.assert_allclose(b, a, atol=1e-5)
-    a, b = both(lambda I, t: I.sparse_(t, 0.5, std=0.1), (6, 5))
+    a, b = both(lambda init, t: init.sparse_(t, 0.5, std=0.1), (6, 5))
     np.testing.assert_array_equal(b == 0, a == 0)
     np.testing.assert_allclose(b, a, atol=1e-7)
 
 
 def test_eye_dirac():
-    a, b = both(lambda I, t: I.eye_(t), (3, 5))
+    a, b = both(lambda init, t: init.eye_(t), (3, 5))
     np.testing.assert_array_equal(b, a)
     for shape, groups in (((4, 2, 3), 1), ((4, 2, 3, 3), 2), ((2, 3, 1, 3, 3), 1)):
-        a, b = both(lambda I, t: I.dirac_(t, groups), shape)
+        a, b = both(lambda init, t: init.dirac_(t, groups), shape)
         np.testing.assert_array_equal(b, a)
 
 
@@ -86,15 +86,15 @@ def test_gain_and_fans():
 
 def test_errors_match_torch():
     cases = [
-        lambda I, lib: I.calculate_gain("foo"),
-        lambda I, lib: I.calculate_gain("leaky_relu", "x"),
-        lambda I, lib: I.xavier_uniform_(lib.empty(3)),
-        lambda I, lib: I.kaiming_uniform_(lib.empty(3, 3), mode="fan_x"),
-        lambda I, lib: I.eye_(lib.empty(3)),
-        lambda I, lib: I.dirac_(lib.empty(3, 3)),
-        lambda I, lib: I.dirac_(lib.empty(3, 3, 3), groups=2),
-        lambda I, lib: I.orthogonal_(lib.empty(3)),
-        lambda I, lib: I.sparse_(lib.empty(3), 0.1),
+        lambda init, lib: init.calculate_gain("foo"),
+        lambda init, lib: init.calculate_gain("leaky_relu", "x"),
+        lambda init, lib: init.xavier_uniform_(lib.empty(3)),
+        lambda init, lib: init.kaiming_uniform_(lib.empty(3, 3), mode="fan_x"),
+        lambda init, lib: init.eye_(lib.empty(3)),
+        lambda init, lib: init.dirac_(lib.empty(3, 3)),
+        lambda init, lib: init.dirac_(lib.empty(3, 3, 3), groups=2),
+        lambda init, lib: init.orthogonal_(lib.empty(3)),
+        lambda init, lib: init.sparse_(lib.empty(3), 0.1),
     ]
     for case in cases:
         with pytest.raises(Exception) as et:

@@ -12,12 +12,11 @@ import math
 
 import numpy as np
 
-from .. import _random
-from .. import _state
+from .. import _random, _state
 from .._tensor import Tensor
-from .registry import unary, binary, primitive
 from . import elementwise as E
 from .inplace import check_inplace
+from .registry import binary, primitive, unary
 
 __all__ = []
 

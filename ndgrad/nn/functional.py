@@ -10,13 +10,13 @@ import warnings
 
 import numpy as np
 
-from .._tensor import Tensor
 from .. import _random
-from .._ops import nn_kernels as K
 from .._ops import elementwise as E
 from .._ops import linalg as L
+from .._ops import nn_kernels as K
 from .._ops import shape as S
 from .._ops.registry import primitive
+from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 
 __all__ = [
@@ -140,7 +140,7 @@ def celu(input, alpha=1.0, inplace=False):
 
 def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
-        raise RuntimeError(f"approximate argument must be either none or tanh.")
+        raise RuntimeError("approximate argument must be either none or tanh.")
     return K.GELU.call(input, approximate)
 
 
@@ -337,7 +337,7 @@ def _conv_nd(input, weight, bias, stride, padding, dilation, groups, nd, name):
     if not batched:
         input = input.unsqueeze(0)
     if weight.dim() != nd + 2:
-        raise RuntimeError(f"weight should have at least three dimensions")
+        raise RuntimeError("weight should have at least three dimensions")
     stride = _pair(stride, nd)
     dilation = _pair(dilation, nd)
     pads, extra = _conv_padding(padding, tuple(weight.shape[2:]), dilation, stride)
@@ -839,7 +839,6 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
                            f"classes but got weight tensor of shape: {list(weight.shape)}")
     if input.dim() > 2:
         # (N, C, d1, ...) -> (N*d1*..., C); targets flattened alike.
-        n = input.shape[0]
         x = input.movedim(1, -1).reshape(-1, c)
         out = K.nll_loss_prim(x, target.reshape(-1), weight, reduction, ignore_index)
         if reduction == "none":
@@ -1085,6 +1084,7 @@ def _export_aliases():
     """torch exposes several of these ops as ``torch.softmax`` and ``Tensor.softmax`` too;
     attach them where the op catalogue has not defined them (never overriding)."""
     import ndgrad
+
     from .._ops.methods import bind
     top = {"softmax": lambda input, dim, dtype=None: softmax(input, dim, dtype=dtype),
            "log_softmax": lambda input, dim, dtype=None: log_softmax(input, dim, dtype=dtype),

@@ -6,8 +6,8 @@ return plain Tensors, like torch's.
 
 import numpy as np
 
-from .._tensor import Tensor
 from .. import _dtype
+from .._tensor import Tensor
 
 __all__ = ["Parameter", "Buffer", "is_lazy"]
 

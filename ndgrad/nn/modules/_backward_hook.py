@@ -8,8 +8,8 @@ and runs the backward hooks, which may replace it.
 
 import warnings
 
-from ..._tensor import Tensor
 from ... import _state
+from ..._tensor import Tensor
 from ...autograd.graph import Node
 
 

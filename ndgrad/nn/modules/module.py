@@ -9,10 +9,10 @@ torch does, so ``named_parameters`` and ``state_dict`` see what torch would see.
 import itertools
 from collections import OrderedDict, namedtuple
 
-from ..._tensor import Tensor
 from ... import _dtype
+from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
-from ..parameter import Parameter, Buffer
+from ..parameter import Buffer, Parameter
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_hook", "register_module_full_backward_pre_hook"]

@@ -7,8 +7,8 @@ import math
 import numpy as np
 
 from ... import _creation
-from ..._tensor import Tensor
 from ..._ops import linalg as L
+from ..._tensor import Tensor
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

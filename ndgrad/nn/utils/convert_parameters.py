@@ -1,7 +1,7 @@
 """``parameters_to_vector`` / ``vector_to_parameters``."""
 
-from ..._tensor import Tensor
 from ..._ops import shape as S
+from ..._tensor import Tensor
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
