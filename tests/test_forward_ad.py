@@ -463,3 +463,29 @@ def test_generic_rule_waits_for_node_facts_and_leaves_requires_grad_alone():
 
 def _arr_seeded(shape, seed):
     return np.random.default_rng(seed).standard_normal(shape)
+
+
+def _fwd_disabled_case(lib, fw):
+    with fw.dual_level():
+        x = fw.make_dual(lib.tensor([1.0, 2.0]), lib.tensor([1.0, 1.0]))
+        with fw._set_fwd_grad_enabled(False):
+            off = fw._is_fwd_grad_enabled()
+            y = x * 2
+        on = fw._is_fwd_grad_enabled()
+        z = x * 3
+        return off, on, fw.unpack_dual(y).tangent, _np(fw.unpack_dual(z).tangent)
+
+
+def test_private_fwd_grad_switch_like_torch():
+    a, b = _fwd_disabled_case(ndgrad, nfw), _fwd_disabled_case(torch, tfw)
+    assert a[:3] == b[:3] == (False, True, None)
+    np.testing.assert_allclose(a[3], b[3])
+
+
+def test_tangent_registry_forgets_dead_tensors():
+    with nfw.dual_level():
+        x = nfw.make_dual(ndgrad.ones(3), ndgrad.ones(3))
+        n0 = len(_forward_rules._live)
+        for _ in range(50):
+            y = x * 2  # noqa: F841  (each old y dies)
+        assert len(_forward_rules._live) <= n0 + 2

@@ -43,6 +43,8 @@ _live = {}  # id -> weakref (a WeakSet would compare tensors with ==)
 _busy = False
 # B while tangents carry a leading batch dimension (vectorized forward-mode Jacobian).
 _batch = 0
+# torch's private switch (forward_ad._set_fwd_grad_enabled): when off, ops make no tangents.
+fw_grad_enabled = True
 
 
 class Unbatchable(Exception):
@@ -110,7 +112,7 @@ def set_tangent(t, tangent, level=None, src=None):
     if fw is None:
         fw = ex["fw_grad"] = {}
     fw[level] = (tangent, src)
-    _live[id(t)] = weakref.ref(t)
+    _track(t)
 
 
 _live_nodes = weakref.WeakSet()
@@ -134,7 +136,7 @@ def mark_primal(t, level):
     bt = _base_tangent(t)
     if bt is not None:
         t._extras().setdefault("fw_grad", {})[level] = (None, bt)
-        _live[id(t)] = weakref.ref(t)
+        _track(t)
 
 
 def _base_tangent(t):
@@ -144,6 +146,16 @@ def _base_tangent(t):
     fw = base._extra.get("fw_grad")
     entry = fw.get(_level) if fw is not None else None
     return entry[0] if entry is not None else None
+
+
+def _track(t):
+    """Remember `t` for cleanup at exit; the entry goes away with the tensor."""
+    key = id(t)
+
+    def gone(ref, key=key):
+        if _live.get(key) is ref:
+            del _live[key]
+    _live[key] = weakref.ref(t, gone)
 
 
 def _without_propagation(fn, *args):
@@ -251,7 +263,7 @@ class _Observer:
     __slots__ = ()
 
     def before(self, op, args, params):
-        if _busy:
+        if _busy or not fw_grad_enabled:
             return None
         if _pending:
             _flush()
@@ -275,6 +287,8 @@ class _Observer:
     def after(self, op, args, params, out, token):
         global _busy
         if _busy:
+            return
+        if not fw_grad_enabled and type(op) is not Inplace and token is None:
             return
         if type(op) is Inplace:
             if token is None:

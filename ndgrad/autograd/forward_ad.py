@@ -135,3 +135,26 @@ class dual_level(_DecoratorContextManager):
 
     def clone(self):
         return self.__class__()
+
+
+# Private helpers torch also has (not for users).
+def _is_fwd_grad_enabled():
+    return _forward_rules.fw_grad_enabled
+
+
+class _set_fwd_grad_enabled(_DecoratorContextManager):
+    """Switch tangent propagation off (or on) from construction until exit."""
+
+    def __init__(self, mode):
+        self.prev = _forward_rules.fw_grad_enabled
+        self.mode = bool(mode)
+        _forward_rules.fw_grad_enabled = self.mode
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        _forward_rules.fw_grad_enabled = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
