@@ -570,3 +570,12 @@ def test_return_types_print_like_torch():
         a, b = f(ndgrad, ndgrad.tensor(x)), f(torch, torch.tensor(x))
         assert repr(a) == repr(b)
         assert type(a).__name__ == type(b).__name__ and len(a) == len(b) == 2
+
+
+def test_half_precision_accumulates_in_float32():
+    x = np.random.default_rng(0).random(5000).astype(np.float16)
+    a, b = ndgrad.tensor(x).cumsum(0), torch.tensor(x).cumsum(0)
+    np.testing.assert_allclose(_arr(a).astype(np.float64), b.numpy().astype(np.float64),
+                               rtol=2e-3)
+    np.testing.assert_allclose(float(ndgrad.tensor(x).sum()), float(torch.tensor(x).sum()),
+                               rtol=2e-3)

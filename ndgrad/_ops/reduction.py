@@ -72,6 +72,9 @@ def _sum_fwd(x, p):
     dims, keepdim, dt = p
     if dt is None and x.dtype.kind in "biu":
         dt = np.int64
+    if x.dtype == np.float16 and dt in (None, np.float16):
+        # torch accumulates half precision in float32
+        return np.sum(x, axis=dims, keepdims=keepdim, dtype=np.float32).astype(np.float16)
     return np.sum(x, axis=dims, keepdims=keepdim, dtype=dt)
 
 
@@ -777,6 +780,8 @@ def _cumsum_fwd(x, p):
     x = _scan_prepare(x, dim, dt, "cumsum")
     if x.ndim == 0:
         return x.copy()
+    if x.dtype == np.float16:  # accumulated in float32, as torch
+        return np.cumsum(x, axis=dim, dtype=np.float32).astype(np.float16)
     return np.cumsum(x, axis=dim)
 
 
