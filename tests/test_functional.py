@@ -363,3 +363,19 @@ def test_batched_rules_for_stack_cat_select_slice_unbind_equal_the_loop():
     for k in range(6):
         row = ndgrad.autograd.grad(out, x, ndgrad.tensor(g[k]), retain_graph=True)[0]
         np.testing.assert_allclose(batched._data[k], row._data, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("kw", [{}, {"vectorize": True}, {"create_graph": True},
+                                {"vectorize": True, "strategy": "forward-mode"}])
+def test_independent_inputs_give_zeros_like_torch(kw):
+    def f(x, y):
+        return x.exp(), x.sum() * 2
+
+    def g(x, y):
+        return (x ** 3).sum()
+    (xn, yn), (xt, yt) = _both(_arr(2, 40), _arr(3, 41))
+    _same(NF.jacobian(f, (xn, yn), **kw), TF.jacobian(f, (xt, yt), **kw))
+    hkw = {k: v for k, v in kw.items() if k != "strategy"}
+    _same(NF.hessian(g, (xn, yn), **hkw), TF.hessian(g, (xt, yt), **hkw))
+    _same(NF.vjp(f, (xn, yn), (xn, xn.sum())), TF.vjp(f, (xt, yt), (xt, xt.sum())))
+    _same(NF.hvp(g, (xn, yn), (xn, yn)), TF.hvp(g, (xt, yt), (xt, yt)))
