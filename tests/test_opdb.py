@@ -619,3 +619,80 @@ def test_aliases(entry):
             a = nd_fn(sample.input, *sample.args, **sample.kwargs)
             b = call_nd(entry, sample)
             np.testing.assert_array_equal(a._data, b._data, err_msg=alias)
+
+
+# --------------------------------------------------------------------------- testing utilities
+_CLOSE_CASES = {
+    "values": lambda L: (L.tensor([1.0, 2, 3]), L.tensor([1.0, 2.1, 3])),
+    "shape": lambda L: (L.tensor([1.0, 2]), L.tensor([1.0, 2, 3])),
+    "dtype": lambda L: (L.tensor([1.0, 2]), L.tensor([1.0, 2], dtype=L.float64)),
+    "int": lambda L: (L.tensor([1, 2, 3]), L.tensor([1, 3, 3])),
+    "bool": lambda L: (L.tensor([True, False]), L.tensor([True, True])),
+    "nan": lambda L: (L.tensor([1.0, float("nan")]), L.tensor([1.0, float("nan")])),
+    "inf": lambda L: (L.tensor([float("inf")]), L.tensor([float("-inf")])),
+    "2d": lambda L: (L.tensor([[1.0, 2], [3, 4]]), L.tensor([[1.0, 2], [3, 5]])),
+    "0-d": lambda L: (L.tensor(1.0), L.tensor(2.0)),
+    "f16": lambda L: (L.tensor([1.0], dtype=L.float16), L.tensor([1.01], dtype=L.float16)),
+    "scalar": lambda L: (1.0, 1.1),
+    "scalar-int": lambda L: (1, 2),
+    "seq-len": lambda L: ([L.tensor([1.0])], [L.tensor([1.0]), L.tensor([2.0])]),
+    "seq-item": lambda L: ([L.tensor([1.0]), L.tensor([2.0])], [L.tensor([1.0]), L.tensor([3.0])]),
+    "dict": lambda L: ({"a": L.tensor([1.0])}, {"a": L.tensor([2.0])}),
+    "dict-keys": lambda L: ({"a": L.tensor([1.0])}, {"b": L.tensor([1.0])}),
+    "type": lambda L: (L.tensor([1.0]), 1.0),
+    "close-enough": lambda L: (L.tensor([1.0, 2.0]), L.tensor([1.0, 2.0 + 1e-7])),
+}
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"equal_nan": True}, {"check_dtype": False},
+                                    {"rtol": 0.1, "atol": 0.1}], ids=str)
+@pytest.mark.parametrize("case", sorted(_CLOSE_CASES))
+def test_assert_close_matches_torch_testing(case, kwargs):
+    """Same verdict, exception type and message as torch.testing.assert_close."""
+    results = []
+    for lib, fn in ((torch, torch.testing.assert_close), (ndgrad, ndgrad.testing.assert_close)):
+        actual, expected = _CLOSE_CASES[case](lib)
+        try:
+            fn(actual, expected, **kwargs)
+            results.append(None)
+        except (AssertionError, TypeError) as exc:
+            results.append((type(exc), str(exc).replace("torch.Tensor", "Tensor")
+                            .replace("ndgrad._tensor.Tensor", "Tensor")))
+    assert results[1] == results[0]
+
+
+def test_assert_close_msg_and_tolerance_arguments():
+    with pytest.raises(AssertionError, match="^custom$"):
+        ndgrad.testing.assert_close(ndgrad.tensor([1.0]), ndgrad.tensor([2.0]), msg="custom")
+    with pytest.raises(ValueError, match="Both 'rtol' and 'atol'"):
+        ndgrad.testing.assert_close(ndgrad.tensor([1.0]), ndgrad.tensor([1.0]), rtol=0.1)
+    with pytest.raises(ValueError, match="Both 'rtol' and 'atol'"):
+        torch.testing.assert_close(torch.tensor([1.0]), torch.tensor([1.0]), rtol=0.1)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "uint8", "bool",
+                                   "complex64"])
+def test_make_tensor(dtype):
+    dt = getattr(ndgrad, dtype)
+    t = ndgrad.testing.make_tensor(3, 4, dtype=dt)
+    ref = torch.testing.make_tensor(3, 4, dtype=getattr(torch, dtype), device="cpu")
+    assert tuple(t.shape) == tuple(ref.shape) == (3, 4) and str(t.dtype) == str(ref.dtype)
+    if dt.is_floating_point or dt.is_complex:
+        vals = np.concatenate([t._data.real.ravel(), t._data.imag.ravel()]) if dt.is_complex \
+            else t._data.ravel()
+        assert vals.min() >= -9 and vals.max() <= 9
+        low = ndgrad.testing.make_tensor((50,), dtype=dt, low=0.5, high=1.0)
+        assert low._data.real.min() >= 0.5 and low._data.real.max() <= 1.0
+        nc = ndgrad.testing.make_tensor((2, 3), dtype=dt, noncontiguous=True, requires_grad=True)
+        assert not nc._data.flags.c_contiguous and nc.requires_grad and nc.is_leaf
+    elif dtype != "bool":
+        assert t._data.min() >= (0 if dtype == "uint8" else -9) and t._data.max() <= 9
+        nz = ndgrad.testing.make_tensor((200,), dtype=dt, exclude_zero=True)
+        assert (nz._data != 0).all()
+        with pytest.raises(ValueError):
+            ndgrad.testing.make_tensor(2, dtype=dt, requires_grad=True)
+    ndgrad.manual_seed(3)
+    a = ndgrad.testing.make_tensor(5, dtype=dt)
+    ndgrad.manual_seed(3)
+    b = ndgrad.testing.make_tensor(5, dtype=dt)
+    np.testing.assert_array_equal(a._data, b._data)

@@ -42,11 +42,16 @@ def _is_tensor(x):
 
 
 class _Fail(Exception):
-    pass
+    """A mismatch: becomes an AssertionError with torch's message."""
 
 
-def _type_name(x):
-    return type(x).__name__
+class _TypeFail(Exception):
+    """Inputs no comparison handles: becomes a TypeError (as torch)."""
+
+
+def _no_pair(actual, expected):
+    return _TypeFail(f"No comparison pair was able to handle inputs of type {type(actual)} and "
+                     f"{type(expected)}.")
 
 
 def _tensor_like(x):
@@ -73,6 +78,8 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
                          f"no {'rtol' if rtol is None else 'atol'}.")
     try:
         _compare(actual, expected, (), rtol, atol, equal_nan, check_dtype, allow_subclasses)
+    except _TypeFail as exc:
+        raise TypeError(str(exc)) from None
     except _Fail as exc:
         text = str(exc)
         if msg is not None:
@@ -85,89 +92,82 @@ def _compare(actual, expected, path, rtol, atol, equal_nan, check_dtype, allow_s
     e = _tensor_like(expected)
     if a is not None and e is not None:
         if a[2] != e[2] and (not allow_subclasses or {a[2], e[2]} != {"tensor", "array"}):
-            raise _Fail(f"No comparison pair was able to handle inputs of type "
-                        f"{type(actual)} and {type(expected)}.")
+            raise _no_pair(actual, expected)
         if a[2] == "number" and type(actual) is not type(expected) and \
                 not (isinstance(actual, np.generic) or isinstance(expected, np.generic)):
-            raise _Fail(_where(path) + f"The values for attribute 'type' do not match: "
-                        f"{type(actual)} != {type(expected)}.")
-        _compare_arrays(a, e, path, rtol, atol, equal_nan, check_dtype)
+            raise _Fail(f"The values for attribute 'type' do not match: {type(actual)} != "
+                        f"{type(expected)}." + _where(path))
+        _compare_arrays(a, e, path, rtol, atol, equal_nan, check_dtype, actual, expected)
         return
     if isinstance(actual, str) or isinstance(expected, str):
-        raise _Fail(f"No comparison pair was able to handle inputs of type {type(actual)} and "
-                    f"{type(expected)}.")
+        raise _no_pair(actual, expected)
     if isinstance(actual, collections.abc.Mapping) and \
             isinstance(expected, collections.abc.Mapping):
         ka, ke = set(actual.keys()), set(expected.keys())
         if ka != ke:
-            raise _Fail(_where(path) + f"The keys of the mappings do not match:\n"
+            raise _Fail(f"The keys of the mappings do not match:\n"
                         f"Missing keys in the actual mapping: {sorted(map(str, ke - ka))}\n"
-                        f"Additional keys in the actual mapping: {sorted(map(str, ka - ke))}")
+                        f"Additional keys in the actual mapping: {sorted(map(str, ka - ke))}"
+                        + _where(path))
         for k in actual:
-            _compare(actual[k], expected[k], path + (k,), rtol, atol, equal_nan, check_dtype,
+            _compare(actual[k], expected[k], (*path, k), rtol, atol, equal_nan, check_dtype,
                      allow_subclasses)
         return
     if isinstance(actual, collections.abc.Sequence) and \
             isinstance(expected, collections.abc.Sequence):
         if len(actual) != len(expected):
-            raise _Fail(_where(path) + f"The length of the sequences mismatch: {len(actual)} != "
-                        f"{len(expected)}")
+            raise _Fail(f"The length of the sequences mismatch: {len(actual)} != "
+                        f"{len(expected)}" + _where(path))
         for i, (x, y) in enumerate(zip(actual, expected)):
-            _compare(x, y, path + (i,), rtol, atol, equal_nan, check_dtype, allow_subclasses)
+            _compare(x, y, (*path, i), rtol, atol, equal_nan, check_dtype, allow_subclasses)
         return
     if actual is None and expected is None:
         return
-    raise _Fail(f"No comparison pair was able to handle inputs of type {type(actual)} and "
-                f"{type(expected)}.")
+    raise _no_pair(actual, expected)
 
 
 def _where(path):
     if not path:
         return ""
-    return "The failure occurred for item " + "".join(f"[{p!r}]" for p in path) + "\n\n"
+    return "\n\nThe failure occurred for item " + "".join(f"[{p!r}]" for p in path)
 
 
-def _compare_arrays(a, e, path, rtol, atol, equal_nan, check_dtype):
+def _compare_arrays(a, e, path, rtol, atol, equal_nan, check_dtype, actual, expected):
     ad, adt, akind = a
     ed, edt, ekind = e
-    what = "Scalars" if akind == "number" else "Tensor-likes"
     if ad.shape != ed.shape:
-        raise _Fail(_where(path) + f"The values for attribute 'shape' do not match: "
-                    f"{_shape(ad.shape, akind)} != {_shape(ed.shape, ekind)}.")
+        raise _Fail(f"The values for attribute 'shape' do not match: "
+                    f"{_shape(ad.shape, akind)} != {_shape(ed.shape, ekind)}." + _where(path))
     if check_dtype and akind != "number" and ad.dtype != ed.dtype:
-        raise _Fail(_where(path) + f"The values for attribute 'dtype' do not match: "
-                    f"{_dtype_repr(adt, ad)} != {_dtype_repr(edt, ed)}.")
+        raise _Fail(f"The values for attribute 'dtype' do not match: "
+                    f"{_dtype_repr(adt, ad)} != {_dtype_repr(edt, ed)}." + _where(path))
     if rtol is None:
         rtol, atol = default_tolerances(ad.dtype, ed.dtype)
-    # Compare in a common dtype wide enough for both.
     common = np.result_type(ad.dtype, ed.dtype)
     if common.kind in "biu":
-        common = np.dtype(np.int64) if common.kind != "b" else common
+        common = np.dtype(np.int64)  # torch compares bools and integers exactly, as integers
     x = ad.astype(common)
     y = ed.astype(common)
-    if common.kind == "b":
-        bad = x != y
-        if bad.any():
-            raise _Fail(_where(path) + _mismatch_bool(what, bad, akind))
-        return
-    if common.kind in "iu" and rtol == 0 and atol == 0:
-        bad = x != y
-        if not bad.any():
-            return
     with np.errstate(all="ignore"):
+        ok = x == y
         if common.kind in "iu":
-            x = x.astype(np.float64)
-            y = y.astype(np.float64)
-        diff = np.abs(x - y)
-        ok = diff <= atol + rtol * np.abs(y)
-        # Equal infinities and (optionally) both-NaN count as close.
-        ok |= (x == y)
-        if equal_nan:
-            ok |= np.isnan(x) & np.isnan(y) if common.kind != "c" else \
-                (np.isnan(x.real) | np.isnan(x.imag)) & (np.isnan(y.real) | np.isnan(y.imag))
+            if rtol or atol:
+                ok |= np.abs(x - y) <= atol + rtol * np.abs(y)
+        else:
+            # Unequal values are close only when both are finite (inf vs -inf never is).
+            both_finite = np.isfinite(x) & np.isfinite(y)
+            ok |= both_finite & (np.abs(x - y) <= atol + rtol * np.abs(y))
+            if equal_nan:
+                ok |= _isnan(x) & _isnan(y)
     if ok.all():
         return
-    raise _Fail(_where(path) + _mismatch(what, ok, diff, np.abs(y), rtol, atol, akind))
+    scalar = akind == "number" or ad.ndim == 0
+    raise _Fail(_mismatch(x, y, ok, rtol, atol, scalar, common, actual, expected)
+                + _where(path))
+
+
+def _isnan(v):
+    return np.isnan(v.real) | np.isnan(v.imag) if v.dtype.kind == "c" else np.isnan(v)
 
 
 def _shape(shape, kind):
@@ -181,42 +181,51 @@ def _dtype_repr(dt, arr):
 
 
 def _index(flat_i, shape):
-    if not shape:
-        return "()"
-    idx = np.unravel_index(flat_i, shape)
+    idx = np.unravel_index(flat_i, shape) if shape else ()
     return "(" + ", ".join(str(int(i)) for i in idx) + ("," if len(idx) == 1 else "") + ")"
 
 
-def _fmt(v):
-    return repr(float(v))
+def _first_max(v):
+    """torch.max semantics: a NaN wins (the first one), else the first maximum."""
+    flat = v.reshape(-1)
+    nans = np.flatnonzero(np.isnan(flat)) if flat.dtype.kind == "f" else ()
+    k = int(nans[0]) if len(nans) else int(np.argmax(flat))
+    return flat[k], k
 
 
-def _mismatch_bool(what, bad, kind):
-    n, total = int(bad.sum()), bad.size
-    if kind == "number":
-        return f"{what} are not equal!"
-    return (f"{what} are not equal!\n\nMismatched elements: {n} / {total} "
-            f"({100.0 * n / total:.1f}%)")
+def _num(v, integral):
+    return str(int(v)) if integral else repr(float(v))
 
 
-def _mismatch(what, ok, diff, mag, rtol, atol, kind):
-    bad = ~ok
-    n, total = int(bad.sum()), ok.size
-    diff = np.where(np.isnan(diff), np.inf, diff)
+def _mismatch(x, y, ok, rtol, atol, scalar, common, actual, expected):
+    integral = common.kind in "iu"
+    exact = rtol == 0 and atol == 0
+    verb = "equal" if exact else "close"
     with np.errstate(all="ignore"):
-        rel = np.where(mag == 0, np.where(diff == 0, 0, np.inf), diff / mag)
-    ia = int(np.argmax(np.where(bad, diff, -1).ravel()))
-    ir = int(np.argmax(np.where(bad, rel, -1).ravel()))
-    if kind == "number":
-        return (f"{what} are not close!\n\nExpected {{}} but got {{}}.\n"
-                f"Absolute difference: {_fmt(diff.ravel()[ia])} (up to {atol} allowed)\n"
-                f"Relative difference: {_fmt(rel.ravel()[ir])} (up to {rtol} allowed)")
-    return (f"{what} are not close!\n\n"
-            f"Mismatched elements: {n} / {total} ({100.0 * n / total:.1f}%)\n"
-            f"Greatest absolute difference: {_fmt(diff.ravel()[ia])} at index "
-            f"{_index(ia, ok.shape)} (up to {atol} allowed)\n"
-            f"Greatest relative difference: {_fmt(rel.ravel()[ir])} at index "
-            f"{_index(ir, ok.shape)} (up to {rtol} allowed)")
+        abs_diff = np.abs(x - y)
+        if integral:
+            # torch divides integer differences in its default float dtype (float32).
+            rel_diff = abs_diff.astype(np.float32) / np.abs(y).astype(np.float32)
+        else:
+            rel_diff = abs_diff / np.abs(y)
+    max_abs, i_abs = _first_max(abs_diff)
+    max_rel, i_rel = _first_max(rel_diff)
+    a_tol = "" if exact else f" (up to {atol} allowed)"
+    r_tol = "" if exact else f" (up to {rtol} allowed)"
+    if scalar:
+        got = actual.item() if _is_tensor(actual) else actual
+        want = expected.item() if _is_tensor(expected) else expected
+        return (f"Scalars are not {verb}!\n\nExpected {want} but got {got}.\n"
+                f"Absolute difference: {_num(max_abs, integral)}{a_tol}\n"
+                f"Relative difference: {float(max_rel)!r}{r_tol}")
+    bad = int((~ok).sum())
+    total = ok.size
+    return (f"Tensor-likes are not {verb}!\n\n"
+            f"Mismatched elements: {bad} / {total} ({100.0 * bad / total:.1f}%)\n"
+            f"Greatest absolute difference: {_num(max_abs, integral)} at index "
+            f"{_index(i_abs, ok.shape)}{a_tol}\n"
+            f"Greatest relative difference: {float(max_rel)!r} at index "
+            f"{_index(i_rel, ok.shape)}{r_tol}")
 
 
 # --------------------------------------------------------------------------- make_tensor
