@@ -181,3 +181,16 @@ def test_checkpoint_sequential_module_with_dropout_matches_torch():
                     m[0].weight.grad.numpy().copy())
     for a, b in zip(res[ndgrad], res[torch]):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+
+
+def test_double_backward_through_non_reentrant_checkpoint_matches_torch():
+    res = {}
+    for lib, ck in LIBS:
+        x = lib.tensor(np.array([0.3, -0.7, 1.1], dtype=np.float32), requires_grad=True)
+        w = lib.tensor(np.array([0.5, 2.0, -1.0], dtype=np.float32), requires_grad=True)
+        y = ck.checkpoint(lambda t: (t * w).sin().exp(), x, use_reentrant=False)
+        g, = lib.autograd.grad(y.sum(), x, create_graph=True)
+        gx, gw = lib.autograd.grad(g.sum(), (x, w))
+        res[lib] = (g.detach().numpy().copy(), gx.numpy().copy(), gw.numpy().copy())
+    for a, b in zip(res[ndgrad], res[torch]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
