@@ -15,13 +15,16 @@ __all__ = [
            "cross",
            "det",
            "diagonal",
-           "eigh",
+           "eig",
+    "eigh",
+    "eigvals",
            "eigvalsh",
            "inv",
            "inv_ex",
            "lstsq",
            "matmul",
-           "matrix_norm",
+           "matrix_exp",
+    "matrix_norm",
            "matrix_power",
            "matrix_rank",
            "multi_dot",
@@ -66,3 +69,6 @@ matrix_rank = _L.linalg_matrix_rank
 vecdot = _L.linalg_vecdot
 diagonal = _L.linalg_diagonal
 matmul = _L.linalg_matmul
+matrix_exp = _L.linalg_matrix_exp
+eig = _L.linalg_eig
+eigvals = _L.linalg_eigvals

@@ -260,6 +260,13 @@ def test_einsum(name):
     compare(lambda L, *ts: L.einsum(eq, *ts), arrays, check_name=False)
 
 
+def test_einsum_sublist_form():
+    a, b = R(2, 3), R(3, 4)
+    compare(lambda L, x, y: L.einsum(x, [0, 1], y, [1, 2], [0, 2]), [a, b], check_name=False)
+    compare(lambda L, x, y: L.einsum(x, [Ellipsis, 30], y, [30, 2]), [a, b], check_name=False)
+    compare(lambda L, x: L.einsum(x, [0, 1]), [a], check_name=False)
+
+
 def test_einsum_list_operands():
     a, b = R(2, 3), R(3)
     got = ndgrad.einsum("ij,j->i", [ndgrad.tensor(a), ndgrad.tensor(b)])
@@ -602,5 +609,37 @@ def test_inplace_add_family(method, shapes):
     for L in (torch, ndgrad):
         with pytest.raises(RuntimeError) as e:
             getattr(L.tensor(bad[0]), method)(L.tensor(bad[1]), L.tensor(bad[2]))
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+
+
+def _eig_gauge(L, a):
+    w, v = L.linalg.eig(a)
+    return w, (v * v.conj()).real
+
+
+EXTRA = {
+    "matrix_exp": (lambda L, a: L.linalg.matrix_exp(a), [R(3, 3)]),
+    "matrix_exp_batched_large": (lambda L, a: L.matrix_exp(a), [R(2, 3, 3) * 4]),
+    "matrix_exp_complex": (lambda L, a: L.linalg.matrix_exp(a), [C(2, 2)]),
+    "eig": (_eig_gauge, [R(3, 3)]),
+    "eig_complex": (_eig_gauge, [C(3, 3)]),
+    "eigvals": (lambda L, a: L.linalg.eigvals(a), [R(2, 3, 3)]),
+}
+
+
+@pytest.mark.parametrize("name", list(EXTRA))
+def test_matrix_exp_and_eig(name):
+    fn, arrays = EXTRA[name]
+    compare(fn, arrays)
+
+
+def test_eig_ill_defined_phase():
+    a = C(3, 3)
+    msgs = []
+    for L in (torch, ndgrad):
+        x = L.tensor(a, requires_grad=True)
+        with pytest.raises(RuntimeError) as e:
+            L.linalg.eig(x)[1].real.sum().backward()
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1]

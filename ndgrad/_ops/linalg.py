@@ -41,6 +41,7 @@ __all__ = [
     "inverse",
     "logdet",
     "matmul",
+    "matrix_exp",
     "matrix_power",
     "mm",
     "mv",
@@ -718,9 +719,33 @@ def _einsum_vjp(ctx, g):
                  for i in range(len(spec[0])))
 
 
+def _sublist_equation(args):
+    """torch's sublist form ``einsum(op1, [0, 1], op2, [1, 2], [0, 2])`` as an equation."""
+    def term(sub):
+        out = []
+        for v in sub:
+            if v is Ellipsis:
+                out.append("...")
+            elif isinstance(v, int) and 0 <= v < 52:
+                out.append(chr(ord("A") + v) if v < 26 else chr(ord("a") + v - 26))
+            else:
+                raise ValueError("einsum(): subscript in subscript list is not within the valid "
+                                 "range [0, 52)")
+        return "".join(out)
+    ops = list(args[0::2][:len(args) // 2])
+    subs = [term(x) for x in args[1::2][:len(args) // 2]]
+    eq = ",".join(subs)
+    if len(args) % 2:
+        eq += "->" + term(args[-1])
+    return eq, ops
+
+
 def einsum(equation, *operands):
     """Einstein summation (``torch.einsum``): explicit or implicit output, ellipsis,
-    repeated subscripts (diagonals), size-1 broadcasting. Backward is itself an einsum."""
+    repeated subscripts (diagonals), size-1 broadcasting, and the sublist form. Backward is
+    itself an einsum."""
+    if not isinstance(equation, str):
+        equation, operands = _sublist_equation((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     ops = [as_tensor_arg(o) for o in operands]
@@ -852,6 +877,7 @@ _SlogdetT = _named("slogdet", ["sign", "logabsdet"])
 _QR = _named("linalg_qr", ["Q", "R"])
 _QRT = _named("qr", ["Q", "R"])
 _Eigh = _named("linalg_eigh", ["eigenvalues", "eigenvectors"])
+_Eig = _named("linalg_eig", ["eigenvalues", "eigenvectors"])
 _SVD = _named("linalg_svd", ["U", "S", "Vh"])
 _SVDT = _named("svd", ["U", "S", "V"])
 _Lstsq = _named("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
@@ -1760,6 +1786,135 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
         Tensor(np.zeros((0,), np.int64))
     sv = Tensor(s) if drv in ("gelsd", "gelss") else Tensor(empty_real)
     return _Lstsq(x, residuals, rank_t, sv)
+
+
+# ---------------------------------------------------------------------------- matrix_exp
+_PADE13 = (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800.,
+           129060195264000., 10559470521600., 670442572800., 33522128640., 1323241920.,
+           40840800., 960960., 16380., 182., 1.)
+_THETA13 = 5.371920351148152
+
+
+def _expm_np(a):
+    """exp of (batched) matrices: scaling and squaring with the [13/13] Pade approximant
+    (Higham 2005), computed in double precision and cast back."""
+    if a.size == 0:
+        return a.copy()
+    dt = a.dtype
+    x = a.astype(np.complex128 if dt.kind == "c" else np.float64)
+    n = x.shape[-1]
+    norm = np.abs(x).sum(-2).max(-1)
+    with np.errstate(divide="ignore"):
+        s = np.ceil(np.log2(norm / _THETA13))
+    s = np.where(np.isfinite(s) & (s > 0), s, 0).astype(np.int64)
+    x = x / (2.0 ** s)[..., None, None]
+    b = _PADE13
+    eye = np.eye(n, dtype=x.dtype)
+    a2 = x @ x
+    a4 = a2 @ a2
+    a6 = a4 @ a2
+    u = x @ (a6 @ (b[13] * a6 + b[11] * a4 + b[9] * a2) + b[7] * a6 + b[5] * a4 + b[3] * a2
+             + b[1] * eye)
+    v = a6 @ (b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2 \
+        + b[0] * eye
+    r = np.linalg.solve(v - u, v + u)
+    top = int(s.max()) if s.size else 0
+    for k in range(top):
+        if r.ndim == 2:
+            r = r @ r
+        else:
+            sel = s > k
+            r[sel] = r[sel] @ r[sel]
+    return r.astype(dt)
+
+
+MATRIX_EXP = primitive("linalg_matrix_exp", lambda a, p: _expm_np(a),
+                       "LinalgMatrixExpBackward0", save=((0, None),))
+
+
+@MATRIX_EXP.def_vjp
+def _(ctx, g):
+    # The adjoint of the Frechet derivative: the top-right block of exp([[A^H, G], [0, A^H]]).
+    (a,) = ctx.saved
+    from .shape import cat
+    n = a._data.shape[-1]
+    ah = _mH(a)
+    zero = Tensor(np.zeros(a._data.shape, a._data.dtype))
+    big = cat([cat([ah, g], -1), cat([zero, ah], -1)], -2)
+    return (MATRIX_EXP.call(big)[..., :n, n:],)
+
+
+def linalg_matrix_exp(A):
+    """The matrix exponential of (batches of) square matrices."""
+    A = as_tensor_arg(A)
+    if A._data.ndim < 2:
+        raise RuntimeError("linalg.matrix_exp: The input tensor A must have at least 2 "
+                           "dimensions.")
+    if A._data.shape[-1] != A._data.shape[-2]:
+        raise RuntimeError(f"linalg.matrix_exp: A must be batches of square matrices, but they "
+                           f"are {A._data.shape[-2]} by {A._data.shape[-1]} matrices")
+    if A._data.dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.matrix_exp: Expected a floating point or complex tensor as "
+                           f"input. Got {_tname(A)}")
+    return MATRIX_EXP.call(A)
+
+
+def matrix_exp(input):
+    return linalg_matrix_exp(input)
+
+
+# ---------------------------------------------------------------------------- eig
+def _eig_fwd(a, p):
+    w, v = np.linalg.eig(a)
+    cdt = np.complex64 if a.dtype in (np.float32, np.complex64) else np.complex128
+    return w.astype(cdt), v.astype(cdt)
+
+
+EIG = primitive("linalg_eig", _eig_fwd, "LinalgEigBackward0", n_out=2,
+                save=(("out", None), ("out1", None)))
+
+
+@EIG.def_vjp
+def _(ctx, gs):
+    lam, v = ctx.saved
+    gl, gv = _pad(gs, 2)
+    n = lam._data.shape[-1]
+    eye = Tensor(np.eye(n, dtype=lam._data.dtype))
+    vh = _mH(v)
+    if gv is None:
+        ret = _diag_embed(gl)
+    else:
+        vhgv = matmul(vh, gv)
+        im = np.imag(np.diagonal(vhgv._data, 0, -2, -1))
+        if not np.allclose(im, 0, rtol=1e-2, atol=1e-2):
+            raise RuntimeError("linalg_eig_backward: The eigenvectors in the complex case are "
+                               "specified up to multiplication by e^{i phi}. The specified loss "
+                               "function depends on this quantity, so it is ill-defined.")
+        # Project out the normalisation (||v|| = 1) direction, then divide by the gaps.
+        vhgv = vhgv - matmul(vh, v * _diag(vhgv).real.unsqueeze(-2))
+        lc = _conj(lam)
+        e = lc.unsqueeze(-2) - lc.unsqueeze(-1) + eye
+        ret = vhgv / e
+        if gl is not None:
+            ret = ret * (1 - eye) + _diag_embed(gl)
+    return (linalg_solve(vh, matmul(ret, vh)),)
+
+
+def linalg_eig(A, *, out=None):
+    """Eigenvalues and eigenvectors (complex) of general square matrices."""
+    A = _check_matrix(A, "linalg.eig", floating=False)
+    if A._data.dtype.kind not in "fc":
+        raise RuntimeError(f"Unknown Complex ScalarType for {_tname(A)}")
+    return _Eig(*EIG.call(A))
+
+
+def linalg_eigvals(A, *, out=None):
+    A = _check_matrix(A, "linalg.eigvals", floating=False)
+    if A._data.dtype.kind not in "fc":
+        raise RuntimeError(f"Unknown Complex ScalarType for {_tname(A)}")
+    if not (A.requires_grad and _grad_on()) and not _special():
+        return _out(wrap(_eig_fwd(A._data, None)[0]), out)
+    return _out(EIG.call(A)[0], out)
 
 
 # ---------------------------------------------------------------------------- composites

@@ -371,6 +371,39 @@ register(
 )
 
 
+def _gauge_eig(lib, a):
+    w, v = lib.linalg.eig(a)
+    return w, (v * v.conj()).real
+
+
+def _general_samples(op, dtype, requires_grad):
+    rng = np.random.default_rng(0)
+    mk = lambda *s: _t(_rand(rng, s, dtype), dtype, requires_grad)  # noqa: E731
+    yield SampleInput(mk(3, 3), name="3x3")
+    yield SampleInput(mk(2, 2, 2), name="batched")
+
+
+def _matrix_exp_samples(op, dtype, requires_grad):
+    rng = np.random.default_rng(0)
+    mk = lambda *s: _t(_rand(rng, s, dtype), dtype, requires_grad)  # noqa: E731
+    yield SampleInput(mk(3, 3), name="3x3")
+    yield SampleInput(_t(_rand(rng, (2, 2, 2), dtype) * 4, dtype, requires_grad),
+                      name="batched-scaled")
+    yield SampleInput(mk(1, 1), name="1x1")
+
+
+register(
+    OpInfo("linalg.matrix_exp", sample_inputs=_matrix_exp_samples, dtypes=_FC, family="linalg",
+           supports_complex_autograd=True, aliases=("matrix_exp",), atol=1e-5, rtol=1e-5),
+    OpInfo("linalg.eig", op=lambda a: _gauge_eig(ndgrad, a),
+           torch_op=lambda a: _gauge_eig(_torch(), a), sample_inputs=_general_samples,
+           dtypes=_FC, family="linalg", supports_complex_autograd=True, atol=1e-5, rtol=1e-4,
+           notes="gauge-invariant outputs: eigenvalues and |V|^2"),
+    OpInfo("linalg.eigvals", sample_inputs=_general_samples, dtypes=_FC, family="linalg",
+           supports_complex_autograd=True, atol=1e-5, rtol=1e-4),
+)
+
+
 # --------------------------------------------------------------------------- triangular
 def _tri_solve_samples(op, dtype, requires_grad):
     rng = np.random.default_rng(0)
