@@ -378,14 +378,14 @@ def _gauge_eig(lib, a):
 
 def _general_samples(op, dtype, requires_grad):
     rng = np.random.default_rng(0)
-    mk = lambda *s: _t(_rand(rng, s, dtype), dtype, requires_grad)  # noqa: E731
+    mk = lambda *s: _t(_rand(rng, s, dtype), dtype, requires_grad)
     yield SampleInput(mk(3, 3), name="3x3")
     yield SampleInput(mk(2, 2, 2), name="batched")
 
 
 def _matrix_exp_samples(op, dtype, requires_grad):
     rng = np.random.default_rng(0)
-    mk = lambda *s: _t(_rand(rng, s, dtype), dtype, requires_grad)  # noqa: E731
+    mk = lambda *s: _t(_rand(rng, s, dtype), dtype, requires_grad)
     yield SampleInput(mk(3, 3), name="3x3")
     yield SampleInput(_t(_rand(rng, (2, 2, 2), dtype) * 4, dtype, requires_grad),
                       name="batched-scaled")
