@@ -379,3 +379,36 @@ def test_independent_inputs_give_zeros_like_torch(kw):
     _same(NF.hessian(g, (xn, yn), **hkw), TF.hessian(g, (xt, yt), **hkw))
     _same(NF.vjp(f, (xn, yn), (xn, xn.sum())), TF.vjp(f, (xt, yt), (xt, xt.sum())))
     _same(NF.hvp(g, (xn, yn), (xn, yn)), TF.hvp(g, (xt, yt), (xt, yt)))
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_per_example_grads_of_a_network_equal_the_loop(create_graph):
+    """is_grads_batched with the identity: per-example gradients (linear, softmax, nll...)."""
+    F = ndgrad.nn.functional
+    rng = np.random.default_rng(3)
+    X = ndgrad.tensor(rng.standard_normal((5, 4)))
+    y = ndgrad.tensor(rng.integers(0, 3, 5))
+    W1 = ndgrad.tensor(rng.standard_normal((6, 4)), requires_grad=True)
+    b1 = ndgrad.tensor(rng.standard_normal(6), requires_grad=True)
+    W2 = ndgrad.tensor(rng.standard_normal((3, 6)), requires_grad=True)
+    params = (W1, b1, W2)
+
+    def losses():
+        h = F.linear(X, W1, b1).tanh()
+        z = F.linear(h, W2)
+        return F.nll_loss(F.log_softmax(z, 1), y, reduction="none") + F.softmax(z, -1)[:, 0]
+    batched = ndgrad.autograd.grad(losses(), params, ndgrad.eye(5, dtype=ndgrad.float64),
+                                   is_grads_batched=True, create_graph=create_graph)
+    for k in range(5):
+        rows = ndgrad.autograd.grad(losses()[k], params)
+        for full, row in zip(batched, rows):
+            np.testing.assert_allclose(full._data[k], row._data, rtol=1e-12, atol=1e-12)
+    if create_graph:
+        # The batched gradients are differentiable: compare a second derivative too.
+        sec = ndgrad.autograd.grad(sum((g ** 2).sum() for g in batched), W1)[0]
+        ref = 0
+        for k in range(5):
+            rows = ndgrad.autograd.grad(losses()[k], params, create_graph=True)
+            ref = ref + sum((g ** 2).sum() for g in rows)
+        np.testing.assert_allclose(sec._data, ndgrad.autograd.grad(ref, W1)[0]._data,
+                                   rtol=1e-10, atol=1e-12)
