@@ -224,3 +224,28 @@ def test_hooks_are_thread_local():
         th.join()
         assert len(_state.tls.saved_hooks) == 1
     assert seen == [()]
+
+
+def test_hooks_apply_to_custom_function_saved_tensors_like_torch():
+    logs = {}
+    for lib in (torch, ndgrad):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                y = x * 2
+                ctx.save_for_backward(x, y)
+                return y
+
+            @staticmethod
+            def backward(ctx, g):
+                x, y = ctx.saved_tensors
+                return g * y / x
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        log = []
+        with lib.autograd.graph.saved_tensors_hooks(
+                lambda t: log.append(("p", t.tolist())) or t,
+                lambda t: log.append(("u", t.tolist())) or t):
+            y = F.apply(a)
+        y.sum().backward()
+        logs[lib] = (log, a.grad.tolist())
+    assert logs[ndgrad] == logs[torch]
