@@ -356,3 +356,18 @@ def test_transformer_and_attention_dropout_follow_torch_stream():
              copy=False, seed=2)
     run_both(lambda nn: nn.MultiheadAttention(8, 2, dropout=0.3), [f32(5, 2, 8)] * 3,
              copy=False, seed=3, out_index=0)
+
+
+def test_lstm_double_backward_through_fused_cell():
+    x = RNG.standard_normal((4, 2, 3))
+    res = []
+    for lib in (torch, ndgrad):
+        lib.manual_seed(0)
+        m = lib.nn.LSTM(3, 4).double()
+        xt = lib.tensor(x, requires_grad=True)
+        out, (h, c) = m(xt)
+        (g,) = lib.autograd.grad((out ** 2).sum() + (c ** 3).sum(), xt, create_graph=True)
+        ws = list(m.parameters())
+        res.append([t.numpy() for t in lib.autograd.grad((g * g).sum(), [xt] + ws)])
+    for a, b in zip(res[0], res[1]):
+        np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-9)

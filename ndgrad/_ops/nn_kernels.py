@@ -328,9 +328,10 @@ def _linear_fwd(b, x, wt, p):
 LINEAR = primitive("linear_addmm", _linear_fwd, "AddmmBackward0", save=((1, 2), (2, 1)))
 
 
-def _linear_bw_fwd(g, x, wt, mask):
+def _linear_bw_fwd(g, x, wt, p):
+    mask, bias_2d = p
     z = np.zeros((), g.dtype)
-    gb = g.sum(axis=0) if mask[0] else z
+    gb = (g.copy() if bias_2d else g.sum(axis=0)) if mask[0] else z
     gx = g @ wt.T if mask[1] else z
     gw = x.T @ g if mask[2] else z
     return gb, gx, gw
@@ -348,14 +349,14 @@ def _(ctx, g):
     n = ctx._next
     mask = (n[0] is not None, n[1] is not None, n[2] is not None)
     gb, gx, gw = LINEAR_BW.call(g, x if x is not None else g, wt if wt is not None else g,
-                                params=mask)
+                                params=(mask, bool(ctx._params)))
     return (gb if mask[0] else None, gx if mask[1] else None, gw if mask[2] else None)
 
 
 @LINEAR_BW.def_vjp
 def _(ctx, gs):
     g, x, wt = ctx.saved
-    mask = ctx._params
+    mask, bias_2d = ctx._params
     ggb, ggx, ggw = tuple(gs) + (None,) * (3 - len(gs))
     ggb = ggb if mask[0] else None
     ggx = ggx if mask[1] else None
@@ -365,7 +366,7 @@ def _(ctx, gs):
     if n[0] is not None:
         parts = []
         if ggb is not None:
-            parts.append(ggb.expand(*g.shape))
+            parts.append(ggb if bias_2d else ggb.expand(*g.shape))
         if ggx is not None:
             parts.append(ggx.mm(wt))
         if ggw is not None:
@@ -377,6 +378,67 @@ def _(ctx, gs):
     if n[2] is not None and ggx is not None:
         d_w = ggx.t().mm(g)
     return d_g, d_x, d_w
+
+
+# ============================================================================ LSTM cell
+def _lstm_acts(gates):
+    h4 = gates.shape[1] // 4
+    with np.errstate(over="ignore"):
+        sig = 1 / (1 + np.exp(-gates))
+    i, f, o = sig[:, :h4], sig[:, h4:2 * h4], sig[:, 3 * h4:]
+    g = np.tanh(gates[:, 2 * h4:3 * h4])
+    return i, f, g, o
+
+
+def _lstm_cell_fwd(gates, c, p):
+    i, f, g, o = _lstm_acts(gates)
+    c_new = f * c + i * g
+    return o * np.tanh(c_new), c_new
+
+
+# The pointwise part of an LSTM step (gate order i, f, g, o as torch): (gates, c) -> (h, c').
+LSTM_CELL = primitive("lstm_cell_pointwise", _lstm_cell_fwd, "LstmCellPointwiseBackward0",
+                      save=((0, None), (1, None)), n_out=2)
+
+
+@LSTM_CELL.def_vjp
+def _(ctx, gs):
+    gates, c = ctx.saved
+    gh, gc = tuple(gs) + (None,) * (2 - len(gs))
+    if not _tls.grad_enabled:
+        # No graph is being recorded (plain backward): the same formulas on arrays.
+        i, f, g, o = _lstm_acts(gates._data)
+        cd = c._data
+        c_new = f * cd + i * g
+        tc = np.tanh(c_new)
+        dc = gc._data.copy() if gc is not None else np.zeros_like(cd)
+        if gh is not None:
+            ghd = gh._data
+            dc += ghd * o * (1 - tc * tc)
+            do = ghd * tc * o * (1 - o)
+        else:
+            do = np.zeros_like(cd)
+        dgates = np.concatenate([dc * g * i * (1 - i), dc * cd * f * (1 - f),
+                                 dc * i * (1 - g * g), do], axis=1)
+        return Tensor(dgates), Tensor(dc * f)
+    # create_graph: the rule in ndgrad ops, differentiable in gates and c.
+    a_i, a_f, a_g, a_o = gates.chunk(4, 1)
+    i, f, g, o = a_i.sigmoid(), a_f.sigmoid(), a_g.tanh(), a_o.sigmoid()
+    c_new = f * c + i * g
+    tc = c_new.tanh()
+    dc = gc if gc is not None else None
+    do = None
+    if gh is not None:
+        t = gh * o * (1 - tc * tc)
+        dc = t if dc is None else dc + t
+        do = gh * tc * o * (1 - o)
+    if dc is None:
+        dc = c * 0
+    if do is None:
+        do = c * 0
+    from .shape import cat
+    dgates = cat([dc * g * i * (1 - i), dc * c * f * (1 - f), dc * i * (1 - g * g), do], 1)
+    return dgates, dc * f
 
 
 # ============================================================================ softmax family

@@ -8,6 +8,7 @@ the recurrence itself loops over time steps.
 import math
 
 from ... import _creation
+from ..._ops import nn_kernels as K
 from ..._ops import shape as S
 from .. import functional as F
 from .. import init
@@ -41,6 +42,19 @@ def _lstm_step(gi, h, c, w_hh, b_hh):
     c = f.sigmoid() * c + i.sigmoid() * g.tanh()
     h = o.sigmoid() * c.tanh()
     return h, c
+
+
+def _lstm_step_fused(gi_t, h, c, w_hh_t):
+    """One LSTM step from ``gi_t`` (input projection plus both biases): one fused matmul-add
+    and one fused pointwise cell (two graph nodes instead of about fifteen)."""
+    gates = K.LINEAR.call(gi_t, h, w_hh_t, params=True)
+    return K.LSTM_CELL.call(gates, c)
+
+
+def _fusable(x, w, h, c):
+    dt = x._data.dtype
+    return dt.kind == "f" and w._data.dtype == dt and h._data.dtype == dt and \
+        c._data.dtype == dt
 
 
 class RNNBase(Module):
@@ -146,11 +160,21 @@ class RNNBase(Module):
                 gi_all = F.linear(layer_input, w_ih, b_ih)
                 steps = range(seq_len - 1, -1, -1) if direction == 1 else range(seq_len)
                 outs = [None] * seq_len
+                fused = lstm and _fusable(layer_input, w_hh, h, c)
+                if fused:
+                    if b_hh is not None:
+                        gi_all = gi_all + b_hh
+                    w_hh_t = w_hh.t()
+                # unbind: one graph node whose backward assembles all step gradients at once
+                # (per-step indexing would scatter a full-size gradient for every step).
+                gi_steps = gi_all.unbind(0)
                 for t in steps:
-                    if lstm:
-                        h, c = _lstm_step(gi_all[t], h, c, w_hh, b_hh)
+                    if fused:
+                        h, c = _lstm_step_fused(gi_steps[t], h, c, w_hh_t)
+                    elif lstm:
+                        h, c = _lstm_step(gi_steps[t], h, c, w_hh, b_hh)
                     else:
-                        h = _rnn_step(self.mode, gi_all[t], h, w_hh, b_hh)
+                        h = _rnn_step(self.mode, gi_steps[t], h, w_hh, b_hh)
                     outs[t] = h
                 dir_outputs.append(S.stack(outs, 0))
                 h_out.append(h)
