@@ -55,8 +55,13 @@ def _sub_fwd(a, b, alpha=None):
 
 ADD = binary("add", _add_fwd, params=True, plain_fwd=operator.add)
 SUB = binary("sub", _sub_fwd, params=True, plain_fwd=operator.sub)
-RSUB = binary("rsub", lambda a, b, alpha=None: b - a if alpha is None else b - alpha * a,
-              "RsubBackward1", params=True)
+def _rsub_fwd(a, b, alpha=None):
+    return b - a if alpha is None else b - alpha * a
+
+
+# torch: rsub(Tensor, Tensor) is RsubBackward0, rsub(Tensor, Scalar) (and `2 - x`) RsubBackward1.
+RSUB = binary("rsub", _rsub_fwd, "RsubBackward1", params=True)
+RSUB_T = binary("rsub_tensor", _rsub_fwd, "RsubBackward0", params=True)
 MUL = binary("mul", operator.mul, save=((0, 1), (1, 0)))
 DIV = binary("div", operator.truediv, save=((0, 1), (1, None)), promote="float")
 
@@ -75,11 +80,14 @@ def _(ctx, g):
     return g if n[0] else None, ((-g) if alpha is None else g * (-alpha)) if n[1] else None
 
 
-@RSUB.def_vjp
-def _(ctx, g):
+def _rsub_vjp(ctx, g):
     alpha = ctx._params
     n = ctx._next
     return ((-g) if alpha is None else g * (-alpha)) if n[0] else None, g if n[1] else None
+
+
+RSUB.def_vjp(_rsub_vjp)
+RSUB_T.def_vjp(_rsub_vjp)
 
 
 @MUL.def_vjp
@@ -116,7 +124,9 @@ subtract = sub
 
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input``."""
-    return RSUB.call(input, other, None if alpha == 1 else alpha)
+    from .._tensor import Tensor
+    op = RSUB_T if isinstance(other, Tensor) and isinstance(input, Tensor) else RSUB
+    return op.call(input, other, None if alpha == 1 else alpha)
 
 
 def mul(input, other, *, out=None):
