@@ -168,18 +168,18 @@ register(
     U("sign", ref=np.sign, dtypes=FLOATING + INTEGRAL, **_ZERO_GRAD),
     U("sgn", ref=np.sign, dtypes=FLOATING + INTEGRAL, inplace=None, complex_grad=True,
       notes="real: zero gradient; complex: z/|z| with torch's sgn_backward"),
-    U("sqrt", 0.2, 3.0, ref=np.sqrt, complex_grad=True),
+    U("sqrt", 0.2, 3.0, ref=np.sqrt, dtypes=_F_HALF + (ndgrad.int64,), complex_grad=True),
     U("rsqrt", 0.3, 3.0, ref=lambda x: 1 / np.sqrt(x), complex_grad=True),
     U("square", ref=np.square, dtypes=FLOATING + (ndgrad.int64,), complex_grad=True,
       inplace=None),
-    U("exp", ref=np.exp, complex_grad=True),
+    U("exp", ref=np.exp, dtypes=_F_HALF + (ndgrad.int64,), complex_grad=True),
     U("exp2", ref=np.exp2, complex_grad=True),
     U("expm1", ref=np.expm1, complex_grad=True),
     U("log", 0.2, 3.0, ref=np.log, complex_grad=True),
     U("log2", 0.2, 3.0, ref=np.log2, complex_grad=True),
     U("log10", 0.2, 3.0, ref=np.log10, complex_grad=True),
     U("log1p", -0.6, 2.0, ref=np.log1p, int_range=(0, 3), complex_grad=True),
-    U("sin", ref=np.sin, complex_grad=True),
+    U("sin", ref=np.sin, dtypes=_F_HALF + (ndgrad.int64,), complex_grad=True),
     U("cos", ref=np.cos, complex_grad=True),
     U("tan", -1.2, 1.2, ref=np.tan, int_range=(-1, 1), complex_grad=True),
     U("asin", -0.9, 0.9, ref=np.arcsin, int_range=(0, 0), aliases=("arcsin",), complex_grad=True),
@@ -187,12 +187,13 @@ register(
     U("atan", ref=np.arctan, aliases=("arctan",), complex_grad=True),
     U("sinh", ref=np.sinh, complex_grad=True),
     U("cosh", ref=np.cosh, complex_grad=True),
-    U("tanh", ref=np.tanh, complex_grad=True),
+    U("tanh", ref=np.tanh, dtypes=_F_HALF + (ndgrad.int64,), complex_grad=True),
     U("asinh", ref=np.arcsinh, aliases=("arcsinh",), complex_grad=True),
     U("acosh", 1.2, 3.0, ref=np.arccosh, int_range=(1, 3), aliases=("arccosh",), complex_grad=True),
     U("atanh", -0.9, 0.9, ref=np.arctanh, int_range=(0, 0), aliases=("arctanh",),
       complex_grad=True),
-    U("sigmoid", ref=lambda x: 1 / (1 + np.exp(-x)), complex_grad=True),
+    U("sigmoid", ref=lambda x: 1 / (1 + np.exp(-x)), dtypes=_F_HALF + (ndgrad.int64,),
+      complex_grad=True),
     U("logit", 0.1, 0.9, ref=lambda x, eps=None: np.log(np.clip(x, eps or 0, 1 - (eps or 0)) /
                                                          (1 - np.clip(x, eps or 0,
                                                                       1 - (eps or 0)))),
@@ -296,9 +297,10 @@ def B(name, ref=None, dtypes=_F_INT, complex_grad=False, lo=-2.0, hi=2.0, rlo=No
 
 _ALL_NUM = FLOATING + INTEGRAL
 register(
-    B("add", ref=np.add, dtypes=_ALL_NUM, complex_grad=True),
+    B("add", ref=np.add, dtypes=_ALL_NUM + (ndgrad.float16,), complex_grad=True),
     B("sub", ref=np.subtract, dtypes=_ALL_NUM, complex_grad=True, aliases=("subtract",)),
-    B("mul", ref=np.multiply, dtypes=_ALL_NUM + (ndgrad.bool,), complex_grad=True,
+    B("mul", ref=np.multiply, dtypes=_ALL_NUM + (ndgrad.bool, ndgrad.float16),
+      complex_grad=True,
       aliases=("multiply",)),
     B("div", ref=np.true_divide, dtypes=_F_INT, complex_grad=True, other_kinks=(0.0,),
       int_range=(1, 5), aliases=("divide", "true_divide")),
@@ -366,6 +368,35 @@ register(
     OpInfo("div", variant_test_name="floor", sample_inputs=_div_mode_samples("floor"),
            dtypes=FLOATING + (ndgrad.int64,), family="pointwise binary", method="div",
            inplace="div_", **_ZERO_GRAD),
+)
+
+
+def _alpha_samples(op, dtype, requires_grad):
+    integral = dtype.np.kind in "iu"
+    make = make_arg(dtype, requires_grad=requires_grad and not integral)
+    alpha = 2 if integral else -0.5
+    yield SampleInput(make((2, 3)), args=(make((3,)),), kwargs={"alpha": alpha}, name="alpha")
+    yield SampleInput(make((2, 3)), args=(1.5 if not integral else 3,),
+                      kwargs={"alpha": alpha}, name="scalar-other-alpha")
+
+
+def _rsub_samples(op, dtype, requires_grad):
+    integral = dtype.np.kind in "iu"
+    make = make_arg(dtype, requires_grad=requires_grad and not integral)
+    yield SampleInput(make((2, 3)), args=(make((3,)),), name="broadcast")
+    yield SampleInput(make((2, 3)), args=(make((2, 3)),), kwargs={"alpha": 2}, name="alpha")
+    yield SampleInput(make((3,)), args=(2,), name="scalar-other")
+
+
+register(
+    OpInfo("add", variant_test_name="alpha", sample_inputs=_alpha_samples,
+           dtypes=FLOATING + (ndgrad.int64,), family="pointwise binary", method="add",
+           inplace="add_", ref=lambda a, b, alpha=1: a + alpha * b),
+    OpInfo("sub", variant_test_name="alpha", sample_inputs=_alpha_samples,
+           dtypes=FLOATING + (ndgrad.int64,), family="pointwise binary", method="sub",
+           inplace="sub_", ref=lambda a, b, alpha=1: a - alpha * b),
+    OpInfo("rsub", sample_inputs=_rsub_samples, dtypes=FLOATING + (ndgrad.int64,),
+           family="pointwise binary", ref=lambda a, b, alpha=1: b - alpha * a),
 )
 
 
