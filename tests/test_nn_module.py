@@ -302,3 +302,12 @@ def test_exact_init_from_seed():
         for (k1, p1), (k2, p2) in zip(tm.named_parameters(), nm.named_parameters()):
             assert k1 == k2
             np.testing.assert_array_equal(p2.detach().numpy(), p1.detach().numpy())
+
+
+def test_batchnorm_old_checkpoint_without_counter():
+    for lib in (torch, ndgrad):
+        bn = lib.nn.BatchNorm1d(3)
+        sd = {k: v for k, v in bn.state_dict().items() if k != "num_batches_tracked"}
+        assert repr(bn.load_state_dict(sd)) == "<All keys matched successfully>"
+    t, n = torch.nn.BatchNorm1d(3), ndgrad.nn.BatchNorm1d(3)
+    assert t.state_dict()._metadata == n.state_dict()._metadata
