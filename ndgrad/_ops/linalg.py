@@ -1,12 +1,16 @@
 """Linear algebra primitives: the matrix products (mm, bmm, mv, dot, vdot, matmul with torch's
 folding rules and node names, outer, addmm, addmv, baddbmm, addbmm, einsum, tensordot, cross)
 and the decompositions and solvers behind ``ndgrad.linalg`` (inv, solve, det, slogdet,
-cholesky, qr, eigh, svd, pinv, lstsq, triangular solves, norms), plus torch's top-level names
-for them (``inverse``, ``det``, ``cholesky``, ``svd``, ...).
+cholesky, qr, eigh, eig, svd, pinv, lstsq, matrix_exp, triangular and Cholesky solves, norms),
+plus torch's top-level names for them (``inverse``, ``det``, ``cholesky``, ``svd``, ...).
 
 Every backward rule is written with ndgrad ops (matmul, the solvers themselves, masks), so
 double backward works. Complex gradients follow torch's convention (conjugate Wirtinger):
-rules use the conjugate transpose ``mH`` where the real formula has a transpose.
+rules use the conjugate transpose ``mH`` where the real formula has a transpose. The
+decomposition rules are torch's (FunctionsManual.cpp), including its gauge checks: a loss that
+depends on the arbitrary phase of complex eigen/singular vectors raises torch's error.
+Forward kernels are NumPy's LAPACK wrappers; the checks before them reproduce torch's error
+types and wording (per kernel, per dtype), since NumPy's own errors differ.
 The ``ndgrad.linalg`` module re-exports the ``linalg_*`` functions here under torch's names.
 """
 
