@@ -194,3 +194,22 @@ def test_double_backward_through_non_reentrant_checkpoint_matches_torch():
         res[lib] = (g.detach().numpy().copy(), gx.numpy().copy(), gw.numpy().copy())
     for a, b in zip(res[ndgrad], res[torch]):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_recomputed_values_released_after_use_even_with_retain_graph():
+    x, w = _leaves(ndgrad)
+    refs = []
+
+    def f(t):
+        h = t @ w
+        refs.append(weakref.ref(h._data))
+        return h.sin().exp()
+    out = nck.checkpoint(f, x, use_reentrant=False)
+    out.sum().backward(retain_graph=True)
+    g1 = x.grad.numpy().copy()
+    gc.collect()
+    assert len(refs) == 2 and refs[1]() is None  # the recomputed h is gone
+    x.grad = None
+    out.sum().backward()  # recomputes again
+    np.testing.assert_array_equal(x.grad.numpy(), g1)
+    assert len(refs) == 3

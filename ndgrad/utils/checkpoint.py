@@ -99,10 +99,16 @@ class _Frame:
         from ..autograd._graph_extras import _current_task
         task = _current_task()
         key = task[0] if task is not None else None
-        if self.values is None or key is None or self.task is not key:
-            self.values = self._recompute()
+        values = self.values
+        if values is None or key is None or self.task is not key or \
+                values[holder.index] is None:
+            values = self.values = self._recompute()
             self.task = key
-        return self.values[holder.index]
+        # Hand each recomputed value out once and forget it, so the memory of the segment is
+        # released as backward consumes it (a second unpack recomputes).
+        value = values[holder.index]
+        values[holder.index] = None
+        return value
 
     def _recompute(self):
         values = []
@@ -195,7 +201,7 @@ class CheckpointFunctionBackward(Node):
         if info is None:
             from ..autograd.graph import BACKWARD_TWICE
             raise RuntimeError(BACKWARD_TWICE)
-        function, args, state, n_out = info
+        function, args, state, _n_out = info
         detached = []
         for a in args:
             if isinstance(a, Tensor):
