@@ -646,10 +646,16 @@ def isfinite(input):
     return _ISFINITE.call(input)
 
 
-def _int_or_bool(name, fn):
+def _int_or_bool(name, fn, kernel_name=None):
+    kernel_name = kernel_name or name + "_cpu"
+
     def kernel(a, b):
-        if np.asarray(a).dtype.kind in "fc" or np.asarray(b).dtype.kind in "fc":
-            raise RuntimeError(f'"{name}_cpu" not implemented for \'Float\'')
+        for v in (a, b):
+            dt = np.asarray(v).dtype
+            if dt.kind in "fc":
+                from .. import _dtype
+                raise NotImplementedError(f'"{kernel_name}" not implemented for '
+                                          f"'{_dtype.from_np(dt)._legacy[:-6]}'")
         return fn(a, b)
     return binary(name, kernel)
 
@@ -657,8 +663,8 @@ def _int_or_bool(name, fn):
 BITWISE_AND = _int_or_bool("bitwise_and", np.bitwise_and)
 BITWISE_OR = _int_or_bool("bitwise_or", np.bitwise_or)
 BITWISE_XOR = _int_or_bool("bitwise_xor", np.bitwise_xor)
-LSHIFT = _int_or_bool("bitwise_left_shift", np.left_shift)
-RSHIFT = _int_or_bool("bitwise_right_shift", np.right_shift)
+LSHIFT = _int_or_bool("bitwise_left_shift", np.left_shift, "lshift_cpu")
+RSHIFT = _int_or_bool("bitwise_right_shift", np.right_shift, "rshift_cpu")
 
 
 def _invert(x):
