@@ -17,7 +17,8 @@ Each suite is differential against torch 2.13 or against finite differences:
 - grad_dtype: gradients of float32/float16 inputs keep the input dtype, as in torch;
 - unsupported: ops declared non-differentiable give outputs that do not require grad (as
   torch), and modes declared unsupported raise RuntimeError;
-- alias: every alias exists in ndgrad and torch and computes the same values.
+- alias: every alias exists in ndgrad and torch and computes the same values;
+- errors: inputs torch rejects raise the same exception type and message in ndgrad.
 """
 
 import numpy as np
@@ -200,6 +201,19 @@ def test_forward(entry, dtype):
             continue
         actual = call_nd(entry, sample)
         assert_matches_torch(actual, expected, entry, dtype, where, entry.check_grad_fn)
+
+
+@pytest.mark.parametrize("entry", [e for e in DB if e.error_inputs_func is not None], ids=_id)
+def test_error_inputs_match_torch(entry):
+    """Inputs torch rejects: ndgrad raises the same exception type with the same message."""
+    samples = entry.error_inputs()
+    assert samples
+    for sample in samples:
+        with pytest.raises(Exception) as t_exc:  # noqa: PT011 - any type, compared below
+            call_torch(entry, sample)
+        with pytest.raises(type(t_exc.value)) as n_exc:
+            call_nd(entry, sample)
+        assert str(n_exc.value) == str(t_exc.value), f"{entry.full_name} {sample!r}"
 
 
 @pytest.mark.parametrize("entry,dtype", [p for p in _entry_dtypes()

@@ -67,6 +67,8 @@ Entry fields (all keyword except ``name``; see ``OpInfo`` for defaults):
 - ``method`` / ``inplace``: Tensor method names ("exp", "exp_"); the forward suite calls them
   too and compares them with the function.
 - ``family``: the section of the coverage table.
+- ``error_inputs(op)``: yields SampleInputs that torch rejects (bad dtype, shape, argument);
+  the "errors" suite checks ndgrad raises the same exception type with the same message.
 """
 
 import importlib
@@ -93,7 +95,7 @@ __all__ = [
 
 # Names of the generic suites, as used by Skip and the coverage table.
 SUITES = ("forward", "ref", "method", "grad", "gradgrad", "forward_ad", "fwgrad_bwgrad",
-          "no_mutation", "grad_dtype", "unsupported", "complex_grad", "alias")
+          "no_mutation", "grad_dtype", "unsupported", "complex_grad", "alias", "errors")
 
 
 def _dt(*names):
@@ -172,7 +174,7 @@ class OpInfo:
                  supports_complex_autograd=False, differentiable=True, check_grad_fn=True,
                  atol=None, rtol=None, grad_atol=1e-5, grad_rtol=1e-3, grad_eps=1e-6,
                  output_process_fn_grad=None, skips=(), aliases=(), method=None, inplace=None,
-                 family="misc", variant_test_name="", notes=""):
+                 family="misc", variant_test_name="", notes="", error_inputs=None):
         if sample_inputs is None:
             raise ValueError(f"OpInfo {name!r}: sample_inputs is required")
         self.name = name
@@ -204,6 +206,7 @@ class OpInfo:
         self.family = family
         self.variant_test_name = variant_test_name
         self.notes = notes
+        self.error_inputs_func = error_inputs
 
     @property
     def full_name(self):
@@ -236,6 +239,12 @@ class OpInfo:
             return list(self.sample_inputs_func(self, dtype, requires_grad))
         finally:
             ndgrad.set_rng_state(state)
+
+    def error_inputs(self):
+        """Samples torch rejects; ndgrad must raise the same exception type and message."""
+        if self.error_inputs_func is None:
+            return []
+        return list(self.error_inputs_func(self))
 
     def skip_reason(self, test, dtype=None):
         """The documented reason suite `test` does not run here, or None."""

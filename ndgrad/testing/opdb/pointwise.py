@@ -11,7 +11,7 @@ import numpy as np
 
 import ndgrad
 
-from . import COMPLEX, FLOATING, INTEGRAL, OpInfo, SampleInput, make_arg, register
+from . import COMPLEX, FLOATING, INTEGRAL, OpInfo, SampleInput, get, make_arg, register
 
 _F_INT = FLOATING + (ndgrad.int64,)       # float ops also accept integers (promote to float)
 _F_HALF = (ndgrad.float16,) + FLOATING
@@ -510,3 +510,41 @@ register(
            family="pointwise ternary", method="addcdiv", inplace="addcdiv_",
            ref=lambda x, a, b, value=1: x + value * a / b),
 )
+
+
+# --------------------------------------------------------------------------- error inputs
+def _errors(*builders):
+    """error_inputs from (input, args, kwargs) builders, run fresh for each call."""
+    def gen(op):
+        for build in builders:
+            inp, args, kwargs = build()
+            yield SampleInput(inp, args=args, kwargs=kwargs)
+    return gen
+
+
+def _t(*v, dtype=None):
+    return ndgrad.tensor(list(v), dtype=dtype)
+
+
+_ERRORS = {
+    "atan2": _errors(lambda: (_t(1.0), (2.0,), {})),
+    "hypot": _errors(lambda: (_t(1.0), (2.0,), {}), lambda: (_t(1), (_t(2),), {})),
+    "fmax": _errors(lambda: (_t(1.0), (2.0,), {})),
+    "lerp": _errors(lambda: (_t(1.0), (_t(1.0, dtype=ndgrad.float64), 0.5), {}),
+                    lambda: (_t(1), (_t(2), 0.5), {})),
+    "lerp.tensor_weight": _errors(
+        lambda: (_t(1.0), (_t(2.0), _t(0.5, dtype=ndgrad.float64)), {})),
+    "addcdiv": _errors(lambda: (_t(1.0), (_t(1), _t(2)), {})),
+    "isclose": _errors(lambda: (_t(1.0), (_t(1.0, dtype=ndgrad.float64),), {})),
+    "round": _errors(lambda: (_t(1, 2), (), {"decimals": 1})),
+    "div.floor": _errors(lambda: (_t(1.0), (_t(2.0),), {"rounding_mode": "ceil"})),
+    "frac": _errors(lambda: (_t(1, 2), (), {})),
+    "floor_divide": _errors(lambda: (_t(1, 2), (_t(0, 1),), {})),
+    "remainder": _errors(lambda: (_t(1, 2), (_t(0, 1),), {})),
+    "fmod": _errors(lambda: (_t(1, 2), (_t(0, 1),), {})),
+    "positive": _errors(lambda: (_t(True), (), {})),
+    "clamp": _errors(lambda: (_t(1.0), (), {})),
+    "bitwise_and": _errors(lambda: (_t(1.0), (_t(1.0),), {})),
+}
+for _name, _gen in _ERRORS.items():
+    get(_name).error_inputs_func = _gen
