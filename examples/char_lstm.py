@@ -3,7 +3,7 @@
 with Adam and gradient clipping on a short built-in text, then sampled from with a seeded
 generator. Runs unchanged on torch with the same numbers.
 
-    python examples/char_lstm.py [--steps 300] [--hidden 64] [--seq-len 24]
+    python examples/char_lstm.py [--steps 200] [--hidden 64] [--seq-len 16]
 """
 
 import argparse
@@ -90,10 +90,10 @@ def sample(model, stoi, itos, prefix, length, generator, temperature=0.8):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description="Train a character-level LSTM on a short text.")
-    p.add_argument("--steps", type=int, default=300)
+    p.add_argument("--steps", type=int, default=200)
     p.add_argument("--hidden", type=int, default=64)
     p.add_argument("--embed", type=int, default=16)
-    p.add_argument("--seq-len", type=int, default=24)
+    p.add_argument("--seq-len", type=int, default=16)
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--sample", type=int, default=120, help="characters to generate")
     p.add_argument("--seed", type=int, default=0)
