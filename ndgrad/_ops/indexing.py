@@ -394,6 +394,7 @@ def _copy_fwd(a, b, p):
 
 
 COPY = primitive("copy_", _copy_fwd, "CopyBackwards", linear=True)
+COPY.node._qualname = "torch::autograd::CopyBackwards"  # a C++ node in torch: name() is qualified
 
 
 @COPY.def_vjp
