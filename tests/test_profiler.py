@@ -173,7 +173,7 @@ def test_record_function_decorator_and_enabled_false():
         f(x)
     ev = _by_name(p, "decorated")[0]
     assert [c.name for c in ev.cpu_children] == ["aten::mul"]
-    with nprof.profile(enabled=False) as p2:
+    with nprof.profile(enabled=False):
         assert _state.special == 0
         f(x)
     assert _state.special == 0
@@ -219,6 +219,7 @@ def test_emit_nvtx_and_itt_say_so_once():
 # ------------------------------------------------------------------ torch.profiler's API
 def test_schedule_actions_match_torch():
     import torch.profiler as tp
+
     import ndgrad.profiler as np_
     for kw in (dict(wait=1, warmup=1, active=2), dict(wait=0, warmup=2, active=1, repeat=2),
                dict(wait=2, warmup=1, active=3, repeat=1, skip_first=3)):
@@ -228,6 +229,7 @@ def test_schedule_actions_match_torch():
 
 def test_scheduled_windows_match_torch():
     import torch.profiler as tp
+
     import ndgrad.profiler as np_
     out = {}
     for lib, mod in ((torch, tp), (ndgrad, np_)):

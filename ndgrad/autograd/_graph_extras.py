@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 
-from .graph import Node, AccumulateGrad, SavedTensor, FREED, BACKWARD_TWICE
+from .graph import BACKWARD_TWICE, FREED, AccumulateGrad, Node, SavedTensor
 
 __all__ = ["register_multi_grad_hook", "to_dot", "render", "register_saved_names",
            "saved_values"]

@@ -150,6 +150,7 @@ class save_on_cpu(saved_tensors_hooks):
 
     def __init__(self, pin_memory=False, device_type="cuda"):
         import numpy as np
+
         from .._tensor import Tensor
 
         def pack_to_cpu(t):
@@ -243,6 +244,7 @@ class _AllowMutationOnSavedContext:
             entry = self.by_counter.pop(id(target._vc), None)
             if entry is not None:
                 import numpy as np
+
                 from .._tensor import Tensor
                 for rec in entry[1]:
                     if rec.clone is None:

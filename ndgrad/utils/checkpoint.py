@@ -23,11 +23,10 @@ checkpoint inside a recomputed outer one), ``context_fn`` and ``debug=True``.
 
 import warnings
 
-from .. import _random
-from .. import _state
+from .. import _random, _state
 from .._tensor import Tensor
-from ..autograd.graph import Node, FREED, saved_tensors_hooks
-from ..autograd.grad_mode import no_grad, enable_grad
+from ..autograd.grad_mode import enable_grad, no_grad
+from ..autograd.graph import FREED, Node, saved_tensors_hooks
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError"]
 
@@ -159,8 +158,8 @@ class _StopRecomputation(Exception):
 
 
 def _meta_text(shape, np_dtype):
-    from .._size import Size
     from .._dtype import from_np
+    from .._size import Size
     return (f"{{'shape': {Size(shape)!r}, 'dtype': {from_np(np_dtype)}, "
             "'device': device(type='cpu')}")
 
