@@ -10,8 +10,8 @@ import argparse
 import math
 
 import ndgrad as torch
-from ndgrad import nn
 import ndgrad.nn.functional as F
+from ndgrad import nn
 
 TEXT = (
     "autograd records every operation on tensors that require gradients and replays the "

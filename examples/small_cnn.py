@@ -8,8 +8,8 @@ two diagonals) with noise. Runs unchanged on torch with the same numbers.
 import argparse
 
 import ndgrad as torch
-from ndgrad import nn
 import ndgrad.nn.functional as F
+from ndgrad import nn
 from ndgrad.utils.data import DataLoader, TensorDataset
 
 SIZE = 16

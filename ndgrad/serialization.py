@@ -52,9 +52,9 @@ class _Encoder:
         return out
 
     def enc(self, obj):
-        from ._tensor import Tensor
         from ._dtype import dtype as _dtype_cls
         from ._size import Size
+        from ._tensor import Tensor
         if obj is None or isinstance(obj, (bool, str)):
             return obj
         if isinstance(obj, int):

@@ -7,21 +7,21 @@ uses on CPU, with the same floating-point order (see ``_kernels``). ``foreach``,
 ``differentiable=True`` raises NotImplementedError.
 """
 
-from .optimizer import Optimizer  # noqa: F401
-from .sgd import SGD  # noqa: F401
-from .adam import Adam  # noqa: F401
-from .adamw import AdamW  # noqa: F401
-from .rmsprop import RMSprop  # noqa: F401
-from .adagrad import Adagrad  # noqa: F401
+# swa_utils needs ndgrad.nn, which ndgrad imports before optim
+from . import lr_scheduler, swa_utils  # noqa: F401
 from .adadelta import Adadelta  # noqa: F401
+from .adagrad import Adagrad  # noqa: F401
+from .adam import Adam  # noqa: F401
 from .adamax import Adamax  # noqa: F401
-from .nadam import NAdam  # noqa: F401
-from .radam import RAdam  # noqa: F401
-from .rprop import Rprop  # noqa: F401
+from .adamw import AdamW  # noqa: F401
 from .asgd import ASGD  # noqa: F401
 from .lbfgs import LBFGS  # noqa: F401
-from . import lr_scheduler  # noqa: F401
-from . import swa_utils  # noqa: F401  (needs ndgrad.nn, which ndgrad imports before optim)
+from .nadam import NAdam  # noqa: F401
+from .optimizer import Optimizer  # noqa: F401
+from .radam import RAdam  # noqa: F401
+from .rmsprop import RMSprop  # noqa: F401
+from .rprop import Rprop  # noqa: F401
+from .sgd import SGD  # noqa: F401
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
            "NAdam", "RAdam", "Rprop", "ASGD", "LBFGS", "lr_scheduler", "swa_utils"]

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from .optimizer import Optimizer, to_scalar, bump, grad_array, new_step
 from .._tensor import Tensor
 from . import _kernels as K
+from .optimizer import Optimizer, bump, grad_array, new_step, to_scalar
 
 __all__ = ["Adam"]
 

@@ -9,11 +9,11 @@ last bits.
 
 import numpy as np
 
-from .optimizer import Optimizer, to_scalar, bump
-from .adam import check_lr
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from . import _kernels as K
+from .adam import check_lr
+from .optimizer import Optimizer, bump, to_scalar
 
 __all__ = ["LBFGS"]
 

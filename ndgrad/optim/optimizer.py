@@ -9,18 +9,18 @@ Every in-place write to a parameter bumps its version counter once, as torch's i
 would, so a graph that saved the parameter before the step refuses to backward through it.
 """
 
+import warnings
 from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from functools import wraps
 from itertools import chain
-import warnings
 
 import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
-from ..autograd.graph import RemovableHandle
 from ..autograd.grad_mode import enable_grad, no_grad
+from ..autograd.graph import RemovableHandle
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
            "register_optimizer_step_post_hook"]

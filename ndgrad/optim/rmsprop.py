@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from .optimizer import Optimizer, to_scalar, bump, grad_array, new_step
-from .adam import check_lr
 from . import _kernels as K
+from .adam import check_lr
+from .optimizer import Optimizer, bump, grad_array, new_step, to_scalar
 
 __all__ = ["RMSprop"]
 

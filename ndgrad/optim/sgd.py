@@ -1,8 +1,8 @@
 """SGD with momentum, dampening, Nesterov, weight decay and maximize (torch.optim.SGD)."""
 
-from .optimizer import Optimizer, to_scalar, bump, grad_array
 from .._tensor import Tensor
 from . import _kernels as K
+from .optimizer import Optimizer, bump, grad_array, to_scalar
 
 __all__ = ["SGD"]
 

@@ -52,7 +52,8 @@ def default_collate(batch):
     """Stack tensors / arrays along a new first dim, turn numbers into tensors (float ->
     float64, int -> int64, bool -> bool), keep strings, and recurse into dicts, named tuples,
     tuples and lists (transposing them), exactly as torch's default_collate."""
-    from ... import tensor as make_tensor, as_tensor
+    from ... import as_tensor
+    from ... import tensor as make_tensor
     elem = batch[0]
     if isinstance(elem, Tensor):
         return _stack(batch)

@@ -11,9 +11,9 @@ import numpy as np
 
 from ... import _random
 from ..._tensor import Tensor
-from .dataset import IterableDataset, TensorDataset
-from .sampler import SequentialSampler, RandomSampler, BatchSampler
 from ._collate import default_collate, default_convert
+from .dataset import IterableDataset, TensorDataset
+from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 __all__ = ["DataLoader", "get_worker_info"]
 
