@@ -371,3 +371,19 @@ def test_lstm_double_backward_through_fused_cell():
         res.append([t.numpy() for t in lib.autograd.grad((g * g).sum(), [xt] + ws)])
     for a, b in zip(res[0], res[1]):
         np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("cls", ["GRU", "RNN"])
+def test_gru_rnn_double_backward(cls):
+    x = RNG.standard_normal((4, 2, 3))
+    res = []
+    for lib in (torch, ndgrad):
+        lib.manual_seed(0)
+        m = getattr(lib.nn, cls)(3, 4, bidirectional=True).double()
+        xt = lib.tensor(x, requires_grad=True)
+        out, h = m(xt)
+        (g,) = lib.autograd.grad((out ** 2).sum() + (h ** 3).sum(), xt, create_graph=True)
+        ws = list(m.parameters())
+        res.append([t.numpy() for t in lib.autograd.grad((g * g).sum(), [xt] + ws)])
+    for a, b in zip(res[0], res[1]):
+        np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-9)

@@ -441,6 +441,51 @@ def _(ctx, gs):
     return dgates, dc * f
 
 
+# ============================================================================ GRU cell
+def _gru_acts(gi, gh):
+    h3 = gi.shape[1] // 3
+    with np.errstate(over="ignore"):
+        rz = 1 / (1 + np.exp(-(gi[:, :2 * h3] + gh[:, :2 * h3])))
+    r, z = rz[:, :h3], rz[:, h3:]
+    n = np.tanh(gi[:, 2 * h3:] + r * gh[:, 2 * h3:])
+    return r, z, n
+
+
+def _gru_cell_fwd(gi, gh, h, p):
+    r, z, n = _gru_acts(gi, gh)
+    return (1 - z) * n + z * h
+
+
+# The pointwise part of a GRU step (gate order r, z, n as torch): (gi, gh, h) -> h'.
+GRU_CELL = primitive("gru_cell_pointwise", _gru_cell_fwd, "GruCellPointwiseBackward0",
+                     save=((0, None), (1, None), (2, None)))
+
+
+@GRU_CELL.def_vjp
+def _(ctx, g):
+    gi, gh, h = ctx.saved
+    if not _tls.grad_enabled:
+        r, z, n = _gru_acts(gi._data, gh._data)
+        gd, hd = g._data, h._data
+        h3 = hd.shape[1]
+        da_n = gd * (1 - z) * (1 - n * n)
+        da_r = da_n * gh._data[:, 2 * h3:] * r * (1 - r)
+        da_z = gd * (hd - n) * z * (1 - z)
+        dgi = np.concatenate([da_r, da_z, da_n], axis=1)
+        dgh = np.concatenate([da_r, da_z, da_n * r], axis=1)
+        return Tensor(dgi), Tensor(dgh), Tensor(gd * z)
+    i_r, i_z, i_n = gi.chunk(3, 1)
+    h_r, h_z, h_n = gh.chunk(3, 1)
+    r = (i_r + h_r).sigmoid()
+    z = (i_z + h_z).sigmoid()
+    n = (i_n + r * h_n).tanh()
+    da_n = g * (1 - z) * (1 - n * n)
+    da_r = da_n * h_n * r * (1 - r)
+    da_z = g * (h - n) * z * (1 - z)
+    from .shape import cat
+    return cat([da_r, da_z, da_n], 1), cat([da_r, da_z, da_n * r], 1), g * z
+
+
 # ============================================================================ softmax family
 def _softmax_fwd(x, p):
     e = x - x.max(axis=p, keepdims=True)

@@ -44,6 +44,15 @@ def _lstm_step(gi, h, c, w_hh, b_hh):
     return h, c
 
 
+def _rnn_step_fused(mode, gi_t, h, w_hh_t, b_hh):
+    """One RNN/GRU step with a precomputed ``W_hh.T`` (RNN: ``gi_t`` holds both biases)."""
+    if mode == "GRU":
+        gh = K.LINEAR.call(b_hh, h, w_hh_t) if b_hh is not None else h.mm(w_hh_t)
+        return K.GRU_CELL.call(gi_t, gh, h)
+    pre = K.LINEAR.call(gi_t, h, w_hh_t, params=True)
+    return pre.tanh() if mode == "RNN_TANH" else pre.relu()
+
+
 def _lstm_step_fused(gi_t, h, c, w_hh_t):
     """One LSTM step from ``gi_t`` (input projection plus both biases): one fused matmul-add
     and one fused pointwise cell (two graph nodes instead of about fifteen)."""
@@ -160,17 +169,21 @@ class RNNBase(Module):
                 gi_all = F.linear(layer_input, w_ih, b_ih)
                 steps = range(seq_len - 1, -1, -1) if direction == 1 else range(seq_len)
                 outs = [None] * seq_len
-                fused = lstm and _fusable(layer_input, w_hh, h, c)
+                fused = _fusable(layer_input, w_hh, h, c if lstm else h)
                 if fused:
-                    if b_hh is not None:
+                    # the recurrent bias joins the input projection, except in GRU where it
+                    # sits inside r * (W_hn h + b_hn)
+                    if b_hh is not None and self.mode != "GRU":
                         gi_all = gi_all + b_hh
                     w_hh_t = w_hh.t()
                 # unbind: one graph node whose backward assembles all step gradients at once
                 # (per-step indexing would scatter a full-size gradient for every step).
                 gi_steps = gi_all.unbind(0)
                 for t in steps:
-                    if fused:
+                    if fused and lstm:
                         h, c = _lstm_step_fused(gi_steps[t], h, c, w_hh_t)
+                    elif fused:
+                        h = _rnn_step_fused(self.mode, gi_steps[t], h, w_hh_t, b_hh)
                     elif lstm:
                         h, c = _lstm_step(gi_steps[t], h, c, w_hh, b_hh)
                     else:
