@@ -579,3 +579,14 @@ def test_half_precision_accumulates_in_float32():
                                rtol=2e-3)
     np.testing.assert_allclose(float(ndgrad.tensor(x).sum()), float(torch.tensor(x).sum()),
                                rtol=2e-3)
+
+
+def test_extremum_gradients_with_nan():
+    x = np.array([[1.0, np.nan, 3], [np.nan, 2, 0]])
+    for f in (lambda L, x: x.max(), lambda L, x: x.min(), lambda L, x: x.amax(1),
+              lambda L, x: x.amax(), lambda L, x: x.max(1), lambda L, x: x.median(),
+              lambda L, x: x.sort(1), lambda L, x: x.cummax(1), lambda L, x: x.topk(2),
+              lambda L, x: x.nanmedian(), lambda L, x: x.logsumexp(1)):
+        check(f, x)
+    check_gradgrad(lambda L, x: x.max() ** 2, X)
+    check_gradgrad(lambda L, x: x.amin() ** 2, np.array([[1.0, 0.5], [0.5, 2.0]]))

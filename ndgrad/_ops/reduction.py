@@ -191,7 +191,8 @@ MIN_ALL = primitive("min", _amin_fwd, "MinBackward1", save=((0, None), ("out", N
 
 
 def _even_vjp(ctx, g):
-    """Gradient of an extremum split evenly among the elements that attain it."""
+    """amax/amin: the gradient split evenly among the elements equal to the result, written as
+    torch's ``(g / count) * mask`` (so a NaN result, equal to nothing, gives NaN gradients)."""
     x, out = ctx.saved
     dims, keepdim = ctx._params
     shape = x._data.shape
@@ -199,11 +200,27 @@ def _even_vjp(ctx, g):
     mask = (x == o)
     count = mask.sum(dims, keepdim=True) if dims else mask.sum()
     gg = _expand_back(g, shape, dims, keepdim)
-    return (where(mask, gg / count.to(g.dtype) if dims else gg / count.item(), 0.0),)
+    return ((gg / count.to(g.dtype)) * mask,)
 
 
-for _op in (AMAX, AMIN, MAX_ALL, MIN_ALL):
+def _even_all_vjp(ctx, g):
+    """max()/min() over everything: torch's evenly_distribute_backward (a NaN result shares
+    its gradient among the NaNs)."""
+    from .elementwise import isnan
+    x, out = ctx.saved
+    xd = x.detach()
+    if out._data.dtype.kind in "fc" and np.isnan(out._data):
+        mask = isnan(xd)
+    else:
+        mask = xd == out.detach()
+    count = int(mask._data.sum())
+    return (where(mask, g / count, 0.0).to(g.dtype),)
+
+
+for _op in (AMAX, AMIN):
     _op.def_vjp(_even_vjp)
+for _op in (MAX_ALL, MIN_ALL):
+    _op.def_vjp(_even_all_vjp)
 
 
 def amax(input, dim=(), keepdim=False):
