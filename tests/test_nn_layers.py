@@ -387,3 +387,20 @@ def test_gru_rnn_double_backward(cls):
         res.append([t.numpy() for t in lib.autograd.grad((g * g).sum(), [xt] + ws)])
     for a, b in zip(res[0], res[1]):
         np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-9)
+
+
+def test_padding_upsample_distance_fold_modules():
+    run_both(lambda nn: nn.Sequential(nn.ConstantPad2d(1, 2.0), nn.ZeroPad2d((1, 2, 0, 1)),
+                                      nn.ReflectionPad2d(2), nn.ReplicationPad2d((1, 0, 2, 1)),
+                                      nn.CircularPad2d(1)), [f32(2, 3, 4, 5)])
+    run_both(lambda nn: nn.Sequential(nn.ReflectionPad1d((1, 2)), nn.ReplicationPad1d(2),
+                                      nn.ConstantPad1d((0, 1), -1.0), nn.ZeroPad1d(1),
+                                      nn.CircularPad1d((2, 1))), [f32(2, 3, 5)])
+    run_both(lambda nn: nn.Upsample(scale_factor=2), [f32(1, 2, 3, 3)])
+    run_both(lambda nn: nn.Upsample(size=(5, 4), mode="bilinear", align_corners=True),
+             [f32(1, 2, 3, 3)])
+    run_both(lambda nn: nn.UpsamplingBilinear2d(scale_factor=2), [f32(1, 2, 3, 3)])
+    run_both(lambda nn: nn.CosineSimilarity(dim=1), [f32(3, 4), f32(3, 4)])
+    run_both(lambda nn: nn.PairwiseDistance(p=1.0, keepdim=True), [f32(3, 4), f32(3, 4)])
+    run_both(lambda nn: nn.Unfold(2, padding=1), [f32(1, 2, 3, 3)])
+    run_both(lambda nn: nn.Fold((3, 3), 2), [f32(1, 8, 4)])

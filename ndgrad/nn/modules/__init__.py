@@ -13,3 +13,5 @@ from .pooling import *  # noqa: F403
 from .rnn import *  # noqa: F403
 from .sparse import *  # noqa: F403
 from .transformer import *  # noqa: F403
+from .padding import *  # noqa: F401,F403
+from .misc import *  # noqa: F401,F403
