@@ -7,11 +7,11 @@ from .dropout import *  # noqa: F403
 from .flatten import *  # noqa: F403
 from .linear import Bilinear, Identity, Linear, NonDynamicallyQuantizableLinear  # noqa: F401
 from .loss import *  # noqa: F403
+from .misc import *  # noqa: F401,F403
 from .module import Module  # noqa: F401
 from .normalization import *  # noqa: F403
+from .padding import *  # noqa: F401,F403
 from .pooling import *  # noqa: F403
 from .rnn import *  # noqa: F403
 from .sparse import *  # noqa: F403
 from .transformer import *  # noqa: F403
-from .padding import *  # noqa: F401,F403
-from .misc import *  # noqa: F401,F403
