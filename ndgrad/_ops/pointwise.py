@@ -87,16 +87,35 @@ _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
 # =========================================================================== special numerics
-def _in_f64(fn, name):
-    """Wrap a float64 kernel: compute in float64, return the input's float dtype."""
+# Below this many elements the per-element C library call beats the vectorised loops.
+_SMALL = 16
+
+
+def _in_f64(fn, name, scalar=None):
+    """Wrap a float64 kernel: compute in float64, return the input's float dtype. `scalar`
+    (a ``math`` function with the same values) serves tiny tensors, where the vectorised
+    series would spend its time in per-iteration NumPy overhead."""
     def kernel(x):
         if x.dtype.kind == "c":
             raise NotImplementedError(f'"{name}_vml_cpu" not implemented for '
                                       f"'{_dtype.from_np(x.dtype)._legacy[:-6]}'")
-        with np.errstate(all="ignore"):
-            out = fn(x.astype(_F64, copy=False))
+        x64 = x.astype(_F64, copy=False)
+        if scalar is not None and x64.size <= _SMALL:
+            out = np.array([_safe(scalar, v) for v in x64.reshape(-1).tolist()],
+                           dtype=_F64).reshape(x64.shape)
+        else:
+            with np.errstate(all="ignore"):
+                out = fn(x64)
         return out.astype(x.dtype, copy=False)
     return kernel
+
+
+def _safe(fn, v):
+    """math.lgamma raises at poles and math.erf never does; torch returns inf there."""
+    try:
+        return fn(v)
+    except (ValueError, OverflowError):
+        return math.inf
 
 
 def _erf_series(x):
@@ -145,38 +164,80 @@ def _erfc64(x):
     return out
 
 
-def _erfinv64(y):
-    """Giles' single-precision guess, then Newton on erf (centre) or erfc (tails)."""
-    ay = np.abs(y)
-    w = -np.log((1.0 - ay) * (1.0 + ay))
-    central = w < 5.0
+def _giles(ay):
+    """Giles' single-precision erfinv of |y| (float32-accurate; polished by Newton below)."""
+    with np.errstate(divide="ignore"):
+        w = -np.log((1.0 - ay) * (1.0 + ay))
     wc = w - 2.5
-    p = np.full_like(y, 2.81022636e-08)
+    p = np.full_like(ay, 2.81022636e-08)
     for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
               -0.00125372503, -0.00417768164, 0.246640727, 1.50140941):
         p = c + p * wc
     wt = np.sqrt(w) - 3.0
-    q = np.full_like(y, -0.000200214257)
+    q = np.full_like(ay, -0.000200214257)
     for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
               0.00943887047, 1.00167406, 2.83297682):
         q = c + q * wt
-    x = np.where(central, p, q) * ay
-    tail = ay > 0.5
-    one_minus = 1.0 - ay  # exact for ay in [0.5, 1] (Sterbenz)
+    return np.where(w < 5.0, p, q) * ay
+
+
+def _erfinv64(y):
+    """Giles' guess, then Newton on erf (|y| <= 1/2) or on log(erfc) (tails), where erfc decays
+    like exp(-x^2) and plain Newton would crawl."""
+    ay = np.abs(y)
+    x = _giles(ay)
     finite = np.isfinite(x) & (ay < 1.0)
-    log_target = np.log(np.where(tail & finite, one_minus, 1.0))
-    # Newton on erf in the centre; on log(erfc) in the tails, where erfc decays like
-    # exp(-x^2) and plain Newton would crawl (Giles' guess is only float32-accurate there).
-    for _ in range(5):
-        xf = np.where(finite, x, 0.5)
-        deriv = _TWO_OVER_SQRTPI * np.exp(-xf * xf)
-        step_c = (_erf64(xf) - ay) / deriv
-        ec = _erfc64(np.where(tail, xf, 1.0))
-        step_t = -(np.log(ec) - log_target) * ec / np.where(tail, deriv, 1.0)
-        x = np.where(finite, xf - np.where(tail, step_t, step_c), x)
+    central = finite & (ay <= 0.5)
+    tail = finite & (ay > 0.5)
+    xc, yc = x[central], ay[central]
+    xt = x[tail]
+    log_target = np.log(1.0 - ay[tail])  # 1 - |y| is exact for |y| in [1/2, 1] (Sterbenz)
+    for _ in range(4):  # quadratic convergence: two steps usually reach the last bit
+        step = (_erf64(xc) - yc) / (_TWO_OVER_SQRTPI * np.exp(-xc * xc))
+        xc = xc - step
+        if not np.any(np.abs(step) > 1e-15 * np.abs(xc)):
+            break
+    for _ in range(4):
+        ec = _erfc64(xt)
+        step = (np.log(ec) - log_target) * ec / (_TWO_OVER_SQRTPI * np.exp(-xt * xt))
+        xt = xt + step
+        if not np.any(np.abs(step) > 1e-15 * np.abs(xt)):
+            break
+    x[central] = xc
+    x[tail] = xt
     x = np.where(ay == 1.0, np.inf, x)
     x = np.where(ay > 1.0, np.nan, x)
     return np.copysign(x, y)
+
+
+def _erfinv_scalar(y):
+    """Python-float erfinv with the same algorithm (math.erf/erfc) for tiny tensors."""
+    ay = abs(y)
+    if math.isnan(y) or ay > 1.0:
+        return math.nan
+    if ay == 1.0:
+        return math.copysign(math.inf, y)
+    w = -math.log((1.0 - ay) * (1.0 + ay))
+    if w < 5.0:
+        wc, p = w - 2.5, 2.81022636e-08
+        for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+                  -0.00125372503, -0.00417768164, 0.246640727, 1.50140941):
+            p = c + p * wc
+    else:
+        wt, p = math.sqrt(w) - 3.0, -0.000200214257
+        for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+                  -0.0076224613, 0.00943887047, 1.00167406, 2.83297682):
+            p = c + p * wt
+    x = p * ay
+    if ay <= 0.5:
+        for _ in range(4):
+            x -= (math.erf(x) - ay) / (_TWO_OVER_SQRTPI * math.exp(-x * x))
+    else:
+        log_target = math.log(1.0 - ay)
+        for _ in range(4):
+            ec = math.erfc(x)
+            x += (math.log(ec) - log_target) * ec / (_TWO_OVER_SQRTPI * math.exp(-x * x))
+    return math.copysign(x, y)
 
 
 def _sinpi(x):
@@ -255,6 +316,53 @@ def _digamma64(x):
     out[zero] = np.where(np.signbit(x[zero]), np.inf, -np.inf)
     out[np.isnan(x)] = np.nan
     return out
+
+
+def _digamma_scalar(v):
+    """Python-float digamma with the same algorithm as _digamma64 (for tiny tensors)."""
+    if math.isnan(v) or v == -math.inf:
+        return math.nan
+    if v == 0:
+        return math.inf if math.copysign(1.0, v) < 0 else -math.inf
+    if v == math.inf:
+        return math.inf
+    if v < 0:
+        r = v - round(v)
+        if r == 0:
+            return math.nan
+        return _digamma_scalar(1.0 - v) - math.pi / math.tan(math.pi * r)
+    acc = 0.0
+    while v < 10.0:
+        acc += 1.0 / v
+        v += 1.0
+    inv2 = 1.0 / (v * v)
+    series = inv2 * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (
+        1.0 / 240 - inv2 * (1.0 / 132 - inv2 * (691.0 / 32760 - inv2 / 12))))))
+    return math.log(v) - 0.5 / v - series - acc
+
+
+def _trigamma_scalar(x):
+    """Python-float version of _trigamma64 (torch's algorithm)."""
+    if math.isnan(x) or x == -math.inf:
+        return math.nan
+    if x == math.inf:
+        return 0.0
+    sign, result = 1.0, 0.0
+    if x < 0.5:
+        sign = -1.0
+        sin_pi_x = math.sin(math.pi * x)
+        denom = sin_pi_x * sin_pi_x
+        if denom == 0:  # the vectorised kernel's -pi^2/0 = -inf, times the sign
+            return math.inf
+        result -= (math.pi * math.pi) / denom
+        x = 1.0 - x
+    for _ in range(6):
+        result += 1.0 / (x * x)
+        x += 1.0
+    ixx = 1.0 / (x * x)
+    result += (1.0 + 1.0 / (2.0 * x) + ixx * (
+        1.0 / 6.0 - ixx * (1.0 / 30.0 - ixx * (1.0 / 42.0)))) / x
+    return sign * result
 
 
 # Bernoulli numbers B_2, B_4, ..., B_20 for the Euler-Maclaurin tail of Hurwitz zeta.
@@ -353,20 +461,21 @@ ACOSH = _u("acosh", _quiet(np.arccosh), ((0, None),),
 ATANH = _u("atanh", _quiet(np.arctanh), ((0, None),),
            lambda ctx, g: (g / _conj(1 - ctx.saved[0] * ctx.saved[0]),))
 
-ERF = _u("erf", _in_f64(_erf64, "erf"), ((0, None),),
+ERF = _u("erf", _in_f64(_erf64, "erf", math.erf), ((0, None),),
          lambda ctx, g: (g * (_TWO_OVER_SQRTPI * exp(-ctx.saved[0] * ctx.saved[0])),))
-ERFC = _u("erfc", _in_f64(_erfc64, "erfc"), ((0, None),),
+ERFC = _u("erfc", _in_f64(_erfc64, "erfc", math.erfc), ((0, None),),
           lambda ctx, g: (g * (-_TWO_OVER_SQRTPI * exp(-ctx.saved[0] * ctx.saved[0])),))
-ERFINV = _u("erfinv", _in_f64(_erfinv64, "erfinv"), (("out", None),),
+ERFINV = _u("erfinv", _in_f64(_erfinv64, "erfinv", _erfinv_scalar), (("out", None),),
             lambda ctx, g: (g * (_HALF_SQRTPI * exp(ctx.saved[0] * ctx.saved[0])),))
-LGAMMA = _u("lgamma", _in_f64(_lgamma64, "lgamma"), ((0, None),),
+LGAMMA = _u("lgamma", _in_f64(_lgamma64, "lgamma", math.lgamma), ((0, None),),
             lambda ctx, g: (g * digamma(ctx.saved[0]),))
-DIGAMMA = _u("digamma", _in_f64(_digamma64, "digamma"), ((0, None),),
+DIGAMMA = _u("digamma", _in_f64(_digamma64, "digamma", _digamma_scalar), ((0, None),),
              lambda ctx, g: (g * polygamma(1, ctx.saved[0]),))
 
 
 def _polygamma_fwd(x, n):
-    return _in_f64(lambda a: _polygamma64(n, a), "polygamma")(x)
+    scalar = _trigamma_scalar if n == 1 else None
+    return _in_f64(lambda a: _polygamma64(n, a), "polygamma", scalar)(x)
 
 
 POLYGAMMA = _u("polygamma", _polygamma_fwd, ((0, None),),
