@@ -572,3 +572,30 @@ def test_double_backward_vs_torch(name, fn, shapes):
         assert (a is None) == (b is None)
         if a is not None:
             np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-8)
+
+
+FORWARD_AD = [
+    ("linear", lambda lib, F, x: F.linear(x, lib.tensor(np.ones((3, 4))),
+                                         lib.tensor(np.arange(3.0))), (2, 4)),
+    ("log_softmax", lambda lib, F, x: F.log_softmax(x, 1), (2, 4)),
+    ("gelu", lambda lib, F, x: F.gelu(x), (2, 4)),
+    ("cross_entropy", lambda lib, F, x: F.cross_entropy(x, lib.tensor([1, 3])), (2, 4)),
+    ("conv2d", lambda lib, F, x: F.conv2d(x, lib.tensor(np.ones((2, 1, 2, 2)))), (1, 1, 4, 4)),
+    ("max_pool2d", lambda lib, F, x: F.max_pool2d(x, 2), (1, 1, 4, 4)),
+    ("batch_norm", lambda lib, F, x: F.batch_norm(x, None, None, training=True), (3, 4)),
+    ("mse_loss", lambda lib, F, x: F.mse_loss(x, lib.zeros(3, 4)), (3, 4)),
+    ("reflect_pad", lambda lib, F, x: F.pad(x, (1, 1), mode="reflect"), (3, 4)),
+]
+
+
+@pytest.mark.parametrize("name,fn,shape", FORWARD_AD, ids=[c[0] for c in FORWARD_AD])
+def test_forward_ad_vs_torch(name, fn, shape):
+    x, v = _arr(*shape), _arr(*shape)
+    outs = []
+    for lib in (torch, ndgrad):
+        fwd = lib.autograd.forward_ad
+        with fwd.dual_level():
+            d = fwd.make_dual(lib.tensor(x), lib.tensor(v))
+            out = fn(lib, lib.nn.functional, d)
+            outs.append(fwd.unpack_dual(out).tangent.numpy())
+    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-6, atol=1e-9)
