@@ -22,6 +22,10 @@ __all__ = [
            "inv",
            "inv_ex",
            "lstsq",
+    "lu",
+    "lu_factor",
+    "lu_factor_ex",
+    "lu_solve",
            "matmul",
            "matrix_exp",
     "matrix_norm",
@@ -72,3 +76,7 @@ matmul = _L.linalg_matmul
 matrix_exp = _L.linalg_matrix_exp
 eig = _L.linalg_eig
 eigvals = _L.linalg_eigvals
+lu = _L.linalg_lu
+lu_factor = _L.linalg_lu_factor
+lu_factor_ex = _L.linalg_lu_factor_ex
+lu_solve = _L.linalg_lu_solve

@@ -643,3 +643,59 @@ def test_eig_ill_defined_phase():
             L.linalg.eig(x)[1].real.sum().backward()
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1]
+
+
+LU_CASES = {
+    "lu_square": (lambda L, a: L.linalg.lu(a), [R(3, 3)]),
+    "lu_batched": (lambda L, a: L.linalg.lu(a), [R(2, 3, 3)]),
+    "lu_wide": (lambda L, a: L.linalg.lu(a), [R(3, 5)]),
+    "lu_tall": (lambda L, a: L.linalg.lu(a), [R(5, 3)]),
+    "lu_complex": (lambda L, a: L.linalg.lu(a), [C(3, 3)]),
+    "lu_only_u": (lambda L, a: L.linalg.lu(a).U, [R(3, 4)]),
+    "lu_only_l": (lambda L, a: L.linalg.lu(a).L, [R(4, 3)]),
+    "lu_factor": (lambda L, a: L.linalg.lu_factor(a), [R(3, 3)]),
+    "lu_factor_wide": (lambda L, a: L.linalg.lu_factor(a), [R(2, 3, 4) + np.eye(3, 4)]),
+    "lu_factor_ex": (lambda L, a: L.linalg.lu_factor_ex(a), [R(4, 3)]),
+}
+
+
+@pytest.mark.parametrize("name", list(LU_CASES))
+def test_lu_family(name):
+    fn, arrays = LU_CASES[name]
+    compare(fn, arrays)
+
+
+def test_lu_unpack():
+    # A composite of masks here (AddBackward0/MulBackward0), LuUnpackBackward0 in torch.
+    compare(lambda L, a: L.lu_unpack(*L.linalg.lu_factor(a)), [R(3, 3)], check_name=False)
+    compare(lambda L, a: L.lu_unpack(*L.linalg.lu_factor(a)), [R(2, 3, 4)], check_name=False)
+
+
+@pytest.mark.parametrize("left,adjoint", [(True, False), (True, True), (False, False),
+                                          (False, True)])
+def test_lu_solve(left, adjoint):
+    a = R(3, 3) + 3 * np.eye(3)
+    b = R(3, 2) if left else R(2, 3)
+    compare(lambda L, x, y: L.linalg.lu_solve(*L.linalg.lu_factor(x), y, left=left,
+                                              adjoint=adjoint), [a, b], check_name=False)
+
+
+def test_lu_errors():
+    for fn in (lambda L: L.linalg.lu_factor(L.zeros(2, 2)),
+               lambda L: L.linalg.lu_factor(L.ones(2, 3)),
+               lambda L: L.linalg.lu(L.ones(3)),
+               lambda L: L.linalg.lu_factor(L.ones(2, 2, dtype=L.long))):
+        res = []
+        for L in (torch, ndgrad):
+            with pytest.raises(Exception) as e:
+                fn(L)
+            res.append((type(e.value).__name__, str(e.value)))
+        assert res[0] == res[1]
+
+
+def test_lu_solve_complex_adjoint_and_right():
+    a, b = C(3, 3) + 3 * np.eye(3), C(3, 2)
+    for left, adjoint in ((True, True), (False, False), (False, True)):
+        bb = b if left else b.T
+        compare(lambda L, x, y: L.linalg.lu_solve(*L.linalg.lu_factor(x), y, left=left,
+                                                  adjoint=adjoint), [a, bb], check_name=False)

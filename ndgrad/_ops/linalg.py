@@ -44,6 +44,7 @@ __all__ = [
     "inner",
     "inverse",
     "logdet",
+    "lu_unpack",
     "matmul",
     "matrix_exp",
     "matrix_power",
@@ -1919,6 +1920,227 @@ def linalg_eigvals(A, *, out=None):
     if not (A.requires_grad and _grad_on()) and not _special():
         return _out(wrap(_eig_fwd(A._data, None)[0]), out)
     return _out(EIG.call(A)[0], out)
+
+
+# ---------------------------------------------------------------------------- LU
+def _lu_np(a):
+    """LU with partial pivoting (LAPACK getrf's pivots): returns (P, L, U, pivots, info), with
+    A = P L U, 1-based int32 pivots and info the first zero pivot (0 if none), per batch."""
+    shape = a.shape
+    m, n = shape[-2:]
+    k = min(m, n)
+    work = np.array(a.reshape((-1, m, n)), copy=True)
+    nb = work.shape[0]
+    perm = np.tile(np.arange(m), (nb, 1))
+    piv = np.zeros((nb, k), np.int32)
+    info = np.zeros(nb, np.int32)
+    rows = np.arange(nb)
+    for j in range(k):
+        p = j + np.argmax(np.abs(work[:, j:, j]), axis=1)
+        piv[:, j] = p + 1
+        swap = p != j
+        if np.any(swap):
+            r = rows[swap]
+            pj = p[swap]
+            work[r, j], work[r, pj] = work[r, pj].copy(), work[r, j].copy()
+            perm[r, j], perm[r, pj] = perm[r, pj].copy(), perm[r, j].copy()
+        pivot = work[:, j, j]
+        zero = pivot == 0
+        info = np.where(zero & (info == 0), j + 1, info).astype(np.int32)
+        safe = np.where(zero, 1, pivot)
+        work[:, j + 1:, j] = np.where(zero[:, None], work[:, j + 1:, j],
+                                      work[:, j + 1:, j] / safe[:, None])
+        work[:, j + 1:, j + 1:] -= work[:, j + 1:, j:j + 1] * work[:, j:j + 1, j + 1:]
+    low = np.tril(work[:, :, :k], -1) + np.eye(m, k, dtype=work.dtype)
+    up = np.triu(work[:, :k, :])
+    pm = np.zeros((nb, m, m), work.dtype)
+    pm[rows[:, None], perm, np.arange(m)[None, :]] = 1
+    batch = shape[:-2]
+    return (pm.reshape(batch + (m, m)), low.reshape(batch + (m, k)), up.reshape(batch + (k, n)),
+            piv.reshape(batch + (k,)), info.reshape(batch), work.reshape(shape))
+
+
+def _lu_backward(gl, gu, p, low, up):
+    """torch's linalg_lu_backward: gA for A = P L U (square, wide and tall cases)."""
+    m, n = low._data.shape[-2], up._data.shape[-1]
+    k = min(m, n)
+    from .shape import cat
+    if m == n:
+        ga = _tril(matmul(_mH(low), gl), -1) if gl is not None else None
+        if gu is not None:
+            t = _triu(matmul(gu, _mH(up)))
+            ga = t if ga is None else ga + t
+        ga = linalg_solve_triangular(_mH(up), ga, upper=False, left=False)
+        ga = linalg_solve_triangular(_mH(low), ga, upper=True, left=True, unitriangular=True)
+        return matmul(p, ga)
+    if m < n:
+        u1 = up[..., :, :k]
+        ga = matmul(_mH(low), gl) if gl is not None else None
+        if gu is not None:
+            t = matmul(_triu(gu), _mH(up))
+            ga = -t if ga is None else ga - t
+        ga = linalg_solve_triangular(_mH(u1), _tril(ga, -1), upper=False, left=False)
+        if gu is not None:
+            ga = cat([ga + _triu(gu[..., :, :k]), gu[..., :, k:]], -1)
+        ga = linalg_solve_triangular(_mH(low), ga, upper=True, left=True, unitriangular=True)
+        if gu is None:
+            ga = cat([ga, Tensor(np.zeros(up._data.shape[:-1] + (n - k,), up._data.dtype))],
+                     -1)
+        return matmul(p, ga)
+    l1 = low[..., :k, :]
+    ga = matmul(gu, _mH(up)) if gu is not None else None
+    if gl is not None:
+        t = matmul(_mH(low), _tril(gl, -1))
+        ga = -t if ga is None else ga - t
+    ga = linalg_solve_triangular(_mH(l1), _triu(ga), upper=True, left=True, unitriangular=True)
+    if gl is not None:
+        ga = cat([ga + _tril(gl[..., :k, :], -1), gl[..., k:, :]], -2)
+    ga = linalg_solve_triangular(_mH(up), ga, upper=False, left=False)
+    if gl is None:
+        ga = cat([ga, Tensor(np.zeros(low._data.shape[:-2] + (m - k, k), low._data.dtype))],
+                 -2)
+    return matmul(p, ga)
+
+
+LU = primitive("linalg_lu", lambda a, p: _lu_np(a)[:3], "LinalgLuBackward0", n_out=3,
+               diff_outs=(False, True, True), save=(("out", None), ("out1", None),
+                                                    ("out2", None)))
+
+
+@LU.def_vjp
+def _(ctx, gs):
+    p, low, up = ctx.saved
+    _, gl, gu = _pad(gs, 3)
+    return (_lu_backward(gl, gu, p, low, up),)
+
+
+def _lu_factor_fwd(a, p):
+    pm, low, up, piv, info, packed = _lu_np(a)
+    return packed, piv, info, pm
+
+
+# Outputs: LU (packed), pivots, info, and P (internal, for the backward).
+LU_FACTOR = primitive("linalg_lu_factor_ex", _lu_factor_fwd, "LinalgLuFactorExBackward0",
+                      n_out=4, diff_outs=(True, False, False, False),
+                      save=(("out", None), ("out3", None)))
+
+
+def _unpack_lu(lu):
+    """Differentiable L (unit lower) and U of a packed LU tensor."""
+    m, n = lu._data.shape[-2:]
+    k = min(m, n)
+    low = _tril(lu[..., :, :k], -1) + Tensor(np.eye(m, k, dtype=lu._data.dtype))
+    return low, _triu(lu[..., :k, :])
+
+
+@LU_FACTOR.def_vjp
+def _(ctx, gs):
+    lu, p = ctx.saved
+    g = gs[0]
+    low, up = _unpack_lu(lu)
+    k = min(lu._data.shape[-2:])
+    return (_lu_backward(_tril(g[..., :, :k], -1), _triu(g[..., :k, :]), p, low, up),)
+
+
+_Lu = _named("linalg_lu", ["P", "L", "U"])
+_LuFactor = _named("linalg_lu_factor", ["LU", "pivots"])
+_LuFactorEx = _named("linalg_lu_factor_ex", ["LU", "pivots", "info"])
+_LuUnpack = _named("lu_unpack", ["P", "L", "U"])
+
+
+def _check_lu_input(A, fname):
+    A = as_tensor_arg(A)
+    if A._data.ndim < 2:
+        raise RuntimeError(f"{fname}: Expected tensor with 2 or more dimensions. Got size: "
+                           f"{list(A._data.shape)} instead")
+    _check_lapack_dtype(A, fname, kernel="lu_cpu")
+    return A
+
+
+def linalg_lu(A, *, pivot=True, out=None):
+    """A = P L U with partial pivoting (P a permutation, L unit lower, U upper)."""
+    A = _check_lu_input(A, "linalg.lu")
+    if not pivot:
+        raise NotImplementedError("linalg.lu: pivot=False is not implemented in ndgrad (torch "
+                                  "supports it on CUDA only)")
+    return _Lu(*LU.call(A))
+
+
+def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    A = _check_lu_input(A, "torch.linalg.lu_factor_ex")
+    packed, piv, info = LU_FACTOR.call(A)[:3]
+    if check_errors and np.any(info._data):
+        raise LinAlgError(f"torch.linalg.lu_factor_ex: U[{int(info._data.max())},"
+                          f"{int(info._data.max())}] is zero")
+    return _LuFactorEx(packed, piv, info)
+
+
+def linalg_lu_factor(A, *, pivot=True, out=None):
+    """The packed LU factorisation (LU, pivots) that ``lu_solve`` consumes."""
+    A = _check_lu_input(A, "torch.linalg.lu_factor")
+    packed, piv, info = LU_FACTOR.call(A)[:3]
+    bad = info._data.reshape(-1)
+    if np.any(bad):
+        k = int(bad[bad != 0][0])
+        raise RuntimeError(f"torch.linalg.lu_factor: U[{k},{k}] is zero and using it on "
+                           "lu_solve would result in a division by zero. If you still want to "
+                           "perform the factorization, consider calling linalg.lu(A, pivot) or "
+                           "linalg.lu_factor_ex(A, pivot)")
+    return _LuFactor(packed, piv)
+
+
+def _perm_from_pivots(piv, m):
+    """The permutation matrices P (A = P L U) of 1-based LAPACK pivots (..., k)."""
+    k = piv.shape[-1]
+    flat = piv.reshape(-1, k)
+    perms = np.tile(np.arange(m), (flat.shape[0], 1))
+    for b in range(flat.shape[0]):
+        for j in range(k):
+            q = flat[b, j] - 1
+            perms[b, j], perms[b, q] = perms[b, q], perms[b, j]
+    pm = np.zeros((flat.shape[0], m, m))
+    pm[np.arange(flat.shape[0])[:, None], perms, np.arange(m)[None, :]] = 1
+    return pm.reshape(piv.shape[:-1] + (m, m))
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    """(P, L, U) from a packed LU factorisation; L and U are differentiable in LU_data."""
+    lu = as_tensor_arg(LU_data)
+    m, n = lu._data.shape[-2:]
+    k = min(m, n)
+    pm = Tensor(_perm_from_pivots(np.asarray(as_tensor_arg(LU_pivots)._data), m)
+                .astype(lu._data.dtype))
+    low, up = _unpack_lu(lu)
+    return _LuUnpack(pm, low, up)
+
+
+def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    """Solve with a packed LU factorisation (composite of triangular solves, so gradients
+    reach LU and B)."""
+    lu, B = as_tensor_arg(LU), as_tensor_arg(B)
+    n = lu._data.shape[-1]
+    k = B._data.shape[-2] if left else B._data.shape[-1]
+    if k != n:
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation "
+                           f"{eq} ({n}x{n} and {B._data.shape[-2]}x{B._data.shape[-1]})")
+    pm, low, up = lu_unpack(lu, pivots)
+    # A = P L U.  left: A X = B, A^H X = B;  right: X A = B, X A^H = B.
+    if left and not adjoint:
+        y = linalg_solve_triangular(low, matmul(pm.mT, B), upper=False, unitriangular=True)
+        x = linalg_solve_triangular(up, y, upper=True)
+    elif left:
+        y = linalg_solve_triangular(_mH(up), B, upper=False)
+        x = matmul(pm, linalg_solve_triangular(_mH(low), y, upper=True, unitriangular=True))
+    elif not adjoint:
+        y = linalg_solve_triangular(up, B, upper=True, left=False)
+        x = matmul(linalg_solve_triangular(low, y, upper=False, left=False, unitriangular=True),
+                   pm.mT)
+    else:
+        y = linalg_solve_triangular(_mH(low), matmul(B, pm), upper=True, left=False,
+                                    unitriangular=True)
+        x = linalg_solve_triangular(_mH(up), y, upper=False, left=False)
+    return _out(x, out)
 
 
 # ---------------------------------------------------------------------------- composites

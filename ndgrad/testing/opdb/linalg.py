@@ -404,6 +404,51 @@ register(
 )
 
 
+def _lu_samples(op, dtype, requires_grad):
+    rng = np.random.default_rng(0)
+    mk = lambda *s: _t(_rand(rng, s, dtype), dtype, requires_grad)
+    yield SampleInput(mk(3, 3), name="square")
+    yield SampleInput(mk(2, 3, 3), name="batched")
+    yield SampleInput(mk(3, 5), name="wide")
+    yield SampleInput(mk(5, 3), name="tall")
+
+
+def _lu_solve(a, b, left=True, adjoint=False):
+    return ndgrad.linalg.lu_solve(*ndgrad.linalg.lu_factor(a), b, left=left, adjoint=adjoint)
+
+
+def _t_lu_solve(a, b, left=True, adjoint=False):
+    t = _torch()
+    return t.linalg.lu_solve(*t.linalg.lu_factor(a), b, left=left, adjoint=adjoint)
+
+
+def _lu_solve_samples(op, dtype, requires_grad):
+    rng = np.random.default_rng(0)
+    mk = lambda a: _t(a, dtype, requires_grad)
+    for left in (True, False):
+        for adjoint in (False, True):
+            if dtype.is_complex and (adjoint or not left):
+                continue  # torch returns a conj-bit view the suite cannot read (test_linalg)
+            b = _rand(rng, (3, 2) if left else (2, 3), dtype)
+            yield SampleInput(mk(_sq(rng, 3, dtype)), args=(mk(b),),
+                              kwargs={"left": left, "adjoint": adjoint},
+                              name=f"left={left},adjoint={adjoint}")
+
+
+register(
+    OpInfo("linalg.lu", sample_inputs=_lu_samples, dtypes=_FC, family="linalg",
+           supports_complex_autograd=True, output_process_fn_grad=lambda out: out[1:],
+           notes="P is not differentiable (as torch)"),
+    OpInfo("linalg.lu_factor", sample_inputs=lambda op, dt, rg: (
+        s for s in _lu_samples(op, dt, rg) if s.name != "tall"), dtypes=_FC, family="linalg",
+        supports_complex_autograd=True),
+    OpInfo("linalg.lu_solve", op=_lu_solve, torch_op=_t_lu_solve,
+           sample_inputs=_lu_solve_samples, dtypes=_FC, family="linalg",
+           supports_complex_autograd=True, check_grad_fn=False,
+           notes="a composite of triangular solves (torch: LinalgLuSolveBackward0)"),
+)
+
+
 # --------------------------------------------------------------------------- triangular
 def _tri_solve_samples(op, dtype, requires_grad):
     rng = np.random.default_rng(0)
