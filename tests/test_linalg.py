@@ -697,5 +697,5 @@ def test_lu_solve_complex_adjoint_and_right():
     a, b = C(3, 3) + 3 * np.eye(3), C(3, 2)
     for left, adjoint in ((True, True), (False, False), (False, True)):
         bb = b if left else b.T
-        compare(lambda L, x, y: L.linalg.lu_solve(*L.linalg.lu_factor(x), y, left=left,
-                                                  adjoint=adjoint), [a, bb], check_name=False)
+        compare(lambda L, x, y, lf=left, adj=adjoint: L.linalg.lu_solve(
+            *L.linalg.lu_factor(x), y, left=lf, adjoint=adj), [a, bb], check_name=False)

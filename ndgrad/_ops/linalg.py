@@ -2015,7 +2015,7 @@ def _(ctx, gs):
 
 
 def _lu_factor_fwd(a, p):
-    pm, low, up, piv, info, packed = _lu_np(a)
+    pm, _, _, piv, info, packed = _lu_np(a)
     return packed, piv, info, pm
 
 
@@ -2106,8 +2106,7 @@ def _perm_from_pivots(piv, m):
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     """(P, L, U) from a packed LU factorisation; L and U are differentiable in LU_data."""
     lu = as_tensor_arg(LU_data)
-    m, n = lu._data.shape[-2:]
-    k = min(m, n)
+    m = lu._data.shape[-2]
     pm = Tensor(_perm_from_pivots(np.asarray(as_tensor_arg(LU_pivots)._data), m)
                 .astype(lu._data.dtype))
     low, up = _unpack_lu(lu)
