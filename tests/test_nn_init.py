@@ -177,3 +177,12 @@ def test_sparse_with_generator_uses_default_for_permutations():
                                generator=ndgrad.Generator().manual_seed(2))
     np.testing.assert_allclose(n.numpy(), t.numpy(), atol=1e-7)
     np.testing.assert_array_equal(n.numpy() == 0, t.numpy() == 0)
+
+
+def test_pad_sequence():
+    rng = np.random.default_rng(3)
+    arrays = [rng.standard_normal((n, 2)).astype(np.float32) for n in (3, 1, 4)]
+    for kw in (dict(), dict(batch_first=True, padding_value=-1.0), dict(padding_side="left")):
+        t = torch.nn.utils.rnn.pad_sequence([torch.tensor(a) for a in arrays], **kw)
+        n = ndgrad.nn.utils.rnn.pad_sequence([ndgrad.tensor(a) for a in arrays], **kw)
+        np.testing.assert_array_equal(n.numpy(), t.numpy())
