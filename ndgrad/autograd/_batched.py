@@ -162,12 +162,15 @@ def _apply(node, gs, B):
     op = type(node)._op
     if op is not None:
         rule = _rules().get(op.name)
-        if rule is not None:
-            gx = rule(node, gs[0] if op.n_out == 1 else gs)
-            return _fit_all(node, gx, B)
-        if op.name in _TRANSPARENT or op.kind in ("unary", "binary"):
-            gx = op.vjp(node, gs[0] if op.n_out == 1 else gs)
-            return _fit_all(node, gx, B)
+        transparent = op.name in _TRANSPARENT or op.kind in ("unary", "binary")
+        if rule is not None or transparent:
+            fn = rule if rule is not None else op.vjp
+            try:
+                return _fit_all(node, fn(node, gs[0] if op.n_out == 1 else gs), B)
+            except Exception:  # noqa: BLE001
+                # A rule that cannot take this call's batch (an unusual layout or dtype):
+                # the per-element VJP gives the same result (or raises the real error).
+                return _per_sample(node, gs, B)
     return _per_sample(node, gs, B)
 
 

@@ -123,7 +123,7 @@ def _strict_requires_grad(items, kind, strict):
 def _grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None,
           batched=False):
     """autograd.grad over the outputs that require grad; all-None when none does."""
-    from . import grad
+    grad = _autograd_grad()
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     keep_o, keep_g = [], []
@@ -137,6 +137,16 @@ def _grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=N
                 create_graph=create_graph, retain_graph=retain_graph,
                 is_grads_batched=batched)
 
+
+def _autograd_grad():
+    global _GRAD
+    if _GRAD is None:
+        from . import grad
+        _GRAD = grad
+    return _GRAD
+
+
+_GRAD = None
 
 _ZERO_MESSAGES = {
     "back": ("The output of the user-provided function is independent of input {i}. This is "
@@ -298,7 +308,10 @@ def _jacobian_forward(func, inputs, strict, vectorize):
     numels = tuple(x.numel() for x in inputs)
     try:
         return _jacobian_forward_batched(func, inputs, ins_tuple, numels)
-    except _forward_rules.Unbatchable:
+    except Exception:  # noqa: BLE001
+        # Unbatchable (in-place ops, aliasing, custom Functions) or any op the batched rules
+        # cannot take: the column loop computes the same Jacobian (and re-raises a genuine
+        # error of func itself).
         return _jacobian_forward_loop(func, inputs, ins_tuple, numels)
 
 
