@@ -437,3 +437,24 @@ def test_dtypes(dt):
             check_error(f, a)
             continue
         check(f, a, grad=False, rtol=2e-3, atol=2e-3)
+
+
+@pytest.mark.parametrize("f", [
+    lambda L, x: x.gather(1, L.tensor([[-1]])), lambda L, x: x.scatter(1, L.tensor([[-1]]), 1.0),
+    lambda L, x: x.index_select(1, L.tensor([-1])), lambda L, x: x.index_select(1, L.tensor([4])),
+    lambda L, x: x.index_add(1, L.tensor([-1]), x[:, :1]),
+    lambda L, x: x.index_add(1, L.tensor([4]), x[:, :1]),
+    lambda L, x: x.index_copy(1, L.tensor([-1]), x[:, :1]),
+    lambda L, x: x.index_copy(1, L.tensor([4]), x[:, :1]),
+    lambda L, x: x.scatter_add(1, L.tensor([[-1]]), x[:1, :1]),
+    lambda L, x: x.index_fill(1, L.tensor([4]), 1.0), lambda L, x: x.index_fill(1, L.tensor([-5]), 1.0),
+    lambda L, x: x.take(L.tensor([-13])), lambda L, x: x.gather(1, L.tensor([[4]])),
+])
+def test_index_bounds(f):
+    check_error(f, M)
+
+
+def test_negative_indices_where_torch_accepts_them():
+    for f in (lambda L, x: x.take(L.tensor([-1, -12])), lambda L, x: x.index_fill(1, L.tensor([-1]), 1.0),
+              lambda L, x: x[:, L.tensor([-1])], lambda L, x: x.index_put((L.tensor([-1]),), x[0] * 2)):
+        check(f, M)

@@ -526,8 +526,8 @@ def _check_index(index, name):
 
 
 def _gather_fwd(x, idx, dim):
-    if idx.size and (idx.max() >= x.shape[dim] or idx.min() < -x.shape[dim]):
-        bad = idx[(idx >= x.shape[dim]) | (idx < -x.shape[dim])].flat[0]
+    if idx.size and (idx.max() >= x.shape[dim] or idx.min() < 0):
+        bad = idx[(idx >= x.shape[dim]) | (idx < 0)].flat[0]
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size "
                            f"{x.shape[dim]}")
     sl = tuple(slice(0, s) for s in idx.shape)
@@ -658,8 +658,8 @@ def _check_scatter_args(x, dim, index, src, name):
                                    f"{list(x._data.shape)} apart from dimension {d} and to be no "
                                    f"larger size than src {list(src._data.shape)}")
         size = x._data.shape[d] if nd else 1
-        if ind.max() >= size or ind.min() < -size:
-            bad = ind[(ind >= size) | (ind < -size)].flat[0]
+        if ind.max() >= size or ind.min() < 0:  # gather/scatter take no negative indices
+            bad = ind[(ind >= size) | (ind < 0)].flat[0]
             raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {size}")
     return d
 
@@ -840,7 +840,13 @@ def index_select(input, dim, index):
         raise IndexError("index_select(): Index is supposed to be a vector")
     d = wrap_dim(dim, x._data.ndim)
     size = x._data.shape[d] if x._data.ndim else 1
-    if index._data.size and (index._data.max() >= size or index._data.min() < -size):
+    ind = index._data
+    if ind.size and (ind.max() >= size or ind.min() < 0):
+        bad = ind[(ind >= size) | (ind < 0)].flat[0]
+        if d == 1 and x._data.ndim > 1:
+            # torch's dim-1 kernel words it differently
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} "
+                               f"axis_dim={size}")
         raise IndexError("index out of range in self")
     xx = x if x._data.ndim else x.reshape(1)
     out = INDEX_SELECT.call(xx, index.reshape(-1), params=d)
@@ -878,15 +884,26 @@ def _check_same_type(x, src, name):
                            f"({_legacy(src._data.dtype)}) must have the same scalar type")
 
 
+def _check_nonneg_index(index, x, d, exc, prefix=""):
+    size = x._data.shape[d] if x._data.ndim else 1
+    ind = index._data
+    if ind.size and (ind.max() >= size or ind.min() < 0):
+        bad = ind[(ind >= size) | (ind < 0)].flat[0]
+        raise exc(f"{prefix}index {bad} is out of bounds for dimension {d} with size {size}")
+
+
 def index_add(input, dim, index, source, *, alpha=1):
     x = as_tensor_arg(input)
     _check_same_type(x, as_tensor_arg(source), "index_add_")
     d = wrap_dim(dim, x._data.ndim)
+    _check_nonneg_index(index, x, d, RuntimeError)
     return INDEX_ADD.call(x, index, source, params=(d, alpha))
 
 
 def index_add_(self, dim, index, source, *, alpha=1):
     d = wrap_dim(dim, self._data.ndim)
+    _check_same_type(self, as_tensor_arg(source), "index_add_")
+    _check_nonneg_index(index, self, d, RuntimeError)
     return apply_inplace(INDEX_ADD, self, index, source, params=(d, alpha))
 
 
@@ -915,6 +932,9 @@ def _check_index_vector(index, x, d, name):
         raise RuntimeError(f"{name}_(): Expected a long tensor for index, but got {got}")
     if index._data.ndim > 1:
         raise IndexError(f"{name}(): Index is supposed to be a vector")
+    if name == "index_copy":
+        _check_nonneg_index(index, x, d, IndexError, "index_copy_(): ")
+        return
     size = x._data.shape[d] if x._data.ndim else 1
     ind = index._data
     if ind.size and (ind.max() >= size or ind.min() < -size):
