@@ -456,10 +456,8 @@ class Module:
             else:
                 device = a
         if device is not None:
-            from ..._device import device as _dev
-            dev = _dev(device) if not isinstance(device, _dev) else device
-            if dev.type != "cpu":
-                raise RuntimeError(f"ndgrad runs on the CPU only; cannot move to '{device}'")
+            from ..._device import check_device
+            check_device(device)
         if dtype is not None:
             if not (dtype.is_floating_point or dtype.is_complex):
                 raise TypeError("nn.Module.to only accepts floating point or complex dtypes, "
@@ -494,6 +492,11 @@ class Module:
         raise TypeError("bfloat16 is not supported by ndgrad (NumPy has no bfloat16)")
 
     def cpu(self):
+        return self
+
+    def cuda(self, device=None):
+        from ..._device import check_device
+        check_device("cuda")
         return self
 
     def type(self, dst_type):
