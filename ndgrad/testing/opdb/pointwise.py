@@ -113,6 +113,10 @@ def _binary_samples(lo=-2.0, hi=2.0, rlo=None, rhi=None, scalar=1.5, kinks=None,
         yield SampleInput(*_pack(fix(ma((2, 3)), mb((3,)))), name="broadcast")
         yield SampleInput(*_pack(fix(ma(()), mb((2,)))), name="0-d-self")
         yield SampleInput(*_pack(fix(ma((0, 2)), mb((2,)))), name="empty")
+        a, b = fix(ma((2, 3)), mb((2, 3)))
+        # Same values in column-major memory: a non-contiguous leaf.
+        a_nc = ndgrad.Tensor(np.asfortranarray(a.detach()._data)).requires_grad_(a.requires_grad)
+        yield SampleInput(a_nc, args=(b,), name="non-contiguous-self")
         if scalar is not None:
             a = ma((3,))
             if kinks is not None:
