@@ -105,6 +105,20 @@ def test_post_accumulate_grad_hook():
         lambda p: None))
 
 
+def test_hooks_of_untargeted_leaves_do_not_run():
+    def f(lib):
+        log = []
+        a = t(lib, [1.0, 2.0], True)
+        b = t(lib, [3.0, 4.0], True)
+        a.register_hook(lambda g: log.append("a"))
+        b.register_hook(lambda g: log.append("b"))
+        y = (a * b).sum()
+        y.backward(inputs=[a], retain_graph=True)
+        lib.autograd.grad(y, [b])
+        return [log, a.grad, b.grad]
+    same(f)
+
+
 def test_hooks_in_autograd_grad():
     def f(lib):
         x = t(lib, [1.0, 2.0], True)

@@ -8,7 +8,6 @@ Nothing here is on the hot path.
 
 import shutil
 import subprocess
-import sys
 import threading
 
 from .graph import BACKWARD_TWICE, FREED, AccumulateGrad, Node, SavedTensor
@@ -221,22 +220,15 @@ Node.__dir__ = _node_dir
 
 # ---------------------------------------------------------------- the running backward
 def _current_task():
-    """``(deps, heap, needed, node, ready)`` of the innermost backward on this thread (`ready`:
-    a node the engine will run next without queueing it).
+    """``(deps, heap, needed, None, None)`` of the innermost backward on this thread, or None.
 
-    Read from the engine's frame, so the engine pays nothing for it; only multi-grad hooks
-    and checkpointing ask. Returns None outside backward.
+    The engine keeps a GraphTask per running backward (see engine.current_graph_task).
     """
-    from . import engine
-    code = engine.run_backward.__code__
-    f = sys._getframe(1)
-    while f is not None:
-        if f.f_code is code:
-            loc = f.f_locals
-            return (loc.get("deps"), loc.get("heap"), loc.get("needed"), loc.get("node"),
-                    loc.get("ready"))
-        f = f.f_back
-    return None
+    from .engine import current_graph_task
+    task = current_graph_task()
+    if task is None:
+        return None
+    return (task.deps, task.heap, task.needed, None, None)
 
 
 def _will_execute(task, node):

@@ -18,6 +18,7 @@ import sys
 import numpy as np
 
 from .. import _state
+from . import _special_engine
 from .graph import AccumulateGrad
 
 __all__ = ["run_backward", "accumulate_grad", "reduce_grads"]
@@ -257,6 +258,11 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
     heapq.heapify(heap)
     captured = {}
 
+    # The running backward, for hooks that must know what else will run in it (multi-grad
+    # hooks, checkpointing); pushed once per backward, so nodes pay nothing for it.
+    task = GraphTask(deps, heap, needed)
+    tasks = _tls.__dict__.setdefault("graph_tasks", [])
+    tasks.append(task)
     prev_grad_mode = _tls.grad_enabled
     _tls.grad_enabled = create_graph
     heappop = heapq.heappop
@@ -274,6 +280,9 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
             gs = buffers.pop(node, None) or []
             extra = node._extra
             if type(node) is AccumulateGrad:
+                runs = accumulate and (accumulate_only is None or node in accumulate_only)
+                if not runs and (captures is None or (node, 0) not in captures):
+                    continue  # a leaf this backward does not target: its hooks stay quiet
                 var = node.variable
                 if var._extra is not None:
                     hooks = var._extra.get("hooks")
@@ -281,7 +290,7 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                         gs[0] = _run_hooks(hooks, gs[0])
                 if captures is not None and (node, 0) in captures and gs and gs[0] is not None:
                     captured[(node, 0)] = gs[0]
-                if accumulate and (accumulate_only is None or node in accumulate_only):
+                if runs:
                     if gs and gs[0] is not None:
                         if node._extra is not None:
                             _accumulate_with_node_hooks(node, gs, create_graph, node._extra)
@@ -358,7 +367,27 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
             gx = g = None
     finally:
         _tls.grad_enabled = prev_grad_mode
+        tasks.pop()
     return captured
+
+
+class GraphTask:
+    """What a running backward still has to do: pending dependency counts, the ready heap,
+    and which nodes it needs (None: all). Hooks never see the lone `ready` node of the
+    engine's loop: it is always empty while hooks run."""
+
+    __slots__ = ("deps", "heap", "needed")
+
+    def __init__(self, deps, heap, needed):
+        self.deps = deps
+        self.heap = heap
+        self.needed = needed
+
+
+def current_graph_task():
+    """The innermost backward running on this thread, or None."""
+    tasks = _tls.__dict__.get("graph_tasks")
+    return tasks[-1] if tasks else None
 
 
 def _accumulate_with_node_hooks(node, gs, create_graph, extra):
@@ -383,7 +412,6 @@ def _accumulate(node, gs, create_graph):
     g = gs[0]
     gs[0] = None  # drop the engine's reference so an owned gradient can be stolen
     if _state.special:
-        from . import _special_engine
         g = _special_engine.check_grad(node, (g,))[0]
     accumulate_grad(var, g, create_graph)
     extra = var._extra
@@ -414,5 +442,4 @@ def _propagate_none(node, deps, heap):
 
 def _apply_special(node, gs):
     """Run a node while a special mode (anomaly detection, profiler) is active."""
-    from . import _special_engine
     return _special_engine.apply_node(node, gs)
