@@ -36,6 +36,9 @@ from . import testing  # noqa: F401,E402
 from . import utils  # noqa: F401,E402
 from . import nn  # noqa: F401,E402
 from . import optim  # noqa: F401,E402
+from . import profiler  # noqa: F401,E402
+from .autograd.anomaly_mode import (is_anomaly_enabled,  # noqa: F401,E402
+                                    is_anomaly_check_nan_enabled)
 from ._dtype import result_type as _result_type
 
 import builtins as _builtins
