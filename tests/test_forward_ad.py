@@ -489,3 +489,16 @@ def test_tangent_registry_forgets_dead_tensors():
         for _ in range(50):
             y = x * 2  # noqa: F841  (each old y dies)
         assert len(_forward_rules._live) <= n0 + 2
+
+
+def test_failed_op_with_generic_rule_leaves_flags_and_grad_mode():
+    with nfw.dual_level():
+        x = nfw.make_dual(ndgrad.ones(2, 3), ndgrad.ones(2, 3))
+        with ndgrad.no_grad():
+            from ndgrad._ops.reduction import PROD_DIM
+            with pytest.raises(Exception):  # noqa: B017  (NumPy's axis error, in the kernel)
+                PROD_DIM.call(x, params=((5,), False, None))
+            y = x * 2
+        assert not x.requires_grad and not y.requires_grad
+        assert ndgrad.is_grad_enabled()
+    assert not x.requires_grad

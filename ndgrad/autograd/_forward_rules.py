@@ -214,6 +214,7 @@ def deactivate(level):
                 if not fw:
                     del ex["fw_grad"]
     _live.clear()
+    _undo_open_tokens()
     for node in list(_live_nodes):
         if node._extra is not None:
             node._extra.pop("fw_out", None)
@@ -265,6 +266,8 @@ class _Observer:
     def before(self, op, args, params):
         if _busy or not fw_grad_enabled:
             return None
+        if _open_tokens:
+            _undo_open_tokens()
         if _pending:
             _flush()
         if _deferred:
@@ -310,10 +313,9 @@ class _Observer:
             return
         forced = False
         if token is not None:
-            forced_inputs, prev = token
-            for a in forced_inputs:
-                a._rg = False
-            _tls.grad_enabled = prev
+            if _open_tokens and _open_tokens[-1] is token:
+                _open_tokens.pop()
+            _undo_force(token)
             forced = True
         tans = _input_tangents(args)
         if tans is None:
@@ -386,7 +388,26 @@ def _maybe_force_record(args):
         a._rg = True
     prev = _tls.grad_enabled
     _tls.grad_enabled = True
-    return (forced, prev)
+    token = (forced, prev)
+    # The dispatcher calls `after` only when the op succeeds: a failed op leaves its token
+    # here, and the next hook call (or leaving the level) undoes it.
+    _open_tokens.append(token)
+    return token
+
+
+_open_tokens = []
+
+
+def _undo_force(token):
+    forced_inputs, prev = token
+    for a in forced_inputs:
+        a._rg = False
+    _tls.grad_enabled = prev
+
+
+def _undo_open_tokens():
+    while _open_tokens:
+        _undo_force(_open_tokens.pop())
 
 
 class _Deferred:
