@@ -708,8 +708,11 @@ def _conv2d_input_grad_np(g, w, in_hw, stride, padding, dilation, groups):
     _, cg, kh, kw = w.shape
     c = cg * groups
     h, wd = in_hw
-    gm = g.transpose(1, 0, 2, 3).reshape(groups, o // groups, n * ho * wo)
-    cols = np.matmul(w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1), gm)
+    if groups == 1:
+        cols = w.reshape(o, cg * kh * kw).T @ g.transpose(1, 0, 2, 3).reshape(o, n * ho * wo)
+    else:
+        gm = g.transpose(1, 0, 2, 3).reshape(groups, o // groups, n * ho * wo)
+        cols = np.matmul(w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1), gm)
     cols = cols.reshape(c, kh, kw, n, ho, wo)
     ph, pw = padding
     hp = max(h + 2 * ph, (ho - 1) * stride[0] + dilation[0] * (kh - 1) + 1)
@@ -733,6 +736,10 @@ def _conv2d_weight_grad_np(x, g, wshape, stride, padding, dilation, groups):
     cols = _im2col(xp, (kh, kw), stride, dilation)
     ho, wo = g.shape[2:]
     cols = cols[..., :ho, :wo]
+    if groups == 1:
+        cm = cols.transpose(1, 2, 3, 0, 4, 5).reshape(cg * kh * kw, n * ho * wo)
+        gw = g.transpose(1, 0, 2, 3).reshape(o, n * ho * wo) @ cm.T
+        return gw.reshape(wshape)
     cm = cols.transpose(1, 2, 3, 0, 4, 5).reshape(groups, cg * kh * kw, n * ho * wo)
     gm = g.transpose(1, 0, 2, 3).reshape(groups, o // groups, n * ho * wo)
     gw = np.matmul(gm, cm.transpose(0, 2, 1))
