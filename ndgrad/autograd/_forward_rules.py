@@ -398,16 +398,19 @@ def _maybe_force_record(args):
 _open_tokens = []
 
 
-def _undo_force(token):
+def _undo_force(token, grad_mode=True):
     forced_inputs, prev = token
     for a in forced_inputs:
         a._rg = False
-    _tls.grad_enabled = prev
+    if grad_mode:
+        _tls.grad_enabled = prev
 
 
 def _undo_open_tokens():
+    # Grad mode is left alone here: a no_grad block the failure propagated out of has
+    # already restored its own value, which must not be overwritten.
     while _open_tokens:
-        _undo_force(_open_tokens.pop())
+        _undo_force(_open_tokens.pop(), grad_mode=False)
 
 
 class _Deferred:
