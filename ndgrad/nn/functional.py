@@ -14,8 +14,6 @@ from .. import _random
 from .._ops import elementwise as E
 from .._ops import linalg as L
 from .._ops import nn_kernels as K
-from .._ops import shape as S
-from .._ops.registry import primitive
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 
@@ -1057,8 +1055,6 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
         loss = loss + 0.5 * math.log(2 * math.pi)
     return _reduce(loss, reduction)
 
-
-_ = (S, primitive)
 
 
 # ============================================================================ torch.* aliases
