@@ -186,3 +186,18 @@ def test_pad_sequence():
         t = torch.nn.utils.rnn.pad_sequence([torch.tensor(a) for a in arrays], **kw)
         n = ndgrad.nn.utils.rnn.pad_sequence([ndgrad.tensor(a) for a in arrays], **kw)
         np.testing.assert_array_equal(n.numpy(), t.numpy())
+
+
+def test_random_fill_on_non_leaf_records_like_torch():
+    for method, args in (("uniform_", ()), ("normal_", ()), ("bernoulli_", (0.5,)),
+                         ("exponential_", ()), ("random_", (0, 5)), ("random_", (5,)),
+                         ("random_", ())):
+        names = []
+        for lib in (torch, ndgrad):
+            x = lib.ones(3, requires_grad=True)
+            z = x * 2
+            getattr(z, method)(*args)
+            z.sum().backward()
+            assert not x.grad.any()
+            names.append(z.grad_fn.name())
+        assert names[0] == names[1]
