@@ -451,8 +451,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         for i, out in enumerate(outputs):
             cols = tuple([] for _ in inputs)
             flat = out.reshape(-1)
-            for j in range(out.nelement()):
-                row = _grad((flat[j],), inputs, retain_graph=True, create_graph=create_graph)
+            for row in _reverse_rows(flat, inputs, create_graph):
                 for k, (acc, g, x) in enumerate(zip(cols, row, inputs)):
                     if g is None:
                         if strict:
@@ -470,6 +469,36 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                     (0,) + tuple(x.shape))).view(tuple(out.shape) + tuple(x.shape))
                 for acc, x in zip(cols, inputs)))
         return _untuple(_finish(tuple(jac), create_graph), (outs_tuple, ins_tuple))
+
+
+def _reverse_rows(flat, inputs, create_graph):
+    """Per element j of `flat`, the gradients of ``flat[j]`` w.r.t. `inputs` (None: unused).
+
+    The same as ``autograd.grad(flat[j], inputs, retain_graph=True, allow_unused=True)``
+    (torch's loop), run straight from flat's node with a one-hot gradient: the select node
+    and the argument checks of ``autograd.grad`` are skipped, the numbers are the same.
+    """
+    from .. import zeros
+    from .engine import run_backward
+    n = flat.nelement()
+    if not flat.requires_grad:
+        for _ in range(n):
+            yield (None,) * len(inputs)
+        return
+    edges = [x._edge() for x in inputs]
+    root = flat._edge()
+    for j in range(n):
+        onehot = zeros(n, dtype=flat.dtype)
+        onehot._data[j] = 1
+        captured = run_backward([(root, onehot)], True, create_graph,
+                                captures={e: None for e in edges}, accumulate=False)
+        row = []
+        for e in edges:
+            g = captured.get(e)
+            if g is not None and not create_graph and g._grad_fn is not None:
+                g = g.detach()
+            row.append(g)
+        yield tuple(row)
 
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
