@@ -314,6 +314,8 @@ def test_embedding_and_one_hot():
     idx = np.array([[0, 2, 1], [2, 2, 3]])
     compare(lambda lib, F, w: F.embedding(lib.tensor(idx), w), _arr(4, 3))
     compare(lambda lib, F, w: F.embedding(lib.tensor(idx), w, padding_idx=2), _arr(4, 3))
+    compare(lambda lib, F, w: F.embedding(lib.tensor(idx), w, scale_grad_by_freq=True),
+            _arr(4, 3))
     np.testing.assert_array_equal(nF.one_hot(ndgrad.tensor([0, 2, 1])).numpy(),
                                   tF.one_hot(torch.tensor([0, 2, 1])).numpy())
     assert nF.one_hot(ndgrad.tensor([1]), 4).shape == (1, 4)

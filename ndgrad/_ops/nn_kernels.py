@@ -1074,9 +1074,15 @@ def _embedding_fwd(w, idx, p):
 
 
 def _embedding_bw_fwd(g, idx, p):
-    num, padding_idx = p
+    num, padding_idx = p[:2]
+    flat = idx.reshape(-1)
+    rows = g.reshape(-1, g.shape[-1])
+    if len(p) > 2 and p[2]:
+        # scale_grad_by_freq: each row's gradient is divided by its count in the batch
+        counts = np.bincount(flat, minlength=num)
+        rows = rows / counts[flat][:, None].astype(g.dtype)
     out = np.zeros((num, g.shape[-1]), g.dtype)
-    np.add.at(out, idx.reshape(-1), g.reshape(-1, g.shape[-1]))
+    np.add.at(out, flat, rows)
     if padding_idx is not None and padding_idx >= 0:
         out[padding_idx] = 0
     return out
@@ -1096,12 +1102,17 @@ def _(ctx, g):
 @EMBEDDING_BW.def_vjp
 def _(ctx, gg):
     (idx,) = ctx.saved
-    num, padding_idx = ctx._params
+    num, padding_idx = ctx._params[:2]
     if padding_idx is not None and padding_idx >= 0:
         keep = np.ones((num, 1), gg._data.dtype)
         keep[padding_idx] = 0
         gg = gg * Tensor(keep)
-    return EMBEDDING.call(gg, idx, params=None), None
+    out = EMBEDDING.call(gg, idx, params=None)
+    if len(ctx._params) > 2 and ctx._params[2]:
+        flat = idx._data.reshape(-1)
+        counts = np.bincount(flat, minlength=num)[idx._data].astype(gg._data.dtype)
+        out = out / Tensor(counts[..., None])
+    return out, None
 
 
 # ============================================================================ sandwich

@@ -600,7 +600,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
             w[rows] = (w[rows] * scale[:, None]).astype(w.dtype)
             weight._vc[0] += 1
-    return K.EMBEDDING.call(weight, input, params=(weight.shape[0], padding_idx))
+    return K.EMBEDDING.call(weight, input, params=(weight.shape[0], padding_idx,
+                                                  bool(scale_grad_by_freq)))
 
 
 def one_hot(tensor, num_classes=-1):
