@@ -699,3 +699,35 @@ def test_lu_solve_complex_adjoint_and_right():
         bb = b if left else b.T
         compare(lambda L, x, y, lf=left, adj=adjoint: L.linalg.lu_solve(
             *L.linalg.lu_factor(x), y, left=lf, adjoint=adj), [a, bb], check_name=False)
+
+
+_SING = np.array([[1., 2.], [2., 4.]])
+_NOT_PD = np.array([[4., 2., 1.], [2., 1., 3.], [1., 3., 5.]])
+_EX_CASES = {
+    "inv_ex": lambda L: L.linalg.inv_ex(L.tensor(np.stack([np.eye(2) * 2, _SING]))),
+    "inv_ex_zero": lambda L: L.linalg.inv_ex(L.zeros(3, 3)),
+    "inv_ex_check": lambda L: L.linalg.inv_ex(L.tensor(np.stack([_SING, _SING])),
+                                              check_errors=True),
+    "solve_ex": lambda L: L.linalg.solve_ex(L.tensor(np.stack([np.eye(2), _SING])),
+                                            L.ones(2, 2, 1, dtype=L.float64)),
+    "solve_ex_check": lambda L: L.linalg.solve_ex(L.tensor(_SING), L.ones(2, 1, dtype=L.float64),
+                                                  check_errors=True),
+    "cholesky_ex": lambda L: L.linalg.cholesky_ex(L.tensor(_NOT_PD)),
+    "cholesky_ex_upper": lambda L: L.linalg.cholesky_ex(L.tensor(_NOT_PD), upper=True),
+    "cholesky_ex_batch": lambda L: L.linalg.cholesky_ex(L.tensor(np.stack([np.eye(3), _NOT_PD]))),
+    "cholesky_ex_check": lambda L: L.linalg.cholesky_ex(L.tensor(_NOT_PD), check_errors=True),
+}
+
+
+@pytest.mark.parametrize("name", list(_EX_CASES))
+def test_ex_variants_report_info(name):
+    """The *_ex functions return LAPACK's info (and its partial results) instead of raising,
+    or raise under their own name with check_errors=True."""
+    results = []
+    for L in (torch, ndgrad):
+        try:
+            out = _EX_CASES[name](L)
+            results.append(("ok", _np(out[0]).tolist(), _np(out[1]).tolist(), str(out[1].dtype)))
+        except RuntimeError as e:
+            results.append(("error", str(e)))
+    np.testing.assert_equal(results[1], results[0])

@@ -954,14 +954,26 @@ def _raise_singular_inv(arr):
                       "singular.")
 
 
-def _inv_np(a):
+def _lu_solve_unchecked(a, b):
+    """A^{-1} B through LU without raising on singular A (inf/nan appear, as LAPACK's)."""
+    pm, low, up = _lu_np(a)[:3]
+    with np.errstate(all="ignore"):
+        y = _trisolve_np(low, np.swapaxes(pm, -1, -2) @ b, False, True, True)
+        return _trisolve_np(up, y, True, True, False)
+
+
+def _inv_np(a, ex=False):
     try:
         return np.linalg.inv(a)
     except np.linalg.LinAlgError:
-        _raise_singular_inv(a)
+        if not ex:
+            _raise_singular_inv(a)
+        eye = np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape)
+        return _lu_solve_unchecked(a, eye).astype(a.dtype)
 
 
-INV = primitive("linalg_inv_ex", lambda a, p: _inv_np(a), "LinalgInvExBackward0",
+# params: None, or "ex" for linalg.inv_ex(check_errors=False) (no error on singular input).
+INV = primitive("linalg_inv_ex", lambda a, p: _inv_np(a, p == "ex"), "LinalgInvExBackward0",
                 save=(("out", None),))
 
 
@@ -982,10 +994,27 @@ def inverse(input, *, out=None):
     return linalg_inv(input, out=out)
 
 
+def _pivot_info(a):
+    """LAPACK getrf's info per batch element: the first zero pivot (1-based), 0 if none."""
+    if a.size == 0:
+        return np.zeros(a.shape[:-2], np.int32)
+    return _lu_np(a)[4]
+
+
 def linalg_inv_ex(A, *, check_errors=False, out=None):
-    A = _check_matrix(A, "linalg.inv")
-    inv = INV.call(A)
-    return _InvEx(inv, Tensor(np.zeros(A._data.shape[:-2], np.int32)))
+    """(inverse, info): info > 0 names the zero pivot of a singular matrix instead of raising
+    (unless check_errors)."""
+    A = _check_matrix(A, "linalg.inv_ex")
+    if check_errors:
+        try:
+            inv = INV.call(A)
+        except LinAlgError as e:
+            raise LinAlgError(str(e).replace("linalg.inv:", "linalg.inv_ex:", 1)) from None
+        return _InvEx(inv, Tensor(np.zeros(A._data.shape[:-2], np.int32)))
+    inv = INV.call(A, params="ex")
+    bad = not np.all(np.isfinite(inv._data))
+    info = _pivot_info(A._data) if bad else np.zeros(A._data.shape[:-2], np.int32)
+    return _InvEx(inv, wrap(np.asarray(info, np.int32)))
 
 
 # ---------------------------------------------------------------------------- solve
@@ -994,7 +1023,7 @@ def _is_vector_rhs(A, B):
     return len(sb) == 1 or (len(sb) == A._data.ndim - 1 and sb == A._data.shape[:-1])
 
 
-def _solve_np(a, b, left, vector):
+def _solve_np(a, b, left, vector, ex=False):
     if vector:
         b = b[..., None]
     if not left:
@@ -1003,6 +1032,11 @@ def _solve_np(a, b, left, vector):
     try:
         x = np.linalg.solve(a, b)
     except np.linalg.LinAlgError:
+        if ex:
+            x = _lu_solve_unchecked(a, b).astype(np.result_type(a, b))
+            if not left:
+                x = np.swapaxes(x, -1, -2)
+            return x[..., 0] if vector else x
         n = a.shape[-1]
         flat = np.broadcast_to(a, np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (n, n))
         flat = flat.reshape(-1, n, n)
@@ -1022,7 +1056,7 @@ SOLVE = primitive("linalg_solve_ex", lambda a, b, p: _solve_np(a, b, *p),
 @SOLVE.def_vjp
 def _(ctx, g):
     a, x = ctx.saved
-    left, vector = ctx._params
+    left, vector = ctx._params[:2]
     n = ctx._next
     gb = SOLVE.call(_mH(a), g, params=(left, vector))
     ga = None
@@ -1038,10 +1072,15 @@ def linalg_solve(A, B, *, left=True, out=None):
     """Solve ``A X = B`` (or ``X A = B`` with left=False); B may be a (batch of) vector(s)."""
     A = _check_matrix(A, "linalg.solve", half="lu_cpu")
     B = as_tensor_arg(B)
+    vector = _is_vector_rhs(A, B)
+    _solve_checks(A, B, left, vector)
+    return _out(_reduce_meta(SOLVE.call(A, B, params=(left, vector)), A, B), out)
+
+
+def _solve_checks(A, B, left, vector):
     if A._data.dtype != B._data.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A "
                            f"of type {_tname(A)} and B of type {_tname(B)} instead")
-    vector = _is_vector_rhs(A, B)
     n = A._data.shape[-1]
     sb = B._data.shape
     k = (sb[-1] if vector else (sb[-2] if left else sb[-1])) if sb else 0
@@ -1051,12 +1090,26 @@ def linalg_solve(A, B, *, left=True, out=None):
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation {eq} "
                            f"({n}x{n} and {bs})")
     _broadcast_shapes(A._data.shape[:-2], sb[:-1] if vector else sb[:-2])
-    return _out(_reduce_meta(SOLVE.call(A, B, params=(left, vector)), A, B), out)
 
 
 def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
-    x = linalg_solve(A, B, left=left)
-    return _SolveEx(x, Tensor(np.zeros(as_tensor_arg(A)._data.shape[:-2], np.int32)))
+    """(result, info) of ``linalg.solve``; info > 0 flags a singular A instead of raising
+    (unless check_errors)."""
+    if check_errors:
+        try:
+            x = linalg_solve(A, B, left=left)
+        except LinAlgError as e:
+            raise LinAlgError(str(e).replace("torch.linalg.solve:", "torch.linalg.solve_ex:",
+                                             1)) from None
+        return _SolveEx(x, Tensor(np.zeros(as_tensor_arg(A)._data.shape[:-2], np.int32)))
+    A = _check_matrix(A, "linalg.solve", half="lu_cpu")
+    B = as_tensor_arg(B)
+    vector = _is_vector_rhs(A, B)
+    _solve_checks(A, B, left, vector)
+    x = _reduce_meta(SOLVE.call(A, B, params=(left, vector, True)), A, B)
+    bad = not np.all(np.isfinite(x._data))
+    info = _pivot_info(A._data) if bad else np.zeros(A._data.shape[:-2], np.int32)
+    return _SolveEx(x, wrap(np.asarray(info, np.int32)))
 
 
 # ---------------------------------------------------------------------------- det / slogdet
@@ -1145,10 +1198,34 @@ def logdet(input):
 
 
 # ---------------------------------------------------------------------------- cholesky
+def _potf2_partial(m):
+    """LAPACK potf2's result on a matrix that is not positive-definite: the columns before the
+    failing one, the failing diagonal value, the rest of the lower triangle untouched."""
+    a = np.tril(np.array(m, copy=True))
+    n = a.shape[-1]
+    for j in range(n):
+        d = a[j, j] - np.vdot(a[j, :j], a[j, :j])
+        if not (d.real > 0):
+            a[j, j] = d
+            return a, j + 1
+        a[j, j] = np.sqrt(d)
+        a[j + 1:, j] = (a[j + 1:, j] - a[j + 1:, :j] @ np.conj(a[j, :j])) / a[j, j]
+    return a, 0
+
+
 def _chol_np(a, upper):
+    ex = False
+    if type(upper) is tuple:  # (upper, "ex"): cholesky_ex without check_errors
+        upper, ex = upper[0], True
     try:
         low = np.linalg.cholesky(a)
     except np.linalg.LinAlgError:
+        if ex:
+            n = a.shape[-1]
+            flat = a.reshape(-1, n, n)
+            low = np.stack([np.linalg.cholesky(m) if _potf2_partial(m)[1] == 0 else
+                            _potf2_partial(m)[0] for m in flat]).reshape(a.shape)
+            return np.conj(np.swapaxes(low, -1, -2)) if upper else low
         n = a.shape[-1]
         flat = a.reshape(-1, n, n)
         for b, m in enumerate(flat):
@@ -1172,6 +1249,8 @@ def _chol_np(a, upper):
 def _chol_vjp(ctx, g):
     (l_,) = ctx.saved
     upper = ctx._params
+    if type(upper) is tuple:
+        upper = upper[0]
     low = _mH(l_) if upper else l_
     gl = _mH(g) if upper else g
     ga = _tril(matmul(_mH(low), gl))
@@ -1196,8 +1275,30 @@ def linalg_cholesky(A, *, upper=False, out=None):
 
 
 def linalg_cholesky_ex(A, *, upper=False, check_errors=False, out=None):
-    L = linalg_cholesky(A, upper=upper)
-    return _CholEx(L, Tensor(np.zeros(L._data.shape[:-2], np.int32)))
+    """(L, info): info > 0 is the order of the leading minor that is not positive-definite
+    (then L holds LAPACK's partial factor) instead of an error, unless check_errors."""
+    A = _check_matrix(A, "linalg.cholesky_ex", half="cholesky_cpu")
+    if check_errors:
+        try:
+            L = CHOLESKY.call(A, params=bool(upper))
+        except LinAlgError as e:
+            raise LinAlgError(str(e).replace("linalg.cholesky:", "linalg.cholesky_ex:", 1)) \
+                from None
+        return _CholEx(L, Tensor(np.zeros(L._data.shape[:-2], np.int32)))
+    L = CHOLESKY.call(A, params=(bool(upper), "ex"))
+    n = A._data.shape[-1]
+    flat = A._data.reshape(-1, n, n)
+    info = np.array([_potf2_partial(m)[1] for m in flat], np.int32).reshape(A._data.shape[:-2]) \
+        if n and not _is_pd(A._data) else np.zeros(A._data.shape[:-2], np.int32)
+    return _CholEx(L, wrap(info))
+
+
+def _is_pd(a):
+    try:
+        np.linalg.cholesky(a)
+        return True
+    except np.linalg.LinAlgError:
+        return False
 
 
 def cholesky(input, upper=False, *, out=None):
