@@ -367,6 +367,9 @@ def test_distances_and_attention():
             q, k, v, names=False)
     compare(lambda lib, F, a, b, c, m: F.scaled_dot_product_attention(a, b, c, attn_mask=m),
             q, k, v, _arr(3, 5), names=False)
+    compare(lambda lib, F, a, b, c: F.scaled_dot_product_attention(a, b, c, enable_gqa=True,
+                                                                   scale=0.3),
+            _arr(1, 4, 3, 2), _arr(1, 2, 5, 2), _arr(1, 2, 5, 3), names=False)
 
 
 REDUCTIONS = ["mean", "sum", "none"]

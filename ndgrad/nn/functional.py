@@ -704,6 +704,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                 recompute_scale_factor=None, antialias=False):
     """Resize spatial dims with 'nearest', 'linear' or 'bilinear' (separable matrices)."""
     nd = input.dim() - 2
+    if antialias:
+        raise NotImplementedError("interpolate(antialias=True) is not supported by ndgrad")
     if mode in ("nearest", "area") and align_corners is not None:
         raise ValueError("align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
@@ -763,6 +765,14 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
     lq, sk = query.shape[-2], key.shape[-2]
+    if enable_gqa and key.dim() >= 3 and key.shape[-3] != query.shape[-3]:
+        # grouped-query attention: each key/value head serves query.heads / key.heads heads
+        rep = query.shape[-3] // key.shape[-3]
+
+        def widen(t):
+            lead, (h, s_, e) = tuple(t.shape[:-3]), tuple(t.shape[-3:])
+            return t.unsqueeze(-3).expand(*lead, h, rep, s_, e).reshape(*lead, h * rep, s_, e)
+        key, value = widen(key), widen(value)
     scale_factor = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
     attn = L.matmul(query, key.transpose(-2, -1)) * scale_factor
     if is_causal:
