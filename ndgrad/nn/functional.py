@@ -242,6 +242,11 @@ _SCALAR_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Cha
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``exp(x) / sum(exp(x))`` along `dim`, computed stably (SoftmaxBackward0).
+
+    >>> softmax(ndgrad.tensor([0.0, 0.0]), 0)
+    tensor([0.5000, 0.5000])
+    """
     input, dim = _softmax_input(input, dim, dtype, "softmax")
     if input.dim() == 0:
         return K.SOFTMAX.call(input.reshape(1), params=0).reshape(())
@@ -257,6 +262,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``x - logsumexp(x)`` along `dim`, computed stably (LogSoftmaxBackward0)."""
     input, dim = _softmax_input(input, dim, dtype, "log_softmax")
     if input.dim() == 0:
         return K.LOG_SOFTMAX.call(input.reshape(1), params=0).reshape(())
@@ -359,10 +365,18 @@ def _conv_nd(input, weight, bias, stride, padding, dilation, groups, nd, name):
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-D cross-correlation over (N, C, L) with weight (O, C/groups, k)."""
     return _conv_nd(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D cross-correlation over (N, C, H, W) with weight (O, C/groups, kh, kw).
+
+    `padding` is an int, a pair, "valid" or "same" (stride 1). One im2col GEMM per call.
+
+    >>> conv2d(ndgrad.ones(1, 1, 3, 3), ndgrad.ones(1, 1, 2, 2)).shape
+    torch.Size([1, 1, 2, 2])
+    """
     return _conv_nd(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
 
 
@@ -423,6 +437,7 @@ def _pool_args(kernel_size, stride, padding, dilation, nd=2):
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    """Max over sliding windows; with `return_indices`, flat indices into each H*W plane."""
     k, s, p, d = _pool_args(kernel_size, stride, padding, dilation)
     batched = input.dim() == 4
     x = input if batched else input.unsqueeze(0)
@@ -514,6 +529,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalise over the trailing `normalized_shape` dims, then scale and shift."""
     normalized_shape = _pair(normalized_shape, 1) if not isinstance(
         normalized_shape, (tuple, list)) else tuple(normalized_shape)
     k = len(normalized_shape)
@@ -577,6 +593,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 # ============================================================================ embedding
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
+    """Rows of `weight` picked by integer `input` (`sparse` gradients are returned dense)."""
     if padding_idx is not None:
         if padding_idx > 0:
             if padding_idx >= weight.size(0):
@@ -764,6 +781,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
+    """``softmax(q @ k.T * scale + mask) @ v``; boolean masks keep True positions."""
     lq, sk = query.shape[-2], key.shape[-2]
     if enable_gqa and key.dim() >= 3 and key.shape[-3] != query.shape[-3]:
         # grouped-query attention: each key/value head serves query.heads / key.heads heads
@@ -834,6 +852,7 @@ def _broadcast_pair(input, target, name):
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
+    """Negative log-likelihood of class indices; "mean" divides by the summed weights."""
     reduction = _reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if input.dim() < 1:
