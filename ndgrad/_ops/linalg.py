@@ -665,7 +665,10 @@ def _einsum_fwd(*arrays):
     *arrays, spec = arrays
     ins, out = spec
     eq = ",".join(ins) + "->" + out
-    res = np.einsum(eq, *arrays, optimize=len(arrays) > 2)
+    # NumPy's path optimiser (BLAS through tensordot) pays off for chains and large
+    # operands; for small ones its planning costs more than the plain loop.
+    big = len(arrays) > 2 or sum(x.size for x in arrays) > 10000
+    res = np.einsum(eq, *arrays, optimize=big)
     return np.asarray(res)
 
 
@@ -2633,6 +2636,8 @@ def _bind_methods():
         "outer": lambda self, other: outer(self, other),
         "ger": lambda self, other: outer(self, other),
         "inner": lambda self, other: inner(self, other),
+        "matrix_exp": lambda self: linalg_matrix_exp(self),
+        "adjoint": lambda self: _mH(self),
         "addmm_": _inplace_add(ADDMM, addmm, lambda sa, sb: (sa[0], sb[1])),
         "addmv_": _inplace_add(ADDMV, addmv, lambda sa, sb: (sa[0],)),
         "baddbmm_": _inplace_add(BADDBMM, baddbmm, lambda sa, sb: (sa[0], sa[1], sb[2])),
