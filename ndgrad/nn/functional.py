@@ -13,6 +13,7 @@ import numpy as np
 from .. import _random
 from .._ops import elementwise as E
 from .._ops import linalg as L
+from .._ops import shape as S
 from .._ops import nn_kernels as K
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
@@ -47,12 +48,17 @@ def _inplace_result(input, result, inplace):
 
 
 # ============================================================================ linear
+_T = S.t
+
+
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias`` (AddmmBackward0 for 2-D input with bias, like torch)."""
-    if input.dim() == 2 and bias is not None:
-        if bias.dim() == 1 and input.dtype == weight.dtype == bias.dtype and \
-                input.shape[1] == weight.shape[1] and bias.shape[0] == weight.shape[0]:
-            return K.LINEAR.call(bias, input, weight.t())
+    xd = input._data
+    if xd.ndim == 2 and bias is not None:
+        wd, bd = weight._data, bias._data
+        if bd.ndim == 1 and xd.dtype == wd.dtype == bd.dtype and \
+                xd.shape[1] == wd.shape[1] and bd.shape[0] == wd.shape[0]:
+            return K.LINEAR.call(bias, input, _T(weight))
         return L.addmm(bias, input, weight.t())
     if input.dim() == 2:
         return input.mm(weight.t())
