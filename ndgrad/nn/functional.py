@@ -13,8 +13,8 @@ import numpy as np
 from .. import _random
 from .._ops import elementwise as E
 from .._ops import linalg as L
-from .._ops import shape as S
 from .._ops import nn_kernels as K
+from .._ops import shape as S
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 
