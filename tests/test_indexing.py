@@ -458,3 +458,60 @@ def test_negative_indices_where_torch_accepts_them():
     for f in (lambda L, x: x.take(L.tensor([-1, -12])), lambda L, x: x.index_fill(1, L.tensor([-1]), 1.0),
               lambda L, x: x[:, L.tensor([-1])], lambda L, x: x.index_put((L.tensor([-1]),), x[0] * 2)):
         check(f, M)
+
+
+def _random_key(lib, rnd):
+    parts = []
+    for _ in range(rnd.randint(1, 4)):
+        c = rnd.random()
+        if c < 0.2:
+            parts.append(rnd.randint(-4, 4))
+        elif c < 0.4:
+            parts.append(slice(rnd.choice([None, -3, -1, 0, 1, 2, 5]),
+                               rnd.choice([None, -2, 0, 1, 3, 6]), rnd.choice([None, 1, 2, 3])))
+        elif c < 0.5:
+            parts.append(None)
+        elif c < 0.57:
+            parts.append(Ellipsis)
+        elif c < 0.75:
+            parts.append([rnd.randint(-3, 3) for _ in range(rnd.randint(0, 3))])
+        elif c < 0.85:
+            parts.append(lib.tensor([rnd.randint(-3, 3) for _ in range(rnd.randint(1, 3))]))
+        elif c < 0.93:
+            parts.append(lib.tensor([rnd.random() < 0.5 for _ in range(rnd.choice([3, 4, 5]))]))
+        else:
+            parts.append(rnd.choice([True, False]))
+    return tuple(parts)
+
+
+@pytest.mark.parametrize("write", [False, True])
+def test_random_keys_match_torch(write):
+    """Random mixes of ints, slices, None, Ellipsis, lists, index and mask tensors and bools:
+    x[key] (values, grads) and x[key] = -1 (values, history, grads), or the same error."""
+    import random
+    a = np.arange(60.0).reshape(3, 4, 5)
+    rnd = random.Random(1 if write else 0)
+    for _ in range(150):
+        state = rnd.getstate()
+        res = []
+        for lib in (torch, ndgrad):
+            rnd.setstate(state)
+            key = _random_key(lib, rnd)
+            if sum(k is Ellipsis for k in key) > 1:
+                res.append("skip")  # torch's own handling of repeated Ellipsis is erratic
+                continue
+            leaf = lib.tensor(a, requires_grad=True)
+            try:
+                if write:
+                    x = leaf.clone()
+                    x[key] = -1.0
+                    (x * lib.tensor(a)).sum().backward()
+                    res.append((_arr(x).tolist(), type(x.grad_fn).__name__,
+                                _arr(leaf.grad).tolist()))
+                else:
+                    y = leaf[key]
+                    y.backward(lib.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape))))
+                    res.append((tuple(y.shape), _arr(y).tolist(), _arr(leaf.grad).tolist()))
+            except Exception as e:  # noqa: BLE001 - compared with torch's
+                res.append(f"{type(e).__name__}: {e}")
+        assert res[0] == res[1], key

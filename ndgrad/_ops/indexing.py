@@ -70,12 +70,13 @@ def _bad_index(k):
                       f"Variables are valid indices (got {type(k).__name__})")
 
 
-def getitem(x, key):
-    """``x[key]`` with torch's semantics and grad_fn chain: integers become SelectBackward0,
-    slices SliceBackward0, None UnsqueezeBackward0 views; tensor/list/bool indices one
-    IndexBackward0 node (whose backward accumulates repeated indices); ``x[...]`` an alias."""
+def _parse(x, key, for_set=False):
+    """Apply the basic part of `key` (ints, slices, None, Ellipsis) as view ops, in torch's
+    order, and collect the advanced part: returns (view, [(dim, index array)], applied).
+    `applied` is False when no view op was needed (the key selects all of `x`)."""
     key = _normalize_key(key)
-    single_slice = len(key) == 1 and isinstance(key[0], slice)
+    # x[:] is a SliceBackward0 view for reading; writing x[:] = v copies into x itself.
+    single_slice = len(key) == 1 and isinstance(key[0], slice) and not for_set
     # Count the dims consumed by the key, for Ellipsis expansion.
     consumed = 0
     for k in key:
@@ -92,9 +93,10 @@ def getitem(x, key):
     dim = 0   # position in `out`, the result so far
     orig = 0  # position in `x`, for error messages
     advanced = []  # (result dim, index array)
+    masks = []
     applied = False
     ellipsis_dims = nd - consumed
-    for k in key:
+    for pos, k in enumerate(key):
         if k is Ellipsis:
             # torch expands the first Ellipsis; any later one stands for no dims
             dim += ellipsis_dims
@@ -134,12 +136,7 @@ def getitem(x, key):
                     advanced.append((dim, np.zeros((1 if arr else 0,), np.int64)))
                     dim += 1
                     continue
-                for j in range(arr.ndim):
-                    if arr.shape[j] != out._data.shape[dim + j]:
-                        raise IndexError(
-                            f"The shape of the mask {list(arr.shape)} at index {j} does not match "
-                            f"the shape of the indexed tensor {list(out._data.shape)} at index "
-                            f"{dim + j}")
+                masks.append((dim, arr))  # checked once the basic indices are applied
                 for j, sub in enumerate(np.nonzero(arr)):
                     advanced.append((dim + j, sub))
                 dim += arr.ndim
@@ -159,10 +156,27 @@ def getitem(x, key):
             raise IndexError(f"too many indices for tensor of dimension {nd}")
         size = out._data.shape[dim]
         if not -size <= i < size:
-            raise IndexError(f"index {i} is out of bounds for dimension {orig} with size {size}")
+            # torch names the position of the index in the key
+            raise IndexError(f"index {i} is out of bounds for dimension {pos} with size {size}")
         out = _shape.select(out, dim, i)
         orig += 1
         applied = True
+    for d, arr in masks:
+        for j in range(arr.ndim):
+            if arr.shape[j] != out._data.shape[d + j]:
+                raise IndexError(
+                    f"The shape of the mask {list(arr.shape)} at index {j} does not match the "
+                    f"shape of the indexed tensor {list(out._data.shape)} at index {d + j}")
+    if advanced:
+        _check_broadcast([a for _, a in advanced])
+    return out, advanced, applied
+
+
+def getitem(x, key):
+    """``x[key]`` with torch's semantics and grad_fn chain: integers become SelectBackward0,
+    slices SliceBackward0, None UnsqueezeBackward0 views; tensor/list/bool indices one
+    IndexBackward0 node (whose backward accumulates repeated indices); ``x[...]`` an alias."""
+    out, advanced, applied = _parse(x, key)
     if advanced:
         return _index(out, advanced)
     if not applied:
@@ -187,6 +201,15 @@ def _index_fwd(x, p):
     try:
         return x[p]
     except IndexError as e:
+        # torch checks bounds only when the result has elements
+        clipped = tuple(np.clip(k, -n, n - 1) if isinstance(k, np.ndarray) and n else k
+                        for k, n in zip(p, x.shape))
+        try:
+            res = x[clipped]
+        except IndexError:
+            res = None
+        if res is not None and res.size == 0:
+            return res
         raise IndexError(_torch_index_error(x, p, e)) from None
 
 
@@ -217,7 +240,17 @@ def _(ctx, g):
     return (INDEX_PUT.call(z, g, params=(ctx._params, True)),)
 
 
+def _check_broadcast(arrays):
+    try:
+        np.broadcast_shapes(*[a.shape for a in arrays])
+    except ValueError:
+        shapes = ", ".join(str(list(a.shape)) for a in arrays)
+        raise IndexError(f"shape mismatch: indexing tensors could not be broadcast together "
+                         f"with shapes {shapes}") from None
+
+
 def _index(x, advanced):
+    _check_broadcast([a for _, a in advanced])
     idx = _full_index(x._data.ndim, advanced)
     out = INDEX.call(x, params=idx)
     if out._grad_fn is not None:
@@ -231,6 +264,8 @@ def _index_put_fwd(base, values, p):
         if isinstance(k, np.ndarray) and k.size:
             size = base.shape[d]
             if k.max() >= size or k.min() < -size:
+                if _index_fwd(base, idx).size == 0:
+                    return base.copy()  # nothing selected: torch does not check bounds
                 raise IndexError(_torch_index_error(base, idx, None))
     out = base.copy()
     vals = np.asarray(values, dtype=base.dtype)
@@ -261,7 +296,7 @@ def _(ctx, g):
 
 def _zeros_like_index(g, idx):
     from .. import zeros
-    return zeros(g._data[idx].shape, dtype=g.dtype)
+    return zeros(_index_fwd(g._data, idx).shape, dtype=g.dtype)
 
 
 def index_put(input, indices, values, accumulate=False):
@@ -291,10 +326,7 @@ def index_put_(input, indices, values, accumulate=False):
 
 
 def _check_values_shape(x, idx, v):
-    try:
-        target = x._data[idx].shape
-    except IndexError as e:
-        raise IndexError(_torch_index_error(x._data, idx, e)) from None
+    target = _index_fwd(x._data, idx).shape  # torch's bounds error, unless nothing is selected
     try:
         np.broadcast_shapes(v._data.shape, target)
     except ValueError:
@@ -308,68 +340,24 @@ def _legacy(dt):
 
 
 def setitem(x, key, value):
-    """``x[key] = value``: copy into a view of `x` (CopySlices on the base), or index_put_ for
-    tensor indices (into `x` itself, or into the view selected by the basic part of `key`)."""
-    key = _normalize_key(key)
-    if len(key) == 1 and key[0] is False:
-        # torch: an unsqueezed view indexed with an empty index (nothing written, but recorded)
-        view = x.unsqueeze(0)
-        v = value if isinstance(value, Tensor) else Tensor(np.asarray(value, x._data.dtype))
-        apply_inplace(INDEX_PUT, view, v.to(x.dtype) if v._data.dtype != x._data.dtype else v,
-                      params=((np.zeros(0, np.int64),), False))
-        return
-    if any(k is False for k in key):
-        return  # x[..., False, ...] selects nothing
-    # x[True] = v writes through an unsqueezed view, as torch
-    key = tuple(None if k is True else k for k in key)
-    has_adv = any(_is_advanced(k) for k in key)
-    if not has_adv:
-        if all(k is Ellipsis or (isinstance(k, slice) and k == slice(None)) for k in key):
-            target = x  # nothing to slice: torch copies into x itself (CopyBackwards)
-        else:
-            target = getitem(x, key)
-            if target._base is None:
-                raise RuntimeError("setitem expected a view")
+    """``x[key] = value``: the basic part of `key` selects a view of `x` (x itself when it
+    selects everything); `value` is copied into it (CopySlices on the base, CopyBackwards on
+    x), or index_put_ writes it at the advanced indices of that view."""
+    target, advanced, applied = _parse(x, key, for_set=True)
+    if not applied:
+        target = x
+    elif target._base is None:
+        raise RuntimeError("setitem expected a view")
+    if not advanced:
         v = value if isinstance(value, Tensor) else as_tensor_arg(value)
+        if target is x and v._data.ndim == 0:
+            # torch fills x itself from a 0-d tensor (FillBackward3)
+            fill_(x, v if isinstance(value, Tensor) else Tensor(np.asarray(value,
+                                                                           x._data.dtype)))
+            return
         _shape.expand(v, target._data.shape)  # torch's error when `value` does not fit
         copy_(target, v)
         return
-    # Apply the basic part as a view, then index_put_ the advanced part into it.
-    basic = []
-    dim = 0
-    advanced = []
-    nd = x._data.ndim
-    consumed = sum(0 if (k is None or k is Ellipsis) else
-                   (_as_index_array(k).ndim if _is_advanced(k) and
-                    _as_index_array(k).dtype == bool else 1) for k in key)
-    if consumed > nd:
-        raise IndexError(f"too many indices for tensor of dimension {nd}")
-    ellipsis_dims = nd - consumed
-    for k in key:
-        if k is Ellipsis:
-            basic.append(k)
-            dim += ellipsis_dims
-            ellipsis_dims = 0
-        elif _is_advanced(k):
-            arr = _as_index_array(k)
-            basic.append(slice(None))
-            if arr.dtype == bool:
-                for i, sub in enumerate(np.nonzero(arr)):
-                    advanced.append((dim + i, sub))
-                basic.extend([slice(None)] * (arr.ndim - 1))
-                dim += arr.ndim
-            else:
-                advanced.append((dim, arr))
-                dim += 1
-        elif _int_index(k) is not None:
-            basic.append(k)
-            advanced = [(d - 1 if d > dim else d, a) for d, a in advanced]
-        else:
-            basic.append(k)
-            dim += 1
-    target = x
-    if any(not (k is Ellipsis or (isinstance(k, slice) and k == slice(None))) for k in basic):
-        target = getitem(x, tuple(basic))
     idx = _full_index(target._data.ndim, advanced)
     v = value if isinstance(value, Tensor) else Tensor(np.asarray(value,
                                                                   dtype=target._data.dtype))
