@@ -46,6 +46,10 @@ __all__ = [
     "atan",
     "atan2",
     "atanh",
+    "bitwise_left_shift",
+    "bitwise_right_shift",
+    "clamp_max",
+    "clamp_min",
     "copysign",
     "cosh",
     "deg2rad",
@@ -55,23 +59,37 @@ __all__ = [
     "erfc",
     "erfinv",
     "exp2",
+    "fix",
     "float_power",
     "fmax",
     "fmin",
     "fmod",
     "frac",
+    "frexp",
+    "gcd",
+    "heaviside",
     "hypot",
     "isclose",
+    "isneginf",
+    "isposinf",
+    "isreal",
+    "lcm",
+    "ldexp",
     "lerp",
     "lgamma",
     "log2",
     "log10",
+    "logaddexp",
+    "logaddexp2",
     "logit",
+    "mvlgamma",
     "nan_to_num",
+    "nextafter",
     "polygamma",
     "positive",
     "rad2deg",
     "signbit",
+    "sinc",
     "sinh",
     "tan",
     "xlogy",
@@ -1039,6 +1057,290 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     return E._out(_addc(ADDCDIV, "addcdiv", input, tensor1, tensor2, value), out)
 
 
+# =========================================================================== more pointwise ops
+def fix(input, *, out=None):
+    """Alias of ``trunc``."""
+    return E._out(E.trunc(input), out)
+
+
+def _clamp_one(name, fn, keep):
+    """clamp_min/clamp_max: Scalar bound (...Backward0) and Tensor bound (...Backward1)."""
+    scalar_op = binary(name + "_scalar", fn, _node_name_of(name, 0), save=((0, None), (1, None)))
+    tensor_op = binary(name, fn, _node_name_of(name, 1), save=((0, None), (1, None)))
+
+    def vjp(ctx, g):
+        x, b = ctx.saved
+        n = ctx._next
+        kept = keep(x, b)  # where the input passes through (ties included)
+        gx = where(kept, g, 0.0) if n[0] else None
+        gb = where(kept, 0.0, g) if len(n) > 1 and n[1] else None
+        return gx, gb
+    scalar_op.def_vjp(vjp)
+    tensor_op.def_vjp(vjp)
+    return scalar_op, tensor_op
+
+
+def _node_name_of(name, k):
+    return "".join(p.capitalize() for p in name.split("_")) + f"Backward{k}"
+
+
+CLAMP_MIN, CLAMP_MIN_T = _clamp_one("clamp_min", np.maximum, lambda x, b: x >= b)
+CLAMP_MAX, CLAMP_MAX_T = _clamp_one("clamp_max", np.minimum, lambda x, b: x <= b)
+
+
+def clamp_min(input, min, *, out=None):
+    """``clamp(input, min=min)`` with torch's ClampMin nodes."""
+    op = CLAMP_MIN_T if isinstance(min, Tensor) else CLAMP_MIN
+    return E._out(op.call(input, min), out)
+
+
+def clamp_max(input, max, *, out=None):
+    """``clamp(input, max=max)`` with torch's ClampMax nodes."""
+    op = CLAMP_MAX_T if isinstance(max, Tensor) else CLAMP_MAX
+    return E._out(op.call(input, max), out)
+
+
+def _float_kernel(name, fn):
+    def kernel(a, b):
+        if a.dtype.kind not in "fc":
+            raise _int_kernel_error(name, a.dtype)
+        with np.errstate(all="ignore"):
+            return fn(a, b)
+    return kernel
+
+
+LOGADDEXP = binary("logaddexp", _float_kernel("logaddexp_cpu", np.logaddexp),
+                   save=((0, None), (1, None)))
+LOGADDEXP2 = binary("logaddexp2", _float_kernel("logaddexp2_cpu", np.logaddexp2),
+                    save=((0, None), (1, None)))
+
+
+@LOGADDEXP.def_vjp
+def _(ctx, g):
+    a, b = ctx.saved
+    n = ctx._next
+    return (g / (1 + exp(b - a))) if n[0] else None, (g / (1 + exp(a - b))) if n[1] else None
+
+
+@LOGADDEXP2.def_vjp
+def _(ctx, g):
+    a, b = ctx.saved
+    n = ctx._next
+    return (g / (1 + exp2(b - a))) if n[0] else None, (g / (1 + exp2(a - b))) if n[1] else None
+
+
+def logaddexp(input, other, *, out=None):
+    """``log(exp(input) + exp(other))`` without overflow."""
+    _tensor_only("logaddexp", other)
+    return E._out(LOGADDEXP.call(input, other), out)
+
+
+def logaddexp2(input, other, *, out=None):
+    """``log2(2**input + 2**other)`` without overflow."""
+    _tensor_only("logaddexp2", other)
+    return E._out(LOGADDEXP2.call(input, other), out)
+
+
+def _ldexp_fwd(a, b):
+    with np.errstate(over="ignore"):
+        return a * np.exp2(b.astype(a.dtype))
+
+
+LDEXP = binary("ldexp", _ldexp_fwd, save=((1, None), ("out", 1)), promote="float")
+
+
+@LDEXP.def_vjp
+def _(ctx, g):
+    b, res = ctx.saved
+    n = ctx._next
+    gx = None
+    if n[0]:
+        factor = exp2(b)
+        if b._data.dtype.kind in "biu":
+            # torch forms 2**other in integer arithmetic here: 0 for negative exponents.
+            factor = where(b < 0, 0.0, factor)
+        gx = g * factor
+    return gx, (g * res * _LN2) if n[1] else None
+
+
+def ldexp(input, other, *, out=None):
+    """``input * 2 ** other``."""
+    _tensor_only("ldexp", other)
+    return E._out(LDEXP.call(input, other), out)
+
+
+NEXTAFTER = binary("nextafter", _float_kernel("nextafter_cpu", np.nextafter),
+                   save=((0, None), (1, None)))
+
+
+@NEXTAFTER.def_vjp
+def _(ctx, g):
+    # torch: the gradient passes to `input` where it moves (input != other), `other` gets 0.
+    x, y = ctx.saved
+    n = ctx._next
+    return (where(x == y, 0.0, g) if n[0] else None), ((g * 0) if n[1] else None)
+
+
+def nextafter(input, other, *, out=None):
+    """The next representable float after `input` towards `other`."""
+    _tensor_only("nextafter", other)
+    return E._out(NEXTAFTER.call(input, other), out)
+
+
+def _heaviside_fwd(x, v):
+    if x.dtype != v.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    if x.dtype.kind == "c":
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+    return np.where(x == 0, v, (x > 0).astype(x.dtype)).astype(x.dtype)
+
+
+HEAVISIDE = binary("heaviside", _heaviside_fwd, "torch::autograd::NotImplemented")
+
+
+@HEAVISIDE.def_vjp
+def _(ctx, g):
+    raise RuntimeError("derivative for aten::heaviside is not implemented")
+
+
+def heaviside(input, values, *, out=None):
+    """The step function: 0 below zero, 1 above, `values` at zero."""
+    _tensor_only("heaviside", values, 2, "values")
+    if input._data.dtype != values._data.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    return E._out(HEAVISIDE.call(input, values), out)
+
+
+def _sinc_fwd(x):
+    with np.errstate(all="ignore"):
+        return np.sinc(x)
+
+
+SINC = _u("sinc", _sinc_fwd, ((0, None),), lambda ctx, g: (g * _sinc_grad(ctx.saved[0]),))
+
+
+def _sinc_grad(x):
+    px = x * math.pi
+    d = (px * E.cos(px) - E.sin(px)) / (px * x)
+    return where(x == 0, 0.0, d)
+
+
+def sinc(input, *, out=None):
+    """``sin(pi x) / (pi x)``, 1 at 0."""
+    return E._out(SINC.call(input), out)
+
+
+def _mvlgamma_fwd(x, p):
+    terms = sum(_in_f64(_lgamma64, "mvlgamma", math.lgamma)(x - np.asarray(i / 2.0, x.dtype))
+                for i in range(p))
+    return (terms + p * (p - 1) / 4.0 * math.log(math.pi)).astype(x.dtype)
+
+
+MVLGAMMA = _u("mvlgamma", _mvlgamma_fwd, ((0, None),),
+              lambda ctx, g: (g * sum(digamma(ctx.saved[0] - i / 2.0)
+                                      for i in range(ctx._params)),), params=True)
+
+
+def mvlgamma(input, p, *, out=None):
+    """The multivariate log-gamma of dimension `p`."""
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    return E._out(MVLGAMMA.call(input, p), out)
+
+
+def _frexp_fwd(x, _):
+    if x.dtype.kind != "f":
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    m, e = np.frexp(x)
+    return m, e.astype(np.int32)
+
+
+FREXP = primitive("frexp", _frexp_fwd, save=(("out1", None),), n_out=2,
+                  diff_outs=(True, False))
+
+
+@FREXP.def_vjp
+def _(ctx, gs):
+    (e,) = ctx.saved
+    g = gs[0]
+    return (None if g is None else g / exp2(e.to(g.dtype)),)
+
+
+def frexp(input, *, out=None):
+    """(mantissa, exponent) with ``input = mantissa * 2 ** exponent``, |mantissa| in [0.5, 1)."""
+    m, e = FREXP.call(as_tensor_arg(input))
+    if out is not None:
+        E._out(m, out[0])
+        E._out(e, out[1])
+        m, e = out
+    return _return_types("frexp", ("mantissa", "exponent"), (m, e))
+
+
+def _return_types(name, fields, values):
+    """A torch.return_types-style named tuple (reduction.return_type prints as torch's)."""
+    cls = _RETURN_TYPES.get(name)
+    if cls is None:
+        from .reduction import return_type
+        cls = _RETURN_TYPES[name] = return_type(name, fields)
+    return cls(*values)
+
+
+_RETURN_TYPES = {}
+
+
+def _int_only(name, fn):
+    def kernel(a, b):
+        for v in (a, b):
+            if np.asarray(v).dtype.kind not in "iu":
+                raise _int_kernel_error(name, np.asarray(v).dtype)
+        return fn(a, b)
+    return binary(name.replace("_cpu", ""), kernel)
+
+
+GCD = _int_only("gcd_cpu", np.gcd)
+LCM = _int_only("lcm_cpu", np.lcm)
+
+
+def gcd(input, other, *, out=None):
+    return E._out(GCD.call(input, other), out)
+
+
+def lcm(input, other, *, out=None):
+    return E._out(LCM.call(input, other), out)
+
+
+def isposinf(input, *, out=None):
+    return E._out(Tensor(np.asarray(np.isposinf(input._data) if input._data.dtype.kind == "f"
+                                    else np.zeros(input._data.shape, bool))), out)
+
+
+def isneginf(input, *, out=None):
+    return E._out(Tensor(np.asarray(np.isneginf(input._data) if input._data.dtype.kind == "f"
+                                    else np.zeros(input._data.shape, bool))), out)
+
+
+def isreal(input):
+    d = input._data
+    return Tensor(np.asarray(d.imag == 0) if d.dtype.kind == "c" else np.ones(d.shape, bool))
+
+
+def bitwise_left_shift(input, other, *, out=None):
+    return E._out(E.LSHIFT.call(input, other), out)
+
+
+def bitwise_right_shift(input, other, *, out=None):
+    return E._out(E.RSHIFT.call(input, other), out)
+
+
+def _cmp_inplace(name, fn):
+    """eq_/lt_/...: the comparison written into self's dtype; torch records EqBackward0 etc.
+    with zero gradients."""
+    op = binary(name + "_inplace", lambda a, b: fn(a, b), _node_name_of(name, 0))
+    op.def_vjp(lambda ctx, g: ((g * 0) if ctx._next[0] else None,
+                               (g * 0) if ctx._next[1] else None))
+    return lambda self, other: apply_inplace(op, self, other)
+
+
 # =========================================================================== closeness
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """``|input - other| <= atol + rtol * |other|`` elementwise (equal infinities count)."""
@@ -1095,6 +1397,12 @@ def _logit_(self, eps=None):
 
 def _nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
     return apply_inplace(NAN_TO_NUM, self, params=(nan, posinf, neginf))
+
+
+def _mvlgamma_(self, p):
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    return apply_inplace(MVLGAMMA, self, params=p)
 
 
 def _polygamma_(self, n):
@@ -1193,6 +1501,31 @@ for _alias, _name in (("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan")
                       ("arcsinh", "asinh"), ("arccosh", "acosh"), ("arctanh", "atanh")):
     _METHODS[_alias + "_"] = _METHODS[_name + "_"]
 _METHODS.update({
+    "fix": fix, "clamp_min": clamp_min, "clamp_max": clamp_max, "logaddexp": logaddexp,
+    "logaddexp2": logaddexp2, "ldexp": ldexp, "nextafter": nextafter, "heaviside": heaviside,
+    "sinc": sinc, "mvlgamma": mvlgamma, "frexp": frexp, "gcd": gcd, "lcm": lcm,
+    "isposinf": isposinf, "isneginf": isneginf, "isreal": isreal,
+    "bitwise_left_shift": bitwise_left_shift, "bitwise_right_shift": bitwise_right_shift,
+    "fix_": lambda self: apply_inplace(E._TRUNC, self),
+    "square_": lambda self: apply_inplace(E.POW_SCALAR, self, 2),
+    "sgn_": lambda self: apply_inplace(E.SGN, self),
+    "sinc_": lambda self: apply_inplace(SINC, self),
+    "mvlgamma_": _mvlgamma_,
+    "clamp_min_": lambda self, min: apply_inplace(
+        CLAMP_MIN_T if isinstance(min, Tensor) else CLAMP_MIN, self, min),
+    "clamp_max_": lambda self, max: apply_inplace(
+        CLAMP_MAX_T if isinstance(max, Tensor) else CLAMP_MAX, self, max),
+    "ldexp_": lambda self, other: apply_inplace(LDEXP, self, other),
+    "nextafter_": lambda self, other: apply_inplace(NEXTAFTER, self, other),
+    "heaviside_": lambda self, values: apply_inplace(HEAVISIDE, self, values),
+    "gcd_": lambda self, other: apply_inplace(GCD, self, other),
+    "lcm_": lambda self, other: apply_inplace(LCM, self, other),
+    "multiply_": lambda self, other: apply_inplace(E.MUL, self, other),
+    "subtract_": lambda self, other, *, alpha=1: apply_inplace(
+        E.SUB, self, other, params=None if alpha == 1 else alpha),
+    "eq_": _cmp_inplace("eq", np.equal), "ne_": _cmp_inplace("ne", np.not_equal),
+    "lt_": _cmp_inplace("lt", np.less), "le_": _cmp_inplace("le", np.less_equal),
+    "gt_": _cmp_inplace("gt", np.greater), "ge_": _cmp_inplace("ge", np.greater_equal),
     "logit_": _logit_, "nan_to_num_": _nan_to_num_, "polygamma_": _polygamma_,
     "atan2_": _atan2_, "arctan2_": _atan2_, "hypot_": _hypot_,
     "copysign_": _binary_inplace("copysign", lambda o: COPYSIGN if isinstance(o, Tensor)

@@ -552,3 +552,123 @@ _ERRORS = {
 }
 for _name, _gen in _ERRORS.items():
     get(_name).error_inputs_func = _gen
+
+
+# --------------------------------------------------------------------------- more pointwise ops
+def _clamp_one_samples(tensor_bound):
+    def gen(op, dtype, requires_grad):
+        integral = dtype.np.kind in "iu"
+        rg = requires_grad and not integral
+        make = make_arg(dtype, low=-2, high=2)
+        x = make((2, 3))
+        if tensor_bound:
+            b = make((3,))
+            if not integral:
+                d = x._data - b._data  # keep x away from its bound (ties split nothing here)
+                x._data = np.where(np.abs(d) < 0.15, x._data + 0.3, x._data)
+            if rg:
+                b.requires_grad_(True)
+        else:
+            b = 1 if integral else 0.4
+            _nudge(x, (0.4,))
+        if rg:
+            x.requires_grad_(True)
+        yield SampleInput(x, args=(b,), name="tensor-bound" if tensor_bound else "scalar-bound")
+    return gen
+
+
+def _ldexp_samples(op, dtype, requires_grad):
+    make = make_arg(dtype, requires_grad=requires_grad)
+    # Non-negative integer exponents: for negative ones torch's gradient is 0 (it forms 2**e in
+    # integer arithmetic); ndgrad matches that, tested in tests/test_pointwise.py.
+    e = make_arg(ndgrad.int64, low=0, high=4)
+    yield SampleInput(make((2, 3)), args=(e((2, 3)),), name="int-exponent")
+    yield SampleInput(make((2, 3)), args=(make_arg(dtype, requires_grad=requires_grad,
+                                                   low=-2, high=2)((3,)),),
+                      name="float-exponent")
+
+
+def _heaviside_samples(op, dtype, requires_grad):
+    x = ndgrad.tensor([-1.5, 0.0, 2.0, 0.0], dtype=dtype)
+    v = ndgrad.tensor([0.5, 0.25, 3.0, 1.0], dtype=dtype)
+    if requires_grad and dtype.is_floating_point:
+        x.requires_grad_(True)
+    yield SampleInput(x, args=(v,), name="zeros")
+
+
+def _mvlgamma_samples(op, dtype, requires_grad):
+    make = make_arg(dtype, requires_grad=requires_grad, low=2.0, high=4.0)
+    for p in (1, 3):
+        yield SampleInput(make((2, 3)), args=(p,), name=f"p={p}")
+
+
+def _frexp_samples(op, dtype, requires_grad):
+    make = make_arg(dtype, requires_grad=requires_grad, low=-20, high=20)
+    yield SampleInput(make((2, 3)), name="2x3")
+    yield SampleInput(make(()), name="0-d")
+
+
+def _int_pair_samples(op, dtype, requires_grad):
+    make = make_arg(dtype, low=0, high=20)
+    yield SampleInput(make((2, 3)), args=(make((3,)),), name="broadcast")
+
+
+def _shift_samples(op, dtype, requires_grad):
+    make = make_arg(dtype, low=0, high=5)
+    yield SampleInput(make((2, 3)), args=(make((3,)),), name="broadcast")
+    yield SampleInput(make((3,)), args=(2,), name="scalar")
+
+
+def _inf_samples(op, dtype, requires_grad):
+    x = ndgrad.tensor([float("inf"), -float("inf"), float("nan"), 1.0, -0.0], dtype=dtype)
+    yield SampleInput(x, name="special")
+    yield SampleInput(make_arg(dtype)((2, 3)), name="2x3")
+
+
+register(
+    U("fix", ref=np.trunc, int_kinks=0.0, dtypes=FLOATING + (ndgrad.int64,), **_ZERO_GRAD),
+    U("sinc", ref=np.sinc),
+    B("logaddexp", ref=np.logaddexp, dtypes=FLOATING, scalar=None, inplace=None),
+    B("logaddexp2", ref=np.logaddexp2, dtypes=FLOATING, scalar=None, inplace=None),
+    B("nextafter", ref=np.nextafter, dtypes=FLOATING, scalar=None, ties_gap=0.05),
+    OpInfo("clamp_min", sample_inputs=_clamp_one_samples(False),
+           dtypes=FLOATING + (ndgrad.int64,), family="pointwise unary", method="clamp_min",
+           inplace="clamp_min_", ref=np.maximum),
+    OpInfo("clamp_min", variant_test_name="tensor", sample_inputs=_clamp_one_samples(True),
+           dtypes=FLOATING + (ndgrad.int64,), family="pointwise binary", method="clamp_min",
+           inplace="clamp_min_", ref=np.maximum),
+    OpInfo("clamp_max", sample_inputs=_clamp_one_samples(False),
+           dtypes=FLOATING + (ndgrad.int64,), family="pointwise unary", method="clamp_max",
+           inplace="clamp_max_", ref=np.minimum),
+    OpInfo("clamp_max", variant_test_name="tensor", sample_inputs=_clamp_one_samples(True),
+           dtypes=FLOATING + (ndgrad.int64,), family="pointwise binary", method="clamp_max",
+           inplace="clamp_max_", ref=np.minimum),
+    OpInfo("ldexp", sample_inputs=_ldexp_samples, family="pointwise binary", method="ldexp",
+           inplace="ldexp_", ref=lambda x, e: x * np.exp2(e),
+           notes="as torch, the gradient wrt input is 0 where an integer exponent is negative"),
+    OpInfo("heaviside", sample_inputs=_heaviside_samples, family="pointwise binary",
+           method="heaviside", inplace="heaviside_", ref=np.heaviside,
+           supports_autograd=False,
+           notes="torch has no derivative for heaviside: backward raises"),
+    OpInfo("mvlgamma", sample_inputs=_mvlgamma_samples, family="pointwise unary",
+           method="mvlgamma", inplace="mvlgamma_"),
+    OpInfo("frexp", sample_inputs=_frexp_samples, family="pointwise unary", method="frexp",
+           output_process_fn_grad=lambda out: out[0],
+           notes="the mantissa is differentiable (FrexpBackward0); the exponent is int32"),
+    OpInfo("gcd", sample_inputs=_int_pair_samples, dtypes=INTEGRAL, family="pointwise binary",
+           method="gcd", inplace="gcd_", ref=np.gcd, differentiable=False),
+    OpInfo("lcm", sample_inputs=_int_pair_samples, dtypes=INTEGRAL, family="pointwise binary",
+           method="lcm", inplace="lcm_", ref=np.lcm, differentiable=False),
+    OpInfo("bitwise_left_shift", sample_inputs=_shift_samples, dtypes=INTEGRAL,
+           family="pointwise binary", method="bitwise_left_shift", ref=np.left_shift,
+           differentiable=False),
+    OpInfo("bitwise_right_shift", sample_inputs=_shift_samples, dtypes=INTEGRAL,
+           family="pointwise binary", method="bitwise_right_shift", ref=np.right_shift,
+           differentiable=False),
+    OpInfo("isposinf", sample_inputs=_inf_samples, family="pointwise unary",
+           method="isposinf", ref=np.isposinf, differentiable=False),
+    OpInfo("isneginf", sample_inputs=_inf_samples, family="pointwise unary",
+           method="isneginf", ref=np.isneginf, differentiable=False),
+    OpInfo("isreal", sample_inputs=_inf_samples, dtypes=FLOATING + COMPLEX,
+           family="pointwise unary", method="isreal", ref=np.isreal, differentiable=False),
+)
