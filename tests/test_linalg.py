@@ -731,3 +731,41 @@ def test_ex_variants_report_info(name):
         except RuntimeError as e:
             results.append(("error", str(e)))
     np.testing.assert_equal(results[1], results[0])
+
+
+def _chain(t, depth=5):
+    names = []
+
+    def walk(fn, d):
+        if fn is None or d == 0:
+            return
+        names.append(fn.name().replace("torch::autograd::", "") if hasattr(fn, "name")
+                     else type(fn).__name__)
+        for nxt, _ in getattr(fn, "next_functions", ()):
+            walk(nxt, d - 1)
+    walk(t.grad_fn, depth)
+    return names
+
+
+# (shape a, shape b, a requires grad, b requires grad, a transposed): torch's matmul folds the
+# batch into one mm/mv when that avoids copies, squeezes a lone batch of one, else uses bmm.
+_MATMUL_GRAPHS = [((2, 3, 4), (4, 5), True, False, False), ((2, 3, 4), (4, 5), False, True, False),
+                  ((2, 4, 3), (4, 5), True, True, True), ((4,), (2, 4, 3), True, False, False),
+                  ((3, 4), (2, 4, 5), True, False, False), ((3, 4), (2, 4, 5), False, True, False),
+                  ((2, 3, 4), (4,), True, True, False), ((2, 1, 3, 4), (5, 4, 2), True, True, False),
+                  ((2, 3, 4), (1, 4, 5), True, True, False), ((1, 3, 4), (2, 4, 5), True, True, False),
+                  ((1, 3, 4), (1, 4, 5), True, True, False), ((1, 1, 3, 4), (4, 5), True, True, False),
+                  ((2, 3, 4), (1, 4, 1), True, True, False)]
+
+
+@pytest.mark.parametrize("sa,sb,ra,rb,trans", _MATMUL_GRAPHS)
+def test_matmul_graph_like_torch(sa, sb, ra, rb, trans):
+    a, b = R(*sa), R(*sb)
+    chains = []
+    for L in (torch, ndgrad):
+        x = L.tensor(a).requires_grad_(ra)
+        y = L.tensor(b).requires_grad_(rb)
+        x = x.transpose(-1, -2) if trans else x
+        chains.append(_chain(x @ y))
+    assert chains[1] == chains[0]
+    compare(lambda L, x, y: (x.transpose(-1, -2) if trans else x) @ y, [a, b])

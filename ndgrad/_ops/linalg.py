@@ -354,7 +354,11 @@ def matmul(input, other, *, out=None):
         return _out(SQUEEZE_INPLACE.call(mm(a.unsqueeze(0), b), params=0), out)
     if da == 2 and db == 2:
         return _out(mm(a, b), out)
-    if _should_fold(a, b) or _should_fold(b, a):
+    if da == 3 and db == 3 and (a._data.shape[0] == 1) != (b._data.shape[0] == 1):
+        # torch drops a lone batch of one so the product can fold into a single mm.
+        return matmul(a.squeeze(0) if a._data.shape[0] == 1 else a,
+                      b.squeeze(0) if b._data.shape[0] == 1 else b, out=out)
+    if _should_fold(a, b):
         transpose = db > da
         t1 = b.mT if transpose else a
         t2 = (a.t() if da == 2 else a) if transpose else b
