@@ -356,7 +356,10 @@ def _linear_bw_fwd(g, x, wt, p):
     z = np.zeros((), g.dtype)
     gb = (g.copy() if bias_2d else g.sum(axis=0)) if mask[0] else z
     gx = g @ wt.T if mask[1] else z
-    gw = x.T @ g if mask[2] else z
+    # The weight enters as weight.t(): compute its gradient as (g.T @ x).T so that, after
+    # TBackward0 transposes it back, weight.grad is C-contiguous like the weight (torch's
+    # AccumulateGrad layout contract); optimizer updates then stream through memory.
+    gw = (g.T @ x).T if mask[2] else z
     return gb, gx, gw
 
 
