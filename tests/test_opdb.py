@@ -182,6 +182,20 @@ def test_database_loads_and_is_consistent():
             assert s.test in opdb.SUITES and s.reason
 
 
+# Public functions of the pointwise modules that are not ops of their own.
+_NOT_OPS = {"tanh_backward": "fused kernel behind tanh's double backward (torch.ops.aten only)",
+            "sigmoid_backward": "fused kernel behind sigmoid's double backward",
+            "threshold_backward": "fused kernel behind relu's double backward"}
+
+
+def test_every_pointwise_function_has_an_entry():
+    from ndgrad._ops import elementwise, pointwise
+    covered = {e.name for e in DB} | {a for e in DB for a in e.aliases}
+    missing = [n for mod in (elementwise, pointwise) for n in mod.__all__
+               if n not in covered and n not in _NOT_OPS]
+    assert missing == []
+
+
 # --------------------------------------------------------------------------- forward
 @pytest.mark.parametrize("entry,dtype", _entry_dtypes())
 def test_forward(entry, dtype):

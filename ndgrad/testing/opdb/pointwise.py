@@ -425,10 +425,15 @@ register(
 )
 
 
+_CMP_ALIASES = {"gt": ("greater",), "ge": ("greater_equal",), "lt": ("less",),
+                "le": ("less_equal",), "ne": ("not_equal",)}
+
+
 def _cmp_entry(name, ref):
     # torch's logical_* take no Python number as `other` (comparisons do).
     return B(name, ref=ref, dtypes=FLOATING + (ndgrad.int64,), inplace=None,
-             differentiable=False, scalar=None if name.startswith("logical") else 1.5)
+             differentiable=False, scalar=None if name.startswith("logical") else 1.5,
+             aliases=_CMP_ALIASES.get(name, ()))
 
 
 register(*[_cmp_entry(n, r) for n, r in (
