@@ -404,3 +404,17 @@ def test_padding_upsample_distance_fold_modules():
     run_both(lambda nn: nn.PairwiseDistance(p=1.0, keepdim=True), [f32(3, 4), f32(3, 4)])
     run_both(lambda nn: nn.Unfold(2, padding=1), [f32(1, 2, 3, 3)])
     run_both(lambda nn: nn.Fold((3, 3), 2), [f32(1, 8, 4)])
+
+
+def test_parameter_grads_are_contiguous_like_torch():
+    for make in (lambda nn: nn.Linear(5, 3), lambda nn: nn.Conv2d(2, 3, 3),
+                 lambda nn: nn.LSTM(3, 4)):
+        flags = []
+        for lib, shape in ((torch, None), (ndgrad, None)):
+            m = make(lib.nn)
+            x = lib.ones(2, 2, 5, 5) if isinstance(m, lib.nn.Conv2d) else \
+                lib.ones(4, 2, 3) if isinstance(m, lib.nn.LSTM) else lib.ones(4, 5)
+            out = m(x)
+            (out[0] if isinstance(out, tuple) else out).sum().backward()
+            flags.append([p.grad.is_contiguous() for p in m.parameters()])
+        assert flags[0] == flags[1]
