@@ -251,6 +251,11 @@ EINSUM = {
     "size1_broadcast": ("ij,ij->i", [R(2, 1), R(2, 3)]),
     "implicit_outer": ("i,j", [R(2), R(3)]),
     "batch_diag_mix": ("bii,bj->bij", [R(2, 3, 3), R(2, 4)]),
+    "diag_then_sum": ("iij->j", [R(3, 3, 2)]),
+    "uppercase_and_spaces": ("a B , B c -> a c", [R(2, 3), R(3, 2)]),
+    "mixed_chain": ("bn,anm,bm->ba", [R(2, 3), R(4, 3, 5), R(2, 5)]),
+    "ellipsis_broadcast_sum": ("i...,i...->...", [R(2, 3), R(2, 1)]),
+    "empty_contraction": ("ij,jk", [R(2, 0), R(0, 3)]),
 }
 
 
@@ -375,6 +380,7 @@ ERRORS = {
     "cross_ndim": lambda L: L.linalg.cross(L.ones(3), L.ones(2, 3)),
     "cross_dim_range": lambda L: L.linalg.cross(L.ones(2, 3), L.ones(2, 3), dim=3),
     "cross_no_size3": lambda L: L.cross(L.ones(2, 2), L.ones(2, 2)),
+    "cross_dtype": lambda L: L.linalg.cross(L.ones(2, 3), L.ones(2, 3, dtype=L.float64)),
     "eigh_uplo": lambda L: L.linalg.eigh(L.eye(2), UPLO="X"),
     "svdvals_1d": lambda L: L.linalg.svdvals(L.ones(3)),
     "lstsq_dtype": lambda L: L.linalg.lstsq(L.ones(3, 2), L.ones(3, 1, dtype=L.float64)),

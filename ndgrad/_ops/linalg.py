@@ -843,9 +843,7 @@ def _cross(a, b, dim, name):
         raise RuntimeError(f"{name}: inputs dimension {dim} must have length 3. Got "
                            f"{a._data.shape[d]} and {b._data.shape[d]}")
     if a._data.dtype != b._data.dtype:
-        from .registry import _promote2
-        dt = _dtype.from_np(_promote2(a, b))
-        a, b = a.to(dt), b.to(dt)
+        raise RuntimeError(f"expected scalar type {_tname(a)} but found {_tname(b)}")
     if a._data.dtype.kind == "b":
         raise NotImplementedError('"cross" not implemented for \'Bool\'')
     return _reduce_meta(CROSS.call(a, b, params=d), a, b)
