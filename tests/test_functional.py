@@ -412,3 +412,15 @@ def test_per_example_grads_of_a_network_equal_the_loop(create_graph):
             ref = ref + sum((g ** 2).sum() for g in rows)
         np.testing.assert_allclose(sec._data, ndgrad.autograd.grad(ref, W1)[0]._data,
                                    rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("kw", [{}, {"vectorize": True}, {"create_graph": True},
+                                {"vectorize": True, "strategy": "forward-mode"}])
+def test_jacobian_of_empty_input_like_torch(kw):
+    def run(F, lib):
+        try:
+            r = F.jacobian(lambda x: x * 2, lib.zeros(0, dtype=lib.float64), **kw)
+        except Exception as e:  # noqa: BLE001
+            return type(e).__name__, str(e)
+        return tuple(r.shape), r.requires_grad
+    assert run(NF, ndgrad) == run(TF, torch)

@@ -306,6 +306,15 @@ def _jacobian_forward(func, inputs, strict, vectorize):
         raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
                                   "Hessian isonly implemented for `vectorize=True`.")
     numels = tuple(x.numel() for x in inputs)
+    if sum(numels) == 0:
+        # No directions: an all-empty Jacobian of the outputs' shapes.
+        from .. import zeros
+        out = func(*inputs)
+        outs_tuple = isinstance(out, tuple)
+        outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+        rows = [[zeros(tuple(o.shape) + tuple(x.shape), dtype=o.dtype) for x in inputs]
+                for o in outs]
+        return _untuple(rows, (outs_tuple, ins_tuple))
     try:
         return _jacobian_forward_batched(func, inputs, ins_tuple, numels)
     except Exception:  # noqa: BLE001
@@ -433,6 +442,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                                    "either set `strict=False` or `vectorize=False`.")
             numels = tuple(o.numel() for o in outputs)
             total = sum(numels)
+            if total == 0:
+                raise IndexError("index 0 is out of bounds for dimension 0 with size 0")
             basis = _basis(outputs, numels)
             flat = tuple(o.reshape(-1) for o in outputs)
             rows = list(_grad(flat, inputs, basis, create_graph=create_graph, batched=True))
@@ -464,10 +475,9 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                                            f"independent of input {i}. This is not allowed in "
                                            "strict mode when create_graph=True.")
                     acc.append(g)
-            jac.append(tuple(
-                (stack(acc, 0) if acc else zeros_like(x).reshape(-1)[:0].reshape(
-                    (0,) + tuple(x.shape))).view(tuple(out.shape) + tuple(x.shape))
-                for acc, x in zip(cols, inputs)))
+            # An output with no elements makes stack raise torch's "non-empty" error.
+            jac.append(tuple(stack(acc, 0).view(tuple(out.shape) + tuple(x.shape))
+                             for acc, x in zip(cols, inputs)))
         return _untuple(_finish(tuple(jac), create_graph), (outs_tuple, ins_tuple))
 
 
