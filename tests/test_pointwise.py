@@ -458,3 +458,12 @@ def test_comparison_inplace_records_zero_gradient():
         ya.sum().backward()
         yb.sum().backward()
         _same(a.grad, b.grad)
+
+
+def test_docstring_examples_run():
+    """Every example in the pointwise docstrings prints what the docstring says."""
+    import doctest
+
+    from ndgrad._ops import pointwise
+    result = doctest.testmod(pointwise, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 50 and result.failed == 0

@@ -1384,6 +1384,258 @@ def equal(input, other):
     return bool(np.array_equal(a, b))
 
 
+# Docstrings with a runnable example (checked by tests/test_pointwise.py via doctest).
+_DOCS = {
+    'exp2': (
+        '``2 ** input`` elementwise (integers computed in the default float dtype).',
+        'ndgrad.exp2(ndgrad.tensor([0.0, 1.0, 3.0]))',
+        'tensor([1., 2., 8.])'),
+    'log2': (
+        'Base-2 logarithm.',
+        'ndgrad.log2(ndgrad.tensor([1.0, 2.0, 8.0]))',
+        'tensor([0., 1., 3.])'),
+    'log10': (
+        'Base-10 logarithm.',
+        'ndgrad.log10(ndgrad.tensor([1.0, 10.0, 1000.0]))',
+        'tensor([0., 1., 3.])'),
+    'tan': (
+        'Tangent; the gradient is ``1 + tan(x) ** 2``.',
+        'ndgrad.tan(ndgrad.tensor([0.0, 0.5]))',
+        'tensor([0.0000, 0.5463])'),
+    'asin': (
+        'Inverse sine (NaN outside [-1, 1]); alias ``arcsin``.',
+        'ndgrad.asin(ndgrad.tensor([0.0, 0.5, 1.0]))',
+        'tensor([0.0000, 0.5236, 1.5708])'),
+    'acos': (
+        'Inverse cosine (NaN outside [-1, 1]); alias ``arccos``.',
+        'ndgrad.acos(ndgrad.tensor([0.0, 0.5, 1.0]))',
+        'tensor([1.5708, 1.0472, 0.0000])'),
+    'atan': (
+        'Inverse tangent; alias ``arctan``.',
+        'ndgrad.atan(ndgrad.tensor([0.0, 1.0]))',
+        'tensor([0.0000, 0.7854])'),
+    'sinh': (
+        'Hyperbolic sine.',
+        'ndgrad.sinh(ndgrad.tensor([0.0, 1.0]))',
+        'tensor([0.0000, 1.1752])'),
+    'cosh': (
+        'Hyperbolic cosine.',
+        'ndgrad.cosh(ndgrad.tensor([0.0, 1.0]))',
+        'tensor([1.0000, 1.5431])'),
+    'asinh': (
+        'Inverse hyperbolic sine; alias ``arcsinh``.',
+        'ndgrad.asinh(ndgrad.tensor([0.0, 1.0]))',
+        'tensor([0.0000, 0.8814])'),
+    'acosh': (
+        'Inverse hyperbolic cosine (NaN below 1); alias ``arccosh``.',
+        'ndgrad.acosh(ndgrad.tensor([1.0, 2.0]))',
+        'tensor([0.0000, 1.3170])'),
+    'atanh': (
+        'Inverse hyperbolic tangent (+-inf at +-1); alias ``arctanh``.',
+        'ndgrad.atanh(ndgrad.tensor([0.0, 0.5]))',
+        'tensor([0.0000, 0.5493])'),
+    'erf': (
+        'The error function, accurate to float64 (pure NumPy).',
+        'ndgrad.erf(ndgrad.tensor([0.0, 0.5, -2.0]))',
+        'tensor([ 0.0000,  0.5205, -0.9953])'),
+    'erfc': (
+        '``1 - erf(input)``, with full relative accuracy in the tail.',
+        'ndgrad.erfc(ndgrad.tensor([0.0, 2.0, 10.0]))',
+        'tensor([1.0000e+00, 4.6777e-03, 1.4013e-45])'),
+    'erfinv': (
+        'Inverse of ``erf`` on [-1, 1] (+-inf at +-1, NaN outside).',
+        'ndgrad.erfinv(ndgrad.tensor([0.0, 0.5, 1.0]))',
+        'tensor([0.0000, 0.4769,    inf])'),
+    'lgamma': (
+        '``log|Gamma(input)|`` (inf at the poles 0, -1, -2, ...).',
+        'ndgrad.lgamma(ndgrad.tensor([0.5, 1.0, 10.0]))',
+        'tensor([ 0.5724,  0.0000, 12.8018])'),
+    'digamma': (
+        'The logarithmic derivative of Gamma (``digamma(0) = -inf`` as in torch).',
+        'ndgrad.digamma(ndgrad.tensor([1.0, 2.0, 0.5]))',
+        'tensor([-0.5772,  0.4228, -1.9635])'),
+    'polygamma': (
+        'The n-th derivative of digamma (``polygamma(0, x) == digamma(x)``).',
+        'ndgrad.polygamma(1, ndgrad.tensor([1.0, 2.0]))',
+        'tensor([1.6449, 0.6449])'),
+    'logit': (
+        '``log(p / (1 - p))``; with `eps`, `input` is first clamped to [eps, 1 - eps].',
+        'ndgrad.logit(ndgrad.tensor([0.25, 0.5, 1.0]), eps=1e-6)',
+        'tensor([-1.0986,  0.0000, 13.8023])'),
+    'frac': (
+        '``input - trunc(input)`` (float tensors only, as in torch).',
+        'ndgrad.frac(ndgrad.tensor([1.5, -2.25]))',
+        'tensor([ 0.5000, -0.2500])'),
+    'nan_to_num': (
+        ("Replace NaN by `nan` and infinities by `posinf`/`neginf` (default: the dtype's "
+        'extremes).'),
+        "ndgrad.nan_to_num(ndgrad.tensor([float('nan'), float('inf'), 1.0]), posinf=9.0)",
+        'tensor([0., 9., 1.])'),
+    'signbit': (
+        'True where the sign bit is set (``-0.0`` included); never differentiable.',
+        'ndgrad.signbit(ndgrad.tensor([-0.0, 0.0, -1.0]))',
+        'tensor([ True, False,  True])'),
+    'float_power': (
+        '``input ** exponent`` computed in double precision (float64, or complex128).',
+        'ndgrad.float_power(ndgrad.tensor([2, 3]), 2)',
+        'tensor([4., 9.], dtype=torch.float64)'),
+    'atan2': (
+        'The angle of the point (other, input), in the right quadrant; alias ``arctan2``.',
+        'ndgrad.atan2(ndgrad.tensor([1.0, -1.0]), ndgrad.tensor([-1.0, -1.0]))',
+        'tensor([ 2.3562, -2.3562])'),
+    'hypot': (
+        '``sqrt(input**2 + other**2)`` without overflow.',
+        'ndgrad.hypot(ndgrad.tensor([3.0]), ndgrad.tensor([4.0]))',
+        'tensor([5.])'),
+    'fmax': (
+        'Elementwise maximum ignoring NaN (NaN only where both are NaN).',
+        "ndgrad.fmax(ndgrad.tensor([1.0, float('nan')]), ndgrad.tensor([2.0, 0.5]))",
+        'tensor([2.0000, 0.5000])'),
+    'fmin': (
+        'Elementwise minimum ignoring NaN.',
+        "ndgrad.fmin(ndgrad.tensor([1.0, float('nan')]), ndgrad.tensor([2.0, 0.5]))",
+        'tensor([1.0000, 0.5000])'),
+    'copysign': (
+        'Magnitude of `input` with the sign of `other` (its sign bit: -0.0 is negative).',
+        'ndgrad.copysign(ndgrad.tensor([1.0, 2.0]), -0.0)',
+        'tensor([-1., -2.])'),
+    'xlogy': (
+        '``input * log(other)``, and 0 where ``input == 0`` (unless `other` is NaN).',
+        'ndgrad.xlogy(ndgrad.tensor([0.0, 2.0]), ndgrad.tensor([0.0, 3.0]))',
+        'tensor([0.0000, 2.1972])'),
+    'fmod': (
+        'C-style remainder: the result has the sign of the dividend `input`.',
+        'ndgrad.fmod(ndgrad.tensor([-3.0, 3.0]), 2)',
+        'tensor([-1.,  1.])'),
+    'lerp': (
+        '``input + weight * (end - input)`` (weight a number or a tensor).',
+        'ndgrad.lerp(ndgrad.tensor([0.0, 1.0]), ndgrad.tensor([10.0, 3.0]), 0.5)',
+        'tensor([5., 2.])'),
+    'addcmul': (
+        '``input + value * tensor1 * tensor2``.',
+        ('ndgrad.addcmul(ndgrad.tensor([1.0]), ndgrad.tensor([2.0]), ndgrad.tensor([3.0]), '
+        'value=0.5)'),
+        'tensor([4.])'),
+    'addcdiv': (
+        '``input + value * tensor1 / tensor2``.',
+        ('ndgrad.addcdiv(ndgrad.tensor([1.0]), ndgrad.tensor([2.0]), ndgrad.tensor([4.0]), '
+        'value=2)'),
+        'tensor([2.])'),
+    'positive': (
+        'Returns `input` itself (an error for bool tensors, as in torch).',
+        'ndgrad.positive(ndgrad.tensor([-1.0]))',
+        'tensor([-1.])'),
+    'deg2rad': (
+        'Degrees to radians.',
+        'ndgrad.deg2rad(ndgrad.tensor([180.0, 90.0]))',
+        'tensor([3.1416, 1.5708])'),
+    'rad2deg': (
+        'Radians to degrees.',
+        'ndgrad.rad2deg(ndgrad.tensor([3.141592653589793]))',
+        'tensor([180.])'),
+    'isclose': (
+        '``|input - other| <= atol + rtol * |other|`` elementwise (equal infinities count).',
+        'ndgrad.isclose(ndgrad.tensor([1.0, 1.1]), ndgrad.tensor([1.0 + 1e-9, 1.0]))',
+        'tensor([ True, False])'),
+    'allclose': (
+        'True when every element ``isclose`` (a Python bool).',
+        'ndgrad.allclose(ndgrad.tensor([1.0]), ndgrad.tensor([1.0 + 1e-9]))',
+        'True'),
+    'equal': (
+        'True when both tensors have the same shape and elements.',
+        'ndgrad.equal(ndgrad.tensor([1, 2]), ndgrad.tensor([1, 2]))',
+        'True'),
+    'absolute': (
+        'Alias of ``abs``.',
+        'ndgrad.absolute(ndgrad.tensor([-1.5, 2.0]))',
+        'tensor([1.5000, 2.0000])'),
+    'fix': (
+        'Alias of ``trunc``.',
+        'ndgrad.fix(ndgrad.tensor([-1.5, 2.7]))',
+        'tensor([-1.,  2.])'),
+    'clamp_min': (
+        "``clamp(input, min=min)`` (torch's ClampMin nodes).",
+        'ndgrad.clamp_min(ndgrad.tensor([-1.0, 2.0]), 0.0)',
+        'tensor([0., 2.])'),
+    'clamp_max': (
+        "``clamp(input, max=max)`` (torch's ClampMax nodes).",
+        'ndgrad.clamp_max(ndgrad.tensor([-1.0, 2.0]), 0.0)',
+        'tensor([-1.,  0.])'),
+    'logaddexp': (
+        '``log(exp(input) + exp(other))`` without overflow.',
+        'ndgrad.logaddexp(ndgrad.tensor([1000.0, 0.0]), ndgrad.tensor([1000.0, 0.0]))',
+        'tensor([1.0007e+03, 6.9315e-01])'),
+    'logaddexp2': (
+        '``log2(2**input + 2**other)`` without overflow.',
+        'ndgrad.logaddexp2(ndgrad.tensor([1.0]), ndgrad.tensor([1.0]))',
+        'tensor([2.])'),
+    'ldexp': (
+        '``input * 2 ** other``.',
+        'ndgrad.ldexp(ndgrad.tensor([1.0, 3.0]), ndgrad.tensor([3, -1]))',
+        'tensor([8.0000, 1.5000])'),
+    'nextafter': (
+        'The next representable float after `input` towards `other`.',
+        ('ndgrad.nextafter(ndgrad.tensor([1.0], dtype=ndgrad.float64), ndgrad.tensor([2.0], '
+        'dtype=ndgrad.float64)) - 1'),
+        'tensor([2.2204e-16], dtype=torch.float64)'),
+    'heaviside': (
+        'The step function: 0 below zero, 1 above, `values` at zero (not differentiable).',
+        'ndgrad.heaviside(ndgrad.tensor([-1.0, 0.0, 2.0]), ndgrad.tensor([0.5, 0.5, 0.5]))',
+        'tensor([0.0000, 0.5000, 1.0000])'),
+    'sinc': (
+        '``sin(pi x) / (pi x)``, 1 at 0.',
+        'ndgrad.sinc(ndgrad.tensor([0.0, 0.5]))',
+        'tensor([1.0000, 0.6366])'),
+    'mvlgamma': (
+        'The multivariate log-gamma function of dimension `p`.',
+        'ndgrad.mvlgamma(ndgrad.tensor([2.5]), 2)',
+        'tensor([0.8570])'),
+    'frexp': (
+        ('(mantissa, exponent) with ``input = mantissa * 2 ** exponent``, |mantissa| in [0.5, '
+        '1).'),
+        'ndgrad.frexp(ndgrad.tensor([8.0, 3.0]))',
+        ('torch.return_types.frexp(\nmantissa=tensor([0.5000, 0.7500]),\nexponent=tensor([4, 2], '
+        'dtype=torch.int32))')),
+    'gcd': (
+        'Greatest common divisor of integer tensors.',
+        'ndgrad.gcd(ndgrad.tensor([4, 6]), ndgrad.tensor([6, 9]))',
+        'tensor([2, 3])'),
+    'lcm': (
+        'Least common multiple of integer tensors.',
+        'ndgrad.lcm(ndgrad.tensor([4, 6]), ndgrad.tensor([6, 9]))',
+        'tensor([12, 18])'),
+    'isposinf': (
+        'True where the element is +inf.',
+        "ndgrad.isposinf(ndgrad.tensor([float('inf'), -float('inf'), 1.0]))",
+        'tensor([ True, False, False])'),
+    'isneginf': (
+        'True where the element is -inf.',
+        "ndgrad.isneginf(ndgrad.tensor([float('inf'), -float('inf'), 1.0]))",
+        'tensor([False,  True, False])'),
+    'isreal': (
+        'True where the imaginary part is 0 (always, for real tensors).',
+        'ndgrad.isreal(ndgrad.tensor([1 + 0j, 1j]))',
+        'tensor([ True, False])'),
+    'bitwise_left_shift': (
+        '``input << other`` for integer tensors.',
+        'ndgrad.bitwise_left_shift(ndgrad.tensor([1, 2]), 2)',
+        'tensor([4, 8])'),
+    'bitwise_right_shift': (
+        '``input >> other`` for integer tensors.',
+        'ndgrad.bitwise_right_shift(ndgrad.tensor([8, 5]), 1)',
+        'tensor([4, 2])'),
+}
+
+
+def _apply_docs():
+    for name, (summary, example, result) in _DOCS.items():
+        globals()[name].__doc__ = (f"{summary}\n\n    >>> import ndgrad\n    >>> {example}\n    "
+                                   + result.replace("\n", "\n    ") + "\n")
+
+
+_apply_docs()
+
+
 # =========================================================================== methods
 def _inplace_unary(op, params=False):
     if params:
