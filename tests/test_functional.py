@@ -424,3 +424,23 @@ def test_jacobian_of_empty_input_like_torch(kw):
             return type(e).__name__, str(e)
         return tuple(r.shape), r.requires_grad
     assert run(NF, ndgrad) == run(TF, torch)
+
+
+def _hooked_batched(lib):
+    seen = []
+    x = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+    x.register_hook(lambda g: seen.append(tuple(g.shape)))
+    h = x.sin() * 3
+    h.register_hook(lambda g: g * 2)
+    y = (h * x).exp()
+    g = lib.tensor(np.arange(6.0).reshape(2, 3))
+    return lib.autograd.grad(y, x, g, is_grads_batched=True), seen
+
+
+def test_is_grads_batched_calls_tensor_hooks_per_element_like_torch():
+    (a,), seen_a = _hooked_batched(ndgrad)
+    (b,), seen_b = _hooked_batched(torch)
+    _same(a, b)
+    # torch calls the hook once with a vmap BatchedTensor that looks unbatched; ndgrad calls
+    # it once per batch element with the same-looking gradient.
+    assert set(seen_a) == set(seen_b) == {(3,)}

@@ -14,8 +14,8 @@ and each node is run in one of three ways:
    per batch element and the results are stacked. Always correct, just not vectorised.
 
 Every rule is written in ndgrad ops, so ``create_graph=True`` works as in the loop. The result
-equals B separate ``autograd.grad`` calls. Tensor hooks are not called in batched mode (torch
-would call them with vmap's BatchedTensor).
+equals B separate ``autograd.grad`` calls. Tensor hooks (``register_hook``) are called once
+per batch element, as torch's vmap presents them one gradient; Node hooks are not called.
 """
 
 import heapq
@@ -120,9 +120,22 @@ def _run(roots, edges, B, keep_graph, create_graph, compute_needed):
         while heap:
             node = heapq.heappop(heap)[1]
             gs = buffers.pop(node, None) or []
+            if type(node) is AccumulateGrad:
+                # A leaf's hooks run before its gradient is captured (as in the engine).
+                var = node.variable
+                hooks = var._extra.get("hooks") if var._extra is not None else None
+                if hooks and gs and gs[0] is not None:
+                    gs[0] = _per_sample_hooks(hooks, gs[0], B)
             for nr, g in enumerate(gs):
                 if g is not None and (node, nr) in captures:
                     captured[(node, nr)] = g
+            extra = node._extra
+            if extra is not None and type(node) is not AccumulateGrad:
+                tensor_hooks = extra.get("tensor_pre_hooks")
+                if tensor_hooks:
+                    for nr, hooks in tensor_hooks.items():
+                        if nr < len(gs) and gs[nr] is not None and hooks:
+                            gs[nr] = _per_sample_hooks(hooks, gs[nr], B)
             if type(node) is AccumulateGrad or not needed.get(node, False) or \
                     all(g is None for g in gs):
                 gx = ()
@@ -146,6 +159,23 @@ def _run(roots, edges, B, keep_graph, create_graph, compute_needed):
     finally:
         _tls.grad_enabled = prev
     return captured
+
+
+def _per_sample_hooks(hooks, g, B):
+    """Tensor hooks see one gradient at a time (torch vmaps them): call them per batch
+    element and stack what they return."""
+    from .. import stack
+    rows = []
+    changed = False
+    for b in range(B):
+        r = g[b]
+        for fn in list(hooks.values()):
+            out = fn(r)
+            if out is not None:
+                r = out
+                changed = True
+        rows.append(r)
+    return stack(rows, 0) if changed else g
 
 
 def _add_to(buffers, node, nr, g):
