@@ -505,32 +505,63 @@ def primitive(name, fwd, node_name=None, save=(), n_out=1, diff_outs=None, view=
     """
     op = OpDef(name, fwd, node_name or _node_name(name), save=save, n_out=n_out,
                diff_outs=diff_outs, kind="general", view=view, linear=linear)
+    node_cls = op.node
 
     def impl(*args, _plain=False):
-        *inputs, p = args
+        inputs = args[:-1]
+        p = args[-1]
         out = fwd(*[x._data if isinstance(x, Tensor) else x for x in inputs], p)
         if n_out == 1:
-            outputs = (wrap(out),)
+            if type(out) is not _ndarray:
+                out = _asarray(out)
+            res = Tensor(out)
+            outputs = (res,)
         else:
             outputs = tuple([wrap(o) for o in out])
+            res = outputs
         if view:
             _make_views(op, inputs[0], outputs, p)
-        if _tls.grad_enabled:
-            rgs = [isinstance(x, Tensor) and (x._rg or (x._base is not None and _needs_grad(x)))
-                   for x in inputs]
-            if any(rgs):
-                for x in inputs:
-                    if isinstance(x, Tensor) and x._extra is not None:
-                        _check_inference(x)
-                node = record(op, inputs, outputs, p, rgs)
-                meta = [None] * len(inputs)
-                for i, x in enumerate(inputs):
-                    if rgs[i] and outputs[0]._data.dtype != x._data.dtype and \
-                            x._data.dtype.kind in "fc":
-                        meta[i] = (x._data.shape, x._data.dtype)
-                if any(m is not None for m in meta):
-                    node._meta = tuple(meta)
-        return outputs[0] if n_out == 1 else outputs
+        if not _tls.grad_enabled:
+            return res
+        any_rg = False
+        rgs = []
+        for x in inputs:
+            r = isinstance(x, Tensor) and (x._rg or (x._base is not None and _needs_grad(x)))
+            rgs.append(r)
+            if r:
+                any_rg = True
+        if not any_rg:
+            return res
+        edges = []
+        meta = None
+        dt = outputs[0]._data.dtype
+        for i, x in enumerate(inputs):
+            if not rgs[i]:
+                edges.append(None)
+                continue
+            if x._extra is not None:
+                _check_inference(x)
+            fn = x._grad_fn
+            edges.append((fn, x._output_nr) if fn is not None and x._base is None
+                         else x._edge())
+            xd = x._data.dtype
+            if xd is not dt and xd != dt and xd.kind in "fc":
+                if meta is None:
+                    meta = [None] * len(inputs)
+                meta[i] = (x._data.shape, xd)
+        node = node_cls(tuple(edges), _save(op, inputs, outputs, rgs) if save else (), p)
+        if meta is not None:
+            node._meta = tuple(meta)
+        if n_out == 1:
+            res._rg = True
+            res._grad_fn = node
+        else:
+            for k, o in enumerate(outputs):
+                if diff_outs is None or diff_outs[k]:
+                    o._rg = True
+                    o._grad_fn = node
+                    o._output_nr = k
+        return res
 
     def call(*inputs, params=None):
         if _state.special:
