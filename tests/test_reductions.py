@@ -590,3 +590,86 @@ def test_extremum_gradients_with_nan():
         check(f, x)
     check_gradgrad(lambda L, x: x.max() ** 2, X)
     check_gradgrad(lambda L, x: x.amin() ** 2, np.array([[1.0, 0.5], [0.5, 2.0]]))
+
+
+_FUZZ_OPS = {
+    "sum": lambda L, x, d, k: x.sum(d, keepdim=k) if d is not None else x.sum(),
+    "mean": lambda L, x, d, k: x.mean(d, keepdim=k) if d is not None else x.mean(),
+    "amax": lambda L, x, d, k: x.amax(d if d is not None else (), keepdim=k),
+    "amin": lambda L, x, d, k: x.amin(d if d is not None else (), keepdim=k),
+    "var": lambda L, x, d, k: x.var(d, keepdim=k),
+    "std": lambda L, x, d, k: x.std(d, keepdim=k, correction=0),
+    "logsumexp": lambda L, x, d, k: x.logsumexp(d, keepdim=k),
+    "norm": lambda L, x, d, k: x.norm(dim=d, keepdim=k),
+    "norm1": lambda L, x, d, k: x.norm(1, dim=d, keepdim=k),
+    "nansum": lambda L, x, d, k: x.nansum(d, keepdim=k) if d is not None else x.nansum(),
+    "prod": lambda L, x, d, k: x.prod(d if isinstance(d, int) else 0, keepdim=k),
+    "max": lambda L, x, d, k: x.max(d if isinstance(d, int) else 0, keepdim=k),
+    "median": lambda L, x, d, k: x.median(d if isinstance(d, int) else 0, keepdim=k),
+    "mode": lambda L, x, d, k: x.mode(d if isinstance(d, int) else 0, keepdim=k),
+    "kth": lambda L, x, d, k: x.kthvalue(1, d if isinstance(d, int) else 0, keepdim=k),
+    "cumsum": lambda L, x, d, k: x.cumsum(d if isinstance(d, int) else 0),
+    "cumprod": lambda L, x, d, k: x.cumprod(d if isinstance(d, int) else 0),
+    "cummax": lambda L, x, d, k: x.cummax(d if isinstance(d, int) else 0),
+    "logcumsumexp": lambda L, x, d, k: x.logcumsumexp(d if isinstance(d, int) else 0),
+    "sort": lambda L, x, d, k: x.sort(d if isinstance(d, int) else 0, descending=k),
+    "topk": lambda L, x, d, k: x.topk(1, d if isinstance(d, int) else 0, largest=k),
+    "argmax": lambda L, x, d, k: x.argmax(d if isinstance(d, int) else None, keepdim=k),
+    "all": lambda L, x, d, k: x.all(d, keepdim=k) if d is not None else x.all(),
+    "count_nonzero": lambda L, x, d, k: L.count_nonzero(x, d),
+    "var_mean": lambda L, x, d, k: L.var_mean(x, d, keepdim=k),
+    "nanmean": lambda L, x, d, k: x.nanmean(d, keepdim=k) if d is not None else x.nanmean(),
+}
+
+
+def test_random_shapes_and_dims_match_torch():
+    """Random shapes (0-d and empty included), dims (int, negative, tuple, out of range, None)
+    and keepdim: values, dtypes, grad_fn names, gradients, or the same error as torch."""
+    import random
+    rnd = random.Random(0)
+    names = sorted(_FUZZ_OPS)
+    for trial in range(500):
+        nd = rnd.randint(0, 3)
+        shape = tuple(rnd.randint(0, 3) for _ in range(nd))
+        name = rnd.choice(names)
+        c = rnd.random()
+        if c < 0.25:
+            d = None
+        elif c < 0.7:
+            d = rnd.randint(-nd - 1, nd) if nd else rnd.choice([0, -1, 1])
+        else:
+            d = tuple(rnd.sample(range(-nd, nd), rnd.randint(1, nd))) if nd else (0,)
+        k = rnd.random() < 0.5
+        if d in ((), None) and name in ("logsumexp",) or \
+                (name == "cummax" and 0 in shape):  # torch quirks we do not copy
+            continue
+        a = np.random.default_rng(trial).standard_normal(shape)
+        res = []
+        for lib in (torch, ndgrad):
+            x = lib.tensor(a, requires_grad=True)
+            try:
+                o = _FUZZ_OPS[name](lib, x, d, k)
+                o = o if isinstance(o, tuple) else (o,)
+                outs = [t for t in o if t.requires_grad]
+                if outs:
+                    lib.autograd.backward(outs, [lib.tensor(np.linspace(-1, 1, t.numel())
+                                                            .reshape(tuple(t.shape)))
+                                                 for t in outs])
+                res.append(([(str(t.dtype), tuple(t.shape), _arr(t).astype(float)) for t in o],
+                            None if x.grad is None else _arr(x.grad),
+                            [_name(t) for t in o]))
+            except Exception as e:  # noqa: BLE001 - compared with torch's
+                res.append(f"{type(e).__name__}: {e}")
+        t, n = res
+        where = (name, shape, d, k)
+        if isinstance(t, str) or isinstance(n, str):
+            assert t == n, where
+            continue
+        assert [z[:2] for z in t[0]] == [z[:2] for z in n[0]] and t[2] == n[2], where
+        for p, q in zip(t[0], n[0]):
+            np.testing.assert_allclose(q[2], p[2], atol=1e-10, equal_nan=True, err_msg=where)
+        if t[1] is None or n[1] is None:
+            assert not (n[1] if t[1] is None else t[1]).any() if (t[1] is not None or
+                                                                 n[1] is not None) else True
+        else:
+            np.testing.assert_allclose(n[1], t[1], atol=1e-10, equal_nan=True, err_msg=where)

@@ -46,17 +46,22 @@ def record_input_shape(*ops):
 
 
 def dims_of(dim, ndim):
-    """Normalise a dim argument to a sorted tuple of dims (None -> all dims)."""
+    """Normalise a dim argument to a sorted tuple of dims (None or () -> all dims). A 0-d
+    tensor accepts dims 0 and -1 and has no dims to reduce."""
     if dim is None:
         return tuple(range(ndim))
     if isinstance(dim, (list, tuple)):
         if len(dim) == 0:
             return tuple(range(ndim))
-        out = tuple(sorted(wrap_dim(d, ndim) for d in dim))
-        if len(set(out)) != len(out):
-            raise RuntimeError(f"dim {out[0]} appears multiple times in the list of dims")
-        return out
-    return (wrap_dim(dim, ndim),) if ndim else ()
+        out = []
+        for d in dim:
+            d = wrap_dim(d, ndim)
+            if d in out:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+            out.append(d)
+        return tuple(sorted(out)) if ndim else ()
+    d = wrap_dim(dim, ndim)
+    return (d,) if ndim else ()
 
 
 def _expand_back(g, shape, dims, keepdim):
@@ -163,7 +168,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 # --------------------------------------------------------------------------- max / min
-def _check_nonempty(x, name, dims, hint=True):
+def _check_nonempty(x, name, dims, hint=True, orig=None):
     if x._data.size == 0:
         shape = x._data.shape
         if dims is None:
@@ -173,6 +178,9 @@ def _check_nonempty(x, name, dims, hint=True):
             raise RuntimeError(msg + " Specify the reduction dim with the 'dim' argument.")
         for d in dims:
             if shape[d] == 0:
+                if orig is not None:  # torch names the dim as the caller wrote it
+                    d = next(o for o in (orig if isinstance(orig, (tuple, list)) else (orig,))
+                             if shape[wrap_dim(o, len(shape))] == 0)
                 raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
@@ -225,15 +233,21 @@ for _op in (MAX_ALL, MIN_ALL):
 
 def amax(input, dim=(), keepdim=False):
     x = as_tensor_arg(input)
+    if x._data.size == 0 and isinstance(dim, (tuple, list)) and dim:
+        # torch reports an empty reduced dim before a repeated one
+        _check_nonempty(x, "amax", tuple(wrap_dim(d, x._data.ndim) for d in dim), orig=dim)
     dims = dims_of(dim, x._data.ndim)
-    _check_nonempty(x, "amax", dims if dim not in ((), [], None) else None)
+    _check_nonempty(x, "amax", dims if dim not in ((), [], None) else None, orig=dim)
     return AMAX.call(x, params=(dims, keepdim))
 
 
 def amin(input, dim=(), keepdim=False):
     x = as_tensor_arg(input)
+    if x._data.size == 0 and isinstance(dim, (tuple, list)) and dim:
+        # torch reports an empty reduced dim before a repeated one
+        _check_nonempty(x, "amin", tuple(wrap_dim(d, x._data.ndim) for d in dim), orig=dim)
     dims = dims_of(dim, x._data.ndim)
-    _check_nonempty(x, "amin", dims if dim not in ((), [], None) else None)
+    _check_nonempty(x, "amin", dims if dim not in ((), [], None) else None, orig=dim)
     return AMIN.call(x, params=(dims, keepdim))
 
 
@@ -410,7 +424,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     npdt = _dtype.to_np(dtype) if dtype is not None else None
     if dim is None:
         return PROD_ALL.call(x, params=(None, False, npdt))
-    return PROD_DIM.call(x, params=((wrap_dim(dim, x._data.ndim),), keepdim, npdt))
+    return PROD_DIM.call(x, params=(dims_of(dim, x._data.ndim), keepdim, npdt))
 
 
 # --------------------------------------------------------------------------- var / std
@@ -616,7 +630,10 @@ def _bool_reduce(fn, input, dim, keepdim):
     from .registry import wrap
     x = as_tensor_arg(input)
     d = x._data
-    axis = None if dim is None else dims_of(dim, d.ndim)
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        axis = ()  # an empty dim list reduces nothing here (unlike sum)
+    else:
+        axis = None if dim is None else dims_of(dim, d.ndim)
     out = np.asarray(fn(d, axis=axis, keepdims=keepdim if axis is not None else False))
     if d.dtype == np.uint8:
         out = out.astype(np.uint8)
@@ -728,8 +745,13 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
             from .. import linalg
             return linalg.matrix_norm(x, "nuc", dim if dim is not None else (-2, -1), keepdim,
                                       dtype=dtype)
-        if p != "fro":
-            raise RuntimeError(f"norm(): unsupported norm type {p}")
+        if p != "fro" or (isinstance(dim, (tuple, list)) and len(dim) > 2):
+            # torch hands these to linalg.matrix_norm, which refuses them
+            dims = list(dim) if isinstance(dim, (tuple, list)) else dim
+            if isinstance(dims, list) and len(dims) != 2:
+                raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got " +
+                                   " ".join(str(d) for d in dims))
+            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
         p = 2
     if p is None:
         p = 2
@@ -871,6 +893,8 @@ def _cumext_fwd(x, p):
     dim, is_max = p
     if x.ndim == 0:
         return x.copy(), np.zeros((), np.int64)
+    if x.size == 0:
+        return x.copy(), np.zeros(x.shape, np.int64)
     xm = np.moveaxis(x, dim, -1)
     vals = np.empty_like(xm)
     idx = np.empty(xm.shape, np.int64)
@@ -913,9 +937,15 @@ return_types_cummax = return_type("cummax")
 return_types_cummin = return_type("cummin")
 
 
+def _check_scalar_dim(x, dim, name):
+    if x._data.ndim == 0 and dim not in (0, -1):
+        raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
+
+
 def cummax(input, dim):
     """Running maximum along `dim` and the index where it was attained (latest on ties)."""
     x = as_tensor_arg(input)
+    _check_scalar_dim(x, dim, "cummax")
     d = wrap_dim(dim, x._data.ndim)
     return return_types_cummax(*CUMMAX.call(x, params=(d, True)))
 
@@ -923,6 +953,7 @@ def cummax(input, dim):
 def cummin(input, dim):
     """Running minimum along `dim` and the index where it was attained (latest on ties)."""
     x = as_tensor_arg(input)
+    _check_scalar_dim(x, dim, "cummin")
     d = wrap_dim(dim, x._data.ndim)
     return return_types_cummin(*CUMMIN.call(x, params=(d, False)))
 

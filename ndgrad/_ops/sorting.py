@@ -281,7 +281,7 @@ def _has_ties(rows):
 def _rows(x, dim):
     """`x` with `dim` moved last, flattened to 2-d rows (and the shape to restore)."""
     xm = np.moveaxis(x, dim, -1)
-    return xm.reshape(-1, xm.shape[-1]) if xm.shape[-1] else xm.reshape(-1, 0), xm.shape
+    return xm.reshape(int(np.prod(xm.shape[:-1])), xm.shape[-1]), xm.shape
 
 
 def _unrows(rows, shape, dim, k=None):
