@@ -467,3 +467,16 @@ def test_docstring_examples_run():
     from ndgrad._ops import pointwise
     result = doctest.testmod(pointwise, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 50 and result.failed == 0
+
+
+@pytest.mark.parametrize("name,args", [("exp2", ([1.0, 2.0],)), ("erf", ([0.5, -1.0],)),
+                                       ("atan2", ([1.0, 2.0], [3.0, -1.0])),
+                                       ("hypot", ([3.0, 5.0], [4.0, 12.0])),
+                                       ("xlogy", ([0.0, 2.0], [1.0, 3.0]))])
+def test_out_argument(name, args):
+    """out= writes into the given tensor (resized when empty) and returns it, as torch."""
+    out_n, out_t = ndgrad.empty(0), torch.empty(0)
+    res_n = getattr(ndgrad, name)(*[ndgrad.tensor(a) for a in args], out=out_n)
+    res_t = getattr(torch, name)(*[torch.tensor(a) for a in args], out=out_t)
+    assert res_n is out_n and res_t is out_t
+    _same(out_n, out_t, rtol=1e-6)
