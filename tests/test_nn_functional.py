@@ -604,3 +604,16 @@ def test_forward_ad_vs_torch(name, fn, shape):
             out = fn(lib, lib.nn.functional, d)
             outs.append(fwd.unpack_dual(out).tangent.numpy())
     np.testing.assert_allclose(outs[1], outs[0], rtol=1e-6, atol=1e-9)
+
+
+def test_nearest_indices_exact_for_many_sizes():
+    for n_in in range(1, 10):
+        x = np.arange(n_in, dtype=np.float32).reshape(1, 1, 1, n_in)
+        for kw in [dict(size=(1, n)) for n in range(1, 22)] + \
+                [dict(scale_factor=(1, f)) for f in (0.3, 0.7, 1.3, 2.0, 2.5, 3.3)]:
+            try:
+                a = tF.interpolate(torch.tensor(x), **kw).numpy()
+            except RuntimeError:
+                continue
+            b = nF.interpolate(ndgrad.tensor(x), **kw).numpy()
+            np.testing.assert_array_equal(b, a, err_msg=str((n_in, kw)))

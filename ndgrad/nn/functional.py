@@ -699,8 +699,14 @@ def _resize_sizes(input, size, scale_factor, nd):
 
 
 def _nearest_matrix(n_in, n_out, scale, dtype):
-    s = (1.0 / scale) if scale is not None else n_in / n_out
-    src = np.minimum(np.floor(np.arange(n_out) * np.float32(s)).astype(np.int64), n_in - 1)
+    # torch computes the source index in float: floor(float(dst) * float(scale))
+    s = np.float32(1.0 / scale) if scale is not None else np.float32(n_in) / np.float32(n_out)
+    src = np.floor(np.arange(n_out, dtype=np.float32) * s).astype(np.int64)
+    src = np.minimum(src, n_in - 1)
+    if n_out == n_in:  # torch's shortcuts, taken whatever the scale says
+        src = np.arange(n_out)
+    elif n_out == 2 * n_in:
+        src = np.arange(n_out) >> 1
     m = np.zeros((n_out, n_in), dtype)
     m[np.arange(n_out), src] = 1
     return m
