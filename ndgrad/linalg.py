@@ -41,7 +41,10 @@ __all__ = [
            "solve_triangular",
            "svd",
            "svdvals",
-           "vecdot",
+    "tensorinv",
+    "tensorsolve",
+           "vander",
+    "vecdot",
            "vector_norm",
 ]
 
@@ -80,3 +83,6 @@ lu = _L.linalg_lu
 lu_factor = _L.linalg_lu_factor
 lu_factor_ex = _L.linalg_lu_factor_ex
 lu_solve = _L.linalg_lu_solve
+tensorinv = _L.linalg_tensorinv
+tensorsolve = _L.linalg_tensorsolve
+vander = _L.linalg_vander

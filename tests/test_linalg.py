@@ -775,3 +775,37 @@ def test_matmul_graph_like_torch(sa, sb, ra, rb, trans):
         chains.append(_chain(x @ y))
     assert chains[1] == chains[0]
     compare(lambda L, x, y: (x.transpose(-1, -2) if trans else x) @ y, [a, b])
+
+
+TENSOR_CASES = {
+    "tensorinv": (lambda L, a: L.linalg.tensorinv(a, ind=2), [R(4, 6, 8, 3)]),
+    "tensorinv_ind1": (lambda L, a: L.linalg.tensorinv(a, ind=1), [R(6, 2, 3)]),
+    "tensorsolve": (lambda L, a, b: L.linalg.tensorsolve(a, b), [R(2, 3, 6), R(2, 3)]),
+    "tensorsolve_dims": (lambda L, a, b: L.linalg.tensorsolve(a, b, dims=(1,)),
+                         [R(2, 6, 3), R(2, 3)]),
+    "vander": (lambda L, x: L.linalg.vander(x), [R(3)]),
+    "vander_batched_N": (lambda L, x: L.linalg.vander(x, N=4), [R(2, 3)]),
+}
+
+
+@pytest.mark.parametrize("name", list(TENSOR_CASES))
+def test_tensorinv_tensorsolve_vander(name):
+    fn, arrays = TENSOR_CASES[name]
+    compare(fn, arrays, check_name=False)
+
+
+def test_tensor_linalg_errors_and_int_vander():
+    for fn in (lambda L: L.linalg.tensorinv(L.ones(2, 3), ind=1),
+               lambda L: L.linalg.tensorinv(L.ones(4, 4), ind=0),
+               lambda L: L.linalg.vander(L.tensor(1.)),
+               lambda L: L.linalg.tensorsolve(L.ones(2, 3, 6), L.ones(3, 2, 3))):
+        msgs = []
+        for L in (torch, ndgrad):
+            with pytest.raises(RuntimeError) as e:
+                fn(L)
+            msgs.append(str(e.value))
+        assert msgs[0] == msgs[1]
+    t = torch.linalg.vander(torch.tensor([1, 2, 3]))
+    n = ndgrad.linalg.vander(ndgrad.tensor([1, 2, 3]))
+    assert str(t.dtype) == str(n.dtype)
+    np.testing.assert_array_equal(n.numpy(), t.numpy())

@@ -2578,6 +2578,48 @@ def linalg_matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     return Tensor(np.asarray((s > tol_).sum(-1), np.int64))
 
 
+def linalg_tensorinv(A, ind=2, *, out=None):
+    """The inverse of A seen as a matrix (first `ind` dims as rows), reshaped back."""
+    A = as_tensor_arg(A)
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = A._data.shape[:ind], A._data.shape[ind:]
+    pr, pc = int(np.prod(rows)), int(np.prod(cols))
+    if pr != pc:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {pc} != {pr}")
+    return _out(linalg_inv(A.reshape(pr, pc)).reshape(tuple(cols) + tuple(rows)), out)
+
+
+def linalg_tensorsolve(A, B, dims=None, *, out=None):
+    """X with ``tensordot(A, X, X.ndim) == B``."""
+    A, B = as_tensor_arg(A), as_tensor_arg(B)
+    if dims is not None:
+        nd = A._data.ndim
+        dims = [d % nd for d in dims]
+        A = A.movedim(dims, list(range(nd - len(dims), nd)))
+    k = B._data.ndim
+    rest = A._data.shape[k:]
+    pr, pl = int(np.prod(rest)), B._data.size
+    if pr != pl:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:])"
+                           f" == prod(self.shape[:other.ndim]), but got {pr} != {pl}")
+    x = linalg_solve(A.reshape(pl, pr), B.reshape(-1))
+    return _out(x.reshape(rest), out)
+
+
+def linalg_vander(x, *, N=None):
+    """Vandermonde matrix: columns x**0, x**1, ..., x**(N-1) (products, as torch)."""
+    x = as_tensor_arg(x)
+    n = (x._data.shape[-1] if x._data.ndim else 0) if N is None else N
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    from .shape import cat
+    ones = Tensor(np.ones(x._data.shape + (1,), x._data.dtype))
+    powers = x.unsqueeze(-1).expand(*x._data.shape, n - 1).cumprod(-1)
+    return cat([ones, powers], -1)
+
+
 def linalg_vecdot(x, y, *, dim=-1, out=None):
     """``sum(conj(x) * y, dim)``."""
     x, y = as_tensor_arg(x), as_tensor_arg(y)
