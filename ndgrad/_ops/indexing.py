@@ -176,6 +176,10 @@ def getitem(x, key):
     """``x[key]`` with torch's semantics and grad_fn chain: integers become SelectBackward0,
     slices SliceBackward0, None UnsqueezeBackward0 views; tensor/list/bool indices one
     IndexBackward0 node (whose backward accumulates repeated indices); ``x[...]`` an alias."""
+    if type(key) is int and x._data.ndim:  # x[i], the most common key: straight to select
+        size = x._data.shape[0]
+        if -size <= key < size:
+            return _shape.select(x, 0, key)
     out, advanced, applied = _parse(x, key)
     if advanced:
         return _index(out, advanced)
