@@ -237,13 +237,27 @@ def _pow_scalar_fwd(a, e):
     if e == -0.5 and a.dtype.kind == "f":
         with np.errstate(divide="ignore"):
             return 1 / np.sqrt(a)
+    if a.dtype.kind in "biu" and type(e) is int and e < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
     return np.power(a, e)
 
 
+def _pow_any(a, b):
+    """np.power, except integer ** negative integer follows torch (1, -1 or 0, no error)."""
+    a_arr, b_arr = np.asarray(a), np.asarray(b)
+    if a_arr.dtype.kind in "biu" and b_arr.dtype.kind in "biu" and np.any(b_arr < 0):
+        neg = b_arr < 0
+        out = np.power(a_arr, np.where(neg, 0, b_arr))
+        odd = (b_arr % 2) != 0
+        at_neg = np.where(a_arr == 1, 1, np.where(a_arr == -1, np.where(odd, -1, 1), 0))
+        return np.where(neg, at_neg, out).astype(out.dtype)
+    return np.power(a, b)
+
+
 POW_SCALAR = binary("pow", _pow_scalar_fwd, "PowBackward0", save=((0, None), (1, None)))
-POW_TENSOR = binary("pow_tensor", np.power, "PowBackward1", save=((0, None), (1, None),
+POW_TENSOR = binary("pow_tensor", _pow_any, "PowBackward1", save=((0, None), (1, None),
                                                                     ("out", 1)))
-POW_RSCALAR = binary("pow_rscalar", np.power, "PowBackward2", save=((0, None), ("out", None)))
+POW_RSCALAR = binary("pow_rscalar", _pow_any, "PowBackward2", save=((0, None), ("out", None)))
 
 
 @POW_SCALAR.def_vjp
