@@ -480,3 +480,12 @@ def test_out_argument(name, args):
     res_t = getattr(torch, name)(*[torch.tensor(a) for a in args], out=out_t)
     assert res_n is out_n and res_t is out_t
     _same(out_n, out_t, rtol=1e-6)
+
+
+def test_integer_pow_edge_cases():
+    # torch: integer ** negative integer tensor gives 1, -1 or 0; a negative Python exponent
+    # on an integer tensor is an error.
+    _same(ndgrad.tensor([1, 2, -1, -2, 0]) ** ndgrad.tensor([-1, -2, -3, -1, 2]),
+          torch.tensor([1, 2, -1, -2, 0]) ** torch.tensor([-1, -2, -3, -1, 2]))
+    _same(2 ** ndgrad.tensor([-1, 3]), 2 ** torch.tensor([-1, 3]))
+    _same_error(lambda: ndgrad.tensor([1, 2]) ** -1, lambda: torch.tensor([1, 2]) ** -1)
