@@ -617,3 +617,13 @@ def test_nearest_indices_exact_for_many_sizes():
                 continue
             b = nF.interpolate(ndgrad.tensor(x), **kw).numpy()
             np.testing.assert_array_equal(b, a, err_msg=str((n_in, kw)))
+
+
+def test_max_pool_nan_and_ties_like_torch():
+    x = np.array([[[[1.0, 1.0, 0.0, np.nan], [1.0, 0.5, np.nan, 2.0], [3.0, 3.0, 0.0, 0.0],
+                    [3.0, 3.0, 0.0, 0.0]]]])
+    for kw in (dict(kernel_size=2), dict(kernel_size=3, stride=1, padding=1)):
+        to, ti = tF.max_pool2d(torch.tensor(x), return_indices=True, **kw)
+        no, ni = nF.max_pool2d(ndgrad.tensor(x), return_indices=True, **kw)
+        np.testing.assert_array_equal(no.numpy(), to.numpy())
+        np.testing.assert_array_equal(ni.numpy(), ti.numpy())

@@ -948,19 +948,25 @@ def _max_pool_fwd(x, p):
     # value replaces the max if it is greater or NaN (np.maximum agrees on the value).
     # `off` tracks the flat offset of the winner inside the image relative to its window.
     w_img = x.shape[3]
-    out = win[..., 0, 0].copy()
-    off = np.zeros(out.shape, np.int64)
-    is_float = x.dtype.kind == "f"
-    for a in range(k[0]):
-        for b in range(k[1]):
-            if a == 0 and b == 0:
-                continue
-            v = win[..., a, b]
-            m = v > out
-            if is_float:
-                m |= np.isnan(v)
-            out = np.maximum(out, v)
-            off = np.where(m, a * dil[0] * w_img + b * dil[1], off)
+
+    def running_max(nan_aware):
+        out = win[..., 0, 0].copy()
+        off = np.zeros(out.shape, np.int64)
+        for a in range(k[0]):
+            for b in range(k[1]):
+                if a == 0 and b == 0:
+                    continue
+                v = win[..., a, b]
+                m = v > out
+                if nan_aware:
+                    m |= np.isnan(v)
+                np.maximum(out, v, out=out)
+                np.putmask(off, m, a * dil[0] * w_img + b * dil[1])
+        return out, off
+
+    out, off = running_max(False)
+    if x.dtype.kind == "f" and np.isnan(out).any():
+        out, off = running_max(True)   # NaN windows: the index of the last NaN, as torch
     base = (np.arange(ho)[:, None] * s[0] - pad[0]) * w_img + \
         (np.arange(wo)[None, :] * s[1] - pad[1])
     return out, off + base
