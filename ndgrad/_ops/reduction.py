@@ -65,11 +65,15 @@ def dims_of(dim, ndim):
 
 
 def _expand_back(g, shape, dims, keepdim):
-    """Broadcast a reduced gradient back over the reduced dims."""
+    """Broadcast a reduced gradient back over the reduced dims (an ExpandBackward0 view)."""
     if not keepdim and dims:
         for d in dims:
             g = g.unsqueeze(d)
-    return g.expand(shape)
+    shape = tuple(shape)
+    if g._data.shape == shape:
+        return g
+    from .shape import EXPAND  # the checked public expand() is not needed here
+    return EXPAND.call(g, params=shape)
 
 
 # --------------------------------------------------------------------------- sum / mean
@@ -123,7 +127,6 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
         out = SUM_ALL.call(x, params=(None, False, npdt))
     else:
         out = SUM_DIM.call(x, params=(dims_of(dim, x._data.ndim), keepdim, npdt))
-    _sum_record_shape(out, x)
     return out
 
 
@@ -163,7 +166,6 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         out = MEAN_ALL.call(x, params=(None, False, npdt))
     else:
         out = MEAN_DIM.call(x, params=(dims_of(dim, x._data.ndim), keepdim, npdt))
-    _sum_record_shape(out, x)
     return out
 
 
