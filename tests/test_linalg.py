@@ -809,3 +809,23 @@ def test_tensor_linalg_errors_and_int_vander():
     n = ndgrad.linalg.vander(ndgrad.tensor([1, 2, 3]))
     assert str(t.dtype) == str(n.dtype)
     np.testing.assert_array_equal(n.numpy(), t.numpy())
+
+
+def test_cholesky_inverse_jvp_matches_finite_differences():
+    """torch 2.13's forward AD of cholesky_inverse is off; ndgrad's JVP equals central
+    differences of (L L^T)^-1."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 3))
+    l0 = np.linalg.cholesky(x @ x.T / 3 + np.eye(3))
+    t = rng.standard_normal((3, 3))
+
+    def f(m):
+        m = np.tril(m)
+        return np.linalg.inv(m @ m.T)
+    eps = 1e-6
+    fd = (f(l0 + eps * t) - f(l0 - eps * t)) / (2 * eps)
+    fwd = ndgrad.autograd.forward_ad
+    with fwd.dual_level():
+        d = fwd.make_dual(ndgrad.tensor(l0), ndgrad.tensor(t))
+        got = fwd.unpack_dual(ndgrad.cholesky_inverse(d.tril())).tangent
+    np.testing.assert_allclose(got.numpy(), fd, atol=1e-8)

@@ -449,6 +449,89 @@ register(
 )
 
 
+def _one_matrix(*shapes):
+    def gen(op, dtype, requires_grad):
+        rng = np.random.default_rng(0)
+        for sh in shapes:
+            yield SampleInput(_t(_sq(rng, sh[-1], dtype, tuple(sh[:-2])), dtype, requires_grad),
+                              name=str(sh))
+    return gen
+
+
+def _tensorinv_samples(op, dtype, requires_grad):
+    rng = np.random.default_rng(0)
+    a = _rand(rng, (6, 6), dtype) + 6 * np.eye(6)
+    yield SampleInput(_t(a.reshape(2, 3, 6), dtype, requires_grad), kwargs={"ind": 2},
+                      name="ind=2")
+    yield SampleInput(_t(a.reshape(6, 2, 3), dtype, requires_grad), kwargs={"ind": 1},
+                      name="ind=1")
+
+
+def _tensorsolve_samples(op, dtype, requires_grad):
+    rng = np.random.default_rng(0)
+    a = _rand(rng, (6, 6), dtype) + 6 * np.eye(6)
+    b = _rand(rng, (2, 3), dtype)
+    yield SampleInput(_t(a.reshape(2, 3, 6), dtype, requires_grad),
+                      args=(_t(b, dtype, requires_grad),), name="plain")
+    yield SampleInput(_t(a.reshape(2, 6, 3), dtype, requires_grad),
+                      args=(_t(b, dtype, requires_grad),), kwargs={"dims": (1,)}, name="dims")
+
+
+def _vander_samples(op, dtype, requires_grad):
+    rng = np.random.default_rng(0)
+    yield SampleInput(_t(_rand(rng, (3,), dtype), dtype, requires_grad), name="square")
+    yield SampleInput(_t(_rand(rng, (2, 3), dtype), dtype, requires_grad), kwargs={"N": 4},
+                      name="batched-N")
+
+
+def _vecdot_samples(op, dtype, requires_grad):
+    yield from _pairs(((3,), (3,)), ((2, 3), (2, 3)), ((2, 3), (3,)))(op, dtype, requires_grad)
+    yield from _pairs(((3, 2), (3, 2)), kwargs={"dim": 0})(op, dtype, requires_grad)
+
+
+def _cholesky_inverse_samples(op, dtype, requires_grad):
+    rng = np.random.default_rng(0)
+    low = np.linalg.cholesky(_hpd(rng, 3, dtype))
+    yield SampleInput(_t(low, dtype, requires_grad), name="lower")
+    yield SampleInput(_t(np.conj(low.T), dtype, requires_grad), args=(True,), name="upper")
+
+
+def _cholesky_inverse(l_, upper=False):
+    return ndgrad.cholesky_inverse(l_.triu() if upper else l_.tril(), upper)
+
+
+def _t_cholesky_inverse(l_, upper=False):
+    return _torch().cholesky_inverse(l_.triu() if upper else l_.tril(), upper)
+
+
+register(
+    OpInfo("linalg.tensorinv", sample_inputs=_tensorinv_samples, dtypes=_FC, family="linalg",
+           supports_complex_autograd=True, check_grad_fn=False,
+           notes="the final reshape is a ViewBackward0 (torch: ReshapeAliasBackward0)"),
+    OpInfo("linalg.tensorsolve", sample_inputs=_tensorsolve_samples, dtypes=_FC,
+           family="linalg", supports_complex_autograd=True),
+    OpInfo("linalg.vander", sample_inputs=_vander_samples, dtypes=_FC, family="linalg",
+           supports_complex_autograd=True),
+    OpInfo("linalg.vecdot", sample_inputs=_vecdot_samples, dtypes=_FC, family="linalg",
+           supports_complex_autograd=True),
+    OpInfo("linalg.cond", sample_inputs=_one_matrix((3, 3), (2, 3, 3)), dtypes=_FC,
+           family="linalg", supports_complex_autograd=True, atol=1e-5, rtol=1e-4),
+    OpInfo("linalg.matrix_rank", sample_inputs=_one_matrix((3, 3), (2, 3, 3)), dtypes=_FC,
+           family="linalg", supports_autograd=False, differentiable=False),
+    OpInfo("pinverse", sample_inputs=_one_matrix((3, 3), (2, 3, 3)), dtypes=_FC,
+           family="linalg", supports_complex_autograd=True, method="pinverse",
+           atol=1e-5, rtol=1e-4),
+    OpInfo("cholesky_inverse", op=_cholesky_inverse, torch_op=_t_cholesky_inverse,
+           sample_inputs=_cholesky_inverse_samples, dtypes=_FC, family="linalg",
+           supports_complex_autograd=True, check_grad_fn=False,
+           skips=(Skip("forward_ad", "torch 2.13's forward AD of cholesky_inverse disagrees with "
+                       "finite differences; ndgrad's JVP is checked against them in "
+                       "tests/test_linalg.py"),
+                  Skip("fwgrad_bwgrad", "same torch 2.13 forward-AD discrepancy")),
+           notes="a composite of cholesky_solve (torch: CholeskyInverseBackward0)"),
+)
+
+
 # --------------------------------------------------------------------------- triangular
 def _tri_solve_samples(op, dtype, requires_grad):
     rng = np.random.default_rng(0)
