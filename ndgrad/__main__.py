@@ -216,6 +216,45 @@ def parse_args(argv=None):
     return args
 
 
+def graph_tour():
+    """Build a small graph, print its grad_fn chain and gradients, check them numerically."""
+    x = ndgrad.tensor([0.5, -1.0, 2.0], dtype=ndgrad.float64, requires_grad=True)
+    w = ndgrad.tensor([1.5, 0.3, -0.7], dtype=ndgrad.float64, requires_grad=True)
+
+    def f(x, w):
+        return (ndgrad.tanh(x * w + 1.0) * x.exp()).sum()
+
+    y = f(x, w)
+    print(f"y = (tanh(x * w + 1) * exp(x)).sum() = {y.item():.6f}")
+    print("grad_fn chain:")
+    seen, stack = set(), [(y.grad_fn, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        print("  " * depth + node.name())
+        stack.extend((nxt, depth + 1) for nxt, _ in reversed(node.next_functions))
+    y.backward()
+    eps = 1e-6
+    worst = 0.0
+    for t in (x, w):
+        for i in range(t.numel()):
+            with ndgrad.no_grad():
+                old = t[i].item()
+                t[i] = old + eps
+                hi = f(x, w).item()
+                t[i] = old - eps
+                lo = f(x, w).item()
+                t[i] = old
+            worst = max(worst, abs((hi - lo) / (2 * eps) - t.grad[i].item()))
+    print(f"dy/dx = {x.grad.tolist()}")
+    print(f"dy/dw = {w.grad.tolist()}")
+    print(f"largest difference from central finite differences: {worst:.1e} "
+          f"({'passed' if worst < 1e-6 else 'FAILED'})")
+    return worst < 1e-6
+
+
 def check_custom_function():
     """gradcheck the hand-written backward against finite differences (float64)."""
     gen = ndgrad.Generator().manual_seed(1)
@@ -238,6 +277,7 @@ def main(argv=None):
     print(f"ndgrad {ndgrad.__version__}: two spirals, {len(x_train)} training and {n_test} "
           f"test points")
 
+    tour_ok = graph_tour()
     ok = check_custom_function()
     print(f"gradcheck of the custom LinearFunction (float64): {'passed' if ok else 'FAILED'}")
 
@@ -287,7 +327,7 @@ def main(argv=None):
         print(f"  {os.path.abspath(p)}")
     if plt is None:
         print("  (install matplotlib for loss_curve.png and decision_regions.png)")
-    return 0 if ok else 1
+    return 0 if ok and tour_ok else 1
 
 
 if __name__ == "__main__":

@@ -288,6 +288,18 @@ def test_index_assignment():
     raises_same(lambda lib: lib.zeros(3)[5])
 
 
+def test_written_numbers_keep_the_target_precision():
+    def f(lib):
+        x = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64)
+        x[0] = 0.5 + 1e-6
+        x[[1]] = -1.0 + 1e-9
+        y = lib.zeros(2, dtype=lib.float64)
+        y.copy_(lib.tensor(1.0 + 1e-12, dtype=lib.float64))
+        y[1:] = 1.0 + 1e-13
+        return [x, y]
+    same(f, rtol=0, atol=0)
+
+
 # ----------------------------------------------------------------------------- conversions
 def test_dtype_conversions():
     def f(lib):

@@ -353,7 +353,7 @@ def setitem(x, key, value):
     elif target._base is None:
         raise RuntimeError("setitem expected a view")
     if not advanced:
-        v = value if isinstance(value, Tensor) else as_tensor_arg(value)
+        v = value if isinstance(value, Tensor) else _number_like(value, x)
         if target is x and v._data.ndim == 0:
             # torch fills x itself from a 0-d tensor (FillBackward3)
             fill_(x, v if isinstance(value, Tensor) else Tensor(np.asarray(value,
@@ -402,9 +402,17 @@ def _(ctx, g):
     return (g * 0 if n[0] else None), gs
 
 
+def _number_like(value, x):
+    """A Python number (or nested list) as a tensor of `x`'s dtype: written into `x` it must
+    not be rounded through the default dtype first (0.5 + 1e-6 stays exact in float64)."""
+    if isinstance(value, (int, float, complex, bool, list, tuple, np.generic)):
+        return Tensor(np.asarray(value, dtype=x._data.dtype))
+    return as_tensor_arg(value)
+
+
 def copy_(self, src, non_blocking=False):
     """Copy `src` (broadcast, cast) into `self` in place."""
-    src = as_tensor_arg(src)
+    src = _number_like(src, self) if not isinstance(src, Tensor) else src
     try:
         np.broadcast_shapes(src._data.shape, self._data.shape)
         if len(src._data.shape) > len(self._data.shape) and np.broadcast_shapes(
