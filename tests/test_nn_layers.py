@@ -180,6 +180,7 @@ def test_dropout_modules_follow_torch_stream():
                                 dict(batch_first=True, bias=False),
                                 dict(num_layers=2, dropout=0.5)])
 def test_recurrent(cls, kw):
+    warnings.simplefilter("ignore")
     def make(nn):
         return getattr(nn, cls)(3, 4, **kw)
     x = f32(2, 5, 3) if kw.get("batch_first") else f32(5, 2, 3)
@@ -418,3 +419,15 @@ def test_parameter_grads_are_contiguous_like_torch():
             (out[0] if isinstance(out, tuple) else out).sum().backward()
             flags.append([p.grad.is_contiguous() for p in m.parameters()])
         assert flags[0] == flags[1]
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_lstm_projections():
+    make = lambda nn: nn.LSTM(3, 5, num_layers=2, proj_size=2,  # noqa: E731
+                              bidirectional=True)
+    run_both(make, [f32(4, 2, 3)], out_index=0, seed=1)
+    run_both(make, [f32(4, 2, 3)], seed=1, reduce_out=lambda o: o[1][1])
+    with pytest.raises(ValueError, match="proj_size has to be smaller than hidden_size"):
+        ndgrad.nn.LSTM(3, 4, proj_size=4)
+    with pytest.raises(ValueError, match="proj_size argument is only supported for LSTM"):
+        ndgrad.nn.GRU(3, 4, proj_size=2)

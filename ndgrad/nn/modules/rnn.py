@@ -88,23 +88,33 @@ class RNNBase(Module):
             raise ValueError("hidden_size must be greater than zero")
         if num_layers <= 0:
             raise ValueError("num_layers must be greater than zero")
-        if proj_size != 0:
-            raise NotImplementedError("proj_size is not supported by ndgrad's LSTM")
+        if proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable "
+                             "projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        if proj_size and mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         num_directions = 2 if bidirectional else 1
         gate_size = _GATES[mode] * hidden_size
+        real_hidden = proj_size if proj_size > 0 else hidden_size
         self._flat_weights_names = []
         self._all_weights = []
         for layer in range(num_layers):
             for direction in range(num_directions):
-                layer_input = input_size if layer == 0 else hidden_size * num_directions
+                layer_input = input_size if layer == 0 else real_hidden * num_directions
                 suffix = "_reverse" if direction == 1 else ""
                 params = [Parameter(_creation.empty((gate_size, layer_input), dtype=dtype)),
-                          Parameter(_creation.empty((gate_size, hidden_size), dtype=dtype))]
+                          Parameter(_creation.empty((gate_size, real_hidden), dtype=dtype))]
                 names = [f"weight_ih_l{layer}{suffix}", f"weight_hh_l{layer}{suffix}"]
                 if bias:
                     params += [Parameter(_creation.empty(gate_size, dtype=dtype)),
                                Parameter(_creation.empty(gate_size, dtype=dtype))]
                     names += [f"bias_ih_l{layer}{suffix}", f"bias_hh_l{layer}{suffix}"]
+                if proj_size > 0:
+                    params.append(Parameter(_creation.empty((proj_size, hidden_size),
+                                                            dtype=dtype)))
+                    names.append(f"weight_hr_l{layer}{suffix}")
                 for name, p in zip(names, params):
                     setattr(self, name, p)
                 self._flat_weights_names.extend(names)
@@ -151,6 +161,11 @@ class RNNBase(Module):
         b_hh = getattr(self, f"bias_hh_l{layer}{suffix}") if self.bias else None
         return w_ih, w_hh, b_ih, b_hh
 
+    def _projection(self, layer, direction):
+        if not self.proj_size:
+            return None
+        return getattr(self, f"weight_hr_l{layer}{'_reverse' if direction == 1 else ''}")
+
     def _run(self, input, hx, cx):
         """input (L, N, I); hx/cx (layers*dirs, N, H). Returns output, h_n, c_n."""
         lstm = self.mode == "LSTM"
@@ -162,6 +177,8 @@ class RNNBase(Module):
             dir_outputs = []
             for direction in range(num_directions):
                 w_ih, w_hh, b_ih, b_hh = self._weights(layer, direction)
+                w_hr = self._projection(layer, direction)
+                w_hr_t = w_hr.t() if w_hr is not None else None
                 idx = layer * num_directions + direction
                 h = hx[idx]
                 c = cx[idx] if lstm else None
@@ -188,6 +205,8 @@ class RNNBase(Module):
                         h, c = _lstm_step(gi_steps[t], h, c, w_hh, b_hh)
                     else:
                         h = _rnn_step(self.mode, gi_steps[t], h, w_hh, b_hh)
+                    if w_hr_t is not None:
+                        h = h.mm(w_hr_t)
                     outs[t] = h
                 dir_outputs.append(S.stack(outs, 0))
                 h_out.append(h)
@@ -213,10 +232,11 @@ class RNNBase(Module):
                                f"{self.input_size}, got {input.shape[2]}")
         return input, batched
 
-    def _zeros(self, input):
+    def _zeros(self, input, cell=False):
         num_directions = 2 if self.bidirectional else 1
-        return _creation.zeros((self.num_layers * num_directions, input.shape[1],
-                                self.hidden_size), dtype=input.dtype)
+        size = self.proj_size if self.proj_size and not cell else self.hidden_size
+        return _creation.zeros((self.num_layers * num_directions, input.shape[1], size),
+                               dtype=input.dtype)
 
     def _finish(self, output, batched):
         if not batched:
@@ -258,7 +278,7 @@ class LSTM(RNNBase):
     def forward(self, input, hx=None):
         x, batched = self._prepare(input, hx)
         if hx is None:
-            h0 = c0 = self._zeros(x)
+            h0, c0 = self._zeros(x), self._zeros(x, cell=True)
         else:
             h0, c0 = hx
             if not batched:
