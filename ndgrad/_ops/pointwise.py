@@ -700,7 +700,20 @@ def _int_kernel_error(name, dt):
                                f"'{_dtype.from_np(dt)._legacy[:-6]}'")
 
 
-ATAN2 = binary("atan2", _quiet(np.arctan2), save=((0, None), (1, None)), promote="float")
+def _guarded(kernel_name, fn, complex_ok=False, bool_ok=True):
+    """A binary kernel refusing the (promoted) dtypes torch has no kernel for, with torch's
+    NotImplementedError message."""
+    def kernel(a, b):
+        dt = a.dtype if isinstance(a, np.ndarray) else np.asarray(b).dtype
+        if (dt.kind == "c" and not complex_ok) or (dt.kind == "b" and not bool_ok):
+            raise _int_kernel_error(kernel_name, dt)
+        with np.errstate(all="ignore"):
+            return fn(a, b)
+    return kernel
+
+
+ATAN2 = binary("atan2", _guarded("atan2_cpu", np.arctan2), save=((0, None), (1, None)),
+               promote="float")
 
 
 @ATAN2.def_vjp
@@ -793,8 +806,10 @@ def _copysign_vjp(ctx, g):
     return ga, gb
 
 
-COPYSIGN = binary("copysign", _quiet(np.copysign), save=((0, None), ("out", None)), promote="float")
-COPYSIGN_SCALAR = binary("copysign_scalar", np.copysign, "CopysignBackward1",
+COPYSIGN = binary("copysign", _guarded("copysign_cpu", np.copysign),
+                  save=((0, None), ("out", None)), promote="float")
+COPYSIGN_SCALAR = binary("copysign_scalar", _guarded("copysign_cpu", np.copysign),
+                         "CopysignBackward1",
                          save=((0, None), ("out", None)), promote="float")
 COPYSIGN.def_vjp(_copysign_vjp)
 COPYSIGN_SCALAR.def_vjp(_copysign_vjp)
@@ -812,10 +827,11 @@ def _xlogy_fwd(x, y):
     return np.where((x == 0) & ~np.isnan(y), np.zeros((), res.dtype), res)
 
 
-XLOGY = binary("xlogy", _xlogy_fwd, save=((0, None), (1, None)), promote="float")
-XLOGY_SELF_SCALAR = binary("xlogy_self_scalar", _xlogy_fwd, "XlogyBackward1",
+_xlogy_k = _guarded("xlogy_cpu", _xlogy_fwd)
+XLOGY = binary("xlogy", _xlogy_k, save=((0, None), (1, None)), promote="float")
+XLOGY_SELF_SCALAR = binary("xlogy_self_scalar", _xlogy_k, "XlogyBackward1",
                            save=((0, None), (1, None)), promote="float")
-XLOGY_OTHER_SCALAR = binary("xlogy_other_scalar", _xlogy_fwd, "XlogyBackward2",
+XLOGY_OTHER_SCALAR = binary("xlogy_other_scalar", _xlogy_k, "XlogyBackward2",
                             save=((0, None), (1, None)), promote="float")
 
 
@@ -855,8 +871,9 @@ def _fmod_fwd(a, b):
         return np.fmod(a, b)
 
 
-FMOD = binary("fmod", _fmod_fwd, "FmodBackward1", save=((0, 1), (1, 1)))
-FMOD_SCALAR = binary("fmod_scalar", _fmod_fwd, "FmodBackward0")
+_fmod_k = _guarded("fmod_cpu", _fmod_fwd, bool_ok=False)
+FMOD = binary("fmod", _fmod_k, "FmodBackward1", save=((0, 1), (1, 1)))
+FMOD_SCALAR = binary("fmod_scalar", _fmod_k, "FmodBackward0")
 
 
 @FMOD.def_vjp
@@ -1109,7 +1126,16 @@ def _float_kernel(name, fn):
     return kernel
 
 
-LOGADDEXP = binary("logaddexp", _float_kernel("logaddexp_cpu", np.logaddexp),
+def _logaddexp_fwd(a, b):
+    if a.dtype.kind == "c":
+        # Shift by the operand with the larger real part; exp never overflows.
+        m = np.where(a.real >= b.real, a, b)
+        with np.errstate(all="ignore"):
+            return m + np.log(np.exp(a - m) + np.exp(b - m))
+    return np.logaddexp(a, b)
+
+
+LOGADDEXP = binary("logaddexp", _float_kernel("logaddexp_cpu", _logaddexp_fwd),
                    save=((0, None), (1, None)))
 LOGADDEXP2 = binary("logaddexp2", _float_kernel("logaddexp2_cpu", np.logaddexp2),
                     save=((0, None), (1, None)))
@@ -1119,7 +1145,8 @@ LOGADDEXP2 = binary("logaddexp2", _float_kernel("logaddexp2_cpu", np.logaddexp2)
 def _(ctx, g):
     a, b = ctx.saved
     n = ctx._next
-    return (g / (1 + exp(b - a))) if n[0] else None, (g / (1 + exp(a - b))) if n[1] else None
+    return ((g / _conj(1 + exp(b - a))) if n[0] else None,
+            (g / _conj(1 + exp(a - b))) if n[1] else None)
 
 
 @LOGADDEXP2.def_vjp
@@ -1169,7 +1196,8 @@ def ldexp(input, other, *, out=None):
     return E._out(LDEXP.call(input, other), out)
 
 
-NEXTAFTER = binary("nextafter", _float_kernel("nextafter_cpu", np.nextafter),
+NEXTAFTER = binary("nextafter", _guarded("nextafter_cpu", _float_kernel("nextafter_cpu",
+                                                                         np.nextafter)),
                    save=((0, None), (1, None)))
 
 

@@ -633,7 +633,8 @@ def _inf_samples(op, dtype, requires_grad):
 register(
     U("fix", ref=np.trunc, int_kinks=0.0, dtypes=FLOATING + (ndgrad.int64,), **_ZERO_GRAD),
     U("sinc", ref=np.sinc),
-    B("logaddexp", ref=np.logaddexp, dtypes=FLOATING, scalar=None, inplace=None),
+    B("logaddexp", ref=np.logaddexp, dtypes=FLOATING, scalar=None, inplace=None,
+      complex_grad=True),
     B("logaddexp2", ref=np.logaddexp2, dtypes=FLOATING, scalar=None, inplace=None),
     B("nextafter", ref=np.nextafter, dtypes=FLOATING, scalar=None, ties_gap=0.05),
     OpInfo("clamp_min", sample_inputs=_clamp_one_samples(False),
