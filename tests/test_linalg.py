@@ -829,3 +829,13 @@ def test_cholesky_inverse_jvp_matches_finite_differences():
         d = fwd.make_dual(ndgrad.tensor(l0), ndgrad.tensor(t))
         got = fwd.unpack_dual(ndgrad.cholesky_inverse(d.tril())).tangent
     np.testing.assert_allclose(got.numpy(), fd, atol=1e-8)
+
+
+def test_docstring_examples():
+    import doctest
+
+    from ndgrad._ops import complex_ops, linalg
+    for mod in (linalg, complex_ops):
+        res = doctest.testmod(mod, extraglobs={"ndgrad": ndgrad},
+                              optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert res.failed == 0 and res.attempted > 0

@@ -70,7 +70,12 @@ def _(ctx, g):
 
 
 def view_as_real(input):
-    """A real view (..., 2) of a complex tensor: real and imaginary parts in the last dim."""
+    """A real view (..., 2) of a complex tensor: real and imaginary parts in the last dim.
+
+    >>> ndgrad.view_as_real(ndgrad.tensor([1+2j, 3-1j]))
+    tensor([[ 1.,  2.],
+            [ 3., -1.]])
+    """
     x = as_tensor_arg(input)
     if x._data.dtype.kind != "c":
         raise RuntimeError("view_as_real is only supported for complex tensors")
@@ -217,7 +222,11 @@ def _(ctx, g):
 
 
 def complex(real, imag, *, out=None):
-    """A complex tensor from real and imaginary parts (same floating dtype, broadcast)."""
+    """A complex tensor from real and imaginary parts (same floating dtype, broadcast).
+
+    >>> ndgrad.complex(ndgrad.tensor([1.]), ndgrad.tensor([2.]))
+    tensor([1.+2.j])
+    """
     a, b = _check_real_pair(real, imag)
     _broadcast_check(a, b)
     return _out(_reduce(COMPLEX.call(a, b), a, b), out)
@@ -239,7 +248,11 @@ def _(ctx, g):
 
 
 def polar(abs, angle, *, out=None):
-    """``abs * (cos(angle) + i sin(angle))``."""
+    """``abs * (cos(angle) + i sin(angle))``.
+
+    >>> ndgrad.polar(ndgrad.tensor([2.]), ndgrad.tensor([0.]))
+    tensor([2.+0.j])
+    """
     a, b = _check_real_pair(abs, angle)
     _broadcast_check(a, b)
     return _out(_reduce(POLAR.call(a, b), a, b), out)

@@ -333,7 +333,14 @@ def _should_fold(t1, t2):
 
 def matmul(input, other, *, out=None):
     """Matrix product with torch's rank rules (dot, mv, mm, folded or broadcast batched),
-    the same intermediate nodes as torch (MmBackward0 under UnsafeViewBackward0, ...)."""
+    the same intermediate nodes as torch (MmBackward0 under UnsafeViewBackward0, ...).
+
+    >>> x = ndgrad.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+    >>> (x @ x).sum().backward()
+    >>> x.grad
+    tensor([[ 7., 11.],
+            [ 9., 13.]])
+    """
     if type(input) is Tensor and type(other) is Tensor and out is None:
         # Fast path for the common 2-D @ 2-D case (the checks mm would make, inline).
         ad, bd = input._data, other._data
@@ -755,7 +762,11 @@ def _sublist_equation(args):
 def einsum(equation, *operands):
     """Einstein summation (``torch.einsum``): explicit or implicit output, ellipsis,
     repeated subscripts (diagonals), size-1 broadcasting, and the sublist form. Backward is
-    itself an einsum."""
+    itself an einsum.
+
+    >>> ndgrad.einsum("ij,j->i", ndgrad.tensor([[2., 1.], [1., 3.]]), ndgrad.tensor([1., 1.]))
+    tensor([3., 4.])
+    """
     if not isinstance(equation, str):
         equation, operands = _sublist_equation((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
@@ -990,7 +1001,12 @@ def _(ctx, g):
 
 
 def linalg_inv(A, *, out=None):
-    """Inverse of square matrices (LinAlgError naming the zero pivot when singular)."""
+    """Inverse of square matrices (LinAlgError naming the zero pivot when singular).
+
+    >>> ndgrad.linalg.inv(ndgrad.tensor([[2., 1.], [1., 3.]]))
+    tensor([[ 0.6000, -0.2000],
+            [-0.2000,  0.4000]])
+    """
     A = _check_matrix(A, "linalg.inv")
     return _out(INV.call(A), out)
 
@@ -1074,7 +1090,11 @@ def _(ctx, g):
 
 
 def linalg_solve(A, B, *, left=True, out=None):
-    """Solve ``A X = B`` (or ``X A = B`` with left=False); B may be a (batch of) vector(s)."""
+    """Solve ``A X = B`` (or ``X A = B`` with left=False); B may be a (batch of) vector(s).
+
+    >>> ndgrad.linalg.solve(ndgrad.tensor([[2., 1.], [1., 3.]]), ndgrad.tensor([1., 2.]))
+    tensor([0.2000, 0.6000])
+    """
     A = _check_matrix(A, "linalg.solve", half="lu_cpu")
     B = as_tensor_arg(B)
     vector = _is_vector_rhs(A, B)
@@ -1152,7 +1172,11 @@ def _(ctx, g):
 
 
 def linalg_det(A, *, out=None):
-    """Determinant of square matrices (gradient also defined at singular matrices)."""
+    """Determinant of square matrices (gradient also defined at singular matrices).
+
+    >>> ndgrad.linalg.det(ndgrad.tensor([[2., 1.], [1., 3.]]))
+    tensor(5.)
+    """
     A = _check_matrix(A, "linalg.det", half="lu_cpu")
     return _out(DET.call(A), out)
 
@@ -1274,7 +1298,12 @@ CHOLESKY_LEGACY.def_vjp(_chol_vjp)
 
 
 def linalg_cholesky(A, *, upper=False, out=None):
-    """Cholesky factor L (A = L L^H) of Hermitian positive-definite matrices."""
+    """Cholesky factor L (A = L L^H) of Hermitian positive-definite matrices.
+
+    >>> ndgrad.linalg.cholesky(ndgrad.tensor([[2., 1.], [1., 3.]]))
+    tensor([[1.4142, 0.0000],
+            [0.7071, 1.5811]])
+    """
     A = _check_matrix(A, "linalg.cholesky", half="cholesky_cpu")
     return _out(CHOLESKY.call(A, params=bool(upper)), out)
 
@@ -1603,7 +1632,11 @@ def _check_uplo(uplo, fname):
 
 
 def linalg_eigh(A, UPLO="L", *, out=None):
-    """Eigenvalues (ascending) and eigenvectors of Hermitian matrices."""
+    """Eigenvalues (ascending) and eigenvectors of Hermitian matrices.
+
+    >>> ndgrad.linalg.eigh(ndgrad.tensor([[2., 1.], [1., 3.]])).eigenvalues
+    tensor([1.3820, 3.6180])
+    """
     A = _check_matrix(A, "linalg.eigh", kernel="linalg_eigh_cpu")
     return _Eigh(*EIGH.call(A, params=_check_uplo(UPLO, "linalg.eigh")))
 
@@ -1697,7 +1730,11 @@ def _(ctx, gs):
 
 
 def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
-    """Singular value decomposition A = U diag(S) Vh (singular values descending)."""
+    """Singular value decomposition A = U diag(S) Vh (singular values descending).
+
+    >>> ndgrad.linalg.svd(ndgrad.tensor([[2., 1.], [1., 3.]])).S
+    tensor([3.6180, 1.3820])
+    """
     A = _check_matrix(A, "linalg.svd", square=False, half="linalg_svd_cpu")
     return _SVD(*SVD.call(A, params=bool(full_matrices)))
 
@@ -1860,6 +1897,11 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
 
     Returns (solution, residuals, rank, singular_values) like torch's default CPU driver:
     residuals only for tall full-rank A, singular_values only for the gelsd/gelss drivers.
+
+    >>> A = ndgrad.tensor([[1., 0.], [0., 1.], [1., 1.]])
+    >>> ndgrad.linalg.lstsq(A, ndgrad.tensor([[1.], [2.], [3.]])).solution
+    tensor([[1.],
+            [2.]])
     """
     A, B = as_tensor_arg(A), as_tensor_arg(B)
     if driver is not None and driver not in ("gels", "gelsy", "gelsd", "gelss"):
@@ -2530,7 +2572,11 @@ def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None,
 
 
 def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
-    """Vector or matrix norm, chosen by `dim` and `ord` as torch.linalg.norm."""
+    """Vector or matrix norm, chosen by `dim` and `ord` as torch.linalg.norm.
+
+    >>> ndgrad.linalg.norm(ndgrad.tensor([3., 4.]))
+    tensor(5.)
+    """
     A = as_tensor_arg(A)
     if dim is not None:
         if isinstance(ord, str):
