@@ -413,3 +413,73 @@ def test_inplace_tril_triu_cumsum_cumprod():
               lambda L, x: x.clone().tril_(-1).cumsum_(-1)):
         check(f, A)
     check_error(lambda L, x: x.clone().tril_(), V)
+
+
+def _shape_fuzz_ops():
+    def D(rnd, nd):
+        return rnd.randint(-nd - 1, nd) if nd else rnd.choice([0, -1, 1])
+    return {
+        "view": lambda L, x, nd, r: x.view(*[r.choice([-1, 1, 2, 3, 6])
+                                             for _ in range(r.randint(1, 3))]),
+        "reshape": lambda L, x, nd, r: x.reshape(*[r.choice([-1, 1, 2, 3, 6])
+                                                   for _ in range(r.randint(1, 3))]),
+        "permute": lambda L, x, nd, r: x.permute(*r.sample(range(nd), nd)) if nd else x.permute(()),
+        "transpose": lambda L, x, nd, r: x.transpose(D(r, nd), D(r, nd)),
+        "squeeze": lambda L, x, nd, r: x.squeeze(D(r, nd)),
+        "unsqueeze": lambda L, x, nd, r: x.unsqueeze(r.randint(-nd - 2, nd + 1)),
+        "flatten": lambda L, x, nd, r: x.flatten(D(r, nd), D(r, nd)),
+        "movedim": lambda L, x, nd, r: x.movedim(D(r, nd), D(r, nd)),
+        "narrow": lambda L, x, nd, r: x.narrow(D(r, nd), r.randint(-3, 3), r.randint(0, 3)),
+        "select": lambda L, x, nd, r: x.select(D(r, nd), r.randint(-3, 3)),
+        "split": lambda L, x, nd, r: x.split(r.randint(1, 3), D(r, nd)),
+        "chunk": lambda L, x, nd, r: x.chunk(r.randint(1, 4), D(r, nd)),
+        "tensor_split": lambda L, x, nd, r: x.tensor_split(r.randint(1, 4), D(r, nd)),
+        "unbind": lambda L, x, nd, r: x.unbind(D(r, nd)),
+        "repeat": lambda L, x, nd, r: x.repeat(*[r.randint(0, 2)
+                                                 for _ in range(r.randint(max(nd, 1), nd + 1))]),
+        "flip": lambda L, x, nd, r: x.flip(D(r, nd)),
+        "rot90": lambda L, x, nd, r: x.rot90(r.randint(-2, 3), (D(r, nd), D(r, nd))),
+        "diagonal": lambda L, x, nd, r: x.diagonal(r.randint(-2, 2), D(r, nd), D(r, nd)),
+        "tril": lambda L, x, nd, r: x.tril(r.randint(-2, 2)),
+        "stack": lambda L, x, nd, r: L.stack([x, x], r.randint(-nd - 2, nd + 1)),
+        "diag_embed": lambda L, x, nd, r: L.diag_embed(x, r.randint(-1, 1), D(r, nd + 1),
+                                                        D(r, nd + 1)),
+        "atleast_3d": lambda L, x, nd, r: L.atleast_3d(x),
+        "hstack": lambda L, x, nd, r: L.hstack([x, x]),
+        "dstack": lambda L, x, nd, r: L.dstack([x, x]),
+        "kron": lambda L, x, nd, r: L.kron(x, x),
+        "trace": lambda L, x, nd, r: x.trace(),
+        "diag": lambda L, x, nd, r: x.diag(r.randint(-1, 1)),
+    }
+
+
+def test_random_shapes_and_args_match_torch():
+    """Random shapes (0-d and empty included) and arguments (negative and out-of-range dims):
+    shapes, values, grad_fn names and gradients, or the same error, as torch."""
+    import random
+    ops = _shape_fuzz_ops()
+    names = sorted(ops)
+    rnd = random.Random(0)
+    for trial in range(700):
+        nd = rnd.randint(0, 3)
+        shape = tuple(rnd.randint(0, 3) for _ in range(nd))
+        name = rnd.choice(names)
+        state = rnd.getstate()
+        a = np.random.default_rng(trial).standard_normal(shape)
+        res = []
+        for lib in (torch, ndgrad):
+            rnd.setstate(state)
+            x = lib.tensor(a, requires_grad=True)
+            try:
+                o = ops[name](lib, x, nd, rnd)
+                o = o if isinstance(o, tuple) else (o,)
+                outs = [t for t in o if t.requires_grad]
+                if outs:
+                    lib.autograd.backward(outs, [lib.tensor(np.linspace(-1, 1, t.numel())
+                                                            .reshape(tuple(t.shape)))
+                                                 for t in outs])
+                res.append(([(tuple(t.shape), _arr(t).tolist(), _name(t)) for t in o],
+                            None if x.grad is None else _arr(x.grad).round(10).tolist()))
+            except Exception as e:  # noqa: BLE001 - compared with torch's
+                res.append(f"{type(e).__name__}: {e}")
+        assert res[0] == res[1], (name, shape)

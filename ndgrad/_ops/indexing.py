@@ -560,6 +560,9 @@ def gather(input, dim, index, *, sparse_grad=False):
 
 def take_along_dim(input, indices, dim=None):
     x = as_tensor_arg(input)
+    if dim is not None and x._data.ndim == 0:
+        raise IndexError(f"Dimension specified as {wrap_dim(dim, 0)} but tensor has no "
+                         "dimensions")
     if dim is None:
         return gather(x.reshape(-1), 0, indices.reshape(-1))
     d = wrap_dim(dim, x._data.ndim)

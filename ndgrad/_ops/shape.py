@@ -85,6 +85,9 @@ def _remember_shape(out, x):
 def view(input, *shape):
     """A view with a new shape (RuntimeError when the strides do not allow one)."""
     x = input
+    if not shape:
+        raise TypeError("view() received an invalid combination of arguments - got (), but "
+                        "expected one of:\n * (torch.dtype dtype)\n * (tuple of ints size)\n")
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)) and \
             not hasattr(shape[0], "_data"):
         from .._dtype import to_dtype
@@ -110,6 +113,8 @@ def _viewable(x, shape):
 def reshape(input, *shape):
     """A view when the strides allow it, else a copy (``UnsafeViewBackward0`` on a clone)."""
     x = as_tensor_arg(input)
+    if not shape:
+        raise TypeError('reshape() missing 1 required positional arguments: "shape"')
     s = _infer_shape(_shape_arg(shape), x._data.size)
     if _viewable(x._data, s):
         return _remember_shape(VIEW.call(x, params=s), x)
@@ -125,10 +130,17 @@ def reshape_as(input, other):
     return reshape(input, other._data.shape)
 
 
+def _no_dims(x, dim):
+    """torch's error for a dim argument on a 0-d tensor where the op needs a real dim."""
+    return IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+
+
 def flatten(input, start_dim=0, end_dim=-1):
     x = as_tensor_arg(input)
     nd = x._data.ndim
     if nd == 0:
+        wrap_dim(start_dim, 0)
+        wrap_dim(end_dim, 0)
         return reshape(x, (1,))
     s = wrap_dim(start_dim, nd)
     e = wrap_dim(end_dim, nd)
@@ -159,13 +171,13 @@ def unflatten(input, dim, sizes):
         n *= v
     if n != shape[d]:
         raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
-                           f"size of dim {dim} ({shape[d]}) in the input tensor")
+                           f"size of dim {d} ({shape[d]}) in the input tensor")
     return view(x, shape[:d] + sizes + shape[d + 1:])
 
 
 # --------------------------------------------------------------------------- transposes
 def _transpose_fwd(x, p):
-    return np.swapaxes(x, p[0], p[1])
+    return np.swapaxes(x, p[0], p[1]) if x.ndim else x.view()
 
 
 TRANSPOSE = primitive("transpose", _transpose_fwd, view=True, linear=True)
@@ -209,6 +221,8 @@ def _(ctx, g):
 
 def permute(input, *dims):
     x = as_tensor_arg(input)
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     dims = _shape_arg(dims)
     nd = x._data.ndim
     if len(dims) != nd:
@@ -228,12 +242,12 @@ def movedim(input, source, destination):
     dst = [destination] if isinstance(destination, int) else list(destination)
     src = [wrap_dim(s, nd) for s in src]
     dst = [wrap_dim(d, nd) for d in dst]
+    if nd == 0:
+        return alias(x)  # torch: an alias of a 0-d tensor
     order = [d for d in range(nd) if d not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
-    if order == list(range(nd)):
-        return x
-    return PERMUTE.call(x, params=tuple(order))
+    return PERMUTE.call(x, params=tuple(order))  # a permute even when it is the identity
 
 
 moveaxis = movedim
@@ -256,6 +270,8 @@ def _(ctx, g):
 
 def expand(input, *sizes):
     x = as_tensor_arg(input)
+    if not sizes:
+        raise TypeError('expand() missing 1 required positional arguments: "size"')
     sizes = _shape_arg(sizes)
     shape = x._data.shape
     if len(sizes) < len(shape):
@@ -448,9 +464,14 @@ def slice_dim(x, dim, start, stop, step):
 
 def narrow(input, dim, start, length):
     x = as_tensor_arg(input)
+    if x._data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, x._data.ndim)
     size = x._data.shape[d]
     start = int(start)
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
     if start < 0:
         start += size
     if start < 0 or start + length > size or length < 0:
@@ -522,6 +543,10 @@ def _multi(op, x, p, n):
 def unbind(input, dim=0):
     x = as_tensor_arg(input)
     d = wrap_dim(dim, x._data.ndim)
+    if x._data.ndim == 0:
+        raise _no_dims(x, d)
+    if x._data.shape[d] == 0:
+        return ()
     return tuple(_multi(UNBIND, x, d, x._data.shape[d]))
 
 
@@ -531,6 +556,8 @@ def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
     if split_size_or_sections is None:
         split_size_or_sections = split_size
     x = as_tensor_arg(tensor)
+    if x._data.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, x._data.ndim)
     size = x._data.shape[d]
     if isinstance(split_size_or_sections, int):
@@ -556,6 +583,8 @@ def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
 
 def chunk(input, chunks, dim=0):
     x = as_tensor_arg(input)
+    if x._data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     d = wrap_dim(dim, x._data.ndim)
@@ -740,7 +769,8 @@ FLIP.def_vjp(lambda ctx, g: (g.flip(ctx._params),))
 def flip(input, dims):
     x = as_tensor_arg(input)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    return FLIP.call(x, params=tuple(wrap_dim(d, x._data.ndim) for d in dims))
+    dims = tuple(wrap_dim(d, x._data.ndim) for d in dims)
+    return FLIP.call(x, params=dims if x._data.ndim else ())
 
 
 def _repeat_fwd(x, reps):
@@ -768,6 +798,8 @@ def _(ctx, g):
 
 def repeat(input, *repeats):
     x = as_tensor_arg(input)
+    if not repeats:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
     reps = _shape_arg(repeats)
     if len(reps) < x._data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
@@ -808,6 +840,8 @@ def roll(input, shifts, dims=None):
                                "dims:0")
         return ROLL.call(x, params=(shifts[0], None))
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if x._data.ndim == 0 and dims:
+        raise _no_dims(x, dims[0])
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
                            f"dims:{len(dims)}")
@@ -997,10 +1031,10 @@ def rot90(input, k=1, dims=(0, 1)):
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
     if nd < 2:
         raise RuntimeError(f"expected total dims >= 2, but got total dims = {nd}")
-    if dims[0] == dims[1] or builtins.abs(dims[0] - dims[1]) == nd:
+    d0, d1 = wrap_dim(dims[0], nd), wrap_dim(dims[1], nd)
+    if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
                            f"and dim1 = {dims[1]}")
-    d0, d1 = wrap_dim(dims[0], nd), wrap_dim(dims[1], nd)
     return ROT90.call(x, params=(int(k) % 4, (d0, d1)))
 
 
