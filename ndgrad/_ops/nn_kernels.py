@@ -374,8 +374,14 @@ def _(ctx, g):
     x, wt = ctx.saved
     n = ctx._next
     mask = (n[0] is not None, n[1] is not None, n[2] is not None)
-    gb, gx, gw = LINEAR_BW.call(g, x if x is not None else g, wt if wt is not None else g,
-                                params=(mask, bool(ctx._params)))
+    xs = x if x is not None else g
+    ws = wt if wt is not None else g
+    if not _tls.grad_enabled and not _state.special:
+        # Plain backward (no graph recorded): the kernel directly, without a dispatch.
+        gb, gx, gw = _linear_bw_fwd(g._data, xs._data, ws._data, (mask, bool(ctx._params)))
+        return (Tensor(gb) if mask[0] else None, Tensor(gx) if mask[1] else None,
+                Tensor(gw) if mask[2] else None)
+    gb, gx, gw = LINEAR_BW.call(g, xs, ws, params=(mask, bool(ctx._params)))
     return (gb if mask[0] else None, gx if mask[1] else None, gw if mask[2] else None)
 
 
@@ -552,12 +558,16 @@ LOG_SOFTMAX_BW = primitive("log_softmax_backward_data", _log_softmax_bw_fwd,
 @SOFTMAX.def_vjp
 def _(ctx, g):
     (y,) = ctx.saved
+    if not _tls.grad_enabled and not _state.special:
+        return (Tensor(_softmax_bw_fwd(g._data, y._data, ctx._params)),)
     return (SOFTMAX_BW.call(g, y, params=ctx._params),)
 
 
 @LOG_SOFTMAX.def_vjp
 def _(ctx, g):
     (y,) = ctx.saved
+    if not _tls.grad_enabled and not _state.special:
+        return (Tensor(_log_softmax_bw_fwd(g._data, y._data, ctx._params)),)
     return (LOG_SOFTMAX_BW.call(g, y, params=ctx._params),)
 
 
@@ -660,6 +670,10 @@ NLL_LOSS_BW = primitive("nll_loss_backward", _nll_bw_fwd, "NllLossBackwardBackwa
 def _(ctx, g):
     target, weight = ctx.saved
     x = _SHAPE_PROXY.get(ctx)
+    if not _tls.grad_enabled and not _state.special:
+        gx = _nll_bw_fwd(g._data, x._data, target._data,
+                         weight._data if weight is not None else None, ctx._params)
+        return Tensor(gx), None, None
     return NLL_LOSS_BW.call(g, x, target, weight, params=ctx._params), None, None
 
 
