@@ -279,7 +279,9 @@ def _(ctx, g):
         gx = g * _conj(y * x ** (y - 1))
         gx = where(y == 0, 0.0, gx)
     if n[1]:
-        lg = where((x == 0) & (y >= 0), 0.0, log(x))
+        # torch masks 0 ** y for y real and >= 0 (complex y: Im y == 0 and Re y >= 0).
+        yc = (y.imag == 0) & (y.real >= 0) if y._data.dtype.kind == "c" else y >= 0
+        lg = where((x == 0) & yc, 0.0, log(x))
         gy = g * _conj(out * lg)
     return gx, gy
 
