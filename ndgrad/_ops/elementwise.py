@@ -137,8 +137,18 @@ multiply = mul
 
 # torch has no derivative for floor_divide (its node is NotImplemented); div with a
 # rounding_mode is DivBackward2 with zero gradients.
-def _int_zero_check(fn):
+def _no_kernel(kernel_name, dt):
+    from .. import _dtype
+    return NotImplementedError(f'"{kernel_name}" not implemented for '
+                               f"'{_dtype.from_np(dt)._legacy[:-6]}'")
+
+
+def _int_zero_check(fn, kernel_name):
+    """Integer division by zero raises as torch; complex and bool have no kernel."""
     def kernel(a, b):
+        dt = a.dtype if isinstance(a, np.ndarray) else np.asarray(b).dtype
+        if dt.kind in "cb":
+            raise _no_kernel(kernel_name, dt)
         if np.asarray(b).dtype.kind in "biu" and np.asarray(a).dtype.kind in "biu" and \
                 np.any(np.asarray(b) == 0):
             raise RuntimeError("ZeroDivisionError")
@@ -146,9 +156,10 @@ def _int_zero_check(fn):
     return kernel
 
 
-FLOOR_DIV = binary("floor_divide", _int_zero_check(np.floor_divide),
+FLOOR_DIV = binary("floor_divide", _int_zero_check(np.floor_divide, "div_floor_cpu"),
                    "torch::autograd::NotImplemented")
-FLOOR_DIV_MODE = binary("div_floor", _int_zero_check(np.floor_divide), "DivBackward2")
+FLOOR_DIV_MODE = binary("div_floor", _int_zero_check(np.floor_divide, "div_floor_cpu"),
+                        "DivBackward2")
 TRUNC_DIV = binary("div_trunc", lambda a, b: _trunc_div(a, b), "DivBackward2")
 
 
@@ -188,9 +199,9 @@ def floor_divide(input, other):
     return FLOOR_DIV.call(input, other)
 
 
-REMAINDER = binary("remainder", _int_zero_check(np.remainder), "RemainderBackward1",
-                   save=((0, 1), (1, 1)))
-REMAINDER_SCALAR = binary("remainder_scalar", _int_zero_check(np.remainder),
+REMAINDER = binary("remainder", _int_zero_check(np.remainder, "remainder_cpu"),
+                   "RemainderBackward1", save=((0, 1), (1, 1)))
+REMAINDER_SCALAR = binary("remainder_scalar", _int_zero_check(np.remainder, "remainder_cpu"),
                           "RemainderBackward0")
 REMAINDER_SCALAR.def_vjp(lambda ctx, g: (g, None))
 
@@ -592,10 +603,20 @@ def _cmp(name, fn):
 
 EQ = _cmp("eq", np.equal)
 NE = _cmp("ne", np.not_equal)
-LT = _cmp("lt", np.less)
-LE = _cmp("le", np.less_equal)
-GT = _cmp("gt", np.greater)
-GE = _cmp("ge", np.greater_equal)
+def _ordered(name, fn):
+    """Order comparisons have no complex kernel in torch."""
+    def kernel(a, b):
+        dt = a.dtype if isinstance(a, np.ndarray) else np.asarray(b).dtype
+        if dt.kind == "c":
+            raise _no_kernel(name + "_cpu", dt)
+        return fn(a, b)
+    return kernel
+
+
+LT = _cmp("lt", _ordered("lt", np.less))
+LE = _cmp("le", _ordered("le", np.less_equal))
+GT = _cmp("gt", _ordered("gt", np.greater))
+GE = _cmp("ge", _ordered("ge", np.greater_equal))
 LOGICAL_AND = _cmp("logical_and", np.logical_and)
 LOGICAL_OR = _cmp("logical_or", np.logical_or)
 LOGICAL_XOR = _cmp("logical_xor", np.logical_xor)
@@ -710,8 +731,17 @@ def bitwise_not(input):
 
 
 # ----------------------------------------------------------------------------- max/min/clamp
-MAXIMUM = binary("maximum", np.maximum, save=((0, None), (1, None)))
-MINIMUM = binary("minimum", np.minimum, save=((0, None), (1, None)))
+def _real_only(name, fn):
+    def kernel(a, b):
+        dt = a.dtype if isinstance(a, np.ndarray) else np.asarray(b).dtype
+        if dt.kind == "c":
+            raise RuntimeError(f"{name} not implemented for complex tensors.")
+        return fn(a, b)
+    return kernel
+
+
+MAXIMUM = binary("maximum", _real_only("maximum", np.maximum), save=((0, None), (1, None)))
+MINIMUM = binary("minimum", _real_only("minimum", np.minimum), save=((0, None), (1, None)))
 
 
 def _minmax_vjp(first_loses):
