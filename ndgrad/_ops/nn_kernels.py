@@ -682,7 +682,8 @@ def _(ctx, gg):
     target, weight = ctx.saved
     if not ctx._next[0]:
         return None, None, None, None
-    return NLL_LOSS.call(gg, target, weight, params=ctx._params), None, None, None
+    # through the wrapper: the new node must carry x_meta too (higher-order derivatives)
+    return nll_loss_prim(gg, target, weight, *ctx._params), None, None, None
 
 
 class _ShapeProxy:
@@ -882,7 +883,7 @@ def _(ctx, gs):
             nat = _conv_out_hw((stride, padding, dilation, True, (0, 0), groups),
                                _hw(a._data.shape), _hw(k._data.shape))
             op = (out_hw[0] - nat[0], out_hw[1] - nat[1])
-        return CONVOLUTION.call(a, k, None, params=(stride, padding, dilation, tr, op, groups))
+        return convolution(a, k, None, stride, padding, dilation, tr, op, groups)
 
     g_hw = _hw(g._data.shape)
     x_hw = _hw(x._data.shape)
@@ -1081,7 +1082,7 @@ def _(ctx, g):
 
 @AVG_POOL2D_BW.def_vjp
 def _(ctx, gg):
-    return (AVG_POOL2D.call(gg, params=tuple(ctx._params[:6])),)
+    return (avg_pool2d_prim(gg, *ctx._params[:6]),)
 
 
 def avg_pool2d_prim(x, k, s, pad, ceil_mode, count_include_pad, divisor):

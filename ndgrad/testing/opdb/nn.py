@@ -1,0 +1,145 @@
+"""Op database entries for ``ndgrad.nn.functional`` (kernels in ``_ops/nn_kernels.py``).
+
+Samples are tiny and away from kinks (activations sample |x| > 0.05 through ``exclude_zero``
+and a wide range); the heavier behaviour (strides, groups, masks, reductions, errors) is tested
+against torch in tests/test_nn_functional.py. These entries put the nn kernels through the
+generic suites: gradcheck, gradgradcheck, forward AD, forward-over-backward and "no input
+mutation".
+"""
+
+import ndgrad
+from . import OpInfo, SampleInput, register, make_arg
+
+
+def _unary(shape=(3, 4), low=-3.0, high=3.0, kwargs_list=({},)):
+    def gen(op, dtype, requires_grad):
+        make = make_arg(dtype, requires_grad, low=low, high=high, exclude_zero=True)
+        for i, kw in enumerate(kwargs_list):
+            yield SampleInput(make(shape), kwargs=dict(kw), name=f"kw{i}")
+    return gen
+
+
+def _act(name, kwargs_list=({},), **kw):
+    return OpInfo("nn.functional." + name, sample_inputs=_unary(kwargs_list=kwargs_list),
+                  family="nn", **kw)
+
+
+def _samples(build):
+    def gen(op, dtype, requires_grad):
+        make = make_arg(dtype, requires_grad)
+        yield from build(make, dtype)
+    return gen
+
+
+def _linear(make, dtype):
+    yield SampleInput(make((3, 4)), args=(make((2, 4)), make((2,))), name="bias")
+    yield SampleInput(make((2, 3, 4)), args=(make((2, 4)),), name="3d-nobias")
+
+
+def _conv2d(make, dtype):
+    yield SampleInput(make((1, 2, 4, 4)), args=(make((2, 2, 2, 2)), make((2,))), name="basic")
+    yield SampleInput(make((1, 2, 5, 4)), args=(make((2, 1, 3, 2)),),
+                      kwargs={"stride": 2, "padding": 1, "groups": 2}, name="groups")
+
+
+def _conv_transpose2d(make, dtype):
+    yield SampleInput(make((1, 2, 3, 3)), args=(make((2, 1, 2, 2)), make((1,))),
+                      kwargs={"stride": 2}, name="stride")
+
+
+def _pool(kwargs):
+    def build(make, dtype):
+        # distinct values: no ties inside a window, so max pooling is differentiable
+        x = ndgrad.linspace(-2, 2, 2 * 5 * 5, dtype=dtype)
+        x = x[ndgrad.randperm(50, generator=ndgrad.Generator().manual_seed(0))]
+        x = x.reshape(1, 2, 5, 5).detach().requires_grad_(make((1,)).requires_grad)
+        yield SampleInput(x, kwargs=dict(kwargs), name="pool")
+    return build
+
+
+def _norm_bn(make, dtype):
+    yield SampleInput(make((4, 3)), args=(None, None, make((3,)), make((3,))),
+                      kwargs={"training": True}, name="train")
+
+
+def _layer_norm(make, dtype):
+    yield SampleInput(make((3, 4)), args=((4,), make((4,)), make((4,))), name="affine")
+
+
+def _embedding(make, dtype):
+    idx = ndgrad.tensor([[0, 2], [1, 2]])
+    yield SampleInput(idx, args=(make((3, 2)),), name="basic")
+
+
+def _pad(make, dtype):
+    yield SampleInput(make((2, 5)), args=((2, 1),), kwargs={"mode": "reflect"}, name="reflect")
+    yield SampleInput(make((1, 2, 3)), args=((1, 2),), kwargs={"mode": "replicate"},
+                      name="replicate")
+    yield SampleInput(make((2, 3)), args=((1, -1),), name="constant")
+
+
+def _interp(make, dtype):
+    yield SampleInput(make((1, 1, 2, 3)), kwargs={"scale_factor": 2, "mode": "bilinear"},
+                      name="bilinear")
+    yield SampleInput(make((1, 1, 2, 3)), kwargs={"size": (3, 5)}, name="nearest")
+
+
+def _cross_entropy(make, dtype):
+    yield SampleInput(make((3, 4)), args=(ndgrad.tensor([0, 3, 1]),), name="indices")
+    yield SampleInput(make((3, 4)), args=(ndgrad.tensor([0, 3, 1]),),
+                      kwargs={"label_smoothing": 0.2, "reduction": "sum"}, name="smooth")
+
+
+def _pair_loss(make, dtype):
+    yield SampleInput(make((3, 4)), args=(make((3, 4)),), name="mean")
+    yield SampleInput(make((3, 4)), args=(make((3, 4)),), kwargs={"reduction": "none"},
+                      name="none")
+
+
+def _unfold(make, dtype):
+    yield SampleInput(make((1, 2, 3, 3)), args=(2,), name="k2")
+
+
+register(
+    _act("gelu", ({}, {"approximate": "tanh"})),
+    _act("elu", ({}, {"alpha": 0.5})),
+    _act("celu", ({"alpha": 1.5},)),
+    _act("selu"),
+    _act("silu"),
+    _act("mish"),
+    _act("softplus", ({}, {"beta": 2.0, "threshold": 2.0})),
+    _act("leaky_relu", ({"negative_slope": 0.2},)),
+    _act("hardtanh", ({"min_val": -2.5, "max_val": 2.5},)),
+    _act("logsigmoid"),
+    OpInfo("nn.functional.softmax", sample_inputs=_unary(kwargs_list=({"dim": 1},)),
+           family="nn"),
+    OpInfo("nn.functional.log_softmax", sample_inputs=_unary(kwargs_list=({"dim": 0},)),
+           family="nn"),
+    OpInfo("nn.functional.linear", sample_inputs=_samples(_linear), family="nn",
+           check_grad_fn=False),
+    OpInfo("nn.functional.conv2d", sample_inputs=_samples(_conv2d), family="nn"),
+    OpInfo("nn.functional.conv_transpose2d", sample_inputs=_samples(_conv_transpose2d),
+           family="nn"),
+    OpInfo("nn.functional.max_pool2d", sample_inputs=_samples(_pool({"kernel_size": 2})),
+           family="nn"),
+    OpInfo("nn.functional.avg_pool2d",
+           sample_inputs=_samples(_pool({"kernel_size": 3, "stride": 2, "padding": 1})),
+           family="nn"),
+    OpInfo("nn.functional.adaptive_avg_pool2d",
+           sample_inputs=_samples(_pool({"output_size": (2, 3)})), family="nn"),
+    OpInfo("nn.functional.batch_norm", sample_inputs=_samples(_norm_bn), family="nn"),
+    OpInfo("nn.functional.layer_norm", sample_inputs=_samples(_layer_norm), family="nn"),
+    OpInfo("nn.functional.embedding", sample_inputs=_samples(_embedding), family="nn",
+           op=lambda idx, w: ndgrad.nn.functional.embedding(idx, w)),
+    OpInfo("nn.functional.pad", sample_inputs=_samples(_pad), family="nn",
+           check_grad_fn=False),
+    OpInfo("nn.functional.interpolate", sample_inputs=_samples(_interp), family="nn"),
+    OpInfo("nn.functional.unfold", sample_inputs=_samples(_unfold), family="nn"),
+    OpInfo("nn.functional.cross_entropy", sample_inputs=_samples(_cross_entropy),
+           family="nn", check_grad_fn=False),
+    OpInfo("nn.functional.mse_loss", sample_inputs=_samples(_pair_loss), family="nn"),
+    OpInfo("nn.functional.smooth_l1_loss", sample_inputs=_samples(_pair_loss), family="nn",
+           grad_atol=1e-4),
+    OpInfo("nn.functional.binary_cross_entropy_with_logits",
+           sample_inputs=_samples(_pair_loss), family="nn"),
+)
