@@ -402,6 +402,17 @@ def test_errors_match_torch():
         lambda L: L.tensor([1.0], dtype=L.float32).float_power_(2),
         lambda L: L.div(L.tensor([1.0]), 2, rounding_mode="ceil"),
         lambda L: L.tensor([1 + 1j]).abs_(),
+        # dtypes torch has no kernel for
+        lambda L: L.remainder(L.tensor([1 + 1j]), L.tensor([1 + 1j])),
+        lambda L: L.floor_divide(L.tensor([True]), L.tensor([True])),
+        lambda L: L.fmod(L.tensor([True]), L.tensor([True])),
+        lambda L: L.lt(L.tensor([1 + 1j]), L.tensor([1.0])),
+        lambda L: L.maximum(L.tensor([1 + 1j]), L.tensor([1.0])),
+        lambda L: L.atan2(L.tensor([1 + 1j]), L.tensor([1.0])),
+        lambda L: L.xlogy(L.tensor([1 + 1j]), L.tensor([1.0])),
+        lambda L: L.nextafter(L.tensor([True]), L.tensor([False])),
+        lambda L: L.bitwise_and(L.tensor([1.0]), L.tensor([1.0])),
+        lambda L: L.logaddexp(L.tensor([True]), L.tensor([False])),
     ]
     for case in cases:
         f_nd, f_th = both(case)
