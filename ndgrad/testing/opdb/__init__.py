@@ -46,8 +46,11 @@ Entry fields (all keyword except ``name``; see ``OpInfo`` for defaults):
   runs in about a minute): cover 0-d, empty, broadcasting, a non-contiguous view, keyword
   variants and negative dims once each, inputs in the op's safe domain, kinks nudged away.
   Every tensor that should be differentiated must have ``requires_grad=requires_grad``.
-- ``dtypes``: ndgrad dtypes the forward suite runs (default float32 and float64; gradcheck always
-  uses float64, or complex128 for complex-autograd checks).
+- ``dtypes``: ndgrad dtypes the forward suite runs (default float32 and float64). Gradient
+  suites use float64 (complex128 for complex-only ops and for complex-autograd checks).
+  Samples are drawn from a seed fixed per (entry, dtype), so every run sees the same values.
+  Finite differences go through ``ndgrad.autograd.gradcheck``/``gradgradcheck`` and skip
+  samples whose outputs are not finite (those are still compared with torch's gradients).
 - ``ref``: optional NumPy reference ``ref(*arrays_and_args, **kwargs)`` on the sample converted
   to NumPy arrays (Python numbers stay numbers); compared in float64.
 - Flags: ``supports_autograd`` (backward), ``supports_gradgrad`` (double backward),
