@@ -8,7 +8,8 @@ mutation".
 """
 
 import ndgrad
-from . import OpInfo, SampleInput, register, make_arg
+
+from . import OpInfo, SampleInput, make_arg, register
 
 
 def _unary(shape=(3, 4), low=-3.0, high=3.0, kwargs_list=({},)):
