@@ -856,8 +856,9 @@ def _broadcast_pair(input, target, name):
         try:
             shape = np.broadcast_shapes(tuple(input.shape), tuple(target.shape))
         except ValueError:
-            from .._ops.registry import _broadcast_error
-            raise _broadcast_error(input._data, target._data) from None
+            # the same message as any broadcasting op (torch's "The size of tensor a ...")
+            input.sub(target)
+            raise
         input, target = input.expand(*shape), target.expand(*shape)
     return input, target
 
