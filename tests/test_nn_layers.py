@@ -175,12 +175,12 @@ def test_dropout_modules_follow_torch_stream():
     run_both(lambda nn: nn.Dropout(0.3), [f32(6, 4)], train=False)
 
 
+@pytest.mark.filterwarnings("ignore")
 @pytest.mark.parametrize("cls", ["RNN", "LSTM", "GRU"])
 @pytest.mark.parametrize("kw", [dict(), dict(num_layers=2, bidirectional=True),
                                 dict(batch_first=True, bias=False),
                                 dict(num_layers=2, dropout=0.5)])
 def test_recurrent(cls, kw):
-    warnings.simplefilter("ignore")
     def make(nn):
         return getattr(nn, cls)(3, 4, **kw)
     x = f32(2, 5, 3) if kw.get("batch_first") else f32(5, 2, 3)
