@@ -422,6 +422,9 @@ class Module:
     def share_memory(self):
         return self
 
+    def compile(self, *args, **kwargs):
+        """No compiler in ndgrad: accepted for compatibility, the module runs eagerly."""
+
     # ------------------------------------------------------------------ conversions
     def _apply(self, fn, recurse=True):
         if recurse:
