@@ -515,3 +515,23 @@ def test_random_keys_match_torch(write):
             except Exception as e:  # noqa: BLE001 - compared with torch's
                 res.append(f"{type(e).__name__}: {e}")
         assert res[0] == res[1], key
+
+
+def test_index_ops_on_0d_and_empty_tensors():
+    s = np.array(1.5)
+    e = np.zeros((0, 3))
+    for f in (lambda L, x: x.gather(0, L.tensor(0)), lambda L, x: x.scatter(0, L.tensor(0), 2.0),
+              lambda L, x: x.scatter_add(0, L.tensor(0), x * 2),
+              lambda L, x: x.index_select(0, L.tensor([0])),
+              lambda L, x: x.index_add(0, L.tensor([0]), x * 3)):
+        check(f, s)
+    for f in (lambda L, x: x.index_select(0, L.tensor([0, 0])),
+              lambda L, x: x.index_add(0, L.tensor([0, 0]), x),
+              lambda L, x: x.index_add(0, L.tensor([0]), x.reshape(1)),
+              lambda L, x: x.index_put((L.tensor([0]),), L.tensor(1.0).double())):
+        check_error(f, s)
+    check_error(lambda L, x: x.take(L.tensor([0])), e)
+    check_error(lambda L, x: x.index_put((L.tensor([0]),), L.tensor(1.0).double()), e)
+    check(lambda L, x: x.index_add(1, L.tensor([0, 0]), L.ones(0, 2, dtype=L.float64)), e)
+    check_error(lambda L, x: x[0].index_add(0, L.tensor([3]), x[0, :1]),
+                np.zeros((1, 3)))

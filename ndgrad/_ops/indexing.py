@@ -226,6 +226,8 @@ def _torch_index_error(x, idx, e):
                 size = x.shape[d]
                 bad = k[(k >= size) | (k < -size)]
                 if bad.size:
+                    if size == 0:
+                        return "index is out of bounds for dimension with size 0"
                     return (f"index {int(bad.flat[0])} is out of bounds for dimension {pos} with "
                             f"size {size}")
             pos += 1
@@ -305,6 +307,9 @@ def _zeros_like_index(g, idx):
 
 def index_put(input, indices, values, accumulate=False):
     x = as_tensor_arg(input)
+    if len(indices) > x._data.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x._data.ndim} (got "
+                         f"{len(indices)})")
     idx = _full_index(x._data.ndim, [(d, _as_index_array(i)) for d, i in enumerate(indices)
                                      if i is not None])
     v = as_tensor_arg(values)
@@ -526,6 +531,8 @@ def _check_index(index, name):
 
 
 def _gather_fwd(x, idx, dim):
+    if x.ndim == 0:  # a 0-d tensor gathers like a 1-element vector
+        return _gather_fwd(x.reshape(1), idx.reshape(-1), 0).reshape(idx.shape)
     if idx.size and (idx.max() >= x.shape[dim] or idx.min() < 0):
         bad = idx[(idx >= x.shape[dim]) | (idx < 0)].flat[0]
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size "
@@ -584,6 +591,10 @@ def _scatter_idx(idx, dim):
 
 def _scatter_fwd(x, idx, src, p):
     dim, reduce = p
+    if x.ndim == 0:  # a 0-d tensor scatters like a 1-element vector
+        s = np.asarray(src)
+        return _scatter_fwd(x.reshape(1), idx.reshape(-1), s.reshape(-1) if s.ndim else s,
+                            (0, reduce)).reshape(())
     out = x.copy()
     full = _scatter_idx(idx, dim)
     s = np.asarray(src, dtype=x.dtype)
@@ -819,6 +830,8 @@ def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
 
 
 def _index_select_fwd(x, idx, dim):
+    if x.ndim == 0:
+        return x.copy()
     return np.take(x, idx, axis=dim)
 
 
@@ -832,6 +845,8 @@ def _(ctx, g):
     (idx,) = ctx.saved
     dim = ctx._params
     shape = ctx._extra["shape"]
+    if len(shape) == 0:
+        return g.reshape(()), None
     return index_add(zeros(shape, dtype=g.dtype), dim, idx, g), None
 
 
@@ -842,6 +857,9 @@ def index_select(input, dim, index):
     if index._data.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     d = wrap_dim(dim, x._data.ndim)
+    if x._data.ndim == 0 and index._data.size != 1:
+        raise RuntimeError("index_select(): Index to scalar can have only 1 value, got "
+                           f"{index._data.size} value(s)")
     size = x._data.shape[d] if x._data.ndim else 1
     ind = index._data
     if ind.size and (ind.max() >= size or ind.min() < 0):
@@ -851,15 +869,21 @@ def index_select(input, dim, index):
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} "
                                f"axis_dim={size}")
         raise IndexError("index out of range in self")
-    xx = x if x._data.ndim else x.reshape(1)
-    out = INDEX_SELECT.call(xx, index.reshape(-1), params=d)
-    if out._grad_fn is not None:
-        out._grad_fn._extras()["shape"] = xx._data.shape
-    return out if x._data.ndim else out.reshape(())
+    if x._data.ndim == 0:
+        if index._data.size != 1:
+            raise RuntimeError("index_select(): Index to scalar can have only 1 value, got "
+                               f"{index._data.size} value(s)")
+        return INDEX_SELECT.call(x, index.reshape(-1), params=d)
+    return INDEX_SELECT.call(x, index.reshape(-1), params=d)
 
 
 def _index_add_fwd(x, idx, src, p):
     dim, alpha = p
+    if x.ndim == 0:  # a 0-d tensor adds like a 1-element vector
+        return _index_add_fwd(x.reshape(1), idx.reshape(-1), np.asarray(src).reshape(-1),
+                              (0, alpha)).reshape(())
+    if np.asarray(src).size == 0:
+        return x.copy()
     out = x.copy()
     moved = np.moveaxis(out, dim, 0)
     s = np.moveaxis(np.asarray(src, dtype=x.dtype), dim, 0)
@@ -895,11 +919,36 @@ def _check_nonneg_index(index, x, d, exc, prefix=""):
         raise exc(f"{prefix}index {bad} is out of bounds for dimension {d} with size {size}")
 
 
+def _check_index_add_shapes(x, d, index, source):
+    xs, ss, n = list(x._data.shape), list(source._data.shape), index._data.size
+    if x._data.ndim == 0:
+        if ss:
+            raise RuntimeError("source tensor shape must match self tensor shape, excluding "
+                               f"the specified dimension. Got self.shape = [] source.shape = "
+                               f"{ss}")
+        if n != 1:
+            raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+        return
+    if len(ss) == len(xs) and ss[d] != n:
+        raise RuntimeError(f"index_add_(): Number of indices ({n}) should be equal to "
+                           f"source.size(dim): ({ss[d]}), for dim: {d}")
+    if len(ss) != len(xs) or any(a != b for i, (a, b) in enumerate(zip(xs, ss)) if i != d):
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {xs} source.shape = {ss}")
+
+
 def index_add(input, dim, index, source, *, alpha=1):
     x = as_tensor_arg(input)
-    _check_same_type(x, as_tensor_arg(source), "index_add_")
+    source = as_tensor_arg(source)
+    _check_same_type(x, source, "index_add_")
     d = wrap_dim(dim, x._data.ndim)
-    _check_nonneg_index(index, x, d, RuntimeError)
+    _check_index_add_shapes(x, d, index, source)
+    if source._data.size:  # torch checks indices only when something is added
+        if x._data.ndim == 1:  # torch's 1-d kernel words it differently
+            ind, size = index._data, x._data.shape[0]
+            if ind.size and (ind.max() >= size or ind.min() < 0):
+                raise IndexError("index out of range in self")
+        _check_nonneg_index(index, x, d, RuntimeError)
     return INDEX_ADD.call(x, index, source, params=(d, alpha))
 
 
@@ -1175,6 +1224,8 @@ def masked_scatter_(self, mask, source):
 def _take_fwd(x, idx, p):
     flat = x.reshape(-1)
     n = flat.size
+    if n == 0 and idx.size:
+        raise IndexError("take(): tried to take from an empty tensor")
     if idx.size and (idx.max() >= n or idx.min() < -n):
         bad = idx[(idx >= n) | (idx < -n)].flat[0]
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
