@@ -529,6 +529,9 @@ def test_error_messages_match_torch():
             lambda: lib.nn.LSTM(3, 4)(lib.ones(5, 2, 2)),
             lambda: lib.nn.Dropout(2),
             lambda: lib.nn.Conv2d(3, 4, 3, groups=2),
+            lambda: F.batch_norm(lib.ones(2, 3), None, None, training=False),
+            lambda: F.batch_norm(lib.ones(2, 3), lib.zeros(4), lib.ones(4), training=False),
+            lambda: F.layer_norm(lib.ones(2, 3), (3,), lib.ones(4)),
         ]
     for ft, fn in zip(cases(torch), cases(ndgrad)):
         with warnings.catch_warnings():
