@@ -693,6 +693,7 @@ def _einsum_op(n):
         op = primitive(f"einsum_{n}", _einsum_fwd, "EinsumBackward0",
                        save=tuple((i, None) for i in range(n)))
         op.def_vjp(_einsum_vjp)
+        op.def_jvp(_einsum_jvp)
         _EINSUM_BY_ARITY[n] = op
     return op
 
@@ -729,6 +730,21 @@ def _einsum_grad(spec, operands, g, i):
 def _einsum_call(spec, ops):
     terms, out = spec
     return _einsum_op(len(ops)).call(*ops, params=(tuple(terms), out))
+
+
+def _einsum_jvp(ctx, *tangents):
+    # Multilinear: the sum over operands of the einsum with that operand's tangent in place.
+    r = None
+    for i, t in enumerate(tangents):
+        if t is not None:
+            ops = list(ctx.inputs)
+            ops[i] = t
+            r = _sum_tangents(r, _einsum_call(ctx.params, ops))
+    return r
+
+
+def _sum_tangents(r, s):
+    return s if r is None else (r if s is None else r + s)
 
 
 def _einsum_vjp(ctx, g):
@@ -2288,6 +2304,62 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
                                     unitriangular=True)
         x = linalg_solve_triangular(_mH(up), y, upper=False, left=False)
     return _out(x, out)
+
+
+# ---------------------------------------------------------------------------- forward rules
+# Explicit JVPs for the common ops (the generic rule derives them from the VJPs otherwise).
+@INV.def_jvp
+def _(ctx, t):
+    x = ctx.outputs[0]
+    return -matmul(x, matmul(t, x))
+
+
+@SOLVE.def_jvp
+def _(ctx, ta, tb):
+    a = ctx.inputs[0]
+    x = ctx.outputs[0]
+    left, vector = ctx.params[:2]
+    rhs = tb
+    if ta is not None:
+        if vector:
+            prod = matmul(ta, x.unsqueeze(-1)).squeeze(-1)
+        else:
+            prod = matmul(ta, x) if left else matmul(x, ta)
+        rhs = -prod if rhs is None else rhs - prod
+    return SOLVE.call(a, rhs, params=(left, vector))
+
+
+def _bilinear_jvp(fn):
+    def jvp(ctx, ta, tb):
+        a, b = ctx.inputs
+        return _sum_tangents(fn(ta, b, ctx) if ta is not None else None,
+                             fn(a, tb, ctx) if tb is not None else None)
+    return jvp
+
+
+VDOT.def_jvp(_bilinear_jvp(lambda a, b, ctx: VDOT.call(a, b)))
+CROSS.def_jvp(_bilinear_jvp(lambda a, b, ctx: CROSS.call(a, b, params=ctx.params)))
+
+
+def _add_product_jvp(prod):
+    """JVP of ``beta * c + alpha * prod(a, b)``."""
+    def jvp(ctx, tc, ta, tb):
+        _, a, b = ctx.inputs
+        beta, alpha = ctx.params
+        r = _sum_tangents(prod(ta, b) if ta is not None else None,
+                          prod(a, tb) if tb is not None else None)
+        if r is not None and alpha != 1:
+            r = r * alpha
+        if tc is not None and beta != 0:
+            c = tc if beta == 1 else tc * beta
+            r = c.expand_as(ctx.outputs[0]) if r is None else r + c
+        return r
+    return jvp
+
+
+ADDMV.def_jvp(_add_product_jvp(lambda a, b: MV.call(a, b)))
+BADDBMM.def_jvp(_add_product_jvp(lambda a, b: BMM.call(a, b)))
+ADDBMM.def_jvp(_add_product_jvp(lambda a, b: BMM.call(a, b).sum(0)))
 
 
 # ---------------------------------------------------------------------------- composites
