@@ -532,6 +532,11 @@ def test_error_messages_match_torch():
             lambda: F.batch_norm(lib.ones(2, 3), None, None, training=False),
             lambda: F.batch_norm(lib.ones(2, 3), lib.zeros(4), lib.ones(4), training=False),
             lambda: F.layer_norm(lib.ones(2, 3), (3,), lib.ones(4)),
+            lambda: lib.nn.Embedding(3, 2)(lib.ones(2)),
+            lambda: lib.nn.MaxPool2d(5)(lib.ones(1, 1, 3, 3)),
+            lambda: lib.nn.AvgPool2d(5)(lib.ones(1, 1, 3, 3)),
+            lambda: F.cross_entropy(lib.ones(2, 3, 4), lib.zeros(2, 3, dtype=lib.long)),
+            lambda: lib.nn.GroupNorm(3, 4),
         ]
     for ft, fn in zip(cases(torch), cases(ndgrad)):
         with warnings.catch_warnings():

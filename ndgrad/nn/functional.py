@@ -441,12 +441,27 @@ def _pool_args(kernel_size, stride, padding, dilation, nd=2):
     return k, s, p, d
 
 
+def _check_pool_output(x, k, s, p, d, ceil_mode):
+    c, h, w = x.shape[1:]
+    outs = []
+    for size, kk, ss, pp, dd in zip((h, w), k, s, p, d):
+        num = size + 2 * pp - dd * (kk - 1) - 1
+        o = (-(-num // ss) if ceil_mode else num // ss) + 1
+        if ceil_mode and (o - 1) * ss >= size + pp:
+            o -= 1
+        outs.append(o)
+    if outs[0] < 1 or outs[1] < 1:
+        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: "
+                           f"({c}x{outs[0]}x{outs[1]}). Output size is too small")
+
+
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """Max over sliding windows; with `return_indices`, flat indices into each H*W plane."""
     k, s, p, d = _pool_args(kernel_size, stride, padding, dilation)
     batched = input.dim() == 4
     x = input if batched else input.unsqueeze(0)
+    _check_pool_output(x, k, s, p, d, ceil_mode)
     out, idx = K.max_pool2d_prim(x, k, s, p, d, bool(ceil_mode))
     if not batched:
         out, idx = out.squeeze(0), idx.squeeze(0)
@@ -467,6 +482,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     k, s, p, _ = _pool_args(kernel_size, stride, padding, 1)
     batched = input.dim() == 4
     x = input if batched else input.unsqueeze(0)
+    _check_pool_output(x, k, s, p, (1, 1), ceil_mode)
     out = K.avg_pool2d_prim(x, k, s, p, bool(ceil_mode), bool(count_include_pad),
                             divisor_override)
     return out if batched else out.squeeze(0)
@@ -623,7 +639,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if input._data.dtype.kind not in "iu":
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
                            "following scalar types: Long, Int; but got "
-                           f"{input.dtype} instead (while checking arguments for embedding)")
+                           f"torch.{_legacy_name(input)} instead (while checking arguments for "
+                           "embedding)")
     idx = input._data
     if idx.size and (idx.min() < 0 or idx.max() >= weight.shape[0]):
         raise IndexError("index out of range in self")
@@ -637,6 +654,11 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             weight._vc[0] += 1
     return K.EMBEDDING.call(weight, input, params=(weight.shape[0], padding_idx,
                                                   bool(scale_grad_by_freq)))
+
+
+def _legacy_name(t):
+    from .. import _dtype
+    return _dtype.from_np(t._data.dtype)._legacy
 
 
 def one_hot(tensor, num_classes=-1):
@@ -891,6 +913,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no "
                            f"classes but got weight tensor of shape: {list(weight.shape)}")
     if input.dim() > 2:
+        expected = [input.shape[0]] + list(input.shape[2:])
+        if list(target.shape) != expected:
+            raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
         # (N, C, d1, ...) -> (N*d1*..., C); targets flattened alike.
         x = input.movedim(1, -1).reshape(-1, c)
         out = K.nll_loss_prim(x, target.reshape(-1), weight, reduction, ignore_index)
