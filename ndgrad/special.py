@@ -1,0 +1,116 @@
+"""ndgrad.special: torch.special's names for the special functions ndgrad implements.
+
+Each is the same op as its top-level or nn.functional counterpart (same grad_fn, same
+numbers); i0/i1, the igamma family, zeta, Bessel and Airy functions are not implemented.
+"""
+
+from . import _ops  # noqa: F401  (the ops below are defined by the op modules)
+
+__all__ = ["erf", "erfc", "erfinv", "expit", "logit", "digamma", "psi", "polygamma",
+           "gammaln", "multigammaln", "xlogy", "xlog1py", "log1p", "expm1", "exp2", "sinc",
+           "round", "logsumexp", "softmax", "log_softmax", "ndtr", "log_ndtr", "entr"]
+
+
+def _ng():
+    import ndgrad
+    return ndgrad
+
+
+def erf(input):
+    return _ng().erf(input)
+
+
+def erfc(input):
+    return _ng().erfc(input)
+
+
+def erfinv(input):
+    return _ng().erfinv(input)
+
+
+def expit(input):
+    return _ng().sigmoid(input)
+
+
+def logit(input, eps=None):
+    return _ng().logit(input, eps)
+
+
+def digamma(input):
+    return _ng().digamma(input)
+
+
+psi = digamma
+
+
+def polygamma(n, input):
+    return _ng().polygamma(n, input)
+
+
+def gammaln(input):
+    return _ng().lgamma(input)
+
+
+def multigammaln(input, p):
+    return _ng().mvlgamma(input, p)
+
+
+def xlogy(input, other):
+    return _ng().xlogy(input, other)
+
+
+def xlog1py(input, other):
+    """input * log1p(other), 0 where input is 0 (as xlogy)."""
+    ng = _ng()
+    x = input if isinstance(input, ng.Tensor) else ng.tensor(input)
+    return ng.where(x == 0, ng.zeros_like(x * ng.log1p(other)), x * ng.log1p(other))
+
+
+def log1p(input):
+    return _ng().log1p(input)
+
+
+def expm1(input):
+    return _ng().expm1(input)
+
+
+def exp2(input):
+    return _ng().exp2(input)
+
+
+def sinc(input):
+    return _ng().sinc(input)
+
+
+def round(input, *, decimals=0):
+    return _ng().round(input, decimals=decimals)
+
+
+def logsumexp(input, dim, keepdim=False):
+    return _ng().logsumexp(input, dim, keepdim)
+
+
+def softmax(input, dim, *, dtype=None):
+    return _ng().nn.functional.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim, *, dtype=None):
+    return _ng().nn.functional.log_softmax(input, dim, dtype=dtype)
+
+
+def ndtr(input):
+    """The standard normal CDF: (1 + erf(x / sqrt(2))) / 2."""
+    return (1 + _ng().erf(input * 0.7071067811865476)) * 0.5
+
+
+def log_ndtr(input):
+    return _ng().log(ndtr(input))
+
+
+def entr(input):
+    """-x log x for x > 0, 0 at 0, -inf for x < 0."""
+    ng = _ng()
+    x = input
+    safe = ng.where(x > 0, x, ng.ones_like(x))
+    val = ng.where(x > 0, -x * ng.log(safe), ng.zeros_like(x))
+    return ng.where(x < 0, ng.full_like(x, float("-inf")), val)
