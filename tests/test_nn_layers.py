@@ -431,3 +431,24 @@ def test_lstm_projections():
         ndgrad.nn.LSTM(3, 4, proj_size=4)
     with pytest.raises(ValueError, match="proj_size argument is only supported for LSTM"):
         ndgrad.nn.GRU(3, 4, proj_size=2)
+
+
+@pytest.mark.parametrize("cls", ["LSTMCell", "GRUCell"])
+def test_cell_loop_double_backward(cls):
+    xs = RNG.standard_normal((3, 2, 3))
+    res = []
+    for lib in (torch, ndgrad):
+        lib.manual_seed(0)
+        cell = getattr(lib.nn, cls)(3, 4).double()
+        x = lib.tensor(xs, requires_grad=True)
+        state = None
+        total = 0
+        for t in range(3):
+            state = cell(x[t], state)
+            h = state[0] if cls == "LSTMCell" else state
+            total = total + (h ** 2).sum()
+        (g,) = lib.autograd.grad(total, x, create_graph=True)
+        res.append([t.numpy() for t in lib.autograd.grad((g * g).sum(),
+                                                          [x] + list(cell.parameters()))])
+    for a, b in zip(res[0], res[1]):
+        np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-9)

@@ -370,8 +370,11 @@ class GRUCell(RNNCellBase):
 
     def forward(self, input, hx=None):
         x, h, batched = self._batch(input, hx)
-        out = _rnn_step("GRU", F.linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh,
-                        self.bias_hh)
+        gi = F.linear(x, self.weight_ih, self.bias_ih)
+        if _fusable(x, self.weight_hh, h, h):
+            out = _rnn_step_fused("GRU", gi, h, self.weight_hh.t(), self.bias_hh)
+        else:
+            out = _rnn_step("GRU", gi, h, self.weight_hh, self.bias_hh)
         return out if batched else out.squeeze(0)
 
 
@@ -386,8 +389,13 @@ class LSTMCell(RNNCellBase):
         else:
             x, h, batched = self._batch(input, hx[0])
             c = hx[1] if batched else hx[1].unsqueeze(0)
-        h, c = _lstm_step(F.linear(x, self.weight_ih, self.bias_ih), h, c, self.weight_hh,
-                          self.bias_hh)
+        gi = F.linear(x, self.weight_ih, self.bias_ih)
+        if _fusable(x, self.weight_hh, h, c):
+            if self.bias_hh is not None:
+                gi = gi + self.bias_hh
+            h, c = _lstm_step_fused(gi, h, c, self.weight_hh.t())
+        else:
+            h, c = _lstm_step(gi, h, c, self.weight_hh, self.bias_hh)
         if not batched:
             h, c = h.squeeze(0), c.squeeze(0)
         return h, c
