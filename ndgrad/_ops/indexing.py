@@ -9,14 +9,31 @@ import builtins
 import numpy as np
 
 from .._tensor import Tensor
-from .registry import primitive, as_tensor_arg, wrap
-from .inplace import apply_inplace
-from .reduction import wrap_dim, record_input_shape
 from . import shape as _shape
+from .inplace import apply_inplace
+from .reduction import record_input_shape, wrap_dim
+from .registry import as_tensor_arg, primitive, wrap
 
-__all__ = ["getitem", "setitem", "index_select", "gather", "scatter", "scatter_add",
-           "index_put", "masked_fill", "nonzero", "take_along_dim", "index_add", "scatter_reduce",
-           "index_copy", "index_fill", "masked_select", "masked_scatter", "take", "argwhere"]
+__all__ = [
+    "argwhere",
+    "gather",
+    "getitem",
+    "index_add",
+    "index_copy",
+    "index_fill",
+    "index_put",
+    "index_select",
+    "masked_fill",
+    "masked_scatter",
+    "masked_select",
+    "nonzero",
+    "scatter",
+    "scatter_add",
+    "scatter_reduce",
+    "setitem",
+    "take",
+    "take_along_dim",
+]
 
 _INDEX_TYPES = (Tensor, np.ndarray, list)
 
@@ -1175,9 +1192,9 @@ MASKED_SCATTER = primitive("masked_scatter", _masked_scatter_fwd, save=((1, None
 
 @MASKED_SCATTER.def_vjp
 def _(ctx, g):
+    from .. import zeros
     from .elementwise import where
     from .shape import cat
-    from .. import zeros
     (mask,) = ctx.saved
     sshape = ctx._params
     xshape = _extra_shape(ctx, g)

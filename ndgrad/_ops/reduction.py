@@ -11,13 +11,39 @@ from collections import namedtuple
 import numpy as np
 
 from .. import _dtype
-from .registry import primitive, as_tensor_arg
-from .elementwise import where, _conj, sqrt
+from .elementwise import _conj, where
+from .registry import as_tensor_arg, primitive
 
-__all__ = ["sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "prod", "var",
-           "std", "var_mean", "std_mean", "logsumexp", "all", "any", "norm", "dims_of",
-           "wrap_dim", "cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "count_nonzero",
-           "nansum", "nanmean", "vector_norm"]
+__all__ = [
+    "all",
+    "amax",
+    "amin",
+    "any",
+    "argmax",
+    "argmin",
+    "count_nonzero",
+    "cummax",
+    "cummin",
+    "cumprod",
+    "cumsum",
+    "dims_of",
+    "logcumsumexp",
+    "logsumexp",
+    "max",
+    "mean",
+    "min",
+    "nanmean",
+    "nansum",
+    "norm",
+    "prod",
+    "std",
+    "std_mean",
+    "sum",
+    "var",
+    "var_mean",
+    "vector_norm",
+    "wrap_dim",
+]
 
 
 def wrap_dim(dim, ndim):
@@ -89,23 +115,6 @@ def _sum_fwd(x, p):
 
 SUM_ALL = primitive("sum", _sum_fwd, "SumBackward0", linear=True)
 SUM_DIM = primitive("sum_dim", _sum_fwd, "SumBackward1", linear=True)
-
-
-def _sum_vjp(ctx, g):
-    dims, keepdim, _ = ctx._params
-    shape, dtype = ctx._sum_shape
-    out = _expand_back(g, shape, dims, keepdim)
-    return (out,)
-
-
-def _sum_record_shape(out, x):
-    node = out._grad_fn
-    if node is not None:
-        node._extras()["shape"] = x._data.shape
-
-
-class _SumCtx:
-    pass
 
 
 def _sum_vjp_generic(ctx, g):
@@ -327,8 +336,8 @@ MIN_DIM.def_vjp(_select_vjp)
 
 
 def _minmax(input, dim, keepdim, other, is_max):
-    from .elementwise import maximum, minimum
     from .._tensor import Tensor
+    from .elementwise import maximum, minimum
     x = as_tensor_arg(input)
     name = "max" if is_max else "min"
     if isinstance(dim, Tensor):
@@ -408,7 +417,7 @@ def _prod_vjp(ctx, g):
         flat, d = x, dims_t[0]
     moved = movedim(flat, d, -1)
     n = moved._data.shape[-1]
-    from .. import ones_like, cat
+    from .. import cat, ones_like
     ones = ones_like(moved.narrow(-1, 0, 1))
     left = cat([ones, moved.narrow(-1, 0, n - 1).cumprod(-1)], -1) if n > 1 else ones
     rev = moved.flip(-1)
@@ -686,8 +695,9 @@ VECTOR_NORM = primitive("linalg_vector_norm", _vnorm_np, "LinalgVectorNormBackwa
 @VECTOR_NORM.def_vjp
 def _(ctx, g):
     """torch's norm_backward, case by case (the 0/0 at a zero norm gives a zero gradient)."""
-    from .elementwise import sgn, abs as _abs, isnan
     from .. import zeros_like
+    from .elementwise import abs as _abs
+    from .elementwise import isnan, sgn
     x, out = ctx.saved
     p, dims, keepdim = ctx._params
     dims = dims if dims is not None else tuple(range(x._data.ndim))
@@ -861,8 +871,8 @@ def _(ctx, g):
         return (_rev_cumsum(g * _conj(out), dim) / _conj(x),)
     # With zeros there is no division: d out_j / d x_k = prod_{i <= j, i != k} x_i, built one
     # position at a time (O(n) scans of length n along `dim`; only taken when a zero is present).
-    from .shape import cat
     from .. import arange
+    from .shape import cat
     n = x._data.shape[dim]
     shape = [1] * x._data.ndim
     shape[dim] = n
@@ -975,7 +985,8 @@ def _(ctx, g):
     # grad_k = sum_{j >= k} g_j exp(x_k - out_j), split by the sign of g so that every term is
     # a logcumsumexp of logs (stable for large |x|; TensorFlow's formulation, as torch). The
     # "log of zero" is the dtype's lowest finite value, not -inf, so no inf - inf appears.
-    from .elementwise import exp, log, abs as _abs
+    from .elementwise import abs as _abs
+    from .elementwise import exp, log
     x, out = ctx.saved
     dim = ctx._params
     if x._data.ndim == 0 or x._data.size == 0:

@@ -16,14 +16,25 @@ torch; median/nanmedian over all elements split evenly among ties (``evenly_dist
 """
 
 import math
+
 import numpy as np
 
-from .registry import primitive, as_tensor_arg, wrap
-from .reduction import wrap_dim, _index_grad, record_input_shape, _numpy_aliases, return_type
 from .elementwise import where
+from .reduction import _index_grad, _numpy_aliases, record_input_shape, return_type, wrap_dim
+from .registry import as_tensor_arg, primitive, wrap
 
-__all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode",
-           "unique", "unique_consecutive"]
+__all__ = [
+    "argsort",
+    "kthvalue",
+    "median",
+    "mode",
+    "msort",
+    "nanmedian",
+    "sort",
+    "topk",
+    "unique",
+    "unique_consecutive",
+]
 
 return_types_sort = return_type("sort")
 return_types_topk = return_type("topk")
@@ -35,7 +46,7 @@ return_types_mode = return_type("mode")
 
 # --------------------------------------------------------------------------- libstdc++ replay
 def _isnan(v):
-    return v != v
+    return v != v  # noqa: PLR0124 - the NaN test that works for Python ints and floats alike
 
 
 def _gt_nan(a, b):
@@ -479,7 +490,7 @@ def _pick_fwd(x, p):
             best, best_i, run = 0, 0, 0
             for i in range(n):
                 run += 1
-                if i == n - 1 or not a[i][0] == a[i + 1][0]:
+                if i == n - 1 or a[i][0] != a[i + 1][0]:
                     if run > best:
                         best, best_i = run, a[i][1]
                     run = 0
@@ -638,12 +649,12 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     x = as_tensor_arg(input)
     d = x._data
     if dim is None:
-        vals, inv, cnt = np.unique(d.reshape(-1), return_inverse=True, return_counts=True)
+        _, inv, cnt = np.unique(d.reshape(-1), return_inverse=True, return_counts=True)
         out = UNIQUE.call(x)
         inv = inv.reshape(d.shape)
     else:
         dd = wrap_dim(dim, d.ndim)
-        vals, inv, cnt = np.unique(d, axis=dd, return_inverse=True, return_counts=True)
+        _, inv, cnt = np.unique(d, axis=dd, return_inverse=True, return_counts=True)
         out = UNIQUE_DIM.call(x, params=dd)
         inv = inv.reshape(-1)
     res = [out]
@@ -696,7 +707,7 @@ del math
 for _name in ("sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode"):
     globals()[_name] = _numpy_aliases(globals()[_name])
 
-from .methods import bind  # noqa: E402
+from .methods import bind
 
 bind({"sort": sort, "argsort": argsort, "msort": msort, "topk": topk, "kthvalue": kthvalue,
       "median": median, "nanmedian": nanmedian, "mode": mode, "unique": unique,

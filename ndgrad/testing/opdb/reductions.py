@@ -11,7 +11,8 @@ special points are tested against torch in tests/test_reductions.py.
 import numpy as np
 
 import ndgrad
-from . import OpInfo, SampleInput, Skip, register, FLOATING
+
+from . import FLOATING, OpInfo, SampleInput, Skip, register
 
 
 def _distinct(shape, dtype, requires_grad, low=-2.0, high=2.0, transpose=False, seed=0):

@@ -11,6 +11,7 @@ torch in tests/test_shape_ops.py and tests/test_indexing.py.
 import numpy as np
 
 import ndgrad
+
 from . import OpInfo, SampleInput, register
 
 
