@@ -9,7 +9,7 @@ from ._ops import linalg as _L
 
 __all__ = [
     "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh",
-    "eigvals", "eigvalsh", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
+    "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
     "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm",
     "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals",
     "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm",
@@ -53,3 +53,4 @@ lu_solve = _L.linalg_lu_solve
 tensorinv = _L.linalg_tensorinv
 tensorsolve = _L.linalg_tensorsolve
 vander = _L.linalg_vander
+householder_product = _L.linalg_householder_product

@@ -839,3 +839,27 @@ def test_docstring_examples():
         res = doctest.testmod(mod, extraglobs={"ndgrad": ndgrad},
                               optionflags=doctest.NORMALIZE_WHITESPACE)
         assert res.failed == 0 and res.attempted > 0
+
+
+@pytest.mark.parametrize("shape,dtype", [((5, 3), "float64"), ((2, 4, 4), "float64"),
+                                         ((4, 3), "complex128")])
+def test_householder_product(shape, dtype):
+    """A composite here (torch: LinalgHouseholderProductBackward0): values, gradients and
+    double backward vs torch on geqrf's output, plus torch's checks."""
+    x = torch.tensor(R(*shape) if dtype == "float64" else C(*shape))
+    a, tau = torch.geqrf(x)
+    compare(lambda L, u, t: L.linalg.householder_product(u, t),
+            [a.numpy(), tau.numpy()], check_name=False)
+    if dtype != "float64" or len(shape) != 2:
+        return
+    for fn in (lambda L: L.linalg.householder_product(L.ones(2, 3), L.ones(2)),
+               lambda L: L.linalg.householder_product(L.ones(3, 2), L.ones(3)),
+               lambda L: L.linalg.householder_product(L.ones(3), L.ones(1)),
+               lambda L: L.linalg.householder_product(L.ones(3, 2, 2), L.ones(2, 2)),
+               lambda L: L.linalg.householder_product(L.ones(3, 2), L.ones(2, dtype=L.float64))):
+        msgs = []
+        for L in (torch, ndgrad):
+            with pytest.raises(RuntimeError) as e:
+                fn(L)
+            msgs.append(str(e.value))
+        assert msgs[0] == msgs[1]

@@ -2738,6 +2738,47 @@ def linalg_vander(x, *, N=None):
     return cat([ones, powers], -1)
 
 
+def linalg_householder_product(A, tau, *, out=None):
+    """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^H, with v_i the i-th column
+    of A below the diagonal (unit diagonal): LAPACK's orgqr, as a composite of ndgrad ops."""
+    A, tau = as_tensor_arg(A), as_tensor_arg(tau)
+    name = "torch.linalg.householder_product"
+    if A._data.ndim < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    m, n = A._data.shape[-2:]
+    if m < n:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to "
+                           f"input.shape[-1]")
+    if tau._data.ndim != A._data.ndim - 1:
+        raise RuntimeError(f"{name}: Expected tau to have one dimension less than input, but "
+                           f"got tau.ndim equal to {tau._data.ndim} and input.ndim is equal to "
+                           f"{A._data.ndim}")
+    k = tau._data.shape[-1]
+    if n < k:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to "
+                           f"tau.shape[-1]")
+    if tau._data.shape[:-1] != A._data.shape[:-2]:
+        raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to "
+                           f"input.shape[:-2], but got {list(tau._data.shape[:-1])}")
+    _check_lapack_dtype(A, name, kernel="orgqr_cpu")
+    if tau._data.dtype != A._data.dtype:
+        raise RuntimeError(f"{name}: tau dtype {_tname(tau)} does not match input dtype "
+                           f"{_tname(A)}")
+    dt = A._data.dtype
+    eye = np.eye(m, n, dtype=dt)
+    q = Tensor(np.broadcast_to(eye, A._data.shape[:-2] + (m, n)).copy())
+    # Apply H_k, ..., H_1 from the left to the first n columns of I (orgqr's order).
+    for i in range(k - 1, -1, -1):
+        below = np.zeros((m, 1), dtype=dt)
+        below[i + 1:] = 1
+        unit = np.zeros((m, 1), dtype=dt)
+        unit[i] = 1
+        v = A[..., :, i:i + 1] * Tensor(below) + Tensor(unit)
+        w = matmul(_mH(v), q)
+        q = q - (tau[..., i:i + 1].unsqueeze(-1) * v) @ w
+    return _out(q, out)
+
+
 def linalg_vecdot(x, y, *, dim=-1, out=None):
     """``sum(conj(x) * y, dim)``."""
     x, y = as_tensor_arg(x), as_tensor_arg(y)

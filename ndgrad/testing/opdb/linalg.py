@@ -504,7 +504,21 @@ def _t_cholesky_inverse(l_, upper=False):
     return _torch().cholesky_inverse(l_.triu() if upper else l_.tril(), upper)
 
 
+def _householder_samples(op, dtype, requires_grad):
+    # geqrf-like input: any matrix with m >= n, and tau in the range reflectors use.
+    rng = np.random.default_rng(0)
+    mk = lambda a: _t(a, dtype, requires_grad)  # noqa: E731
+    yield SampleInput(mk(_rand(rng, (5, 3), dtype)),
+                      args=(mk(rng.uniform(0.5, 1.5, 3).astype(dtype.np)),), name="5x3")
+    yield SampleInput(mk(_rand(rng, (2, 4, 4), dtype)),
+                      args=(mk(rng.uniform(0.5, 1.5, (2, 3)).astype(dtype.np)),),
+                      name="batched-k<n")
+
+
 register(
+    OpInfo("linalg.householder_product", sample_inputs=_householder_samples, dtypes=_FC,
+           family="linalg", supports_complex_autograd=True, check_grad_fn=False,
+           notes="a composite of ndgrad ops (torch: LinalgHouseholderProductBackward0)"),
     OpInfo("linalg.tensorinv", sample_inputs=_tensorinv_samples, dtypes=_FC, family="linalg",
            supports_complex_autograd=True, check_grad_fn=False,
            notes="the final reshape is a ViewBackward0 (torch: ReshapeAliasBackward0)"),
