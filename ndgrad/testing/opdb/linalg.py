@@ -507,7 +507,7 @@ def _t_cholesky_inverse(l_, upper=False):
 def _householder_samples(op, dtype, requires_grad):
     # geqrf-like input: any matrix with m >= n, and tau in the range reflectors use.
     rng = np.random.default_rng(0)
-    mk = lambda a: _t(a, dtype, requires_grad)  # noqa: E731
+    mk = lambda a: _t(a, dtype, requires_grad)
     yield SampleInput(mk(_rand(rng, (5, 3), dtype)),
                       args=(mk(rng.uniform(0.5, 1.5, 3).astype(dtype.np)),), name="5x3")
     yield SampleInput(mk(_rand(rng, (2, 4, 4), dtype)),
