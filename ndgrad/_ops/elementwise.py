@@ -9,7 +9,13 @@ import operator
 
 import numpy as np
 
+from .. import _state
+from .._tensor import Tensor
+from ..autograd.graph import FREED, SavedTensor
 from .registry import unary, binary, primitive
+
+_tls = _state.tls
+_ndarray = np.ndarray
 
 __all__ = [
     "add", "sub", "mul", "div", "true_divide", "rsub", "neg", "negative", "pow", "exp", "log",
@@ -42,6 +48,35 @@ def _conj_any(v):
 
 def conj(input):
     return _conj(input)
+
+
+def _raw_grad(ctx, g, k):
+    """Fast path of the hot rules: ``(g's array, saved value k's array)`` when the rule may
+    run on raw arrays, else None (then the rule runs in ndgrad ops).
+
+    Allowed only in a plain backward (grad mode off, so nothing is recorded; no special mode,
+    so no observer expects to see the rule's ops), for a real floating `g` and a saved tensor
+    k without hooks, current version, and the same dtype and shape as `g`: then the ndgrad
+    ops of the rule would compute exactly these arrays and wrap them in fresh plain Tensors.
+    """
+    if _tls.grad_enabled or _state.special or type(g) is not Tensor:
+        return None
+    saved = ctx._saved
+    if saved is FREED:
+        return None
+    s = saved[k]
+    if type(s) is not SavedTensor or s._hooks is not None or s._version != s._vc[0]:
+        return None
+    t = s._tensor
+    sd = t._data if t is not None else s._data
+    gd = g._data
+    if sd.dtype is not gd.dtype or gd.dtype.kind != "f" or sd.shape != gd.shape:
+        return None
+    return gd, sd
+
+
+def _wrap(out):
+    return Tensor(out if type(out) is _ndarray else np.asarray(out))
 
 
 # ----------------------------------------------------------------------------- arithmetic
@@ -92,11 +127,38 @@ RSUB_T.def_vjp(_rsub_vjp)
 
 @MUL.def_vjp
 def _(ctx, g):
+    n = ctx._next
+    if n[0] is not None and n[1] is None:  # the common `activation * weight-free` case
+        raw = _raw_mul(ctx, g)
+        if raw is not None:
+            return raw, None
     a, b = ctx.saved
     n = ctx._next
     ga = g * _conj_any(b) if n[0] else None
     gb = g * _conj(a) if n[1] else None
     return ga, gb
+
+
+def _raw_mul(ctx, g):
+    """``g * b`` on raw arrays when only input 0 needs a gradient (see ``_raw_grad``); b may
+    have a broadcastable shape of its own, so the shape check is NumPy's broadcasting."""
+    if _tls.grad_enabled or _state.special or type(g) is not Tensor:
+        return None
+    saved = ctx._saved
+    if saved is FREED:
+        return None
+    s = saved[1]
+    if type(s) is not SavedTensor or s._hooks is not None or s._version != s._vc[0]:
+        return None
+    t = s._tensor
+    bd = t._data if t is not None else s._data
+    gd = g._data
+    if bd.dtype is not gd.dtype or gd.dtype.kind != "f":
+        return None
+    try:
+        return _wrap(gd * bd)
+    except ValueError:
+        return None  # not broadcastable: the dispatcher raises torch's error
 
 
 @DIV.def_vjp
@@ -353,7 +415,14 @@ def _sigmoid_bw_fwd(g, y):
 
 TANH = unary("tanh", np.tanh, save=(("out", None),), float_only=True)
 TANH_BW = binary("tanh_backward", _tanh_bw_fwd, save=((0, 1), (1, None)))
-TANH.def_vjp(lambda ctx, g: (TANH_BW.call(g, _conj(ctx.saved[0])),))
+
+
+@TANH.def_vjp
+def _(ctx, g):
+    raw = _raw_grad(ctx, g, 0)
+    if raw is not None:
+        return (_wrap(_tanh_bw_fwd(*raw)),)
+    return (TANH_BW.call(g, _conj(ctx.saved[0])),)
 
 
 @TANH_BW.def_vjp
@@ -373,7 +442,14 @@ def _sigmoid_fwd(x):
 
 SIGMOID = unary("sigmoid", _sigmoid_fwd, save=(("out", None),), float_only=True)
 SIGMOID_BW = binary("sigmoid_backward", _sigmoid_bw_fwd, save=((0, 1), (1, None)))
-SIGMOID.def_vjp(lambda ctx, g: (SIGMOID_BW.call(g, _conj(ctx.saved[0])),))
+
+
+@SIGMOID.def_vjp
+def _(ctx, g):
+    raw = _raw_grad(ctx, g, 0)
+    if raw is not None:
+        return (_wrap(_sigmoid_bw_fwd(*raw)),)
+    return (SIGMOID_BW.call(g, _conj(ctx.saved[0])),)
 
 
 @SIGMOID_BW.def_vjp
@@ -398,7 +474,14 @@ def _threshold_bw_fwd(g, x, threshold):
 
 THRESHOLD_BW = binary("threshold_backward", _threshold_bw_fwd, save=((1, None),),
                       params=True)
-RELU.def_vjp(lambda ctx, g: (THRESHOLD_BW.call(g, ctx.saved[0], 0),))
+
+
+@RELU.def_vjp
+def _(ctx, g):
+    raw = _raw_grad(ctx, g, 0)
+    if raw is not None:
+        return (_wrap(_threshold_bw_fwd(raw[0], raw[1], 0)),)
+    return (THRESHOLD_BW.call(g, ctx.saved[0], 0),)
 
 
 @THRESHOLD_BW.def_vjp
