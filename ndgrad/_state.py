@@ -21,6 +21,11 @@ class _ThreadState(threading.local):
 
 tls = _ThreadState()
 
+# Number of saved_tensors_hooks contexts open on any thread. When zero, saving a tensor for
+# backward skips the thread-local read of `tls.saved_hooks` (a superset test: a context open
+# on another thread only sends this one to its own, empty, stack).
+saved_hooks_active = 0
+
 # Number of active special modes (dual levels, anomaly detection, profilers). When zero the
 # dispatcher never looks at them.
 special = 0

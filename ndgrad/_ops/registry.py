@@ -278,8 +278,21 @@ def register_fast_type(cls):
     _FAST_TYPES.add(cls)
 
 
+def _save_slow(x):
+    """Saving a non-plain input: a Tensor subclass or inference tensor, or a number."""
+    if isinstance(x, Tensor):
+        if x._extra is not None:
+            _check_inference(x)
+        return SavedTensor(x)
+    return x
+
+
 def _compile_save(op, n_inputs):
-    """A fast function computing the saved tuple of `op` from (inputs, output, rgs)."""
+    """A fast function computing the saved tuple of `op` from (inputs, output, rgs).
+
+    Specs of inputs and output 0 become one generated expression per entry (no loop, no
+    list); other specs ("out1", ...) take the generic ``_save``.
+    """
     spec = op.save
     if not spec:
         return None
@@ -287,25 +300,20 @@ def _compile_save(op, n_inputs):
     if not simple:
         return lambda inputs, out, rgs: _save(op, inputs, (out,) if not isinstance(
             out, tuple) else out, rgs)
-    _Saved = SavedTensor
-
-    def save(inputs, out, rgs):
-        saved = []
-        for what, cond in spec:
-            if cond is not None and not rgs[cond]:
-                saved.append(None)
-            elif what == "out":
-                saved.append(_Saved(out, True, 0))
-            else:
-                x = inputs[what]
-                if isinstance(x, Tensor):
-                    if x._extra is not None:
-                        _check_inference(x)
-                    saved.append(_Saved(x))
-                else:
-                    saved.append(x)
-        return tuple(saved)
-    return save
+    items = []
+    for what, cond in spec:
+        if what == "out":
+            e = "_S(out, True, 0)"
+        else:
+            e = (f"(_S(x) if type(x := inputs[{what}]) is _T and x._extra is None "
+                 f"else _slow(x))")
+        if cond is not None:
+            e = f"({e} if rgs[{cond}] else None)"
+        items.append(e)
+    src = f"def save(inputs, out, rgs):\n    return ({', '.join(items)},)\n"
+    env = {"_S": SavedTensor, "_T": Tensor, "_slow": _save_slow}
+    exec(src, env)
+    return env["save"]
 
 
 def unary(name, fwd, node_name=None, save=(), float_only=False, linear=False, params=False):

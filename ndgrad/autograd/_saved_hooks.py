@@ -134,10 +134,12 @@ class saved_tensors_hooks:
         if msg is not None:
             raise RuntimeError(msg)
         _tls.saved_hooks = _tls.saved_hooks + ((self.pack_hook, self.unpack_hook),)
+        _state.saved_hooks_active += 1
         return self
 
     def __exit__(self, *exc):
         _tls.saved_hooks = _tls.saved_hooks[:-1]
+        _state.saved_hooks_active -= 1
 
 
 class save_on_cpu(saved_tensors_hooks):

@@ -224,9 +224,10 @@ class SavedTensor:
             self._tensor = t
             self._data = None
             self._output_nr = -1
-        hooks = _state.tls.saved_hooks
-        if hooks:
-            self._pack_with(hooks[-1], t)
+        if _state.saved_hooks_active:
+            hooks = _state.tls.saved_hooks
+            if hooks:
+                self._pack_with(hooks[-1], t)
 
     def _pack_with(self, hooks, t):
         from ._saved_hooks import pack_saved
