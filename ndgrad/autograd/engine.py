@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _state
 from . import _special_engine
-from .graph import AccumulateGrad
+from .graph import FREED, AccumulateGrad
 
 __all__ = ["run_backward", "accumulate_grad", "reduce_grads"]
 
@@ -101,7 +101,7 @@ def _owned(g):
 
 def accumulate_grad(var, g, create_graph):
     """Add `g` into ``var.grad`` following torch's default gradient layouts."""
-    from .._tensor import Tensor
+    Tensor = _TensorCls or _tensor_cls()
     old = var._grad
     if old is None:
         if create_graph:
@@ -130,6 +130,16 @@ def accumulate_grad(var, g, create_graph):
             old._vc[0] += 1
         else:
             var._grad = Tensor(od + g._data)
+
+
+_TensorCls = None
+
+
+def _tensor_cls():
+    global _TensorCls
+    from .._tensor import Tensor
+    _TensorCls = Tensor
+    return Tensor
 
 
 def _is_dense(a):
@@ -224,16 +234,21 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
             seen.add(node)
             root_nodes.append(node)
     stack = list(root_nodes)
+    deps_get = deps.get
     while stack:
         node = stack.pop()
         for e in node._next:
             if e is None:
                 continue
             m = e[0]
-            deps[m] = deps.get(m, 0) + 1
-            if m not in seen:
-                seen.add(m)
-                stack.append(m)
+            d = deps_get(m)
+            if d is None:
+                # First edge into m: visit it, unless it is a root (visited already).
+                deps[m] = 1
+                if m not in seen:
+                    stack.append(m)
+            else:
+                deps[m] = d + 1
 
     # 2. Which nodes must run.
     needed = None
@@ -331,7 +346,10 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
             if extra is not None and extra.get("hooks"):
                 gx = _call_post_hooks(node, gx, gs, extra)
             if not keep_graph and node._saved:
-                node._release()
+                if op is not None:
+                    node._saved = FREED  # op nodes release as Node._release does
+                else:
+                    node._release()
             del gs
             for e, g in zip(node._next, gx):
                 if e is None:
