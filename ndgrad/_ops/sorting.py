@@ -665,6 +665,15 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return res[0] if len(res) == 1 else tuple(res)
 
 
+# torch records the op (its backward raises); the values are computed by the caller.
+UNIQUE_CONSECUTIVE = primitive("unique_consecutive", lambda x, vals: vals)
+
+
+@UNIQUE_CONSECUTIVE.def_vjp
+def _(ctx, g):
+    raise NotImplementedError("the derivative for 'unique_consecutive' is not implemented.")
+
+
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Collapse runs of equal consecutive elements (flattened when `dim` is None)."""
     x = as_tensor_arg(input)
@@ -690,7 +699,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
             np.zeros(0, np.int64)
         n = d.shape[dd]
     cnt = np.diff(np.concatenate([starts, [n]])).astype(np.int64)
-    res = [wrap(np.ascontiguousarray(vals))]
+    res = [UNIQUE_CONSECUTIVE.call(x, params=np.ascontiguousarray(vals))]
     if return_inverse:
         res.append(wrap(np.asarray(inv, np.int64)))
     if return_counts:
