@@ -1,7 +1,11 @@
-"""Indexing: ``x[key]`` (basic indices become a chain of view ops, tensor indices an
-IndexBackward0 node), ``x[key] = v`` (a view written in place, or index_put_), and the
-index-based primitives gather, scatter, scatter_add, index_select, index_put, masked_fill,
-copy, fill, zero and nonzero.
+"""Indexing: ``x[key]`` (basic indices become a chain of view ops, tensor/list/bool indices
+one IndexBackward0 node), ``x[key] = v`` (a view written in place, index_put_, or fill_), and
+the index-based ops: gather, take, take_along_dim, index_select, scatter (src, value, reduce),
+scatter_add, scatter_reduce, index_add, index_copy, index_fill, index_put, masked_fill,
+masked_select, masked_scatter, nonzero/argwhere, and copy_/fill_/zero_.
+
+Keys are parsed as torch does: basic indices first (in key order), then mask-shape and
+broadcast checks of the advanced part, then bounds (only when something is selected).
 """
 
 import builtins

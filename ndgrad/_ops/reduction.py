@@ -1,8 +1,12 @@
-"""Reductions of the foundation: sum, mean, amax/amin, max/min (all and per dim, with
-indices), argmax/argmin, prod, var/std, logsumexp, all/any, norm.
+"""Reductions and scans: sum, mean, prod, amax/amin, max/min (all, or per dim with indices),
+argmax/argmin, var/std/var_mean/std_mean, logsumexp, norm (and linalg's vector_norm kernel),
+all/any/count_nonzero, nansum/nanmean, cumsum/cumprod/cummax/cummin/logcumsumexp.
 
 Dim arguments follow torch: an int, a tuple/list of ints, or None for all dims; negative dims
-wrap; out-of-range dims raise IndexError with torch's message.
+wrap; out-of-range dims raise IndexError with torch's message; NumPy's ``axis``/``keepdims``
+spellings and ``out=`` are accepted. var, std, logsumexp and norm are primitives (not
+composites) so that grad_fn names and the special points (zero std, -inf rows, zero norm)
+follow torch's own backward formulas. Sorting and selection live in ``sorting.py``.
 """
 
 import builtins

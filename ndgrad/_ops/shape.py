@@ -1,7 +1,12 @@
-"""Shape primitives: the view ops (sharing memory, version counter and ``_base`` with their
-input: view/reshape, transpose, permute, expand, squeeze, unsqueeze, select, slice, narrow,
-unbind, split, chunk, diagonal, flatten, alias) and the copying joins (cat, stack, clone,
-contiguous, flip, repeat).
+"""Shape ops. Views (sharing memory, version counter and ``_base`` with their input):
+view/reshape, transpose/permute/t/movedim, expand/broadcast_to/broadcast_tensors, squeeze/
+unsqueeze, select, slice/narrow, unbind/split/chunk/tensor_split, diagonal, flatten/unflatten,
+alias, atleast_Nd. Copies: cat/stack (and h/v/d/column_stack), clone, flip/fliplr/flipud, roll,
+rot90, repeat/tile/repeat_interleave, tril/triu, diag/diag_embed/trace, kron, meshgrid,
+cartesian_prod, and the functional scatters into a select/slice/diagonal.
+
+Ops whose backward needs the input's shape register with ``record_input_shape`` so the node
+knows it however the op is called (public function, another op's backward, view replay).
 """
 
 import builtins
