@@ -452,3 +452,44 @@ def test_cell_loop_double_backward(cls):
                                                           [x] + list(cell.parameters()))])
     for a, b in zip(res[0], res[1]):
         np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-9)
+
+
+REPRS = [
+    lambda nn: nn.Conv2d(2, 4, 3, stride=2, padding=1, dilation=2, groups=2, bias=False,
+                         padding_mode="reflect"),
+    lambda nn: nn.Conv1d(2, 4, 3, padding="same"),
+    lambda nn: nn.ConvTranspose2d(2, 4, 3, stride=2, output_padding=1),
+    lambda nn: nn.Embedding(5, 3, max_norm=1.0, norm_type=1.0, scale_grad_by_freq=True),
+    lambda nn: nn.LSTM(2, 3, 2, bias=False, dropout=0.2),
+    lambda nn: nn.GRU(2, 3, batch_first=True), lambda nn: nn.RNN(2, 3, nonlinearity="relu"),
+    lambda nn: nn.RNNCell(2, 3, nonlinearity="relu", bias=False),
+    lambda nn: nn.LSTMCell(2, 3), lambda nn: nn.GRUCell(2, 3, bias=False),
+    lambda nn: nn.AvgPool2d(3, 1, 1), lambda nn: nn.AvgPool1d(3), lambda nn: nn.MaxPool1d(3),
+    lambda nn: nn.AdaptiveMaxPool2d((2, 3)), lambda nn: nn.AdaptiveAvgPool2d(1),
+    lambda nn: nn.LayerNorm(4, bias=False), lambda nn: nn.LayerNorm([2, 3], eps=1e-3),
+    lambda nn: nn.Softplus(2, 10), lambda nn: nn.Hardtanh(-2, 2),
+    lambda nn: nn.Threshold(0.1, 20), lambda nn: nn.PReLU(3), lambda nn: nn.GLU(),
+    lambda nn: nn.Softmax(), lambda nn: nn.LogSoftmax(1), lambda nn: nn.ELU(0.5, True),
+    lambda nn: nn.CELU(), lambda nn: nn.LeakyReLU(0.2, True), lambda nn: nn.ReLU(True),
+    lambda nn: nn.Softshrink(), lambda nn: nn.Hardshrink(0.3), lambda nn: nn.SiLU(True),
+    lambda nn: nn.Dropout1d(), lambda nn: nn.Dropout2d(0.1, True),
+    lambda nn: nn.Unflatten(1, (2, 2)),
+    lambda nn: nn.BatchNorm1d(3, affine=False, track_running_stats=False, momentum=None),
+    lambda nn: nn.InstanceNorm2d(3), lambda nn: nn.GroupNorm(2, 4, affine=False),
+    lambda nn: nn.MultiheadAttention(4, 2, kdim=3, vdim=5, batch_first=True),
+    lambda nn: nn.Bilinear(2, 3, 4, bias=False),
+    lambda nn: nn.CrossEntropyLoss(label_smoothing=0.1), lambda nn: nn.TripletMarginLoss(),
+    lambda nn: nn.TransformerEncoderLayer(4, 2, 8, activation=nn.GELU(), norm_first=True),
+    lambda nn: nn.Identity(3, x=4), lambda nn: nn.ParameterList(), lambda nn: nn.ModuleDict(),
+    lambda nn: nn.Sequential(),
+]
+
+
+def test_module_reprs_match_torch():
+    for make in REPRS:
+        assert repr(make(ndgrad.nn)) == repr(make(torch.nn))
+
+
+def test_rnn_single_layer_dropout_warns_like_torch():
+    with pytest.warns(UserWarning, match="non-zero dropout expects num_layers greater than 1"):
+        ndgrad.nn.GRU(2, 3, dropout=0.3)

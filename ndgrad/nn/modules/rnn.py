@@ -6,6 +6,7 @@ the recurrence itself loops over time steps.
 """
 
 import math
+import warnings
 
 from ... import _creation
 from ..._ops import nn_kernels as K
@@ -84,6 +85,10 @@ class RNNBase(Module):
                 isinstance(dropout, bool):
             raise ValueError("dropout should be a number in range [0, 1] representing the "
                              "probability of an element being zeroed")
+        if dropout > 0 and num_layers == 1:
+            warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
+                          "non-zero dropout expects num_layers greater than 1, but got "
+                          f"dropout={dropout} and num_layers={num_layers}", stacklevel=3)
         if not isinstance(hidden_size, int) or hidden_size <= 0:
             raise ValueError("hidden_size must be greater than zero")
         if num_layers <= 0:
