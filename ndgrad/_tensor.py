@@ -26,6 +26,7 @@ __all__ = ["Tensor"]
 
 _ndarray = np.ndarray
 _asarray = np.asarray
+_new = object.__new__
 
 
 class Tensor:
@@ -48,7 +49,7 @@ class Tensor:
             self._grad = None
             self._acc = None
             self._extra = None
-            return
+            return  # keep in step with _from_array below
         # torch.Tensor's legacy constructor: Tensor(2, 3) allocates, Tensor([1, 2]) copies.
         if data is None:
             arr = np.empty((0,), _dtype.get_default_dtype().np)
@@ -511,4 +512,25 @@ def _legacy_name(np_dtype):
 
 
 # Imported last: the autograd package imports modules that need the Tensor class defined above.
+
+def _from_array(data):
+    """``Tensor(data)`` for an ndarray `data`, without the public constructor's argument
+    handling: the dispatcher's way to wrap every result. Sets exactly the state of
+    ``Tensor.__init__``'s array fast path."""
+    t = _new(Tensor)
+    t._data = data
+    t._rg = False
+    t._grad_fn = None
+    t._output_nr = 0
+    t._vc = [0]
+    t._base = None
+    t._view = None
+    t._view_ver = 0
+    t._grad = None
+    t._acc = None
+    t._extra = None
+    return t
+
+
 from .autograd.graph import AccumulateGrad, _add_hook, _HookDict  # noqa: E402
+

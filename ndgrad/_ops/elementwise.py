@@ -10,7 +10,7 @@ import operator
 import numpy as np
 
 from .. import _state
-from .._tensor import Tensor
+from .._tensor import Tensor, _from_array
 from ..autograd.graph import FREED, SavedTensor
 from .registry import unary, binary, primitive
 
@@ -76,7 +76,7 @@ def _raw_grad(ctx, g, k):
 
 
 def _wrap(out):
-    return Tensor(out if type(out) is _ndarray else np.asarray(out))
+    return _from_array(out if type(out) is _ndarray else np.asarray(out))
 
 
 # ----------------------------------------------------------------------------- arithmetic

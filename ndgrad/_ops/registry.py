@@ -32,7 +32,7 @@ import numpy as np
 
 from .. import _dtype
 from .. import _state
-from .._tensor import Tensor
+from .._tensor import Tensor, _from_array
 from ..autograd.graph import Node, SavedTensor
 
 __all__ = ["OpDef", "unary", "binary", "primitive", "apply", "apply_inplace", "wrap",
@@ -97,7 +97,7 @@ def wrap(arr):
     """A new Tensor around a NumPy result (0-d results of NumPy come back as scalars)."""
     if type(arr) is not _ndarray:
         arr = _asarray(arr)
-    return Tensor(arr)
+    return _from_array(arr)
 
 
 def as_tensor_arg(x, name="input"):
@@ -303,15 +303,16 @@ def _compile_save(op, n_inputs):
     items = []
     for what, cond in spec:
         if what == "out":
-            e = "_S(out, True, 0)"
+            e = "_SO(out)"
         else:
-            e = (f"(_S(x) if type(x := inputs[{what}]) is _T and x._extra is None "
+            e = (f"(_SI(x) if type(x := inputs[{what}]) is _T and x._extra is None "
                  f"else _slow(x))")
         if cond is not None:
             e = f"({e} if rgs[{cond}] else None)"
         items.append(e)
     src = f"def save(inputs, out, rgs):\n    return ({', '.join(items)},)\n"
-    env = {"_S": SavedTensor, "_T": Tensor, "_slow": _save_slow}
+    env = {"_SI": SavedTensor.of_input, "_SO": SavedTensor.of_output, "_T": Tensor,
+           "_slow": _save_slow}
     exec(src, env)
     return env["save"]
 
@@ -338,7 +339,7 @@ def unary(name, fwd, node_name=None, save=(), float_only=False, linear=False, pa
                 out = fwd(d, p) if params else fwd(d)
                 if type(out) is not _ndarray:
                     out = _asarray(out)
-                res = Tensor(out)
+                res = _from_array(out)
                 if x._rg and _tls.grad_enabled and out.dtype.kind in "fc":
                     if x._extra is not None:
                         _check_inference(x)
@@ -361,7 +362,7 @@ def unary(name, fwd, node_name=None, save=(), float_only=False, linear=False, pa
         out = fwd(d, p) if params else fwd(d)
         if type(out) is not _ndarray:
             out = _asarray(out)
-        res = Tensor(out)
+        res = _from_array(out)
         if (x._rg or (x._base is not None and _needs_grad(x))) and _tls.grad_enabled:
             if out.dtype.kind not in "fc":  # bool/int results (isnan, ...) never need grad
                 return res
@@ -411,7 +412,7 @@ def binary(name, fwd, node_name=None, save=(), promote="binary", params=False, p
                     raise _kernel_error(op, e, ad, bd) from None
                 if type(out) is not _ndarray:
                     out = _asarray(out)
-                res = Tensor(out)
+                res = _from_array(out)
                 if compare:
                     return res
                 ra = a._rg
@@ -474,10 +475,10 @@ def binary(name, fwd, node_name=None, save=(), promote="binary", params=False, p
         if type(out) is not _ndarray:
             out = _asarray(out)
         if compare:
-            return Tensor(out)
+            return _from_array(out)
         if out.dtype is not rd and out.dtype != rd:
             out = out.astype(rd)
-        res = Tensor(out)
+        res = _from_array(out)
         ra = ta and (a._rg or (a._base is not None and _needs_grad(a)))
         rb = tb and (b._rg or (b._base is not None and _needs_grad(b)))
         if (ra or rb) and _tls.grad_enabled:
@@ -514,15 +515,20 @@ def primitive(name, fwd, node_name=None, save=(), n_out=1, diff_outs=None, view=
     op = OpDef(name, fwd, node_name or _node_name(name), save=save, n_out=n_out,
                diff_outs=diff_outs, kind="general", view=view, linear=linear)
     node_cls = op.node
+    saver = _compile_save(op, None)
+    # A compiled saver takes output 0; other specs ("out1", ...) take the tuple of outputs.
+    save_all = bool(save) and not all(type(w) is int or w == "out" for w, _ in op.save)
 
-    def impl(*args, _plain=False):
-        inputs = args[:-1]
-        p = args[-1]
-        out = fwd(*[x._data if isinstance(x, Tensor) else x for x in inputs], p)
+    def run(inputs, p):
+        if len(inputs) == 1:
+            x = inputs[0]
+            out = fwd(x._data if isinstance(x, Tensor) else x, p)
+        else:
+            out = fwd(*[x._data if isinstance(x, Tensor) else x for x in inputs], p)
         if n_out == 1:
             if type(out) is not _ndarray:
                 out = _asarray(out)
-            res = Tensor(out)
+            res = _from_array(out)
             outputs = (res,)
         else:
             outputs = tuple([wrap(o) for o in out])
@@ -531,35 +537,26 @@ def primitive(name, fwd, node_name=None, save=(), n_out=1, diff_outs=None, view=
             _make_views(op, inputs[0], outputs, p)
         if not _tls.grad_enabled:
             return res
-        any_rg = False
-        rgs = []
-        for x in inputs:
-            r = isinstance(x, Tensor) and (x._rg or (x._base is not None and _needs_grad(x)))
-            rgs.append(r)
-            if r:
-                any_rg = True
-        if not any_rg:
-            return res
-        edges = []
-        meta = None
-        dt = outputs[0]._data.dtype
-        for i, x in enumerate(inputs):
-            if not rgs[i]:
-                edges.append(None)
-                continue
+        if len(inputs) == 1:
+            # One input (views, reductions, most nn kernels): no per-input lists.
+            x = inputs[0]
+            if not (isinstance(x, Tensor) and (x._rg or (x._base is not None and
+                                                        _needs_grad(x)))):
+                return res
             if x._extra is not None:
                 _check_inference(x)
             fn = x._grad_fn
-            edges.append((fn, x._output_nr) if fn is not None and x._base is None
-                         else x._edge())
+            edge = (fn, x._output_nr) if fn is not None and x._base is None else x._edge()
+            node = node_cls((edge,), saver(inputs, outputs if save_all else outputs[0],
+                                           _ONE_TRUE) if saver else (), p)
             xd = x._data.dtype
+            dt = outputs[0]._data.dtype
             if xd is not dt and xd != dt and xd.kind in "fc":
-                if meta is None:
-                    meta = [None] * len(inputs)
-                meta[i] = (x._data.shape, xd)
-        node = node_cls(tuple(edges), _save(op, inputs, outputs, rgs) if save else (), p)
-        if meta is not None:
-            node._meta = tuple(meta)
+                node._meta = ((x._data.shape, xd),)
+        else:
+            node = _record_general(node_cls, inputs, outputs, p, saver, save_all)
+            if node is None:
+                return res
         if n_out == 1:
             res._rg = True
             res._grad_fn = node
@@ -571,26 +568,71 @@ def primitive(name, fwd, node_name=None, save=(), n_out=1, diff_outs=None, view=
                     o._output_nr = k
         return res
 
+    def impl(*args, _plain=False):
+        return run(args[:-1], args[-1])
+
     def call(*inputs, params=None):
         if _state.special:
             return _special_call(op, impl, inputs, params)
-        return impl(*inputs, params)
+        return run(inputs, params)
 
     op.call = call
     op.impl = impl
     return _register(op)
 
 
+def _record_general(node_cls, inputs, outputs, p, saver, save_all):
+    """The node of a primitive with several inputs, or None when none needs grad."""
+    any_rg = False
+    rgs = []
+    for x in inputs:
+        r = isinstance(x, Tensor) and (x._rg or (x._base is not None and _needs_grad(x)))
+        rgs.append(r)
+        if r:
+            any_rg = True
+    if not any_rg:
+        return None
+    edges = []
+    meta = None
+    dt = outputs[0]._data.dtype
+    for i, x in enumerate(inputs):
+        if not rgs[i]:
+            edges.append(None)
+            continue
+        if x._extra is not None:
+            _check_inference(x)
+        fn = x._grad_fn
+        edges.append((fn, x._output_nr) if fn is not None and x._base is None
+                     else x._edge())
+        xd = x._data.dtype
+        if xd is not dt and xd != dt and xd.kind in "fc":
+            if meta is None:
+                meta = [None] * len(inputs)
+            meta[i] = (x._data.shape, xd)
+    node = node_cls(tuple(edges), saver(inputs, outputs if save_all else outputs[0], rgs)
+                    if saver else (), p)
+    if meta is not None:
+        node._meta = tuple(meta)
+    return node
+
+
 def _make_views(op, x, outputs, p):
-    base = x._base if x._base is not None else x
+    base = x._base
+    if base is None:
+        base = x
     chain = x._view or ()
-    for k, o in enumerate(outputs):
+    vc = x._vc
+    ver = vc[0]
+    inference = x._extra is not None and x._extra.get("inference")
+    k = 0
+    for o in outputs:
         o._base = base
-        o._vc = x._vc
-        o._view_ver = x._vc[0]
+        o._vc = vc
+        o._view_ver = ver
         o._view = chain + ((op, p, k),)
-        if x._extra is not None and x._extra.get("inference"):
+        if inference:
             o._extras()["inference"] = True
+        k += 1
 
 
 def replay_view(chain, t):

@@ -116,7 +116,7 @@ def accumulate_grad(var, g, create_graph):
             np.copyto(new, data)
             var._grad = Tensor(new)
         elif _owned(g) and data.shape == vdata.shape:
-            var._grad = Tensor(data) if g._extra is None and g._base is None else g.detach()
+            var._grad = _from_array(data) if g._extra is None and g._base is None else g.detach()
         else:
             var._grad = Tensor(np.array(data, order="K" if data.shape == vdata.shape else "C"))
         if var._grad._data.shape != vdata.shape:
@@ -136,10 +136,13 @@ _TensorCls = None
 
 
 def _tensor_cls():
-    global _TensorCls
-    from .._tensor import Tensor
+    global _TensorCls, _from_array
+    from .._tensor import Tensor, _from_array
     _TensorCls = Tensor
     return Tensor
+
+
+_from_array = None
 
 
 def _is_dense(a):

@@ -229,6 +229,38 @@ class SavedTensor:
             if hooks:
                 self._pack_with(hooks[-1], t)
 
+    @staticmethod
+    def of_input(t, _new=object.__new__):
+        """``SavedTensor(t)`` (the dispatcher's generated savers call this)."""
+        s = _new(SavedTensor)
+        s._vc = vc = t._vc
+        s._version = vc[0]
+        s._hooks = None
+        s._tensor = t
+        s._data = None
+        s._output_nr = -1
+        if _state.saved_hooks_active:
+            hooks = _state.tls.saved_hooks
+            if hooks:
+                s._pack_with(hooks[-1], t)
+        return s
+
+    @staticmethod
+    def of_output(t, _new=object.__new__):
+        """``SavedTensor(t, True, 0)``: output 0 of the saving node."""
+        s = _new(SavedTensor)
+        s._vc = vc = t._vc
+        s._version = vc[0]
+        s._hooks = None
+        s._tensor = None
+        s._data = t._data
+        s._output_nr = 0
+        if _state.saved_hooks_active:
+            hooks = _state.tls.saved_hooks
+            if hooks:
+                s._pack_with(hooks[-1], t)
+        return s
+
     def _pack_with(self, hooks, t):
         from ._saved_hooks import pack_saved
         pack_saved(self, hooks, t)
@@ -242,7 +274,7 @@ class SavedTensor:
         t = self._tensor
         if t is not None:
             return t
-        out = _Tensor()(self._data)
+        out = (_from_array or _tensor_ctor())(self._data)
         out._vc = self._vc
         if node is not None:
             out._rg = True
@@ -271,6 +303,15 @@ def _Tensor():
 
 
 _TensorCls = None
+_from_array = None
+
+
+def _tensor_ctor():
+    """``_tensor._from_array`` (imported late, as _Tensor)."""
+    global _from_array
+    from .._tensor import _from_array as fn
+    _from_array = fn
+    return fn
 
 
 def _legacy_type(t):
