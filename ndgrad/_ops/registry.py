@@ -437,6 +437,31 @@ def binary(name, fwd, node_name=None, save=(), promote="binary", params=False, p
                     res._rg = True
                     res._grad_fn = node
                 return res
+        # Fast path 2: a plain real floating tensor and a Python float or int (x * 2, x - 1,
+        # and many rules): the result keeps the tensor's dtype, as _scalar_promote says.
+        tb_ = type(b)
+        if (tb_ is float or tb_ is int) and type(a) in _FAST_TYPES and p is None and \
+                not _state.special and a._base is None and a._data.dtype.kind == "f":
+            ad = a._data
+            try:
+                out = fast_fwd(ad, b)
+            except (ValueError, TypeError) as e:
+                raise _kernel_error(op, e, ad, None) from None
+            if type(out) is not _ndarray:
+                out = _asarray(out)
+            if compare:
+                return _from_array(out)
+            rd = ad.dtype
+            if out.dtype is not rd and out.dtype != rd:
+                out = out.astype(rd)
+            res = _from_array(out)
+            if a._rg and _tls.grad_enabled:
+                fn = a._grad_fn
+                ea = (fn, a._output_nr) if fn is not None else (a._accumulator(), 0)
+                node = node_cls((ea, None), saver((a, b), res, (True, False)) if saver else ())
+                res._rg = True
+                res._grad_fn = node
+            return res
         ta = isinstance(a, Tensor)
         tb = isinstance(b, Tensor)
         if not ta and not tb:
