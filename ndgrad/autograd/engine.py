@@ -288,14 +288,22 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
     # `ready` holds a node that became ready while the heap was empty: in a chain it runs next
     # without a round trip through the heap (it is the only candidate, so order is unchanged).
     ready = None
+    # The gradients of `ready` when they never went through `buffers` (the usual case in a
+    # chain: a node's only input edge delivers its only gradient).
+    ready_gs = None
     try:
         while heap or ready is not None:
             if ready is not None:
                 node = ready
                 ready = None
+                if ready_gs is not None:
+                    gs = ready_gs
+                    ready_gs = None
+                else:
+                    gs = buffers.pop(node, None) or []
             else:
                 node = heappop(heap)[1]
-            gs = buffers.pop(node, None) or []
+                gs = buffers.pop(node, None) or []
             extra = node._extra
             if type(node) is AccumulateGrad:
                 runs = accumulate and (accumulate_only is None or node in accumulate_only)
@@ -327,11 +335,14 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                 continue
             # Skip a node whose incoming gradients are all None (zero), unless it asks to be
             # called anyway (custom Functions with materialize_grads).
-            empty = True
-            for g in gs:
-                if g is not None:
-                    empty = False
-                    break
+            if gs and gs[0] is not None:
+                empty = False
+            else:
+                empty = True
+                for g in gs:
+                    if g is not None:
+                        empty = False
+                        break
             if empty and not node._wants_none:
                 if not keep_graph and node._saved:
                     node._release()
@@ -358,38 +369,62 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                 if e is None:
                     continue
                 m = e[0]
-                if g is not None:
-                    nr = e[1]
-                    buf = buffers.get(m)
-                    if buf is None:
-                        if nr == 0:
-                            buffers[m] = [g]
-                        else:
-                            buf = buffers[m] = [None] * (nr + 1)
-                            buf[nr] = g
-                    else:
-                        if len(buf) <= nr:
-                            buf.extend([None] * (nr + 1 - len(buf)))
-                        prev = buf[nr]
-                        buf[nr] = g if prev is None else prev + g
                 d = deps[m] - 1
                 if d:
                     deps[m] = d
+                    if g is not None:
+                        _deliver(buffers, m, e[1], g)
+                    continue
+                # m's last pending edge: m becomes ready with its gradients.
+                del deps[m]
+                if ready is None and not heap:
+                    ready = m
+                    if g is not None:
+                        nr = e[1]
+                        buf = buffers.pop(m, None)
+                        if buf is None and nr == 0:
+                            ready_gs = [g]  # never stored: the next iteration takes it
+                        else:
+                            if buf is None:
+                                buf = []
+                            _add_to(buf, nr, g)
+                            ready_gs = buf
                 else:
-                    del deps[m]
-                    if ready is None and not heap:
-                        ready = m
-                    else:
-                        if ready is not None:
-                            heappush(heap, (-ready._seq, ready))
-                            ready = None
-                        heappush(heap, (-m._seq, m))
+                    if g is not None:
+                        _deliver(buffers, m, e[1], g)
+                    if ready is not None:
+                        if ready_gs is not None:
+                            buffers[ready] = ready_gs
+                            ready_gs = None
+                        heappush(heap, (-ready._seq, ready))
+                        ready = None
+                    heappush(heap, (-m._seq, m))
             # Drop this frame's references so a leaf can steal its gradient (see _owned).
             gx = g = None
     finally:
         _tls.grad_enabled = prev_grad_mode
         tasks.pop()
     return captured
+
+
+def _deliver(buffers, m, nr, g):
+    """Add gradient `g` for output `nr` of node `m` into its input buffer."""
+    buf = buffers.get(m)
+    if buf is None:
+        if nr == 0:
+            buffers[m] = [g]
+        else:
+            buf = buffers[m] = [None] * (nr + 1)
+            buf[nr] = g
+    else:
+        _add_to(buf, nr, g)
+
+
+def _add_to(buf, nr, g):
+    if len(buf) <= nr:
+        buf.extend([None] * (nr + 1 - len(buf)))
+    prev = buf[nr]
+    buf[nr] = g if prev is None else prev + g
 
 
 class GraphTask:
