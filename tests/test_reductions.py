@@ -675,3 +675,30 @@ def test_random_shapes_and_dims_match_torch():
                                                                  n[1] is not None) else True
         else:
             np.testing.assert_allclose(n[1], t[1], atol=1e-10, equal_nan=True, err_msg=where)
+
+
+def test_cumprod_with_zeros_first_and_second_order():
+    """Random zero patterns (several zeros per slice, complex too): gradient and the
+    gradient of <gradient, v> equal torch's."""
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        shape = (int(rng.integers(1, 4)), int(rng.integers(1, 6)))
+        a = rng.standard_normal(shape)
+        a[rng.random(shape) < 0.3] = 0
+        if rng.random() < 0.3:
+            a = a + 1j * rng.standard_normal(shape) * (a != 0)
+        d = int(rng.integers(0, 2))
+        res = []
+        for lib in (torch, ndgrad):
+            x = lib.tensor(a, requires_grad=True)
+            y = x.cumprod(d)
+            go = lib.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape)).astype(a.dtype))
+            g, = lib.autograd.grad(y, x, go, create_graph=True)
+            v = lib.tensor(np.cos(np.arange(y.numel())).reshape(tuple(y.shape)).astype(a.dtype))
+            tot = (g * v).sum()
+            tot = tot.real if a.dtype.kind == "c" else tot
+            gg, = lib.autograd.grad(tot, x) if tot.requires_grad else (lib.zeros_like(x),)
+            res.append((_arr(g.resolve_conj() if lib is torch else g),
+                        _arr(gg.resolve_conj() if lib is torch else gg)))
+        np.testing.assert_allclose(res[1][0], res[0][0], atol=1e-10)
+        np.testing.assert_allclose(res[1][1], res[0][1], atol=1e-10)
