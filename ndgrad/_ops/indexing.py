@@ -571,7 +571,9 @@ def _(ctx, g):
     from .. import zeros
     (idx,) = ctx.saved
     shape = ctx._extra["shape"]
-    return scatter_add(zeros(shape, dtype=g.dtype), ctx._params, idx, g), None
+    # indices were checked by the forward: the primitive directly, without the public checks
+    return SCATTER_ADD.call(zeros(shape, dtype=g.dtype), idx, g, params=(ctx._params, "add")), \
+        None
 
 
 def gather(input, dim, index, *, sparse_grad=False):

@@ -331,7 +331,8 @@ def _index_grad(g, idx, dim, keepdim, shape):
     if not keepdim:
         g = g.unsqueeze(dim)
         idx = idx.unsqueeze(dim)
-    return zeros(shape, dtype=g.dtype).scatter(dim, idx, g)
+    from .indexing import SCATTER  # indices come from the forward: no public checks needed
+    return SCATTER.call(zeros(shape, dtype=g.dtype), idx, g, params=(dim, None))
 
 
 record_input_shape(MAX_DIM, MIN_DIM)
@@ -943,7 +944,8 @@ def _cumext_vjp(ctx, gs):
     dim, _ = ctx._params
     if g._data.ndim == 0:
         return (g,)
-    return (zeros(g.shape, dtype=g.dtype).scatter_add(dim, idx, g),)
+    from .indexing import SCATTER_ADD
+    return (SCATTER_ADD.call(zeros(g.shape, dtype=g.dtype), idx, g, params=(dim, "add")),)
 
 
 CUMMAX.def_vjp(_cumext_vjp)

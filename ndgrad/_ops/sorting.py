@@ -314,18 +314,26 @@ def _sort_fwd(x, p):
     dim, descending, stable = p
     if x.ndim == 0:
         return x.copy(), np.zeros((), np.int64)
-    rows, shape = _rows(x, dim)
-    idx = _stable_order(rows, descending)
-    if not stable and rows.shape[-1] > 16:
+    n = x.shape[dim]
+    if not stable and n > 16:
         # std::sort is only stable below its insertion-sort threshold; replay it on tied rows.
+        rows, shape = _rows(x, dim)
+        idx = _stable_order(rows, descending)
         comp = _gt_nan if descending else _lt_nan
-        for r in np.nonzero(_bounded(_has_ties(rows), rows.shape[-1]))[0]:
+        for r in np.nonzero(_bounded(_has_ties(rows), n))[0]:
             a = _pairs(rows[r])
             _Std(a, comp).sort(0, len(a))
             idx[r] = [i for _, i in a]
+        idx = np.ascontiguousarray(idx, dtype=np.int64)
+        vals = np.take_along_axis(rows, idx, axis=-1)
+        return _unrows(vals, shape, dim), _unrows(idx, shape, dim)
+    # The common small case: a stable sort along `dim` directly (no reshaping into rows).
+    if descending:
+        idx = np.flip(n - 1 - np.argsort(np.flip(x, dim), axis=dim, kind="stable"), dim)
+    else:
+        idx = np.argsort(x, axis=dim, kind="stable")
     idx = np.ascontiguousarray(idx, dtype=np.int64)
-    vals = np.take_along_axis(rows, idx, axis=-1)
-    return _unrows(vals, shape, dim), _unrows(idx, shape, dim)
+    return np.take_along_axis(x, idx, axis=dim), idx
 
 
 SORT = primitive("sort", _sort_fwd, save=(("out1", None),), n_out=2, diff_outs=(True, False))
@@ -343,7 +351,8 @@ def _select_values_vjp(ctx, gs):
     shape = ctx._extra["shape"]
     if len(shape) == 0:
         return (g.reshape(()),)
-    return (zeros(shape, dtype=g.dtype).scatter(dim, idx, g),)
+    from .indexing import SCATTER  # indices come from the forward: no public checks needed
+    return (SCATTER.call(zeros(shape, dtype=g.dtype), idx, g, params=(dim, None)),)
 
 
 record_input_shape(SORT, SORT_STABLE)
@@ -435,7 +444,8 @@ def _(ctx, gs):
     shape = ctx._extra["shape"]
     if len(shape) == 0:
         return (g.reshape(()),)
-    return (zeros(shape, dtype=g.dtype).scatter(dim, idx, g),)
+    from .indexing import SCATTER  # indices come from the forward: no public checks needed
+    return (SCATTER.call(zeros(shape, dtype=g.dtype), idx, g, params=(dim, None)),)
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
