@@ -128,10 +128,11 @@ RSUB_T.def_vjp(_rsub_vjp)
 @MUL.def_vjp
 def _(ctx, g):
     n = ctx._next
-    if n[0] is not None and n[1] is None:  # the common `activation * weight-free` case
-        raw = _raw_mul(ctx, g)
-        if raw is not None:
-            return raw, None
+    if not _tls.grad_enabled:  # a plain backward: try the raw-array path
+        ga = _raw_mul(ctx, g, 1) if n[0] is not None else None
+        gb = _raw_mul(ctx, g, 0) if n[1] is not None else None
+        if (ga is not None or n[0] is None) and (gb is not None or n[1] is None):
+            return ga, gb
     a, b = ctx.saved
     n = ctx._next
     ga = g * _conj_any(b) if n[0] else None
@@ -139,15 +140,15 @@ def _(ctx, g):
     return ga, gb
 
 
-def _raw_mul(ctx, g):
-    """``g * b`` on raw arrays when only input 0 needs a gradient (see ``_raw_grad``); b may
-    have a broadcastable shape of its own, so the shape check is NumPy's broadcasting."""
+def _raw_mul(ctx, g, k):
+    """``g * saved[k]`` on raw arrays (see ``_raw_grad``), or None; the saved operand may have
+    a broadcastable shape of its own, so the shape check is NumPy's broadcasting."""
     if _tls.grad_enabled or _state.special or type(g) is not Tensor:
         return None
     saved = ctx._saved
     if saved is FREED:
         return None
-    s = saved[1]
+    s = saved[k]
     if type(s) is not SavedTensor or s._hooks is not None or s._version != s._vc[0]:
         return None
     t = s._tensor
@@ -335,6 +336,13 @@ POW_RSCALAR = binary("pow_rscalar", _pow_any, "PowBackward2", save=((0, None), (
 
 @POW_SCALAR.def_vjp
 def _(ctx, g):
+    e = ctx._saved[1] if ctx._saved is not FREED else None
+    if (type(e) is int or type(e) is float) and e != 0:
+        raw = _raw_grad(ctx, g, 0)
+        if raw is not None:
+            # g * (e * x ** (e - 1)) exactly as the ops below compute it (real x)
+            gd, xd = raw
+            return _wrap(gd * (_pow_scalar_fwd(xd, e - 1) * e)), None
     x, e = ctx.saved
     if e == 0:
         return g * 0, None
