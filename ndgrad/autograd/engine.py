@@ -37,6 +37,16 @@ def sum_to(g, shape):
     for i, s in enumerate(shape):
         if s == 1 and gshape[lead + i] != 1:
             dims.append(lead + i)
+    d = g._data
+    if not _tls.grad_enabled and not _state.special and d.dtype.kind == "f" and \
+            d.dtype.itemsize > 2 and type(g) is (_TensorCls or _tensor_cls()):
+        # Plain backward: the same NumPy sum (and reshape) the ops below would run, without
+        # their dispatch (float16 is left to sum's float32 accumulation).
+        if dims:
+            d = np.sum(d, axis=tuple(dims), keepdims=True)
+        if d.shape != shape:
+            d = d.reshape(shape)
+        return _from_array(d)
     if dims:
         g = g.sum(dims, keepdim=True)
     if lead:
@@ -275,6 +285,7 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
     heap = [(-n._seq, n) for n in root_nodes if n not in deps]
     heapq.heapify(heap)
     captured = {}
+    capture_nodes = {n for n, _ in captures} if captures is not None else None
 
     # The running backward, for hooks that must know what else will run in it (multi-grad
     # hooks, checkpointing); pushed once per backward, so nodes pay nothing for it.
@@ -325,7 +336,7 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                 continue
             # autograd.grad captures a non-leaf's gradient before its tensor hooks run (a
             # leaf's is captured after them, above), as torch does.
-            if captures is not None:
+            if captures is not None and node in capture_nodes:
                 for nr in range(len(gs)):
                     if (node, nr) in captures and gs[nr] is not None:
                         captured[(node, nr)] = gs[nr]
