@@ -1,0 +1,140 @@
+"""The dispatcher's and the hot rules' fast paths give exactly what the general paths give.
+
+A plain backward runs mul/tanh/sigmoid/relu/pow rules and sum_to on raw arrays; with
+``create_graph=True`` the same rules run in ndgrad ops. Both must agree bitwise, and with
+torch. The fast paths must also leave saved-tensor hooks, version checks and complex inputs
+exactly as before.
+"""
+
+import numpy as np
+import pytest
+import torch
+
+import ndgrad
+from ndgrad import _state
+
+SHAPES = [((3, 4), (4,)), ((3, 4), (3, 1)), ((2, 3, 4), ()), ((5,), (1,)), ((3, 4), (3, 4))]
+
+
+def _f(L, x, w):
+    y = (x * w * x) ** 2 + x ** 3 + (x * 2) ** 0.5 + (x * w * w + 3) ** -1.5 + x ** 2.5
+    y = (y.tanh() * w).sigmoid() - 0.25
+    return (y.relu() * w + w * 2 - 1).sum()
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("sx,sw", SHAPES)
+def test_plain_backward_equals_op_level_rules_and_torch(dt, sx, sw):
+    rng = np.random.default_rng(0)
+    xa = (np.abs(rng.standard_normal(sx)) + 0.1).astype(dt)
+    wa = rng.standard_normal(sw).astype(dt)
+    got = []
+    for cg in (False, True):
+        x = ndgrad.tensor(xa, requires_grad=True)
+        w = ndgrad.tensor(wa, requires_grad=True)
+        gx, gw = ndgrad.autograd.grad(_f(ndgrad, x, w), (x, w), create_graph=cg)
+        assert (gx.grad_fn is not None) == cg
+        got.append((gx.detach().numpy(), gw.detach().numpy()))
+    for a, b in zip(*got):
+        assert a.shape == b.shape and a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+    tx = torch.tensor(xa, requires_grad=True)
+    tw = torch.tensor(wa, requires_grad=True)
+    tgx, tgw = torch.autograd.grad(_f(torch, tx, tw), (tx, tw))
+    tol = 1e-4 if dt == np.float32 else 1e-10
+    np.testing.assert_allclose(got[0][0], tgx.numpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(got[0][1], tgw.numpy(), rtol=tol, atol=tol)
+
+
+def test_backward_accumulates_broadcast_grads_as_torch():
+    rng = np.random.default_rng(1)
+    xa = rng.standard_normal((4, 3)).astype(np.float32)
+    ba = rng.standard_normal((3,)).astype(np.float32)
+    res = {}
+    for L in (ndgrad, torch):
+        x = L.tensor(xa, requires_grad=True)
+        b = L.tensor(ba, requires_grad=True)
+        for _ in range(2):
+            ((x + b).tanh() * b).sum().backward()
+        res[L.__name__] = (x.grad.numpy(), b.grad.numpy())
+    for a, t in zip(res["ndgrad"], res["torch"]):
+        np.testing.assert_allclose(a, t, rtol=1e-5, atol=1e-6)
+
+
+def test_saved_tensor_hooks_still_apply_and_counter_resets():
+    calls = {}
+    for L in (ndgrad, torch):
+        n = {"pack": 0, "unpack": 0}
+
+        def pack(t, n=n):
+            n["pack"] += 1
+            return t
+
+        def unpack(t, n=n):
+            n["unpack"] += 1
+            return t
+
+        x = L.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        w = L.tensor([1.5, 2.0, -3.0])
+        with L.autograd.graph.saved_tensors_hooks(pack, unpack):
+            y = ((x * w).tanh() ** 2).sigmoid().relu().sum()
+        y.backward()
+        calls[L.__name__] = (dict(n), x.grad.numpy().copy())
+    assert calls["ndgrad"][0] == calls["torch"][0]
+    np.testing.assert_allclose(calls["ndgrad"][1], calls["torch"][1], rtol=1e-4, atol=1e-7)
+    assert _state.saved_hooks_active == 0
+    with pytest.raises(ZeroDivisionError):
+        with ndgrad.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+            assert _state.saved_hooks_active == 1
+            1 / 0
+    assert _state.saved_hooks_active == 0
+
+
+@pytest.mark.parametrize("op", ["mul", "tanh", "pow"])
+def test_in_place_change_of_saved_tensor_raises_as_torch(op):
+    msgs = []
+    for L in (ndgrad, torch):
+        x = L.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        w = L.tensor([1.5, 2.0, -3.0])
+        h = x * 1.0
+        if op == "mul":
+            y = h * w
+            w.add_(1)
+        elif op == "tanh":
+            y = h.tanh()
+            y.add_(1)
+        else:
+            y = h ** 3
+            h.mul_(2)
+        with pytest.raises(RuntimeError) as e:
+            y.sum().backward()
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+
+
+def test_complex_and_mixed_dtypes_take_the_general_path():
+    za = np.array([1 + 2j, -0.5 + 1j], np.complex64)
+    res = {}
+    for L in (ndgrad, torch):
+        z = L.tensor(za, requires_grad=True)
+        x = L.tensor([0.5, 1.5], dtype=L.float64, requires_grad=True)
+        y = (z * z.conj()).real.sum() + (z * 2).tanh().abs().sum() + (x * 2.0).sum()
+        y = y + (x.float() * L.tensor([1.0, 2.0])).sum()
+        y.backward()
+        res[L.__name__] = (z.grad.numpy(), x.grad.numpy(), x.grad.dtype)
+    np.testing.assert_allclose(res["ndgrad"][0], res["torch"][0], rtol=1e-5)
+    np.testing.assert_allclose(res["ndgrad"][1], res["torch"][1], rtol=1e-12)
+    assert str(res["ndgrad"][2]) == str(res["torch"][2])
+
+
+def test_scalar_fast_path_dtypes_and_grad_fns_match_torch():
+    for dt in ("float16", "float32", "float64"):
+        out = []
+        for L in (ndgrad, torch):
+            x = L.tensor([1.0, -2.0, 3.0], dtype=getattr(L, dt), requires_grad=True)
+            ys = [x * 2, x - 1, x + 2.5, x / 4, x ** 2, 2 - x, x > 1]
+            out.append([(str(y.dtype), type(y.grad_fn).__name__ if y.grad_fn else None,
+                         y.detach().double().numpy()) for y in ys])
+        for a, b in zip(*out):
+            assert a[0] == b[0] and a[1] == b[1]
+            np.testing.assert_allclose(a[2], b[2], rtol=1e-3)
