@@ -204,6 +204,18 @@ def test_base_modified_after_view_creation_makes_view_require_grad():
     same(f)
 
 
+def test_expanded_view_used_after_base_written():
+    def f(lib):
+        b = t(lib, [0.5, -1.0, 2.0], True)
+        c = b * 1
+        e = c[:1].expand(4)
+        c.add_(1)
+        (g,) = lib.autograd.grad((e * e * c[1]).sum(), b, create_graph=True)
+        (gg,) = lib.autograd.grad(g.sum(), b)
+        return [e.grad_fn.name(), g, gg]
+    same(f)
+
+
 def test_chained_views_and_setitem_with_advanced_index():
     def f(lib):
         a = t(lib, arr(9, 4, 5), True)

@@ -7,6 +7,7 @@ Here a view is replayed by its recorded chain of view ops instead of strides, so
 code works for any base layout.
 """
 
+from .. import _state
 from .graph import Node
 
 __all__ = ["CopySlices", "regenerate_view_grad_fn", "rebase_history"]
@@ -51,19 +52,27 @@ class CopySlices(Node):
 
 
 class AsStridedBackward0(Node):
-    """A view's grad_fn regenerated from its base's current history."""
+    """A view's grad_fn regenerated from its base's current history.
+
+    Backward is the VJP of the view chain at a zero base: computed by autograd itself, so
+    overlapping views (expand) sum their gradients instead of writing twice to one place.
+    """
 
     __slots__ = ()
 
     def _apply(self, gs):
         from .. import zeros
+        from . import grad
+        from .grad_mode import enable_grad
         g = gs[0]
         if g is None:
             return (None,)
         shape, dtype, chain = self._params
-        z = zeros(shape, dtype=dtype)
-        _replay(chain, z).add_(g)
-        return (z,)
+        create_graph = _state.tls.grad_enabled
+        with enable_grad():
+            z = zeros(shape, dtype=dtype).requires_grad_()
+            view = _replay(chain, z)
+        return grad(view, z, g, create_graph=create_graph)
 
 
 def regenerate_view_grad_fn(view):
