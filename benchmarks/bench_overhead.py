@@ -9,9 +9,12 @@ best of many runs, and the ratio is ndgrad / torch (target <= 1.0).
 
 import argparse
 import gc
+import os
+import sys
 import time
 
-import ndgrad
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import ndgrad  # noqa: E402
 
 
 def chain(lib, x, w, b, n_ops):
