@@ -305,17 +305,35 @@ def _gen(generator):
     return generator if generator is not None else _random.default_generator
 
 
+def _complex_draw(draw, shape, npd):
+    """torch fills a complex tensor through its real view (shape + (2,)): the draws are
+    interleaved real, imag, real, imag... in the component dtype."""
+    npd = np.dtype(npd)
+    if npd.kind != "c":
+        return draw(shape, npd)
+    comp = np.float32 if npd == np.complex64 else np.float64
+    pairs = np.ascontiguousarray(draw(tuple(shape) + (2,), comp))
+    return pairs.view(npd).reshape(shape)
+
+
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
     check_device(device)
-    arr = _gen(generator).uniform(_size(size), _np_dtype(dtype))
+    arr = _complex_draw(_gen(generator).uniform, _size(size), _np_dtype(dtype))
     return _finish(arr, requires_grad)
 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
     check_device(device)
-    arr = _gen(generator).normal(_size(size), _np_dtype(dtype))
+    npd = _np_dtype(dtype)
+    g = _gen(generator)
+    if np.dtype(npd).kind == "c":
+        # each of the real and imaginary parts has variance 1/2 (std / sqrt(2))
+        arr = _complex_draw(lambda s, d: g.normal(s, d, 0.0, 1.0 / math.sqrt(2.0)),
+                            _size(size), npd)
+    else:
+        arr = g.normal(_size(size), npd)
     return _finish(arr, requires_grad)
 
 
