@@ -187,7 +187,6 @@ subtract = sub
 
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input``."""
-    from .._tensor import Tensor
     op = RSUB_T if isinstance(other, Tensor) and isinstance(input, Tensor) else RSUB
     return op.call(input, other, None if alpha == 1 else alpha)
 
@@ -380,7 +379,6 @@ def _(ctx, g):
 
 def pow(input, exponent, *, out=None):
     """``input ** exponent`` for every tensor/number combination."""
-    from .._tensor import Tensor
     if isinstance(input, Tensor):
         if isinstance(exponent, Tensor):
             return _out(POW_TENSOR.call(input, exponent), out)
