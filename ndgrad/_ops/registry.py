@@ -432,8 +432,15 @@ def binary(name, fwd, node_name=None, save=(), promote="binary", params=False, p
                         _check_inference(a)
                         _check_inference(b)
                     node = node_cls((ea, eb), saver((a, b), res, (ra, rb)) if saver else ())
-                    if ad.shape != bd.shape:
-                        node._meta = _meta_for((a, b), out)
+                    sa = ad.shape
+                    sb = bd.shape
+                    if sa != sb:
+                        # _meta_for((a, b), out) for two tensors of one dtype
+                        so = out.shape
+                        dt = out.dtype
+                        cast = ad.dtype != dt and dt.kind in "fc"
+                        node._meta = (None if sa == so and not cast else (sa, ad.dtype),
+                                      None if sb == so and not cast else (sb, bd.dtype))
                     res._rg = True
                     res._grad_fn = node
                 return res
