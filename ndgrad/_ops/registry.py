@@ -552,9 +552,14 @@ def primitive(name, fwd, node_name=None, save=(), n_out=1, diff_outs=None, view=
     save_all = bool(save) and not all(type(w) is int or w == "out" for w, _ in op.save)
 
     def run(inputs, p):
-        if len(inputs) == 1:
+        n_in = len(inputs)
+        if n_in == 1:
             x = inputs[0]
             out = fwd(x._data if isinstance(x, Tensor) else x, p)
+        elif n_in == 2:
+            x, y = inputs
+            out = fwd(x._data if isinstance(x, Tensor) else x,
+                      y._data if isinstance(y, Tensor) else y, p)
         else:
             out = fwd(*[x._data if isinstance(x, Tensor) else x for x in inputs], p)
         if n_out == 1:
@@ -569,7 +574,7 @@ def primitive(name, fwd, node_name=None, save=(), n_out=1, diff_outs=None, view=
             _make_views(op, inputs[0], outputs, p)
         if not _tls.grad_enabled:
             return res
-        if len(inputs) == 1:
+        if n_in == 1:
             # One input (views, reductions, most nn kernels): no per-input lists.
             x = inputs[0]
             if not (isinstance(x, Tensor) and (x._rg or (x._base is not None and
