@@ -269,6 +269,56 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
     return _finish(arr.astype(_np_dtype(dtype)), requires_grad)
 
 
+def _is_complex_scalar(v):
+    return isinstance(v, (complex, np.complexfloating))
+
+
+def _lin_part(s, e, steps, ft):
+    """One real component of torch's CPU linspace kernel in precision `ft`: the first half
+    counts up from start, the second half down from end, each as one fused multiply-add
+    (the compiler contracts ``start + step * i``)."""
+    s, e = ft(s), ft(e)
+    step = (e - s) / ft(steps - 1)
+    i = np.arange(steps)
+    up = i < steps // 2
+    k = np.where(up, i, steps - 1 - i).astype(np.float64)
+    b = np.where(up, step, -step).astype(np.float64)
+    c = np.where(up, s, e).astype(np.float64)
+    if ft is np.float32:
+        return _random._fma32(b, k, c).astype(np.float32)
+    return _random._fma64(b, k, c)
+
+
+def _lin_values(start, end, steps, npd):
+    """linspace values in dtype `npd` (float32/64 or complex64/128), bit-exact with torch."""
+    npd = np.dtype(npd)
+    ft = np.float32 if npd in (np.float32, np.complex64) else np.float64
+    if steps == 1:
+        return np.array([start], npd)
+    start, end = complex(start), complex(end)
+    re = _lin_part(start.real, end.real, steps, ft)
+    if npd.kind != "c":
+        return re
+    out = np.empty(steps, npd)
+    out.real, out.imag = re, _lin_part(start.imag, end.imag, steps, ft)
+    return out
+
+
+def _space_dtype(fname, start, end, dtype):
+    """The result dtype: complex endpoints infer the default complex dtype, which a real
+    `dtype` cannot hold."""
+    if not (_is_complex_scalar(start) or _is_complex_scalar(end)):
+        return _np_dtype(dtype)
+    inferred = _dtype._default_complex()
+    if dtype is None:
+        return inferred.np
+    if not dtype.is_complex:
+        cname = "c10::complex<float>" if inferred.np == np.complex64 else "c10::complex<double>"
+        raise RuntimeError(f"torch.{fname}(): inferred dtype {cname} can't be safely cast to "
+                           f"passed dtype {dtype._legacy[:-len('Tensor')]}")
+    return dtype.np
+
+
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     check_device(device)
@@ -276,7 +326,9 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         raise RuntimeError("number of steps must be non-negative")
     start = start.item() if isinstance(start, Tensor) else start
     end = end.item() if isinstance(end, Tensor) else end
-    npd = _np_dtype(dtype)
+    npd = _space_dtype("linspace", start, end, dtype)
+    if np.dtype(npd) in (np.float32, np.float64, np.complex64, np.complex128):
+        return _finish(_lin_values(start, end, steps, npd), requires_grad)
     if steps == 1:
         arr = np.array([start], np.float64)
     else:
@@ -290,9 +342,37 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     return _finish(arr.astype(npd), requires_grad)
 
 
+def _log_exponent_part(s, e, steps, ft):
+    """One real component of torch's complex logspace exponents: the step is the difference
+    times the reciprocal of (steps - 1) (complex division by a real), no fused multiply-add."""
+    s, e = ft(s), ft(e)
+    step = (e - s) * (ft(1) / ft(steps - 1))
+    i = np.arange(steps)
+    up = i < steps // 2
+    return np.where(up, s + step * i.astype(ft), e - step * (steps - 1 - i).astype(ft))
+
+
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    check_device(device)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    start = start.item() if isinstance(start, Tensor) else start
+    end = end.item() if isinstance(end, Tensor) else end
+    npd = np.dtype(_space_dtype("logspace", start, end, dtype))
+    if npd.kind == "c":
+        ft = np.float32 if npd == np.complex64 else np.float64
+        start, end = complex(start), complex(end)
+        ex = np.empty(steps, npd)
+        if steps == 1:
+            ex[:] = start
+        elif steps:
+            ex.real = _log_exponent_part(start.real, end.real, steps, ft)
+            ex.imag = _log_exponent_part(start.imag, end.imag, steps, ft)
+        with np.errstate(all="ignore"):
+            vals = np.power(npd.type(base), ex)
+        return _finish(vals.astype(npd), requires_grad)
     lin = linspace(start, end, steps, dtype=_dtype.float64)._data
-    return _finish(np.power(base, lin).astype(_np_dtype(dtype)), requires_grad)
+    return _finish(np.power(base, lin).astype(npd), requires_grad)
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):

@@ -27,3 +27,25 @@ def test_rand_randn_complex_match_torch_stream():
     ndgrad.manual_seed(0)
     z = ndgrad.randn(4000, dtype=ndgrad.complex128)._data
     assert abs(z.real.var() - 0.5) < 0.05 and abs(z.imag.var() - 0.5) < 0.05
+
+
+def test_linspace_logspace_complex():
+    ends = [(0, 1 + 1j), (-2.3 + 0.7j, 5.1 - 3.3j), (1j, 3), (-2.3, 5.1)]
+    for steps in (0, 1, 2, 7, 16, 101):
+        for s, e in ends:
+            for dt in (None, "complex64", "complex128", "float32", "float64"):
+                if dt in ("float32", "float64") and (isinstance(s, complex) or
+                                                     isinstance(e, complex)):
+                    continue
+                # linspace is bit-exact (torch's fused multiply-add kernel), also for reals
+                same(lambda lib: lib.linspace(s, e, steps, dtype=dt and getattr(lib, dt)),
+                     rtol=0, atol=0)
+                if dt is None or "complex" in dt:
+                    tol = 1e-6 if dt in (None, "complex64") else 1e-14
+                    same(lambda lib: lib.logspace(s, e, steps, base=2,
+                                                  dtype=dt and getattr(lib, dt)), rtol=tol)
+    same(lambda lib: lib.linspace(lib.tensor(1j), 2, 5, requires_grad=True), rtol=0, atol=0)
+    same(lambda lib: lib.logspace(lib.tensor(0.5), 1 - 2j, 4), rtol=1e-6)
+    raises_same(lambda lib: lib.linspace(0, 1j, 3, dtype=lib.float32))
+    raises_same(lambda lib: lib.linspace(0, 1j, 3, dtype=lib.int64))
+    raises_same(lambda lib: lib.logspace(0, 1j, 3, dtype=lib.float32))
