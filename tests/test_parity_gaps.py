@@ -49,3 +49,32 @@ def test_linspace_logspace_complex():
     raises_same(lambda lib: lib.linspace(0, 1j, 3, dtype=lib.float32))
     raises_same(lambda lib: lib.linspace(0, 1j, 3, dtype=lib.int64))
     raises_same(lambda lib: lib.logspace(0, 1j, 3, dtype=lib.float32))
+
+
+def test_real_imag_setters_write_through():
+    def plain(lib):
+        x = lib.tensor([1 + 2j, 3 - 1j])
+        x.imag = lib.tensor([5.0, 6.0])
+        r1 = x.clone()
+        x.imag = 7
+        r2 = x.clone()
+        x.real = lib.tensor([0.5, 0.25])
+        f = lib.tensor([1.0, 2.0])
+        f.real = lib.tensor([3.0, 4.0])
+        return r1, r2, x, f
+    same(plain, rtol=0, atol=0)
+
+    def graph(lib):
+        a = lib.tensor([1 + 2j, 3 - 1j], requires_grad=True)
+        v = lib.tensor([5.0, 6.0], requires_grad=True)
+        x = a * 1
+        x.imag = v
+        names = (type(x.grad_fn).__name__,
+                 [type(n).__name__ for n, _ in x.grad_fn.next_functions])
+        (x.abs() ** 2).sum().backward()
+        return x, names, a.grad, v.grad
+    same(graph)
+    raises_same(lambda lib: setattr(lib.tensor([1.0, 2.0]), "imag", lib.tensor([1.0, 2.0])))
+    raises_same(lambda lib: setattr(lib.tensor([1 + 2j], requires_grad=True), "imag",
+                                    lib.tensor([1.0])))
+    raises_same(lambda lib: setattr(lib.tensor([1 + 2j, 2j]), "imag", lib.tensor([1.0, 2, 3])))

@@ -242,7 +242,7 @@ Tensor.mT = property(lambda self: S.transpose(self, -2, -1))
 Tensor.H = property(lambda self: E.conj(Tensor.T.fget(self)))
 Tensor.mH = property(lambda self: E.conj(S.transpose(self, -2, -1)))
 Tensor.real = property(lambda self: _real(self), lambda self, v: _set_real(self, v))
-Tensor.imag = property(lambda self: _imag(self))
+Tensor.imag = property(lambda self: _imag(self), lambda self, v: _set_imag(self, v))
 
 
 def _real(self):
@@ -261,6 +261,11 @@ def _imag(self):
 
 def _set_real(self, value):
     self.real.copy_(value)
+
+
+def _set_imag(self, value):
+    # writes through the imag view (CopySlices on the base when autograd records)
+    _imag(self).copy_(value)
 
 
 def bind(fns, overwrite=False):
