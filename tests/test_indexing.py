@@ -8,6 +8,8 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from _helpers import _arr, _chain, check_error, check_gradgrad
+from _helpers import check as _check
 
 import ndgrad
 
@@ -15,128 +17,9 @@ warnings.filterwarnings("ignore", category=UserWarning)
 RNG = np.random.default_rng(5)
 
 
-# --------------------------------------------------------------------------- differential helper
-def _to(lib, v, rg):
-    if isinstance(v, np.ndarray):
-        t = lib.tensor(v)
-        if rg and v.dtype.kind in "fc":
-            t.requires_grad_(True)
-        return t
-    if isinstance(v, (list, tuple)) and v and all(isinstance(a, np.ndarray) for a in v):
-        return type(v)(_to(lib, a, rg) for a in v)
-    return v
-
-
-def _flat(o):
-    if isinstance(o, (tuple, list)):
-        out = []
-        for v in o:
-            out += _flat(v)
-        return out
-    return [o]
-
-
-def _leaves(args):
-    out = []
-    for a in args:
-        if isinstance(a, (list, tuple)):
-            out += _leaves(a)
-        elif hasattr(a, "requires_grad") and a.requires_grad:
-            out.append(a)
-    return out
-
-
-def _arr(t):
-    return np.asarray(t.detach()._data if isinstance(t, ndgrad.Tensor) else t.detach().numpy())
-
-
-def _chain(t):
-    """grad_fn names from `t` back to the leaf along first inputs."""
-    out, fn = [], t.grad_fn
-    while fn is not None and type(fn).__name__ != "AccumulateGrad":
-        out.append(type(fn).__name__)
-        nxt = [f for f, _ in fn.next_functions if f is not None]
-        fn = nxt[0] if nxt else None
-    return out
-
-
-def check(fn, *args, grad=True, rtol=1e-6, atol=1e-7, seed=0):
-    """Run ``fn(lib, *args)`` with torch and ndgrad; compare outputs, grad_fn chains and the
-    gradients of a backward with random grad_outputs."""
-    ta = [_to(torch, a, grad) for a in args]
-    na = [_to(ndgrad, a, grad) for a in args]
-    to, no = fn(torch, *ta), fn(ndgrad, *na)
-    tl, nl = _flat(to), _flat(no)
-    assert len(tl) == len(nl)
-    diff_t, diff_n = [], []
-    for t, n in zip(tl, nl):
-        if not isinstance(t, torch.Tensor):
-            assert t == n
-            continue
-        assert isinstance(n, ndgrad.Tensor)
-        assert str(n.dtype) == str(t.dtype)
-        assert tuple(n.shape) == tuple(t.shape)
-        np.testing.assert_allclose(_arr(n), _arr(t), rtol=rtol, atol=atol, equal_nan=True)
-        assert n.requires_grad == t.requires_grad
-        assert _chain(n) == _chain(t)
-        if t.requires_grad:
-            diff_t.append(t)
-            diff_n.append(n)
-    if not grad or not diff_t:
-        return to, no
-    rng = np.random.default_rng(seed)
-    gos = [rng.standard_normal(t.shape).astype(_arr(t).dtype) for t in diff_t]
-    torch.autograd.backward(diff_t, [torch.tensor(g) for g in gos])
-    ndgrad.autograd.backward(diff_n, [ndgrad.tensor(g) for g in gos])
-    for tx, nx in zip(_leaves(ta), _leaves(na)):
-        if tx.grad is None:
-            assert nx.grad is None or not _arr(nx.grad).any()
-        else:
-            assert nx.grad is not None
-            np.testing.assert_allclose(_arr(nx.grad), _arr(tx.grad), rtol=rtol * 10,
-                                       atol=atol * 10, equal_nan=True)
-    return to, no
-
-
-def check_gradgrad(fn, *args, rtol=1e-6, atol=1e-8, seed=1):
-    """Second-order: d/dx <grad(fn)(x) . v> against torch (create_graph backward)."""
-    res = {}
-    for lib in (torch, ndgrad):
-        xs = [_to(lib, a, True) for a in args]
-        leaves = _leaves(xs)
-        outs = [o for o in _flat(fn(lib, *xs)) if isinstance(o, lib.Tensor) and o.requires_grad]
-        r = np.random.default_rng(seed)
-        gos = [lib.tensor(r.standard_normal(tuple(o.shape))) for o in outs]
-        gs = lib.autograd.grad(outs, leaves, gos, create_graph=True, allow_unused=True)
-        vs = [lib.tensor(r.standard_normal(tuple(x.shape))) for x in leaves]
-        total = sum((g * v).sum() for g, v in zip(gs, vs) if g is not None and g.requires_grad)
-        if not isinstance(total, lib.Tensor):
-            res[lib.__name__] = None
-            continue
-        ggs = lib.autograd.grad(total, leaves, allow_unused=True)
-        res[lib.__name__] = [None if g is None else _arr(g) for g in ggs]
-    t, n = res["torch"], res["ndgrad"]
-    assert (t is None) == (n is None)
-    if t is None:
-        return
-    for a, b in zip(t, n):
-        if a is None:
-            assert b is None or not b.any()
-        else:
-            np.testing.assert_allclose(b, a, rtol=rtol, atol=atol, equal_nan=True)
-
-
-def check_error(fn, *args, match_message=True):
-    ta = [_to(torch, a, False) for a in args]
-    na = [_to(ndgrad, a, False) for a in args]
-    with pytest.raises(Exception) as te:
-        fn(torch, *ta)
-    with pytest.raises(Exception) as ne:
-        fn(ndgrad, *na)
-    tt = type(te.value)
-    assert isinstance(ne.value, tt.__mro__[[c.__module__ for c in tt.__mro__].index("builtins")])
-    if match_message:
-        assert str(ne.value) == str(te.value)
+def check(fn, *args, **kw):
+    """``_helpers.check`` comparing whole grad_fn chains, not grad dtypes."""
+    return _check(fn, *args, chain=True, grad_dtype=False, **kw)
 
 
 X = np.arange(24.0).reshape(2, 3, 4) + 0.5
