@@ -43,8 +43,18 @@ def _entry_dtypes():
 
 
 # --------------------------------------------------------------------------- helpers
-def to_torch(x):
-    """An independent torch copy of a sample value (tensors keep requires_grad)."""
+def _map(x, leaf):
+    """``x`` with lists, tuples and dict values rebuilt and every other value v as leaf(v)."""
+    if isinstance(x, list):
+        return [_map(v, leaf) for v in x]
+    if isinstance(x, tuple):
+        return tuple(_map(v, leaf) for v in x)
+    if isinstance(x, dict):
+        return {k: _map(v, leaf) for k, v in x.items()}
+    return leaf(x)
+
+
+def _torch_leaf(x):
     if isinstance(x, ndgrad.Tensor):
         t = torch.from_numpy(np.array(x._data))
         if x.requires_grad:
@@ -52,47 +62,37 @@ def to_torch(x):
         return t
     if isinstance(x, ndgrad.dtype):
         return getattr(torch, x.name)
-    if isinstance(x, list):
-        return [to_torch(v) for v in x]
-    if isinstance(x, tuple):
-        return tuple(to_torch(v) for v in x)
-    if isinstance(x, dict):
-        return {k: to_torch(v) for k, v in x.items()}
     return x
+
+
+def to_torch(x):
+    """An independent torch copy of a sample value (tensors keep requires_grad)."""
+    return _map(x, _torch_leaf)
+
+
+def _tensors(obj, cls):
+    """Every instance of ``cls`` in nested lists, tuples and dict values, in order."""
+    found = []
+    _map(obj, lambda x: found.append(x) if isinstance(x, cls) else None)
+    return found
 
 
 def tensors_of(sample):
     """Every ndgrad tensor in a sample, in a fixed order (input, args, kwargs)."""
-    found = []
-
-    def walk(x):
-        if isinstance(x, ndgrad.Tensor):
-            found.append(x)
-        elif isinstance(x, (list, tuple)):
-            for v in x:
-                walk(v)
-        elif isinstance(x, dict):
-            for v in x.values():
-                walk(v)
-    walk(sample.input)
-    walk(sample.args)
-    walk(sample.kwargs)
-    return found
+    return _tensors((sample.input, sample.args, sample.kwargs), ndgrad.Tensor)
 
 
 def rebuild(sample, replace):
     """(input, args, kwargs) with each tensor t replaced by replace(t)."""
-    def sub(x):
-        if isinstance(x, ndgrad.Tensor):
-            return replace(x)
-        if isinstance(x, list):
-            return [sub(v) for v in x]
-        if isinstance(x, tuple):
-            return tuple(sub(v) for v in x)
-        if isinstance(x, dict):
-            return {k: sub(v) for k, v in x.items()}
-        return x
-    return sub(sample.input), sub(sample.args), sub(sample.kwargs)
+    def leaf(x):
+        return replace(x) if isinstance(x, ndgrad.Tensor) else x
+    return _map(sample.input, leaf), _map(sample.args, leaf), _map(sample.kwargs, leaf)
+
+
+def _skip_unless_supported(entry, mode, *dtype):
+    reason = entry.skip_reason(mode, *dtype)
+    if reason:
+        pytest.skip(reason)
 
 
 def call_torch(entry, sample):
@@ -199,9 +199,7 @@ def test_every_pointwise_function_has_an_entry():
 # --------------------------------------------------------------------------- forward
 @pytest.mark.parametrize("entry,dtype", _entry_dtypes())
 def test_forward(entry, dtype):
-    reason = entry.skip_reason("forward", dtype)
-    if reason:
-        pytest.skip(reason)
+    _skip_unless_supported(entry, "forward", dtype)
     rg = entry.supports_autograd and _differentiable_dtype(dtype)
     samples = entry.sample_inputs(dtype, requires_grad=rg)
     assert samples, "an entry needs at least one sample"
@@ -361,9 +359,7 @@ def _finite(entry, samples):
 
 @pytest.mark.parametrize("entry", _grad_entries("supports_autograd"), ids=_id)
 def test_grad_finite_differences(entry):
-    reason = entry.skip_reason("grad")
-    if reason:
-        pytest.skip(reason)
+    _skip_unless_supported(entry, "grad")
     samples = _grad_samples(entry)
     assert samples, "a differentiable entry needs a float64 sample with a non-empty input"
     for sample, inputs in _finite(entry, samples):
@@ -379,12 +375,7 @@ def _vjp_vs_torch(entry, dtype):
         t_outs = _grad_outputs(entry, sample, t_out)
         t_inputs = [t for t in _torch_tensors((t_inp, t_args, t_kwargs)) if t.requires_grad]
         assert len(t_inputs) == len(inputs)
-        vs = []
-        for o in t_outs:
-            v = np.asarray(rng.standard_normal(tuple(o.shape)))
-            if o.dtype.is_complex:
-                v = v + 1j * np.asarray(rng.standard_normal(tuple(o.shape)))
-            vs.append(np.asarray(v, dtype=o.detach().numpy().dtype))
+        vs = [_random(tuple(o.shape), o.detach().numpy().dtype, rng) for o in t_outs]
         pairs = [(o, t, v) for o, t, v in zip(outs, t_outs, vs) if t.requires_grad]
         if not pairs:
             continue
@@ -405,34 +396,18 @@ def _vjp_vs_torch(entry, dtype):
 
 
 def _torch_tensors(obj):
-    found = []
-
-    def walk(x):
-        if isinstance(x, torch.Tensor):
-            found.append(x)
-        elif isinstance(x, (list, tuple)):
-            for v in x:
-                walk(v)
-        elif isinstance(x, dict):
-            for v in x.values():
-                walk(v)
-    walk(obj)
-    return found
+    return _tensors(obj, torch.Tensor)
 
 
 @pytest.mark.parametrize("entry", _grad_entries("supports_autograd"), ids=_id)
 def test_grad_vs_torch(entry):
-    reason = entry.skip_reason("grad")
-    if reason:
-        pytest.skip(reason)
+    _skip_unless_supported(entry, "grad")
     _vjp_vs_torch(entry, _grad_dtype(entry))
 
 
 @pytest.mark.parametrize("entry", _grad_entries("supports_gradgrad"), ids=_id)
 def test_gradgrad_finite_differences(entry):
-    reason = entry.skip_reason("gradgrad")
-    if reason:
-        pytest.skip(reason)
+    _skip_unless_supported(entry, "gradgrad")
     for sample, inputs in _finite(entry, _grad_samples(entry))[:2]:
         _gradgradcheck(_fn_of(entry, sample, inputs), inputs, entry)
 
@@ -440,9 +415,7 @@ def test_gradgrad_finite_differences(entry):
 @pytest.mark.parametrize("entry", _grad_entries("supports_complex_autograd"), ids=_id)
 def test_complex_grad(entry):
     """complex128: finite differences in torch's convention, and equal to torch's gradient."""
-    reason = entry.skip_reason("complex_grad")
-    if reason:
-        pytest.skip(reason)
+    _skip_unless_supported(entry, "complex_grad")
     samples = _grad_samples(entry, ndgrad.complex128)
     assert samples
     for sample, inputs in _finite(entry, samples)[:2]:
@@ -466,6 +439,17 @@ def _random(shape, dtype, rng):
     if np.dtype(dtype).kind == "c":
         v = v + 1j * np.asarray(rng.standard_normal(shape))
     return np.asarray(v, dtype=dtype)
+
+
+def _assert_tangents(nd_t, th_t, where):
+    """ndgrad's tangents equal torch's; None (a zero tangent) matches None or zeros."""
+    for a, b in zip(nd_t, th_t):
+        if b is None or a is None:
+            assert (a is None or not np.any(a._data)) and \
+                (b is None or not np.any(_np(b))), f"{where}: tangent {a} vs torch {b}"
+            continue
+        np.testing.assert_allclose(a._data, _np(b), rtol=1e-7, atol=1e-9,
+                                   equal_nan=True, err_msg=where)
 
 
 def _jvp_pair(entry, sample, inputs, rng):
@@ -496,24 +480,14 @@ def _jvp_pair(entry, sample, inputs, rng):
 def test_forward_ad(entry):
     """JVP of every sample equals torch's forward AD (or the op raises, if it says so)."""
     _forward_ad()
-    reason = entry.skip_reason("forward_ad")
-    if reason:
-        pytest.skip(reason)
+    _skip_unless_supported(entry, "forward_ad")
     rng = np.random.default_rng(0)
     for sample, inputs in _grad_samples(entry):
         if not entry.supports_forward_ad:
             with pytest.raises(RuntimeError):
                 _jvp_pair(entry, sample, inputs, rng)
             return
-        nd_t, th_t = _jvp_pair(entry, sample, inputs, rng)
-        for a, b in zip(nd_t, th_t):
-            if b is None or a is None:  # None means a zero tangent
-                assert (a is None or not np.any(a._data)) and \
-                    (b is None or not np.any(_np(b))), \
-                    f"{entry.full_name} {sample!r}: tangent {a} vs torch {b}"
-                continue
-            np.testing.assert_allclose(a._data, _np(b), rtol=1e-7, atol=1e-9,
-                                       equal_nan=True, err_msg=f"{entry.full_name} {sample!r}")
+        _assert_tangents(*_jvp_pair(entry, sample, inputs, rng), f"{entry.full_name} {sample!r}")
 
 
 @pytest.mark.parametrize("entry", [e for e in DB if e.supports_fwgrad_bwgrad], ids=_id)
@@ -521,9 +495,7 @@ def test_fwgrad_bwgrad(entry):
     """Forward-over-backward: the tangent of the gradient equals torch's (a Hessian-vector
     product)."""
     fwd = _forward_ad()
-    reason = entry.skip_reason("fwgrad_bwgrad")
-    if reason:
-        pytest.skip(reason)
+    _skip_unless_supported(entry, "fwgrad_bwgrad")
     tfwd = torch.autograd.forward_ad
     rng = np.random.default_rng(1)
     for sample, inputs in _grad_samples(entry)[:1]:
@@ -549,13 +521,7 @@ def test_fwgrad_bwgrad(entry):
             gs = torch.autograd.grad(outs, t_duals, [torch.from_numpy(v) for v in vs],
                                      create_graph=True, allow_unused=True)
             th_t = [None if g is None else tfwd.unpack_dual(g).tangent for g in gs]
-        for a, b in zip(nd_t, th_t):
-            if b is None or a is None:  # None means a zero tangent
-                assert (a is None or not np.any(a._data)) and \
-                    (b is None or not np.any(_np(b))), entry.full_name
-                continue
-            np.testing.assert_allclose(a._data, _np(b), rtol=1e-7, atol=1e-9,
-                                       equal_nan=True, err_msg=entry.full_name)
+        _assert_tangents(nd_t, th_t, entry.full_name)
 
 
 # --------------------------------------------------------------------------- hygiene
