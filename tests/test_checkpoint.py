@@ -23,6 +23,14 @@ def _leaves(lib):
     return (lib.tensor(XD, requires_grad=True), lib.tensor(WD, requires_grad=True))
 
 
+def _assert_libs_close(run, rtol=1e-5, atol=1e-5):
+    """``run(lib, ck)`` returns a tuple of arrays; ndgrad's must match torch's."""
+    res = {lib: run(lib, ck) for lib, ck in LIBS}
+    assert len(res[ndgrad]) == len(res[torch])
+    for a, b in zip(res[ndgrad], res[torch]):
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+
+
 def _block(lib, w, calls=None):
     def f(x):
         if calls is not None:
@@ -71,22 +79,19 @@ def test_without_rng_preservation_noise_differs():
 
 
 def test_autograd_grad_retain_graph_and_inputs_without_grad():
-    res = {}
-    for lib, ck in LIBS:
+    def run(lib, ck):
         x, w = _leaves(lib)
         c = lib.tensor(XD)  # no grad
         out = ck.checkpoint(lambda a, b: (a @ w + b).sin(), x, c, use_reentrant=False)
         g1, = lib.autograd.grad(out.sum(), x, retain_graph=True)
         g2, gw = lib.autograd.grad(out.sum(), (x, w))
         np.testing.assert_array_equal(g1.numpy(), g2.numpy())
-        res[lib] = (g1.numpy().copy(), gw.numpy().copy())
-    for k in range(2):
-        np.testing.assert_allclose(res[ndgrad][k], res[torch][k], rtol=1e-5, atol=1e-6)
+        return g1.numpy().copy(), gw.numpy().copy()
+    _assert_libs_close(run, atol=1e-6)
 
 
 def test_kwargs_and_multiple_outputs():
-    res = {}
-    for lib, ck in LIBS:
+    def run(lib, ck):
         x, w = _leaves(lib)
 
         def f(a, scale=1.0):
@@ -94,22 +99,19 @@ def test_kwargs_and_multiple_outputs():
             return h.tanh() * scale, h.exp()
         u, v = ck.checkpoint(f, x, scale=3.0, use_reentrant=False)
         (u.sum() + v.sum()).backward()
-        res[lib] = (x.grad.numpy().copy(), w.grad.numpy().copy())
-    for k in range(2):
-        np.testing.assert_allclose(res[ndgrad][k], res[torch][k], rtol=1e-5, atol=1e-5)
+        return x.grad.numpy().copy(), w.grad.numpy().copy()
+    _assert_libs_close(run)
 
 
 def test_checkpoint_sequential_matches_torch():
-    res = {}
-    for lib, ck in LIBS:
+    def run(lib, ck):
         x, w = _leaves(lib)
         fns = [lambda t: t @ w, lambda t: t.tanh(), lambda t: t * 2, lambda t: t.sin(),
                lambda t: t @ w, lambda t: t.exp()]
         out = ck.checkpoint_sequential(fns, 3, x, use_reentrant=False)
         out.sum().backward()
-        res[lib] = (out.detach().numpy().copy(), x.grad.numpy().copy(), w.grad.numpy().copy())
-    for k in range(3):
-        np.testing.assert_allclose(res[ndgrad][k], res[torch][k], rtol=1e-5, atol=1e-5)
+        return out.detach().numpy().copy(), x.grad.numpy().copy(), w.grad.numpy().copy()
+    _assert_libs_close(run)
 
 
 def test_missing_use_reentrant_warns_like_torch():
@@ -164,8 +166,7 @@ def test_checkpoint_sequential_module_with_dropout_matches_torch():
     w1 = rng.standard_normal((6, 4)).astype(np.float32)
     w2 = rng.standard_normal((3, 6)).astype(np.float32)
     xd = rng.standard_normal((5, 4)).astype(np.float32)
-    res = {}
-    for lib, ck in LIBS:
+    def run(lib, ck):
         nn = lib.nn
         m = nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Dropout(0.5), nn.Linear(6, 3))
         with lib.no_grad():
@@ -177,23 +178,20 @@ def test_checkpoint_sequential_module_with_dropout_matches_torch():
         lib.manual_seed(0)  # same dropout mask in both libraries, and again on recompute
         out = ck.checkpoint_sequential(m, 2, x, use_reentrant=False)
         out.sum().backward()
-        res[lib] = (out.detach().numpy().copy(), x.grad.numpy().copy(),
-                    m[0].weight.grad.numpy().copy())
-    for a, b in zip(res[ndgrad], res[torch]):
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+        return (out.detach().numpy().copy(), x.grad.numpy().copy(),
+                m[0].weight.grad.numpy().copy())
+    _assert_libs_close(run)
 
 
 def test_double_backward_through_non_reentrant_checkpoint_matches_torch():
-    res = {}
-    for lib, ck in LIBS:
+    def run(lib, ck):
         x = lib.tensor(np.array([0.3, -0.7, 1.1], dtype=np.float32), requires_grad=True)
         w = lib.tensor(np.array([0.5, 2.0, -1.0], dtype=np.float32), requires_grad=True)
         y = ck.checkpoint(lambda t: (t * w).sin().exp(), x, use_reentrant=False)
         g, = lib.autograd.grad(y.sum(), x, create_graph=True)
         gx, gw = lib.autograd.grad(g.sum(), (x, w))
-        res[lib] = (g.detach().numpy().copy(), gx.numpy().copy(), gw.numpy().copy())
-    for a, b in zip(res[ndgrad], res[torch]):
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+        return g.detach().numpy().copy(), gx.numpy().copy(), gw.numpy().copy()
+    _assert_libs_close(run, atol=1e-6)
 
 
 def test_recomputed_values_released_after_use_even_with_retain_graph():
