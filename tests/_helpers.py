@@ -2,7 +2,10 @@
 ``fn(lib, *arrays)`` with torch and ndgrad and compares outputs, grad_fn names (or chains) and
 the gradients of a backward with random grad_outputs; ``check_gradgrad`` compares a second-order
 derivative; ``check_error`` compares the raised exception. Arguments are NumPy arrays (or lists
-of them), turned into tensors of each library (floating ones requiring grad when asked)."""
+of them), turned into tensors of each library (floating ones requiring grad when asked).
+``backward_garbage`` counts the reference cycles a backward leaves."""
+
+import gc
 
 import numpy as np
 import pytest
@@ -147,3 +150,17 @@ def check_error(fn, *args, match_message=True):
     assert isinstance(ne.value, tt.__mro__[[c.__module__ for c in tt.__mro__].index("builtins")])
     if match_message:
         assert str(ne.value) == str(te.value)
+
+
+def backward_garbage(x):
+    """Objects the garbage collector finds after three backwards of ``(x * 2).tanh().sum()``
+    (after one warm-up backward): 0 when the graph frees itself by reference counting."""
+    (x * 2).sum().backward()
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(3):
+            (x * 2).tanh().sum().backward()
+        return gc.collect()
+    finally:
+        gc.enable()
