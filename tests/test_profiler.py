@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from _helpers import backward_garbage
 from torch.autograd import profiler as tprof
 
 import ndgrad
@@ -249,18 +250,9 @@ def test_scheduled_windows_match_torch():
 
 
 def test_recording_creates_no_garbage_cycles():
-    import gc
     x = ndgrad.ones(3, requires_grad=True)
     with nprof.profile(profile_memory=True):
-        (x * 2).sum().backward()  # warm up
-        gc.collect()
-        gc.disable()
-        try:
-            for _ in range(3):
-                (x * 2).tanh().sum().backward()
-            garbage = gc.collect()
-        finally:
-            gc.enable()
+        garbage = backward_garbage(x)
     assert garbage == 0
 
 
