@@ -164,3 +164,26 @@ def backward_garbage(x):
         return gc.collect()
     finally:
         gc.enable()
+
+
+def check_or_error(fns, a, checker=check, **kw):
+    """Each ``f(lib, x)`` of ``fns`` on array ``a``: where torch raises, ndgrad must raise alike
+    (``check_error``); otherwise ``checker(f, a, **kw)`` compares the results."""
+    for f in fns:
+        try:
+            f(torch, torch.tensor(a))
+        except Exception:  # noqa: BLE001 - then ndgrad must raise the same
+            check_error(f, a)
+            continue
+        checker(f, a, **kw)
+
+
+def backward_linspace(lib, o):
+    """``o`` (a tensor or tuple of them) as a tuple, after a backward from those of its tensors
+    that require grad, with grad_outputs ``linspace(-1, 1)`` in each one's shape."""
+    o = o if isinstance(o, tuple) else (o,)
+    outs = [t for t in o if t.requires_grad]
+    if outs:
+        lib.autograd.backward(outs, [lib.tensor(np.linspace(-1, 1, t.numel())
+                                                .reshape(tuple(t.shape))) for t in outs])
+    return o
