@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from _helpers import _arr, _name, check, check_error, check_gradgrad
+from _helpers import _arr, _name, backward_linspace, check, check_error, check_gradgrad
 
 import ndgrad
 
@@ -351,13 +351,7 @@ def test_random_shapes_and_args_match_torch():
             rnd.setstate(state)
             x = lib.tensor(a, requires_grad=True)
             try:
-                o = ops[name](lib, x, nd, rnd)
-                o = o if isinstance(o, tuple) else (o,)
-                outs = [t for t in o if t.requires_grad]
-                if outs:
-                    lib.autograd.backward(outs, [lib.tensor(np.linspace(-1, 1, t.numel())
-                                                            .reshape(tuple(t.shape)))
-                                                 for t in outs])
+                o = backward_linspace(lib, ops[name](lib, x, nd, rnd))
                 res.append(([(tuple(t.shape), _arr(t).tolist(), _name(t)) for t in o],
                             None if x.grad is None else _arr(x.grad).round(10).tolist()))
             except Exception as e:  # noqa: BLE001 - compared with torch's
