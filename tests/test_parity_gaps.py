@@ -78,3 +78,87 @@ def test_real_imag_setters_write_through():
     raises_same(lambda lib: setattr(lib.tensor([1 + 2j], requires_grad=True), "imag",
                                     lib.tensor([1.0])))
     raises_same(lambda lib: setattr(lib.tensor([1 + 2j, 2j]), "imag", lib.tensor([1.0, 2, 3])))
+
+
+def _mk(lib, rg=True):
+    a = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=rg)
+    return a, a * 1
+
+
+def _no_grad_write(lib, view):
+    with lib.no_grad():
+        view.mul_(2)
+
+
+MULTI_VIEW_RAISES = {
+    # the view itself written in place while autograd records
+    "unbind": lambda lib: _mk(lib)[1].unbind(0)[0].mul_(2),
+    "split": lambda lib: _mk(lib)[1].split(1)[1].add_(1),
+    "chunk": lambda lib: _mk(lib)[1].chunk(2, 1)[1].zero_(),
+    "split_with_sizes": lambda lib: _mk(lib)[1].split([1, 1])[0].mul_(2),
+    "single_split": lambda lib: _mk(lib)[1].split(2)[0].mul_(2),
+    "setitem_of_view": lambda lib: _mk(lib)[1].unbind(0)[0].__setitem__(0, 5.0),
+    "slice_of_view": lambda lib: _mk(lib)[1].unbind(0)[0][0:1].mul_(2),
+    "unbind_of_view": lambda lib: _mk(lib)[1].unbind(0)[0].unbind(0)[0].mul_(2),
+    "of_leaf": lambda lib: _mk(lib)[0].unbind(0)[0].mul_(2),
+    "other_requires_grad": lambda lib: _mk(lib, False)[1].unbind(0)[0].mul_(
+        lib.tensor(2.0, requires_grad=True)),
+    # the view used in autograd after it (under no_grad), a sibling or its base changed
+    "used_after_no_grad_write": lambda lib: (lambda xs: (_no_grad_write(lib, xs[0]),
+                                                          xs[0].sum()))(_mk(lib)[1].unbind(0)),
+    "sibling_used": lambda lib: (lambda xs: (_no_grad_write(lib, xs[0]),
+                                             xs[1] * 2))(_mk(lib)[1].split(1)),
+    "grad_fn_access": lambda lib: (lambda xs: (_no_grad_write(lib, xs[0]),
+                                               xs[0].grad_fn))(_mk(lib)[1].chunk(2)),
+    "base_written": lambda lib: (lambda b: (lambda xs: (b.mul_(2), xs[0].sum()))(b.unbind(0)))(
+        _mk(lib)[1]),
+    "base_written_then_view": lambda lib: (lambda b: (lambda xs: (b.add_(1), xs[0].mul_(2)))(
+        b.unbind(0)))(_mk(lib)[1]),
+    "view_taken_under_no_grad": lambda lib: (lambda b: (lambda xs: xs[0].mul_(2))(
+        _views_no_grad(lib, b)))(_mk(lib)[1]),
+}
+
+
+def _views_no_grad(lib, b):
+    with lib.no_grad():
+        return b.unbind(0)
+
+
+def test_multi_output_views_inplace_errors():
+    for name, scen in MULTI_VIEW_RAISES.items():
+        err = raises_same(scen)
+        assert isinstance(err, RuntimeError), name
+
+    def allowed(lib):
+        out = []
+        # nothing requires grad: a plain write through the view
+        a, b = _mk(lib, False)
+        b.unbind(0)[0].mul_(2)
+        out.append(b)
+        # under no_grad torch allows the write; the data changes, detach() still works
+        a, b = _mk(lib)
+        xs = b.unbind(0)
+        _no_grad_write(lib, xs[0])
+        out += [b.detach(), xs[0].detach(), xs[0].requires_grad]
+        with lib.no_grad():
+            out.append(xs[0] * 2)
+        a = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        with lib.no_grad():
+            a.unbind(0)[0].mul_(2)
+        out.append(a.detach())
+        # other views (tensor_split, unflatten) are single-output: allowed, with history
+        a, b = _mk(lib)
+        v = b.tensor_split(2)[0]
+        v.mul_(3)
+        b.sum().backward()
+        out.append(a.grad)
+        return out
+    same(allowed)
+
+    # repeated use keeps raising
+    for lib in (ndgrad, torch):
+        xs = _mk(lib)[1].unbind(0)
+        _no_grad_write(lib, xs[0])
+        for _ in range(2):
+            with pytest.raises(RuntimeError, match="Output 0 of Unbind is a view and its base"):
+                xs[0].grad_fn

@@ -15,7 +15,7 @@ import numpy as np
 from .. import _state
 from .. import _dtype
 from .._tensor import Tensor
-from ..autograd._views import rebase_history
+from ..autograd._views import multi_output_error, rebase_history
 from .registry import _needs_grad, _save, _meta_for, special_hooks
 
 __all__ = ["apply_inplace", "check_inplace", "Inplace"]
@@ -32,8 +32,14 @@ class Inplace:
         self.op = op
 
 
-def check_inplace(t):
-    """Raise torch's errors for an in-place write to `t` that autograd cannot allow."""
+def _rg_plain(t):
+    """requires_grad without regenerating a stale view's history (torch's requires_grad())."""
+    return t._rg or (t._base is not None and t._base._rg)
+
+
+def check_inplace(t, others=()):
+    """Raise torch's errors for an in-place write to `t` (with further inputs `others`) that
+    autograd cannot allow."""
     ex = t._extra
     if ex is not None and ex.get("inference") and not _tls.inference:
         raise RuntimeError(
@@ -43,6 +49,11 @@ def check_inplace(t):
     if not _tls.grad_enabled:
         return
     base = t._base
+    if (base is not None and t._data.dtype.kind in "fc"
+            and (_rg_plain(t) or any(isinstance(o, Tensor) and _rg_plain(o) for o in others))):
+        err = multi_output_error(t, False)
+        if err is not None:
+            raise err
     if base is None:
         if t._rg and t._grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
@@ -71,7 +82,7 @@ def apply_inplace(op, self, *others, params=None):
 
 
 def _apply_inplace(op, self, others, params):
-    check_inplace(self)
+    check_inplace(self, others)
     grad_on = _tls.grad_enabled
     # Out-of-place result, computed without recording.
     _tls.grad_enabled = False

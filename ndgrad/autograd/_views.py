@@ -7,10 +7,12 @@ Here a view is replayed by its recorded chain of view ops instead of strides, so
 code works for any base layout.
 """
 
+import sys
+
 from .. import _state
 from .graph import Node
 
-__all__ = ["CopySlices", "regenerate_view_grad_fn", "rebase_history"]
+__all__ = ["CopySlices", "regenerate_view_grad_fn", "rebase_history", "multi_output_error"]
 
 
 def _replay(chain, t):
@@ -75,8 +77,48 @@ class AsStridedBackward0(Node):
         return grad(view, z, g, create_graph=create_graph)
 
 
+def multi_output_error(view, indirect):
+    """torch's error for a view descending from a multi-output view op (unbind, split, chunk,
+    split_with_sizes) that is written in place, or whose base (or a sibling view) was: such
+    views cannot have their history rebased. None when the view's chain has no such op."""
+    if not any(op.n_out != 1 for op, _, _ in view._view):
+        return None
+    fn = view._grad_fn
+    what = ("its base or another view of its base has been" if indirect else "is being")
+    if fn is not None:
+        name = fn.name()
+        if name.endswith("Backward0"):
+            name = name[:-len("Backward0")]
+        head = f"Output {view._output_nr} of {name} is a view and {what} modified inplace."
+    else:
+        # no grad_fn: the view was taken while nothing required grad (torch's wording)
+        head = (f"A view was created in no_grad mode and {what} modified inplace with grad "
+                "mode enabled.")
+        if view._base._rg:
+            # a base requiring grad without the view having history: taken under no_grad
+            # (torch's creation_meta NO_GRAD_MODE, which takes precedence)
+            return RuntimeError(
+                head + " Given that this use case is ambiguous and error-prone, it is "
+                "forbidden. You can clarify your code by moving both the view and the inplace "
+                "either both inside the no_grad block (if you don't want the inplace to be "
+                "tracked) or both outside (if you want the inplace to be tracked).")
+    return RuntimeError(head + " This view is the output of a function that returns multiple "
+                        "views. Such functions do not allow the output views to be modified "
+                        "inplace. You should replace the inplace operation by an out-of-place "
+                        "one.")
+
+
 def regenerate_view_grad_fn(view):
     """Give `view` a grad_fn that reads its gradient out of its base's history."""
+    err = multi_output_error(view, True)
+    if err is not None:
+        # keep the view stale so that every later use raises again, as torch does
+        view._view_ver = -1
+        # torch's requires_grad does not look at the history, so it does not raise: the
+        # Tensor.requires_grad property is the caller of the caller (_refresh_view) then.
+        if sys._getframe(2).f_code.co_name != "requires_grad":
+            raise err
+        return
     base = view._base
     node = AsStridedBackward0((base._edge(),), (), (base._data.shape, base.dtype, view._view))
     view._grad_fn = node
