@@ -65,6 +65,17 @@ def _once(T):
 
 
 # --------------------------------------------------------------------------- Functions
+def make_fn(T, backward=None, name="F", k=2, **methods):
+    """A Function ``name`` of library ``T`` whose ``forward(ctx, x)`` returns ``x * k``;
+    ``backward`` (unless None) and the other ``methods`` (vjp, setup_context) are its static
+    methods. Built by the metaclass exactly as a class statement would be."""
+    attrs = {"forward": staticmethod(lambda ctx, x: x * k)}
+    if backward is not None:
+        attrs["backward"] = staticmethod(backward)
+    attrs.update((n, staticmethod(m)) for n, m in methods.items())
+    return type(name, (T.autograd.Function,), attrs)
+
+
 def make_exp(T):
     class Exp(T.autograd.Function):
         @staticmethod
@@ -150,58 +161,25 @@ def test_setup_context_binding_errors():
     _both_errors(kw_only)
 
     def ctx_forward_with_setup(T):
-        class F(T.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                return x * 2
-
-            @staticmethod
-            def setup_context(ctx, inputs, output):
-                pass
-
-            @staticmethod
-            def backward(ctx, g):
-                return g
+        F = make_fn(T, lambda ctx, g: g, setup_context=lambda ctx, inputs, output: None)
         return F.apply(T.ones(2, requires_grad=True))
     assert _both_errors(ctx_forward_with_setup)[0] == "TypeError"
 
 
 def test_vjp_alias_and_missing_methods():
     for T in LIBS:
-        class V(T.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                return x * 3
-
-            @staticmethod
-            def vjp(ctx, g):
-                return g * 3
+        V = make_fn(T, name="V", k=3, vjp=lambda ctx, g: g * 3)
         x = T.ones(2, requires_grad=True)
         (g,) = T.autograd.grad(V.apply(x).sum(), x)
         assert g.tolist() == [3.0, 3.0]
 
     def both(T):
-        class B(T.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                return x * 3
-
-            @staticmethod
-            def backward(ctx, g):
-                return g
-
-            @staticmethod
-            def vjp(ctx, g):
-                return g
+        B = make_fn(T, lambda ctx, g: g, name="B", k=3, vjp=lambda ctx, g: g)
         B.apply(T.ones(2, requires_grad=True)).sum().backward()
     assert "not allowed" in _both_errors(both)[1]
 
     def no_backward(T):
-        class N(T.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                return x * 2
-        N.apply(T.ones(2, requires_grad=True)).sum().backward()
+        make_fn(T, name="N").apply(T.ones(2, requires_grad=True)).sum().backward()
     assert _both_errors(no_backward)[0] == "NotImplementedError"
 
     def no_forward(T):
@@ -286,14 +264,7 @@ def test_returned_gradient_errors(case):
 
 def test_invalid_gradient_message_text():
     def make(T):
-        class MyFn(T.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                return x * 2
-
-            @staticmethod
-            def backward(ctx, g):
-                return T.ones(3)
+        MyFn = make_fn(T, lambda ctx, g: T.ones(3), name="MyFn")
         MyFn.apply(T.ones(2, requires_grad=True)).sum().backward()
     err = _both_errors(make)
     assert err == ("RuntimeError", ("Function MyFnBackward returned an invalid gradient at "
@@ -747,14 +718,7 @@ def test_run_jvp_contract():
 
 
 def test_jvp_missing_raises_torch_message():
-    class F(ndgrad.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            return x * 2
-
-        @staticmethod
-        def backward(ctx, g):
-            return g * 2
+    F = make_fn(ndgrad, lambda ctx, g: g * 2)
     y = F.apply(ndgrad.ones(2, requires_grad=True))
     with pytest.raises(NotImplementedError, match="You must implement the jvp function"):
         run_jvp(y.grad_fn, (ndgrad.ones(2),))
@@ -793,14 +757,7 @@ def test_no_reference_cycle_through_saved_output():
 
 def test_backward_returning_a_non_tensor_errors():
     def make(T):
-        class WT(T.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                return x * 2
-
-            @staticmethod
-            def backward(ctx, g):
-                return 3.0
+        WT = make_fn(T, lambda ctx, g: 3.0, name="WT")
         WT.apply(T.ones(2, requires_grad=True)).sum().backward()
     assert _both_errors(make) == ("RuntimeError", "expected Variable or None (got float)")
 
@@ -808,14 +765,7 @@ def test_backward_returning_a_non_tensor_errors():
 def test_anomaly_mode_reports_custom_function_and_its_forward_stack():
     msgs = []
     for T in LIBS:
-        class NanB(T.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                return x * 2
-
-            @staticmethod
-            def backward(ctx, g):
-                return g * float("nan")
+        NanB = make_fn(T, lambda ctx, g: g * float("nan"), name="NanB")
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
             with T.autograd.detect_anomaly():
