@@ -3,9 +3,11 @@
 the gradients of a backward with random grad_outputs; ``check_gradgrad`` compares a second-order
 derivative; ``check_error`` compares the raised exception. Arguments are NumPy arrays (or lists
 of them), turned into tensors of each library (floating ones requiring grad when asked).
-``backward_garbage`` counts the reference cycles a backward leaves."""
+``backward_garbage`` counts the reference cycles a backward leaves; ``error_of`` and
+``each_raises_alike`` capture and compare exceptions."""
 
 import gc
+import warnings
 
 import numpy as np
 import pytest
@@ -187,3 +189,27 @@ def backward_linspace(lib, o):
         lib.autograd.backward(outs, [lib.tensor(np.linspace(-1, 1, t.numel())
                                                 .reshape(tuple(t.shape))) for t in outs])
     return o
+
+
+def error_of(fn):
+    """``(type, message)`` of the exception ``fn()`` raises, or None when it returns."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the caller compares it with torch's
+        return type(e), str(e)
+    return None
+
+
+def each_raises_alike(torch_cases, ndgrad_cases, quiet=False):
+    """Paired zero-argument callables: each pair raises exceptions of exactly the same type with
+    the same message (with ``quiet``, warnings raised on the way are ignored)."""
+    for ft, fn in zip(torch_cases, ndgrad_cases):
+        with warnings.catch_warnings():
+            if quiet:
+                warnings.simplefilter("ignore")
+            with pytest.raises(Exception) as et:
+                ft()
+            with pytest.raises(Exception) as en:
+                fn()
+        assert type(en.value) is type(et.value)
+        assert str(en.value) == str(et.value)
