@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 import torch.autograd.functional as TF
+from _helpers import error_of as _err
 
 import ndgrad
 from ndgrad.autograd import functional as NF
@@ -34,14 +35,6 @@ def _same(a, b, tol=1e-10):
     assert len(a) == len(b)
     for x, y in zip(a, b):
         _same(x, y, tol)
-
-
-def _err(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001
-        return type(e), str(e)
-    return None
 
 
 # ----------------------------------------------------------------------------- functions
