@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 import torch.autograd.forward_ad as tfw
+from _helpers import error_of as _err
 
 import ndgrad
 import ndgrad.autograd.forward_ad as nfw
@@ -152,14 +153,6 @@ def test_prod_tangent_comes_from_the_generic_rule():
 
 
 # ----------------------------------------------------------------------------- API and errors
-def _err(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001
-        return type(e), str(e)
-    return None
-
-
 def _level_cases(lib, fw):
     out = []
     x = lib.ones(3)
