@@ -14,6 +14,7 @@ Semantics follow torch 2.13:
   for a saved output, the grad_fn or gradient accumulator of a saved input.
 """
 
+import threading
 import weakref
 
 from .. import _state
@@ -22,6 +23,9 @@ __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
            "allow_mutation_on_saved_tensors"]
 
 _tls = _state.tls
+# Guards _state.saved_hooks_active, the count of open saved_tensors_hooks contexts on all
+# threads: it may overcount for a moment, never undercount (SavedTensor skips hooks at zero).
+_count_lock = threading.Lock()
 
 _PACK_MUTATED = (
     "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
@@ -133,13 +137,15 @@ class saved_tensors_hooks:
         msg = _tls.saved_hooks_disabled
         if msg is not None:
             raise RuntimeError(msg)
+        with _count_lock:  # `+=` on a module global is not atomic across threads
+            _state.saved_hooks_active += 1
         _tls.saved_hooks = _tls.saved_hooks + ((self.pack_hook, self.unpack_hook),)
-        _state.saved_hooks_active += 1
         return self
 
     def __exit__(self, *exc):
         _tls.saved_hooks = _tls.saved_hooks[:-1]
-        _state.saved_hooks_active -= 1
+        with _count_lock:
+            _state.saved_hooks_active -= 1
 
 
 class save_on_cpu(saved_tensors_hooks):
