@@ -108,24 +108,24 @@ def test_hessian_matches_torch(kw, two):
         _same(NF.hessian(scalar_one(ndgrad), xn, **kw), TF.hessian(scalar_one(torch), xt, **kw))
 
 
+def _vectors_like(ts, seed):
+    """Random (ndgrad, torch) tensors shaped like the torch tensor ``ts`` or each of the tuple
+    ``ts`` (seeds ``seed``, ``seed + 1``, ...), as a tuple exactly when ``ts`` is one."""
+    single = not isinstance(ts, tuple)
+    n, t = _both(*(_arr(tuple(x.shape), seed + i) for i, x in enumerate((ts,) if single else ts)))
+    return (n[0], t[0]) if single else (n, t)
+
+
 @pytest.mark.parametrize("name", sorted(FUNCS))
 @pytest.mark.parametrize("create_graph", [False, True])
 def test_vjp_and_jvp_match_torch(name, create_graph):
     fn = FUNCS[name][0]
     xn, xt = _inputs(name)
     outs = fn(torch)(*(xt if isinstance(xt, tuple) else (xt,)))
-    outs_t = outs if isinstance(outs, tuple) else (outs,)
-    vo = [_arr(tuple(o.shape), 10 + i) for i, o in enumerate(outs_t)]
-    von, vot = _both(*vo)
-    if not isinstance(outs, tuple):
-        von, vot = von[0], vot[0]
+    von, vot = _vectors_like(outs, 10)
     _same(NF.vjp(fn(ndgrad), xn, von, create_graph=create_graph),
           TF.vjp(fn(torch), xt, vot, create_graph=create_graph))
-    ins = xt if isinstance(xt, tuple) else (xt,)
-    vi = [_arr(tuple(x.shape), 20 + i) for i, x in enumerate(ins)]
-    vin, vit = _both(*vi)
-    if not isinstance(xt, tuple):
-        vin, vit = vin[0], vit[0]
+    vin, vit = _vectors_like(xt, 20)
     _same(NF.jvp(fn(ndgrad), xn, vin, create_graph=create_graph),
           TF.jvp(fn(torch), xt, vit, create_graph=create_graph))
 
