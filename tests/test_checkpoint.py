@@ -143,7 +143,9 @@ def test_recomputed_metadata_mismatch_error_matches_torch():
     assert msgs[ndgrad] == msgs[torch]
 
 
-def test_intermediates_freed_in_forward():
+def _tracked_block():
+    """ndgrad input x, f(t) = (t @ w).sin().exp(), and weak references to the data of every
+    ``t @ w`` f computes (in order), to see which intermediates stay alive."""
     x, w = _leaves(ndgrad)
     refs = []
 
@@ -151,6 +153,11 @@ def test_intermediates_freed_in_forward():
         h = t @ w
         refs.append(weakref.ref(h._data))
         return h.sin().exp()
+    return x, f, refs
+
+
+def test_intermediates_freed_in_forward():
+    x, f, refs = _tracked_block()
     keep = f(x)  # without checkpointing sin saves h
     gc.collect()
     assert refs[0]() is not None
@@ -195,13 +202,7 @@ def test_double_backward_through_non_reentrant_checkpoint_matches_torch():
 
 
 def test_recomputed_values_released_after_use_even_with_retain_graph():
-    x, w = _leaves(ndgrad)
-    refs = []
-
-    def f(t):
-        h = t @ w
-        refs.append(weakref.ref(h._data))
-        return h.sin().exp()
+    x, f, refs = _tracked_block()
     out = nck.checkpoint(f, x, use_reentrant=False)
     out.sum().backward(retain_graph=True)
     g1 = x.grad.numpy().copy()
