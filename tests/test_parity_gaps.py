@@ -162,3 +162,45 @@ def test_multi_output_views_inplace_errors():
         for _ in range(2):
             with pytest.raises(RuntimeError, match="Output 0 of Unbind is a view and its base"):
                 xs[0].grad_fn
+
+
+def _profile_function(lib):
+    class MyFn(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            ctx.save_for_backward(x)
+            return x * k, x + 1
+
+        @staticmethod
+        def backward(ctx, g, h):
+            x, = ctx.saved_tensors
+            return g * x, None
+
+    class Bad(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x * 2
+            raise ValueError("boom")
+
+    x = lib.ones(3, requires_grad=True)
+    with lib.autograd.profiler.profile(record_shapes=True) as p:
+        with lib.no_grad():
+            MyFn.apply(x, 2)
+        a, _ = MyFn.apply(x, 3)
+        with pytest.raises(ValueError):
+            Bad.apply(x)
+        a.sum().backward()
+    keep = {"MyFn", "Bad", "aten::mul", "MyFnBackward",
+            "autograd::engine::evaluate_function: MyFnBackward"}
+    evs = [e for e in p.function_events if e.name in keep]
+    rows = [(e.name, e.cpu_parent.name if e.cpu_parent is not None else None,
+             e.input_shapes if e.name in ("MyFn", "Bad") else None) for e in evs]
+    seq = {e.name: e.sequence_nr for e in evs}
+    # the forward event carries the node's sequence number, which links it to the backward
+    linked = seq["MyFn"] == seq["MyFnBackward"] and seq["MyFn"] >= 0
+    keys = sorted(k.key for k in p.key_averages() if k.key in keep)
+    return rows, linked, keys, x.grad
+
+
+def test_profiler_records_custom_function():
+    same(_profile_function)

@@ -30,6 +30,8 @@ calls ``run_jvp(ctx, tangents)`` with one entry per positional argument (as torc
 a tensor without a tangent, None for a non-tensor); ``run_jvp`` calls the user's ``jvp(ctx, *tangents)`` and returns a
 tuple with one tangent (or None) per output, which the hook attaches to the outputs.
 ``run_jvp`` raises torch's NotImplementedError when the Function defines no ``jvp``.
+Under a profiler, ``apply`` runs inside one event named after the Function class (as torch),
+which encloses the forward's ops and carries the node's sequence number.
 ``save_for_forward`` values are readable (as ``ctx.saved_tensors`` inside ``jvp``) only
 during that hook: afterwards ``apply`` drops every plain reference ``ctx`` holds to outputs
 (``to_save``, ``dirty_tensors``, ``non_differentiable``, ``saved_for_forward``), since an output
@@ -356,6 +358,15 @@ class Function:
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run the Function on `args`, recording it in the graph when a gradient is needed."""
+        if _state.special:
+            recorders = _profile_recorders()
+            if recorders:
+                return _profiled_apply(cls, recorders, args, kwargs)
+        return cls._apply_impl(args, kwargs, None)
+
+    @classmethod
+    def _apply_impl(cls, args, kwargs, probe):
+        """``apply``'s body; `probe` (a list or None) receives the ctx once it exists."""
         if not _is_overridden(cls, "forward"):
             raise NotImplementedError("You must implement the forward function for custom "
                                       "autograd.Function.")
@@ -379,6 +390,8 @@ class Function:
             edges = (None,) * len(tensor_args)
         ctx = cls._backward_cls(edges, needs)
         ctx._arg_is_tensor = arg_is_tensor
+        if probe is not None:
+            probe.append(ctx)
 
         _tls.grad_enabled = False
         try:
@@ -405,6 +418,34 @@ class Function:
         for key in ("to_save", "dirty_tensors", "non_differentiable", "saved_for_forward"):
             d.pop(key, None)
         return outputs[0] if single else outputs
+
+
+def _profile_recorders():
+    """The active profilers' observers among the dispatcher's special hooks (only they see
+    Functions; forward AD has its own hook and anomaly mode its own stack recording)."""
+    from .._ops.registry import special_hooks
+    from .profiler import _Recorder
+    return [h for h in special_hooks if type(h) is _Recorder]
+
+
+def _profiled_apply(cls, recorders, args, kwargs):
+    """``apply`` inside one event per profiler named after the Function (torch's record),
+    enclosing the ops its forward runs and carrying the node's sequence number."""
+    events = []
+    for rec in recorders:
+        ev = rec.open(cls.__name__)
+        if rec.prof.record_shapes:
+            ev.input_shapes = [list(a._data.shape) if isinstance(a, Tensor) else []
+                               for a in args]
+        events.append(ev)
+    probe = []
+    try:
+        return cls._apply_impl(args, kwargs, probe)
+    finally:
+        for rec, ev in zip(reversed(recorders), reversed(events)):
+            if probe:
+                ev.sequence_nr = probe[0]._seq
+            rec.close(ev)
 
 
 def _record_forward_stack(ctx):
