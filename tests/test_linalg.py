@@ -396,9 +396,8 @@ ERRORS = {
     "solve_1d": lambda L: L.linalg.solve(L.ones(2), L.ones(2)),
 }
 
-# Every function on integer, half and bool input: torch's exception type and message (the
-# LAPACK-backed ones refuse, the products accept integers and half).
-_DTYPE_FNS = {
+# Functions of a square matrix run by both tables below.
+_SQUARE_FNS = {
     "inv": lambda L, x: L.linalg.inv(x), "det": lambda L, x: L.linalg.det(x),
     "slogdet": lambda L, x: L.linalg.slogdet(x), "cholesky": lambda L, x: L.linalg.cholesky(x),
     "qr": lambda L, x: L.linalg.qr(x), "eigh": lambda L, x: L.linalg.eigh(x),
@@ -406,20 +405,26 @@ _DTYPE_FNS = {
     "svdvals": lambda L, x: L.linalg.svdvals(x), "pinv": lambda L, x: L.linalg.pinv(x),
     "solve": lambda L, x: L.linalg.solve(x, x), "lstsq": lambda L, x: L.linalg.lstsq(x, x),
     "solve_triangular": lambda L, x: L.linalg.solve_triangular(x, x, upper=True),
-    "triangular_solve": lambda L, x: L.triangular_solve(x, x),
     "cholesky_solve": lambda L, x: L.cholesky_solve(x, x),
-    "matrix_power": lambda L, x: L.linalg.matrix_power(x, 2),
     "matrix_power_neg": lambda L, x: L.linalg.matrix_power(x, -1),
     "vector_norm": lambda L, x: L.linalg.vector_norm(x),
     "matrix_norm": lambda L, x: L.linalg.matrix_norm(x),
     "matrix_norm_2": lambda L, x: L.linalg.matrix_norm(x, 2),
+    "matrix_rank": lambda L, x: L.linalg.matrix_rank(x),
+}
+
+# Every function on integer, half and bool input: torch's exception type and message (the
+# LAPACK-backed ones refuse, the products accept integers and half).
+_DTYPE_FNS = {
+    **_SQUARE_FNS,
+    "triangular_solve": lambda L, x: L.triangular_solve(x, x),
+    "matrix_power": lambda L, x: L.linalg.matrix_power(x, 2),
     "cross": lambda L, x: L.linalg.cross(x, x), "inverse": lambda L, x: L.inverse(x),
     "logdet": lambda L, x: L.logdet(x), "cholesky_legacy": lambda L, x: L.cholesky(x),
     "matmul": lambda L, x: x @ x, "mv": lambda L, x: L.mv(x, x[0]),
     "dot": lambda L, x: L.dot(x[0], x[0]), "bmm": lambda L, x: L.bmm(x[None], x[None]),
-    "einsum": lambda L, x: L.einsum("ij,jk", x, x), "matrix_rank": lambda L, x:
-        L.linalg.matrix_rank(x),
-    "cond": lambda L, x: L.linalg.cond(x), "multi_dot": lambda L, x: L.linalg.multi_dot([x, x]),
+    "einsum": lambda L, x: L.einsum("ij,jk", x, x), "cond": lambda L, x: L.linalg.cond(x),
+    "multi_dot": lambda L, x: L.linalg.multi_dot([x, x]),
 }
 
 
@@ -562,25 +567,13 @@ def test_triangular_solve_forward_over_backward_is_analytic():
 
 
 _EMPTY_FNS = {
-    "inv": lambda L, x: L.linalg.inv(x), "det": lambda L, x: L.linalg.det(x),
-    "slogdet": lambda L, x: L.linalg.slogdet(x), "cholesky": lambda L, x: L.linalg.cholesky(x),
-    "qr": lambda L, x: L.linalg.qr(x), "eigh": lambda L, x: L.linalg.eigh(x),
-    "eigvalsh": lambda L, x: L.linalg.eigvalsh(x), "svd": lambda L, x: L.linalg.svd(x),
+    **_SQUARE_FNS,
     "svd_reduced": lambda L, x: L.linalg.svd(x, full_matrices=False),
-    "svdvals": lambda L, x: L.linalg.svdvals(x), "pinv": lambda L, x: L.linalg.pinv(x),
-    "solve": lambda L, x: L.linalg.solve(x, x), "lstsq": lambda L, x: L.linalg.lstsq(x, x),
-    "solve_triangular": lambda L, x: L.linalg.solve_triangular(x, x, upper=True),
-    "cholesky_solve": lambda L, x: L.cholesky_solve(x, x),
     "matrix_power": lambda L, x: L.linalg.matrix_power(x, 3),
-    "matrix_power_neg": lambda L, x: L.linalg.matrix_power(x, -1),
-    "vector_norm": lambda L, x: L.linalg.vector_norm(x),
-    "matrix_norm": lambda L, x: L.linalg.matrix_norm(x),
-    "matrix_norm_2": lambda L, x: L.linalg.matrix_norm(x, 2),
     "matrix_norm_nuc": lambda L, x: L.linalg.matrix_norm(x, "nuc"),
     "matrix_norm_1": lambda L, x: L.linalg.matrix_norm(x, 1),
     "matrix_norm_inf": lambda L, x: L.linalg.matrix_norm(x, math.inf),
     "matmul": lambda L, x: x @ x.mT, "einsum": lambda L, x: L.einsum("...ij,...kj", x, x),
-    "matrix_rank": lambda L, x: L.linalg.matrix_rank(x),
     "tensordot": lambda L, x: L.tensordot(x, x, dims=x.ndim),
 }
 
