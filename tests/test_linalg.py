@@ -488,6 +488,16 @@ def test_ill_defined_complex_gradients(which):
     assert str(ne.value) == str(te.value)
 
 
+def _same_runtime_error(fn):
+    """``fn(L)`` raises RuntimeError in torch and ndgrad, with the same message."""
+    msgs = []
+    for L in (torch, ndgrad):
+        with pytest.raises(RuntimeError) as e:
+            fn(L)
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+
+
 @pytest.mark.parametrize("mode,shape", [("r", (3, 3)), ("complete", (4, 3))])
 def test_qr_backward_errors(mode, shape):
     a = R(*shape)
@@ -604,12 +614,8 @@ def test_inplace_add_family(method, shapes):
     if method == "addbmm_":  # torch resizes self here instead of raising (ndgrad raises)
         return
     bad = [R(*((1,) + shapes[0][1:])), R(*shapes[1]), R(*shapes[2])]
-    msgs = []
-    for L in (torch, ndgrad):
-        with pytest.raises(RuntimeError) as e:
-            getattr(L.tensor(bad[0]), method)(L.tensor(bad[1]), L.tensor(bad[2]))
-        msgs.append(str(e.value))
-    assert msgs[0] == msgs[1]
+    _same_runtime_error(
+        lambda L: getattr(L.tensor(bad[0]), method)(L.tensor(bad[1]), L.tensor(bad[2])))
 
 
 def _eig_gauge(L, a):
@@ -635,13 +641,8 @@ def test_matrix_exp_and_eig(name):
 
 def test_eig_ill_defined_phase():
     a = C(3, 3)
-    msgs = []
-    for L in (torch, ndgrad):
-        x = L.tensor(a, requires_grad=True)
-        with pytest.raises(RuntimeError) as e:
-            L.linalg.eig(x)[1].real.sum().backward()
-        msgs.append(str(e.value))
-    assert msgs[0] == msgs[1]
+    _same_runtime_error(
+        lambda L: L.linalg.eig(L.tensor(a, requires_grad=True))[1].real.sum().backward())
 
 
 LU_CASES = {
@@ -792,12 +793,7 @@ def test_tensor_linalg_errors_and_int_vander():
                lambda L: L.linalg.tensorinv(L.ones(4, 4), ind=0),
                lambda L: L.linalg.vander(L.tensor(1.)),
                lambda L: L.linalg.tensorsolve(L.ones(2, 3, 6), L.ones(3, 2, 3))):
-        msgs = []
-        for L in (torch, ndgrad):
-            with pytest.raises(RuntimeError) as e:
-                fn(L)
-            msgs.append(str(e.value))
-        assert msgs[0] == msgs[1]
+        _same_runtime_error(fn)
     t = torch.linalg.vander(torch.tensor([1, 2, 3]))
     n = ndgrad.linalg.vander(ndgrad.tensor([1, 2, 3]))
     assert str(t.dtype) == str(n.dtype)
@@ -850,9 +846,4 @@ def test_householder_product(shape, dtype):
                lambda L: L.linalg.householder_product(L.ones(3), L.ones(1)),
                lambda L: L.linalg.householder_product(L.ones(3, 2, 2), L.ones(2, 2)),
                lambda L: L.linalg.householder_product(L.ones(3, 2), L.ones(2, dtype=L.float64))):
-        msgs = []
-        for L in (torch, ndgrad):
-            with pytest.raises(RuntimeError) as e:
-                fn(L)
-            msgs.append(str(e.value))
-        assert msgs[0] == msgs[1]
+        _same_runtime_error(fn)
