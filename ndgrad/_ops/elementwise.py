@@ -128,7 +128,8 @@ RSUB_T.def_vjp(_rsub_vjp)
 @MUL.def_vjp
 def _(ctx, g):
     n = ctx._next
-    if not _tls.grad_enabled:  # a plain backward: try the raw-array path
+    if not _tls.grad_enabled and not _state.special and type(g) is Tensor:
+        # a plain backward: try the raw-array path
         ga = _raw_mul(ctx, g, 1) if n[0] is not None else None
         gb = _raw_mul(ctx, g, 0) if n[1] is not None else None
         if (ga is not None or n[0] is None) and (gb is not None or n[1] is None):
@@ -141,10 +142,9 @@ def _(ctx, g):
 
 
 def _raw_mul(ctx, g, k):
-    """``g * saved[k]`` on raw arrays (see ``_raw_grad``), or None; the saved operand may have
-    a broadcastable shape of its own, so the shape check is NumPy's broadcasting."""
-    if _tls.grad_enabled or _state.special or type(g) is not Tensor:
-        return None
+    """``g * saved[k]`` on raw arrays (see ``_raw_grad``; the caller checked grad mode, special
+    modes and g's type), or None; the saved operand may have a broadcastable shape of its own,
+    so the shape check is NumPy's broadcasting."""
     saved = ctx._saved
     if saved is FREED:
         return None
