@@ -213,3 +213,16 @@ def each_raises_alike(torch_cases, ndgrad_cases, quiet=False):
                 fn()
         assert type(en.value) is type(et.value)
         assert str(en.value) == str(et.value)
+
+
+def random_arrays(seed):
+    """``(R, C)``: ``R(*shape)`` standard-normal real and ``C(*shape)`` complex arrays drawn in
+    call order from one generator seeded with ``seed`` (one per test module)."""
+    rng = np.random.default_rng(seed)
+
+    def R(*s):
+        return rng.standard_normal(s)
+
+    def C(*s):
+        return rng.standard_normal(s) + 1j * rng.standard_normal(s)
+    return R, C
