@@ -10,6 +10,8 @@ import pytest
 import ndgrad
 
 torch = pytest.importorskip("torch")
+from _helpers import random_arrays
+
 warnings.filterwarnings("ignore", category=UserWarning)
 
 
@@ -86,15 +88,7 @@ def compare(fn, arrays, *, seed=0, atol=1e-7, rtol=1e-6, check_name=True, gradgr
         np.testing.assert_allclose(_np(b), _np(a), atol=atol * 100, rtol=rtol * 100)
 
 
-_rng = np.random.default_rng(1)
-
-
-def R(*s):
-    return _rng.standard_normal(s)
-
-
-def C(*s):
-    return _rng.standard_normal(s) + 1j * _rng.standard_normal(s)
+R, C = random_arrays(1)
 
 
 def spd(n, b=()):
