@@ -10,19 +10,12 @@ import pytest
 import ndgrad
 
 torch = pytest.importorskip("torch")
+from _helpers import random_arrays
 from test_linalg import compare
 
 warnings.filterwarnings("ignore", category=UserWarning)
 
-_rng = np.random.default_rng(2)
-
-
-def R(*s):
-    return _rng.standard_normal(s)
-
-
-def C(*s):
-    return _rng.standard_normal(s) + 1j * _rng.standard_normal(s)
+R, C = random_arrays(2)
 
 
 CASES = {
