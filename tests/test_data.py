@@ -88,20 +88,18 @@ def test_collate_errors_and_custom_collate_fn():
     assert ND.default_convert(np.arange(3)).tolist() == [0, 1, 2]
 
 
-class Squares(ND.Dataset):
-    def __len__(self):
-        return 9
+def _squares(D):
+    """The dataset (i * i, float(i)) for i < 9, subclassing ``D.Dataset``."""
+    class Squares(D.Dataset):
+        def __len__(self):
+            return 9
 
-    def __getitem__(self, i):
-        return i * i, float(i)
+        def __getitem__(self, i):
+            return i * i, float(i)
+    return Squares
 
 
-class TSquares(TD.Dataset):
-    def __len__(self):
-        return 9
-
-    def __getitem__(self, i):
-        return i * i, float(i)
+Squares, TSquares = _squares(ND), _squares(TD)
 
 
 def test_custom_dataset_and_samplers_match_torch():
