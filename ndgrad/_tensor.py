@@ -150,7 +150,8 @@ class Tensor:
     @property
     def requires_grad(self):
         if self._base is not None:
-            self._refresh_view()
+            # torch's requires_grad does not raise for a view made invalid by an in-place write
+            self._refresh_view(quiet=True)
         return self._rg
 
     @requires_grad.setter
@@ -351,14 +352,14 @@ class Tensor:
             return (fn, self._output_nr)
         return (self._accumulator(), 0)
 
-    def _refresh_view(self):
+    def _refresh_view(self, quiet=False):
         if self._view_ver == self._vc[0]:
             return
         self._view_ver = self._vc[0]
         base = self._base
         if base._rg:
             from .autograd._views import regenerate_view_grad_fn
-            regenerate_view_grad_fn(self)
+            regenerate_view_grad_fn(self, quiet)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate the gradient of this tensor into the leaves' ``.grad``."""
@@ -428,8 +429,13 @@ class Tensor:
 
     def __repr__(self, *, tensor_contents=None):
         from ._tensor_str import tensor_repr
-        fn = self.grad_fn
-        return tensor_repr(self._data, grad_fn_name=fn.name() if fn is not None else None,
+        try:
+            fn = self.grad_fn
+            # torch prints the node's class name (CopySlices), not name()'s C++ namespace
+            fn_name = type(fn).__name__ if fn is not None else None
+        except RuntimeError:  # a view invalidated by an in-place write, as torch prints it
+            fn_name = "Invalid"
+        return tensor_repr(self._data, grad_fn_name=fn_name,
                            requires_grad=self._rg, default_float=_dtype.get_default_dtype().np,
                            extra_suffixes=_state.special and _fw_repr_suffixes(self) or ())
 

@@ -216,6 +216,19 @@ def test_expanded_view_used_after_base_written():
     same(f)
 
 
+def test_repr_of_copyslices_and_invalid_views():
+    def f(lib):
+        a = t(lib, [1.0, 2.0, 3.0], True)
+        z = lib.zeros(3, dtype=lib.float64)
+        z[:2] = a[:2]
+        b = a * 1
+        xs = b.unbind()
+        with lib.no_grad():
+            b.add_(1)
+        return [repr(z), repr(xs[0]), xs[0].requires_grad]
+    same(f)
+
+
 def test_chained_views_and_setitem_with_advanced_index():
     def f(lib):
         a = t(lib, arr(9, 4, 5), True)

@@ -7,8 +7,6 @@ Here a view is replayed by its recorded chain of view ops instead of strides, so
 code works for any base layout.
 """
 
-import sys
-
 from .. import _state
 from .graph import Node
 
@@ -108,15 +106,16 @@ def multi_output_error(view, indirect):
                         "one.")
 
 
-def regenerate_view_grad_fn(view):
-    """Give `view` a grad_fn that reads its gradient out of its base's history."""
+def regenerate_view_grad_fn(view, quiet=False):
+    """Give `view` a grad_fn that reads its gradient out of its base's history.
+
+    `quiet`: for ``requires_grad``, which torch answers without raising for an invalid view.
+    """
     err = multi_output_error(view, True)
     if err is not None:
         # keep the view stale so that every later use raises again, as torch does
         view._view_ver = -1
-        # torch's requires_grad does not look at the history, so it does not raise: the
-        # Tensor.requires_grad property is the caller of the caller (_refresh_view) then.
-        if sys._getframe(2).f_code.co_name != "requires_grad":
+        if not quiet:
             raise err
         return
     base = view._base
