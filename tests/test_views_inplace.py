@@ -131,6 +131,10 @@ def test_view_ops_share_memory_and_report_base():
             out.append([v._is_view(), v._base is x, v.shape])
         x.add_(1)
         out.append([v.sum() for v in views])
+        r = lib.arange(3.0)
+        parts = r.unbind()
+        r.mul_(10)
+        out.append([p.item() for p in parts])
         return out
     same(f)
 

@@ -551,7 +551,8 @@ def alias(input):
 
 # --------------------------------------------------------------------------- unbind / split
 def _unbind_fwd(x, dim):
-    return tuple(x[(slice(None),) * dim + (i,)] for i in range(x.shape[dim]))
+    # The trailing Ellipsis keeps 0-d results views of x (NumPy returns copied scalars without).
+    return tuple(x[(slice(None),) * dim + (i, Ellipsis)] for i in range(x.shape[dim]))
 
 
 def _split_fwd(x, p):
