@@ -288,6 +288,15 @@ def test_index_assignment():
     raises_same(lambda lib: lib.zeros(3)[5])
 
 
+def test_sign_of_nan_and_signed_zero():
+    def f(lib):
+        x = lib.tensor([float("nan"), -0.0, 0.0, -2.5, 3.0, float("inf")], requires_grad=True)
+        y = x.sign()
+        (y * 2).sum().backward()
+        return [y, x.grad, lib.tensor([float("nan"), -1.0], dtype=lib.float16).sign()]
+    same(f)
+
+
 def test_written_numbers_keep_the_target_precision():
     def f(lib):
         x = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64)

@@ -511,6 +511,9 @@ def threshold_backward(grad_output, input, threshold):
 def _sign_fwd(x):
     if x.dtype.kind == "b":
         return x.copy()
+    if x.dtype.kind == "f":
+        # torch's sign(nan) is 0 (NumPy's is nan): (x > 0) - (x < 0) is 0 for nan
+        return np.subtract(x > 0, x < 0, dtype=x.dtype)
     return np.sign(x)
 
 
