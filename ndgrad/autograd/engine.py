@@ -47,11 +47,14 @@ def sum_to(g, shape):
         if d.shape != shape:
             d = d.reshape(shape)
         return _from_array(d)
-    if dims:
-        g = g.sum(dims, keepdim=True)
+    # Recorded (create_graph): leading dims are summed away and size-1 dims kept, in as few
+    # ops as possible (one sum when only leading dims were broadcast, as torch's sum_to).
+    inner = dims[lead:]
     if lead:
-        g = g.reshape(shape)
-    elif g._data.shape != shape:
+        g = g.sum(list(range(lead)))
+    if inner:
+        g = g.sum([i - lead for i in inner], keepdim=True)
+    if g._data.shape != shape:
         g = g.reshape(shape)
     return g
 
