@@ -520,15 +520,20 @@ def _(ctx, g):
 
 # ============================================================================ softmax family
 def _softmax_fwd(x, p):
-    e = x - x.max(axis=p, keepdims=True)
+    e = x - np.maximum.reduce(x, axis=p, keepdims=True)
     np.exp(e, out=e)
-    e /= e.sum(axis=p, keepdims=True)
+    e /= np.add.reduce(e, axis=p, keepdims=True)
     return e
 
 
+_max_reduce = np.maximum.reduce
+_add_reduce = np.add.reduce
+
+
 def _log_softmax_fwd(x, p):
-    s = x - x.max(axis=p, keepdims=True)
-    s -= np.log(np.exp(s).sum(axis=p, keepdims=True))
+    # ufunc reductions directly: ndarray.max/.sum add a Python wrapper per call
+    s = x - _max_reduce(x, axis=p, keepdims=True)
+    s -= np.log(_add_reduce(np.exp(s), axis=p, keepdims=True))
     return s
 
 
@@ -544,7 +549,7 @@ def _softmax_bw_fwd(g, y, dim):
 
 
 def _log_softmax_bw_fwd(g, y, dim):
-    return g - np.exp(y) * g.sum(axis=dim, keepdims=True)
+    return g - np.exp(y) * _add_reduce(g, axis=dim, keepdims=True)
 
 
 # Fused backward kernels (torch's _softmax_backward_data / _log_softmax_backward_data), each
