@@ -6,7 +6,7 @@ import numpy as np
 
 import ndgrad
 
-from . import COMPLEX, FLOATING, OpInfo, SampleInput, Skip, register
+from . import COMPLEX, FLOATING, OpInfo, SampleInput, register
 
 _AS_COMPLEX = {ndgrad.float32: ndgrad.complex64, ndgrad.float64: ndgrad.complex128}
 
@@ -71,35 +71,28 @@ def _t_real(x):
     return torch.real(x) * 1
 
 
-_REAL_COTANGENT = Skip("fwgrad_bwgrad", "the suite seeds real tangents/cotangents, which torch "
-                       "rejects for complex tensors; tests/test_complex.py checks "
-                       "forward-over-backward with complex ones")
-
 register(
     OpInfo("real", sample_inputs=_unary_samples, dtypes=COMPLEX + FLOATING, family="complex",
-           supports_complex_autograd=True, ref=np.real, skips=(_REAL_COTANGENT,),
+           supports_complex_autograd=True, ref=np.real,
            notes="a view: select(view_as_real(z), -1, 0) as torch; real input returned as is"),
     OpInfo("imag", sample_inputs=_complex_only(_unary_samples), dtypes=COMPLEX,
-           family="complex", supports_complex_autograd=True, ref=np.imag,
-           skips=(_REAL_COTANGENT,)),
+           family="complex", supports_complex_autograd=True, ref=np.imag),
     OpInfo("conj", sample_inputs=_complex_only(_unary_samples), dtypes=COMPLEX,
            family="complex", op=lambda x: ndgrad.conj(x) * 1,
            torch_op=lambda x: __import__("torch").conj(x) * 1, supports_complex_autograd=True,
-           ref=lambda x: np.conj(x) * 1, skips=(_REAL_COTANGENT,),
+           ref=lambda x: np.conj(x) * 1,
            notes="multiplied by 1: torch's lazy conj view cannot be read by NumPy"),
     OpInfo("conj_physical", sample_inputs=_complex_only(_unary_samples), dtypes=COMPLEX,
-           family="complex", supports_complex_autograd=True, ref=np.conj,
-           skips=(_REAL_COTANGENT,)),
+           family="complex", supports_complex_autograd=True, ref=np.conj),
     OpInfo("angle", sample_inputs=_unary_samples, dtypes=COMPLEX + FLOATING, family="complex",
            supports_complex_autograd=True, method="angle", ref=np.angle),
     OpInfo("view_as_real", sample_inputs=_complex_only(_unary_samples), dtypes=COMPLEX,
            family="complex", supports_complex_autograd=True,
-           ref=lambda x: np.stack([x.real, x.imag], -1), skips=(_REAL_COTANGENT,)),
+           ref=lambda x: np.stack([x.real, x.imag], -1)),
     OpInfo("view_as_complex", sample_inputs=_view_as_complex_samples, dtypes=FLOATING,
-           family="complex", ref=lambda x: x[..., 0] + 1j * x[..., 1],
-           skips=(_REAL_COTANGENT,)),
+           family="complex", ref=lambda x: x[..., 0] + 1j * x[..., 1]),
     OpInfo("polar", sample_inputs=_pair_samples(True), dtypes=FLOATING, family="complex",
-           ref=lambda r, t: r * np.exp(1j * t), skips=(_REAL_COTANGENT,)),
+           ref=lambda r, t: r * np.exp(1j * t)),
     OpInfo("complex", sample_inputs=_pair_samples(False), dtypes=FLOATING, family="complex",
-           ref=lambda a, b: a + 1j * b, skips=(_REAL_COTANGENT,)),
+           ref=lambda a, b: a + 1j * b),
 )
