@@ -316,6 +316,25 @@ moveaxis = movedim
 
 # --------------------------------------------------------------------------- expand / squeeze
 def _expand_fwd(x, shape):
+    if type(x) is np.ndarray and x.flags.c_contiguous and x.ndim <= len(shape):
+        # np.broadcast_to's result (read-only, zero strides on the broadcast dims, a view of
+        # x) built directly: its argument checks cost more than the view itself.
+        lead = len(shape) - x.ndim
+        strides = [0] * lead
+        xs = x.shape
+        xst = x.strides
+        for i in range(x.ndim):
+            n = xs[i]
+            s = shape[lead + i]
+            if n == s:
+                strides.append(xst[i])
+            elif n == 1 and s >= 0:
+                strides.append(0)
+            else:
+                return np.broadcast_to(x, shape)  # its error
+        out = np.ndarray(shape, x.dtype, x, 0, strides)
+        out.flags.writeable = False
+        return out
     return np.broadcast_to(x, shape)
 
 
