@@ -590,6 +590,39 @@ def primitive(name, fwd, node_name=None, save=(), n_out=1, diff_outs=None, view=
             dt = outputs[0]._data.dtype
             if xd is not dt and xd != dt and xd.kind in "fc":
                 node._meta = ((x._data.shape, xd),)
+        elif n_in == 2:
+            # Two inputs (mm, products, most backward kernels): _record_general, unrolled.
+            x, y = inputs
+            rx = isinstance(x, Tensor) and (x._rg or (x._base is not None and _needs_grad(x)))
+            ry = isinstance(y, Tensor) and (y._rg or (y._base is not None and _needs_grad(y)))
+            if not (rx or ry):
+                return res
+            dt = outputs[0]._data.dtype
+            mx = my = None
+            if rx:
+                if x._extra is not None:
+                    _check_inference(x)
+                fn = x._grad_fn
+                ex = (fn, x._output_nr) if fn is not None and x._base is None else x._edge()
+                xd = x._data.dtype
+                if xd is not dt and xd != dt and xd.kind in "fc":
+                    mx = (x._data.shape, xd)
+            else:
+                ex = None
+            if ry:
+                if y._extra is not None:
+                    _check_inference(y)
+                fn = y._grad_fn
+                ey = (fn, y._output_nr) if fn is not None and y._base is None else y._edge()
+                yd = y._data.dtype
+                if yd is not dt and yd != dt and yd.kind in "fc":
+                    my = (y._data.shape, yd)
+            else:
+                ey = None
+            node = node_cls((ex, ey), saver(inputs, outputs if save_all else outputs[0],
+                                            (rx, ry)) if saver else (), p)
+            if mx is not None or my is not None:
+                node._meta = (mx, my)
         else:
             node = _record_general(node_cls, inputs, outputs, p, saver, save_all)
             if node is None:
