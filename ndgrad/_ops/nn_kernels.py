@@ -603,6 +603,21 @@ def _(ctx, gg):
 
 
 # ============================================================================ nll_loss
+_min_reduce = np.minimum.reduce
+_ARANGE = {}
+
+
+def _rows(n):
+    """np.arange(n) for row picks, cached read-only (the picks run every training step)."""
+    r = _ARANGE.get(n)
+    if r is None:
+        r = np.arange(n)
+        r.flags.writeable = False
+        if n <= 65536:
+            _ARANGE[n] = r
+    return r
+
+
 def _nll_parts(x, target, weight, ignore_index):
     """Per-sample picked log-probs and weights (None meaning all ones); x is (N, C) or (C,)."""
     if x.ndim == 1:
@@ -612,7 +627,7 @@ def _nll_parts(x, target, weight, ignore_index):
         xv = x
         tv = target
     n, c = xv.shape
-    lo = tv.min() if tv.size else 0
+    lo = _min_reduce(tv) if tv.size else 0
     if lo >= 0 and (ignore_index < 0 or ignore_index >= c):
         # Fast path: no target can equal ignore_index (one reduction instead of three).
         valid = None
@@ -626,7 +641,7 @@ def _nll_parts(x, target, weight, ignore_index):
             bad = tv[(tv < 0) & (tv != ignore_index)]
             raise IndexError(f"Target {int(bad.reshape(-1)[0])} is out of bounds.")
     try:
-        picked = xv[np.arange(n), safe_t]
+        picked = xv[_rows(n), safe_t]
     except IndexError:
         bad = tv[(tv >= c) & (tv != ignore_index)]
         raise IndexError(f"Target {int(bad.reshape(-1)[0])} is out of bounds.") from None
@@ -644,10 +659,13 @@ def _nll_fwd(x, target, weight, p):
     losses = -picked if w is None else -picked * w
     if reduction == "none":
         return losses.reshape(np.shape(target)) if x.ndim > 1 else losses.reshape(())
+    dt = x.dtype
+    # (add.reduce with dtype is what ndarray.sum(dtype=) runs, minus its Python wrapper)
+    total = _add_reduce(losses, None, dt)
     if reduction == "sum":
-        return np.asarray(losses.sum(dtype=x.dtype))
-    total = x.dtype.type(len(picked)) if w is None else w.sum(dtype=x.dtype)
-    return np.asarray((losses.sum(dtype=x.dtype) / total).astype(x.dtype))
+        return np.asarray(total)
+    count = dt.type(len(picked)) if w is None else _add_reduce(w, None, dt)
+    return np.asarray((total / count).astype(dt, copy=False))
 
 
 def _nll_bw_fwd(g, x, target, weight, p):
@@ -662,7 +680,7 @@ def _nll_bw_fwd(g, x, target, weight, p):
     else:
         coef = -w * (g / w.sum(dtype=x.dtype))
     out = np.zeros(xv.shape, x.dtype)
-    out[np.arange(len(safe_t)), safe_t] = coef
+    out[_rows(len(safe_t)), safe_t] = coef
     return out.reshape(x.shape)
 
 

@@ -928,6 +928,17 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
                   reduce=None, reduction="mean", label_smoothing=0.0):
     """log_softmax over dim 1 followed by nll_loss (class indices) or a soft-target sum."""
+    if (weight is None and label_smoothing == 0.0 and size_average is None and reduce is None
+            and (reduction == "mean" or reduction == "sum")):
+        # Common case, (N, C) floats with (N,) integer targets: the same two primitives the
+        # general path reaches (LogSoftmaxBackward0 -> NllLossBackward0), without its checks.
+        xd = getattr(input, "_data", None)
+        td = getattr(target, "_data", None)
+        if (xd is not None and td is not None and xd.ndim == 2 and td.ndim == 1
+                and xd.dtype.kind == "f" and td.dtype.kind in "iu"
+                and xd.shape[0] == td.shape[0]):
+            return K.nll_loss_prim(K.LOG_SOFTMAX.call(input, params=1), target, None,
+                                   reduction, ignore_index)
     reduction = _reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
