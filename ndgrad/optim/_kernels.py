@@ -79,6 +79,7 @@ _TIE = np.int64(1 << 28)
 # their trajectories bit-identical; the difference it leaves is at most 1 ulp per update.
 # Set it to a huge number to always round exactly like torch.
 EXACT_FMA_MAX = 1024
+_count_nonzero = np.count_nonzero
 
 
 def fma_into(out, a, b, c):
@@ -102,7 +103,7 @@ def fma_into(out, a, b, c):
     else:
         s = np.add(s, c, dtype=np.float64)
     ties = np.bitwise_and(s.view(np.int64), _TIE_MASK) == _TIE
-    if ties.any():
+    if _count_nonzero(ties):    # (cheaper than ties.any() on small arrays)
         shape = s.shape
         pp = np.broadcast_to(np.multiply(a, b, dtype=np.float64), shape)[ties]
         cs = np.broadcast_to(np.asarray(c, np.float64), shape)[ties]
@@ -110,7 +111,7 @@ def fma_into(out, a, b, c):
         s[ties] = _nudge_odd(ss, err)
     if dt != _f32:
         s = s.astype(np.float32)    # float16: torch rounds the float32 fma result to half
-    np.copyto(out, s, casting="unsafe")
+    out[...] = s    # (the unsafe cast np.copyto does, without its dispatch)
     return out
 
 

@@ -358,6 +358,16 @@ def _hooked_step(func):
     def step(*args, **kwargs):
         # like torch, hooks see the positional arguments including the optimizer itself
         self = args[0]
+        if not (_global_pre_hooks or self._optimizer_step_pre_hooks):
+            # No pre-hooks (the usual case): skip building the hook lists. Post-hooks are
+            # looked up after the step, as torch does (the step may register some).
+            out = func(*args, **kwargs)
+            if not (self._optimizer_step_post_hooks or _global_post_hooks):
+                return out
+            for hook in chain(list(self._optimizer_step_post_hooks.values()),
+                              list(_global_post_hooks.values())):
+                hook(self, args, kwargs)
+            return out
         for hook in chain(list(_global_pre_hooks.values()),
                           list(self._optimizer_step_pre_hooks.values())):
             res = hook(self, args, kwargs)

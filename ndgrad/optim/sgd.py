@@ -46,9 +46,16 @@ class SGD(Optimizer):
         lr = to_scalar(group["lr"])
         wd, momentum = group["weight_decay"], group["momentum"]
         dampening, nesterov = group["dampening"], group["nesterov"]
+        maximize = group["maximize"]
+        if wd == 0 and momentum == 0 and not maximize:
+            # Plain SGD (the common case): only ``p.add_(grad, alpha=-lr)`` per parameter.
+            for p in params:
+                K.add_(K.real(p._data), K.real(p._grad._data), -lr)
+                p._vc[0] += 1
+            return
         for p in params:
             x = K.real(p._data)
-            g = K.real(grad_array(p, group["maximize"]))
+            g = K.real(grad_array(p, maximize))
             if wd != 0:
                 g = K.add(g, x, wd)
             if momentum != 0:
