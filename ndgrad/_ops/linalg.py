@@ -19,12 +19,15 @@ import math
 
 import numpy as np
 
-from .. import _dtype
-from .._tensor import Tensor
+from .. import _dtype, _state
+from .._tensor import Tensor, _from_array
+from ..autograd.graph import FREED, SavedTensor
 from .elementwise import _conj, sgn, where
 from .elementwise import abs as _abs
 from .elementwise import log as _log
 from .registry import as_tensor_arg, primitive, wrap
+
+_tls = _state.tls
 
 __all__ = [
     "addbmm",
@@ -167,10 +170,32 @@ def _check_same_dtype(a, b, name):
 MM = primitive("mm", lambda a, b, p: a @ b, save=((0, 1), (1, 0)))
 
 
+def _mm_raw_saved(ctx, k, dt):
+    """Saved operand k's array when mm's rule may run on raw arrays, else None: a plain
+    backward (see elementwise._raw_grad) and a current, hook-free saved real floating tensor
+    of the gradient's dtype. The ndgrad ops of the rule would compute exactly these products
+    (``g @ b.T``, ``a.T @ g``) and wrap them in fresh plain Tensors."""
+    s = ctx._saved[k]
+    if type(s) is not SavedTensor or s._hooks is not None or s._version != s._vc[0]:
+        return None
+    t = s._tensor
+    sd = t._data if t is not None else s._data
+    return sd if sd.dtype is dt else None
+
+
 @MM.def_vjp
 def _(ctx, g):
-    a, b = ctx.saved
     n = ctx._next
+    if not _tls.grad_enabled and not _state.special and type(g) is Tensor and \
+            ctx._saved is not FREED and g._data.dtype.kind == "f":
+        gd = g._data
+        dt = gd.dtype
+        bd = _mm_raw_saved(ctx, 1, dt) if n[0] else None
+        ad = _mm_raw_saved(ctx, 0, dt) if n[1] else None
+        if (bd is not None or not n[0]) and (ad is not None or not n[1]):
+            return (_from_array(gd @ bd.T) if n[0] else None,
+                    _from_array(ad.T @ gd) if n[1] else None)
+    a, b = ctx.saved
     return (MM.call(g, _conj(b).t()) if n[0] else None,
             MM.call(_conj(a).t(), g) if n[1] else None)
 

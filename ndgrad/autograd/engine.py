@@ -43,7 +43,8 @@ def sum_to(g, shape):
         # Plain backward: the same NumPy sum (and reshape) the ops below would run, without
         # their dispatch (float16 is left to sum's float32 accumulation).
         if dims:
-            d = np.sum(d, axis=tuple(dims), keepdims=True)
+            # np.sum's reduction for float32/64, without its Python-level wrapper
+            d = np.add.reduce(d, axis=tuple(dims), keepdims=True)
         if d.shape != shape:
             d = d.reshape(shape)
         return _from_array(d)
