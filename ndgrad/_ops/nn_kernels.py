@@ -684,6 +684,28 @@ def _nll_bw_fwd(g, x, target, weight, p):
     return out.reshape(x.shape)
 
 
+def _nll_bw_plain(g, t, x_meta, p):
+    """_nll_bw_fwd for (N, C) float32/float64 input, no weight, reduction mean/sum and no target
+    equal to ignore_index; None otherwise. The forward already checked the targets' range.
+    Same values: with unit weights ``-w * (g / w.sum())`` is ``-(g / N)`` exactly."""
+    reduction, ignore_index = p
+    shape, dt = x_meta
+    if len(shape) != 2 or reduction == "none" or (dt != _F32 and dt != _F64):
+        return None
+    n, c = shape
+    if n == 0 or (0 <= ignore_index < c) or _min_reduce(t) < 0:
+        return None
+    if reduction == "mean":
+        g = g / dt.type(n)
+    out = np.zeros(shape, dt)
+    out[_rows(n), t] = -g
+    return out
+
+
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+
+
 NLL_LOSS = primitive("nll_loss", _nll_fwd, "NllLossBackward0", save=((1, None), (2, None)))
 NLL_LOSS_BW = primitive("nll_loss_backward", _nll_bw_fwd, "NllLossBackwardBackward0",
                         save=((2, None), (3, None)))
@@ -692,6 +714,10 @@ NLL_LOSS_BW = primitive("nll_loss_backward", _nll_bw_fwd, "NllLossBackwardBackwa
 @NLL_LOSS.def_vjp
 def _(ctx, g):
     target, weight = ctx.saved
+    if not _tls.grad_enabled and not _state.special and weight is None:
+        gx = _nll_bw_plain(g._data, target._data, ctx._extras()["x_meta"], ctx._params)
+        if gx is not None:
+            return Tensor(gx), None, None
     x = _SHAPE_PROXY.get(ctx)
     if not _tls.grad_enabled and not _state.special:
         gx = _nll_bw_fwd(g._data, x._data, target._data,
