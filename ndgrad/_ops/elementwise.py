@@ -433,8 +433,16 @@ def _(ctx, g):
 
 @TANH_BW.def_vjp
 def _(ctx, gg):
-    g, y = ctx.saved
     n = ctx._next
+    raw = _raw_grad(ctx, gg, 1) if n[1] else None
+    if raw is not None:
+        graw = _raw_grad(ctx, gg, 0)
+        if graw is not None:
+            # exactly the ops below on the arrays (real, one dtype, one shape)
+            ggd, yd = raw
+            return (_wrap(_tanh_bw_fwd(ggd, yd)) if n[0] else None,
+                    _wrap(ggd * -2 * graw[1] * yd))
+    g, y = ctx.saved
     y = _conj(y)
     return (TANH_BW.call(gg, y) if n[0] else None,
             (gg * -2 * _conj(g) * y) if n[1] else None)

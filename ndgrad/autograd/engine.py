@@ -51,10 +51,18 @@ def sum_to(g, shape):
     # Recorded (create_graph): leading dims are summed away and size-1 dims kept, in as few
     # ops as possible (one sum when only leading dims were broadcast, as torch's sum_to).
     inner = dims[lead:]
-    if lead:
-        g = g.sum(list(range(lead)))
-    if inner:
-        g = g.sum([i - lead for i in inner], keepdim=True)
+    if type(g) is _TensorCls:
+        # g.sum(dims[, keepdim=True]) without the method's argument parsing (same op, params)
+        from .._ops.reduction import SUM_DIM
+        if lead:
+            g = SUM_DIM.call(g, params=(tuple(range(lead)), False, None))
+        if inner:
+            g = SUM_DIM.call(g, params=(tuple([i - lead for i in inner]), True, None))
+    else:
+        if lead:
+            g = g.sum(list(range(lead)))
+        if inner:
+            g = g.sum([i - lead for i in inner], keepdim=True)
     if g._data.shape != shape:
         g = g.reshape(shape)
     return g
