@@ -353,8 +353,9 @@ LINEAR = primitive("linear_addmm", _linear_fwd, "AddmmBackward0", save=((1, 2), 
 
 def _linear_bw_fwd(g, x, wt, p):
     mask, bias_2d = p
-    z = np.zeros((), g.dtype)
-    gb = (g.copy() if bias_2d else g.sum(axis=0)) if mask[0] else z
+    z = None if mask[0] and mask[1] and mask[2] else np.zeros((), g.dtype)
+    # (add.reduce is what ndarray.sum runs, without its Python wrapper)
+    gb = (g.copy() if bias_2d else _add_reduce(g, 0)) if mask[0] else z
     gx = g @ wt.T if mask[1] else z
     # The weight enters as weight.t(): compute its gradient as (g.T @ x).T so that, after
     # TBackward0 transposes it back, weight.grad is C-contiguous like the weight (torch's

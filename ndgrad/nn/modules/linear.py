@@ -47,6 +47,14 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
+        if type(self) is Linear:
+            # weight and bias straight from _parameters (where `self.weight` finds them through
+            # __getattr__); anything that moved them (weight_norm, parametrize) takes the
+            # attribute path.
+            params = self._parameters
+            w = params.get("weight")
+            if w is not None and "bias" in params:
+                return F.linear(input, w, params["bias"])
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self):
