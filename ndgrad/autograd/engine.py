@@ -216,8 +216,37 @@ def _call_post_hooks(node, gx, gs, extra):
     return gx
 
 
-def _compute_needed(roots, targets, accumulate_all):
-    """The nodes that must run: those with a path to a target (or all, when accumulating)."""
+def _compute_needed(roots, targets, accumulate_all, deps=None):
+    """The nodes that must run: those with a path to a target (or all, when accumulating).
+
+    `deps`: the in-degree of every reachable node that is not an unreferenced root (as
+    run_backward counts them): then a topological order is built from it (no node is pushed
+    twice) and walked backwards, children before parents."""
+    if deps is not None:
+        pending = dict(deps)
+        order = [n for n in roots if n not in pending]
+        i = 0
+        while i < len(order):
+            for e in order[i]._next:
+                if e is not None:
+                    m = e[0]
+                    d = pending[m] - 1
+                    if d:
+                        pending[m] = d
+                    else:
+                        order.append(m)
+            i += 1
+        needed = {}
+        get = needed.get
+        for node in reversed(order):
+            ok = node in targets and type(node) is AccumulateGrad
+            if not ok:
+                for e in node._next:
+                    if e is not None and (get(e[0]) or e[0] in targets):
+                        ok = True
+                        break
+            needed[node] = ok
+        return needed
     needed = {}
     stack = [(n, False) for n in roots]
     while stack:
@@ -283,7 +312,7 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
             targets.update(node for node, nr in captures)
         if accumulate_only:
             targets.update(accumulate_only)
-        needed = _compute_needed(root_nodes, targets, accumulate)
+        needed = _compute_needed(root_nodes, targets, accumulate, deps)
 
     # 3. Seed the input buffers with the root gradients.
     buffers = {}
