@@ -102,8 +102,13 @@ def _expand_back(g, shape, dims, keepdim):
     shape = tuple(shape)
     if g._data.shape == shape:
         return g
-    from .shape import EXPAND  # the checked public expand() is not needed here
-    return EXPAND.call(g, params=shape)
+    global _EXPAND
+    if _EXPAND is None:
+        from .shape import EXPAND as _EXPAND  # the checked public expand() is not needed here
+    return _EXPAND.call(g, params=shape)
+
+
+_EXPAND = None  # shape.EXPAND, imported on first use (shape imports this module)
 
 
 # --------------------------------------------------------------------------- sum / mean

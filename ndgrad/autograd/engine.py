@@ -98,8 +98,13 @@ def _dtype_of(np_dtype):
 
 def _validated_sum_to(node, i, g, shape):
     gs = g._data.shape
-    ok = len(gs) >= len(shape) and all(
-        s == 1 or s == gs[len(gs) - len(shape) + k] for k, s in enumerate(shape))
+    lead = len(gs) - len(shape)
+    ok = lead >= 0
+    if ok:
+        for k, s in enumerate(shape):
+            if s != 1 and s != gs[lead + k]:
+                ok = False
+                break
     if not ok:
         raise RuntimeError(
             f"Function {node.name()} returned an invalid gradient at index {i} - got "
