@@ -656,6 +656,20 @@ def _nll_parts(x, target, weight, ignore_index):
 
 def _nll_fwd(x, target, weight, p):
     reduction, ignore_index = p
+    if weight is None and x.ndim == 2 and reduction != "none":
+        # (N, C) without weights or ignorable targets: _nll_parts' fast path, inlined
+        n, c = x.shape
+        if n and (ignore_index < 0 or ignore_index >= c) and _min_reduce(target) >= 0:
+            try:
+                picked = x[_rows(n), target]
+            except IndexError:
+                pass    # the general path raises torch's error
+            else:
+                dt = x.dtype
+                total = _add_reduce(-picked, None, dt)
+                if reduction == "sum":
+                    return np.asarray(total)
+                return np.asarray((total / dt.type(n)).astype(dt, copy=False))
     xv, safe_t, picked, w = _nll_parts(x, target, weight, ignore_index)
     losses = -picked if w is None else -picked * w
     if reduction == "none":

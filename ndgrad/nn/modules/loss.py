@@ -54,7 +54,10 @@ class CrossEntropyLoss(_WeightedLoss):
         self.label_smoothing = label_smoothing
 
     def forward(self, input, target):
-        return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
+        buffers = self._buffers
+        # (the weight buffer without a __getattr__ round trip; the attribute if it moved)
+        weight = buffers["weight"] if "weight" in buffers else self.weight
+        return F.cross_entropy(input, target, weight=weight, ignore_index=self.ignore_index,
                                reduction=self.reduction, label_smoothing=self.label_smoothing)
 
 
