@@ -94,10 +94,18 @@ def fma_into(out, a, b, c):
                    for v in (a, b, c))
         out[...] = _fma64(a, b, c).reshape(out.shape)
         return out
+    return _fma32(out, a, b, c)
+
+
+def _fma32(out, a, b, c):
+    """fma_into's correctly rounded path for float32 (and float16) ``out``, any size."""
+    dt = out.dtype
     # float32 (and float16, whose opmath is float32): the float64 product is exact, and the
     # sum rounded to float64 then to float32 is correct unless the float64 sum sits exactly on
     # a float32 tie; there round-to-odd (from the TwoSum residual) decides.
     s = np.multiply(a, b, dtype=np.float64)
+    if not s.ndim:
+        s = np.asarray(s)   # 0-d out: ufuncs hand back a scalar, which out= cannot take
     if s.shape == out.shape:
         np.add(s, c, out=s)
     else:
@@ -121,6 +129,32 @@ def add_(x, y, alpha=1.0):
         np.add(x, y, out=x)
         return x
     return fma_into(x, scalar(x, alpha), y, x)
+
+
+def add_many_(xs, ys, alpha):
+    """``x.add_(y, alpha=alpha)`` for each pair. The small float32 ones (each would take the
+    exact fma path) go through one fma over their concatenation: the fma is elementwise, so
+    every value is the same as updating them one by one, at a fraction of the NumPy calls.
+    Only arrays that own their memory and appear once are fused (no aliasing between them)."""
+    small_x, small_y = [], []
+    for x, y in zip(xs, ys):
+        if (alpha != 1 and x.dtype == _f32 and y.dtype == _f32 and x.size <= EXACT_FMA_MAX
+                and x.shape == y.shape and x.base is None):
+            small_x.append(x)
+            small_y.append(y)
+        else:
+            add_(x, y, alpha)
+    if len(small_x) < 2 or len({id(x) for x in small_x}) != len(small_x):
+        for x, y in zip(small_x, small_y):
+            add_(x, y, alpha)
+        return
+    big = np.concatenate([x.reshape(-1) for x in small_x])
+    _fma32(big, scalar(big, alpha), np.concatenate([y.reshape(-1) for y in small_y]), big)
+    off = 0
+    for x in small_x:
+        n = x.size
+        x[...] = big[off:off + n].reshape(x.shape)
+        off += n
 
 
 def add(x, y, alpha=1.0):

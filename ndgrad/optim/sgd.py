@@ -49,8 +49,9 @@ class SGD(Optimizer):
         maximize = group["maximize"]
         if wd == 0 and momentum == 0 and not maximize:
             # Plain SGD (the common case): only ``p.add_(grad, alpha=-lr)`` per parameter.
+            K.add_many_([K.real(p._data) for p in params],
+                        [K.real(p._grad._data) for p in params], -lr)
             for p in params:
-                K.add_(K.real(p._data), K.real(p._grad._data), -lr)
                 p._vc[0] += 1
             return
         for p in params:
