@@ -475,3 +475,22 @@ def test_float16_params_like_torch(name, kw):
     assert a.dtype == b.dtype == np.float16
     np.testing.assert_allclose(a, b, rtol=2e-3, atol=2e-3)
     assert (a == b).mean() > 0.8
+
+
+def test_sgd_on_zero_dim_parameter_matches_torch():
+    import torch
+    import ndgrad
+    results = []
+    for lib in (ndgrad, torch):
+        p = lib.nn.Parameter(lib.tensor(1.5))
+        opt = lib.optim.SGD([p], lr=0.1, momentum=0.9)
+        for _ in range(3):
+            opt.zero_grad()
+            (p * p * 3).backward()
+            opt.step()
+        q = lib.nn.Parameter(lib.tensor(-0.5))
+        plain = lib.optim.SGD([q], lr=0.05)
+        (q ** 3).backward()
+        plain.step()
+        results.append((p.item(), q.item()))
+    assert results[0] == results[1]
