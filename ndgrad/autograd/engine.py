@@ -294,11 +294,17 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
             root_nodes.append(node)
     stack = list(root_nodes)
     deps_get = deps.get
+    # Terminal nodes (no outgoing edge): if every one is a target leaf, every node has a path
+    # to a target and the `needed` pass below can be skipped.
+    terminals = []
     while stack:
         node = stack.pop()
-        for e in node._next:
+        nxt = node._next
+        terminal = True
+        for e in nxt:
             if e is None:
                 continue
+            terminal = False
             m = e[0]
             d = deps_get(m)
             if d is None:
@@ -308,8 +314,10 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                     stack.append(m)
             else:
                 deps[m] = d + 1
+        if terminal:
+            terminals.append(node)
 
-    # 2. Which nodes must run.
+    # 2. Which nodes must run (None: all of them).
     needed = None
     if captures is not None or accumulate_only is not None or not accumulate:
         targets = set()
@@ -317,7 +325,10 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
             targets.update(node for node, nr in captures)
         if accumulate_only:
             targets.update(accumulate_only)
-        needed = _compute_needed(root_nodes, targets, accumulate, deps)
+        for node in terminals:
+            if type(node) is not AccumulateGrad or node not in targets:
+                needed = _compute_needed(root_nodes, targets, accumulate, deps)
+                break
 
     # 3. Seed the input buffers with the root gradients.
     buffers = {}
