@@ -138,3 +138,50 @@ def test_scalar_fast_path_dtypes_and_grad_fns_match_torch():
         for a, b in zip(*out):
             assert a[0] == b[0] and a[1] == b[1]
             np.testing.assert_allclose(a[2], b[2], rtol=1e-3)
+
+
+REDUCTIONS = [dict(), dict(dim=1), dict(dim=(0, 2)), dict(dim=0, keepdim=True),
+              dict(dim=(1, 2), keepdim=True)]
+
+
+@pytest.mark.parametrize("red", ["sum", "mean"])
+@pytest.mark.parametrize("kw", REDUCTIONS)
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_sum_mean_rules_raw_path_equals_op_path_and_torch(red, kw, dt):
+    """sum/mean rules skip the unsqueeze/expand/div ops when nothing is recorded (plain
+    backward, or create_graph with a gradient that needs no grad); the result is the same
+    view of the gradient (strides, base) or the same fresh quotient as the op path (taken when
+    the incoming gradient requires grad) and as torch."""
+    xa = np.random.default_rng(2).standard_normal((2, 3, 4)).astype(dt)
+    ga_shape = getattr(np.ones((2, 3, 4)), "sum")(axis=kw.get("dim"),
+                                                  keepdims=kw.get("keepdim", False)).shape
+    ga = (np.arange(int(np.prod(ga_shape))).reshape(ga_shape) / 7 + 1).astype(dt)
+    out = {}
+    for L in (ndgrad, torch):
+        x = L.tensor(xa, requires_grad=True)
+        for mode in ("plain", "create_graph", "recorded"):
+            y = getattr(x, red)(**kw)
+            g = L.tensor(ga, requires_grad=mode == "recorded")
+            r = L.autograd.grad(y, x, g, create_graph=mode != "plain")[0]
+            out[L.__name__, mode] = (r.detach().numpy().copy(), r.stride(), r._is_view(),
+                                     r._base is g, r.requires_grad)
+    for mode in ("plain", "create_graph", "recorded"):
+        a, t = out["ndgrad", mode], out["torch", mode]
+        np.testing.assert_array_equal(a[0], t[0])
+        assert a[1:] == t[1:]
+    for mode in ("plain", "create_graph"):
+        np.testing.assert_array_equal(out["ndgrad", mode][0], out["ndgrad", "recorded"][0])
+
+
+def test_sum_rule_raw_view_follows_in_place_change_of_its_gradient():
+    """The raw path's result is a view of the incoming gradient, as the op path's is: an
+    in-place change of the gradient shows through it, in ndgrad as in torch."""
+    res = {}
+    for L in (ndgrad, torch):
+        x = L.tensor(np.ones((2, 3), np.float32), requires_grad=True)
+        g = L.tensor(np.array([1.0, 2.0], np.float32))
+        r = L.autograd.grad(x.sum(1), x, g)[0]
+        g.mul_(3)
+        res[L.__name__] = (r.numpy().copy(), r._version, g._version)
+    np.testing.assert_array_equal(res["ndgrad"][0], res["torch"][0])
+    assert res["ndgrad"][1:] == res["torch"][1:]

@@ -14,7 +14,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _state
+from .._tensor import Tensor, _from_array
 from .elementwise import _conj, where
 from .registry import as_tensor_arg, primitive
 
@@ -109,6 +110,49 @@ def _expand_back(g, shape, dims, keepdim):
 
 
 _EXPAND = None  # shape.EXPAND, imported on first use (shape imports this module)
+_UNSQUEEZE = None
+_tls = _state.tls
+
+
+def _raw_expand_back(g, shape, dims, keepdim):
+    """``_expand_back`` on raw arrays when nothing needs recording, else None.
+
+    Allowed with no special mode, for a plain real floating `g` that no graph can see: grad
+    mode off (a plain backward), or on (create_graph) with `g` needing no grad. The result is
+    what the unsqueeze and expand ops would give: the same array, as a view of `g` with the
+    same replay chain (so views and version counters behave as before)."""
+    if _state.special or type(g) is not Tensor or g._extra is not None:
+        return None
+    if _tls.grad_enabled and (g._rg or g._base is not None):
+        return None
+    gd = g._data
+    if gd.dtype.kind != "f" or gd.dtype.itemsize == 2:
+        return None  # float16 is left to the ops (their float32 arithmetic)
+    shape = tuple(shape)
+    global _EXPAND, _UNSQUEEZE
+    if _EXPAND is None:
+        from .shape import EXPAND as _EXPAND, UNSQUEEZE as _UNSQUEEZE
+    chain = ()
+    arr = gd
+    if not keepdim and dims:
+        kept = list(gd.shape)
+        for d in dims:
+            kept.insert(d, 1)
+            chain += ((_UNSQUEEZE, d, 0),)
+        # a view in both branches: reshape of a contiguous array never copies
+        arr = gd.reshape(kept) if gd.flags.c_contiguous else np.expand_dims(gd, dims)
+    if arr.shape != shape:
+        arr = _EXPAND.fwd(arr, shape)
+        chain += ((_EXPAND, shape, 0),)
+    if not chain:
+        return g
+    res = _from_array(arr)
+    base = g._base
+    res._base = g if base is None else base
+    res._vc = g._vc
+    res._view_ver = g._vc[0]
+    res._view = (g._view or ()) + chain
+    return res
 
 
 # --------------------------------------------------------------------------- sum / mean
@@ -135,6 +179,9 @@ SUM_DIM = primitive("sum_dim", _sum_fwd, "SumBackward1", linear=True)
 def _sum_vjp_generic(ctx, g):
     dims, keepdim, _ = ctx._params
     shape = ctx._extra["shape"]
+    raw = _raw_expand_back(g, shape, dims, keepdim)
+    if raw is not None:
+        return (raw,)
     return (_expand_back(g, shape, dims, keepdim),)
 
 
@@ -174,6 +221,13 @@ def _mean_vjp(ctx, g):
     n = 1
     for d in (dims if dims is not None else range(len(shape))):
         n *= shape[d]
+    raw = _raw_expand_back(g, shape, dims, keepdim)
+    if raw is not None:
+        # the division op below on the expanded array: a fresh result of g's dtype
+        out = raw._data / n
+        if out.dtype is not raw._data.dtype:
+            out = out.astype(raw._data.dtype)
+        return (_from_array(out),)
     return (_expand_back(g, shape, dims, keepdim) / n,)
 
 
