@@ -4,6 +4,9 @@
 ``.grad``. Both check their arguments the way torch does and hand the graph to the engine.
 """
 
+import numpy as np
+
+from .._tensor import Tensor as _Tensor, _from_array
 from . import graph
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,
                         is_grad_enabled, is_inference_mode_enabled, set_multithreading_enabled)
@@ -22,8 +25,7 @@ __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "in
 def _as_tuple(x):
     if x is None:
         return ()
-    from .._tensor import Tensor
-    if isinstance(x, Tensor):
+    if isinstance(x, _Tensor):
         return (x,)
     if isinstance(x, graph.GradientEdge):
         return (x,)
@@ -31,8 +33,6 @@ def _as_tuple(x):
 
 
 def _make_grads(outputs, grads, is_grads_batched=False):
-    from .._tensor import Tensor
-    from .. import ones_like
     out = []
     for i, (o, g) in enumerate(zip(outputs, grads)):
         if isinstance(o, graph.GradientEdge):
@@ -47,11 +47,11 @@ def _make_grads(outputs, grads, is_grads_batched=False):
                 if o._data.dtype.kind not in "fc":
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {o.dtype}")
-                out.append(ones_like(o))
+                out.append(_from_array(np.ones(o._data.shape, o._data.dtype)))  # ones_like
             else:
                 out.append(None)
             continue
-        if not isinstance(g, Tensor):
+        if not isinstance(g, _Tensor):
             raise TypeError("gradients can be either Tensors or None, but got "
                             f"{type(g).__name__}")
         gshape = g._data.shape[1:] if is_grads_batched else g._data.shape
@@ -151,9 +151,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                          "materialize_grads=True, but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
-    is_edge = isinstance(inputs, graph.GradientEdge)
-    from .._tensor import Tensor
-    single = isinstance(inputs, Tensor) or is_edge
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     if not inputs:
