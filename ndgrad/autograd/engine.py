@@ -53,7 +53,9 @@ def sum_to(g, shape):
     inner = dims[lead:]
     if type(g) is _TensorCls:
         # g.sum(dims[, keepdim=True]) without the method's argument parsing (same op, params)
-        from .._ops.reduction import SUM_DIM
+        global SUM_DIM
+        if SUM_DIM is None:
+            from .._ops.reduction import SUM_DIM
         if lead:
             g = SUM_DIM.call(g, params=(tuple(range(lead)), False, None))
         if inner:
@@ -66,6 +68,9 @@ def sum_to(g, shape):
     if g._data.shape != shape:
         g = g.reshape(shape)
     return g
+
+
+SUM_DIM = None  # _ops.reduction.SUM_DIM, imported on first use (it imports this module)
 
 
 def reduce_grads(node, gx):
