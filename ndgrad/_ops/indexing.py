@@ -262,7 +262,7 @@ record_input_shape(INDEX)
 @INDEX.def_vjp
 def _(ctx, g):
     from .. import zeros
-    shape = ctx._extra["shape"]
+    shape = ctx._shape
     z = zeros(shape, dtype=g.dtype)
     return (INDEX_PUT.call(z, g, params=(ctx._params, True)),)
 
@@ -281,7 +281,7 @@ def _index(x, advanced):
     idx = _full_index(x._data.ndim, advanced)
     out = INDEX.call(x, params=idx)
     if out._grad_fn is not None:
-        out._grad_fn._extras()["shape"] = x._data.shape
+        out._grad_fn._shape = x._data.shape
     return out
 
 
@@ -497,8 +497,8 @@ def _(ctx, g):
 
 def _extra_shape(ctx, g):
     """The input shape a node recorded (in-place calls record none: then it is g's shape)."""
-    ex = ctx._extra
-    return ex["shape"] if ex is not None and "shape" in ex else g._data.shape
+    shape = getattr(ctx, "_shape", None)
+    return shape if shape is not None else g._data.shape
 
 
 def _mask_arg(mask):
@@ -533,7 +533,7 @@ def masked_fill(input, mask, value):
     else:
         out = MASKED_FILL.call(x, m, params=value)
     if out._grad_fn is not None:
-        out._grad_fn._extras()["shape"] = x._data.shape
+        out._grad_fn._shape = x._data.shape
     return out
 
 
@@ -570,7 +570,7 @@ record_input_shape(GATHER)
 def _(ctx, g):
     from .. import zeros
     (idx,) = ctx.saved
-    shape = ctx._extra["shape"]
+    shape = ctx._shape
     # indices were checked by the forward: the primitive directly, without the public checks
     return SCATTER_ADD.call(zeros(shape, dtype=g.dtype), idx, g, params=(ctx._params, "add")), \
         None
@@ -584,7 +584,7 @@ def gather(input, dim, index, *, sparse_grad=False):
     d = wrap_dim(dim, x._data.ndim)
     out = GATHER.call(x, index, params=d)
     if out._grad_fn is not None:
-        out._grad_fn._extras()["shape"] = x._data.shape
+        out._grad_fn._shape = x._data.shape
     return out
 
 
@@ -867,7 +867,7 @@ def _(ctx, g):
     from .. import zeros
     (idx,) = ctx.saved
     dim = ctx._params
-    shape = ctx._extra["shape"]
+    shape = ctx._shape
     if len(shape) == 0:
         return g.reshape(()), None
     return index_add(zeros(shape, dtype=g.dtype), dim, idx, g), None
@@ -1152,7 +1152,7 @@ record_input_shape(MASKED_SELECT)
 def _(ctx, g):
     from .. import zeros
     (mask,) = ctx.saved
-    shape = ctx._extra["shape"]
+    shape = ctx._shape
     full = tuple(np.broadcast_shapes(shape, mask._data.shape))
     z = zeros(full, dtype=g.dtype)
     return _sum_to(masked_scatter(z, mask, g), shape), None
@@ -1179,7 +1179,7 @@ def masked_select(input, mask):
         raise _broadcast_error(m._data, x._data) from None
     out = MASKED_SELECT.call(x, m)
     if out._grad_fn is not None:
-        out._grad_fn._extras()["shape"] = x._data.shape
+        out._grad_fn._shape = x._data.shape
     return out
 
 
@@ -1233,7 +1233,7 @@ def masked_scatter(input, mask, source):
                            "as the ones in mask")
     out = MASKED_SCATTER.call(x, m, src, params=src._data.shape)
     if out._grad_fn is not None:
-        out._grad_fn._extras()["shape"] = x._data.shape
+        out._grad_fn._shape = x._data.shape
     return out
 
 
@@ -1264,7 +1264,7 @@ record_input_shape(TAKE)
 def _(ctx, g):
     from .. import zeros
     (idx,) = ctx.saved
-    shape = ctx._extra["shape"]
+    shape = ctx._shape
     n = int(np.prod(shape))
     z = zeros(n, dtype=g.dtype)
     flat_idx = (idx._data.reshape(-1) % builtins.max(n, 1),)
@@ -1279,7 +1279,7 @@ def take(input, index):
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {got}")
     out = TAKE.call(x, index)
     if out._grad_fn is not None:
-        out._grad_fn._extras()["shape"] = x._data.shape
+        out._grad_fn._shape = x._data.shape
     return out
 
 

@@ -61,19 +61,12 @@ def wrap_dim(dim, ndim):
 
 
 def record_input_shape(*ops):
-    """Make every call of `ops` store its first input's shape on the node (``_extra["shape"]``,
-    read by their backward), also when an op is called directly: by another op's backward
-    formula or when a view is replayed on a new base, not only through its public function."""
+    """Make every recorded call of the primitives `ops` store its first input's shape on the
+    node (``node._shape``, read by their backward), however the op is called: through its
+    public function, by another op's backward formula, or replaying a view on a new base."""
     for op in ops:
-        raw = op.call
-
-        def call(*inputs, params=None, _raw=raw):
-            out = _raw(*inputs, params=params)
-            t = out if type(out) is not tuple else (out[0] if out else None)
-            if t is not None and t._grad_fn is not None:
-                t._grad_fn._extras()["shape"] = inputs[0]._data.shape
-            return out
-        op.call = call
+        assert op.kind == "general", op.name
+        op.records_shape = True
 
 
 def dims_of(dim, ndim):
@@ -178,7 +171,7 @@ SUM_DIM = primitive("sum_dim", _sum_fwd, "SumBackward1", linear=True)
 
 def _sum_vjp_generic(ctx, g):
     dims, keepdim, _ = ctx._params
-    shape = ctx._extra["shape"]
+    shape = ctx._shape
     raw = _raw_expand_back(g, shape, dims, keepdim)
     if raw is not None:
         return (raw,)
@@ -217,7 +210,7 @@ MEAN_DIM = primitive("mean_dim", _mean_fwd, "MeanBackward1", linear=True)
 
 def _mean_vjp(ctx, g):
     dims, keepdim, _ = ctx._params
-    shape = ctx._extra["shape"]
+    shape = ctx._shape
     n = 1
     for d in (dims if dims is not None else range(len(shape))):
         n *= shape[d]
@@ -389,7 +382,7 @@ def _select_vjp(ctx, gs):
     g = gs[0]
     (idx,) = ctx.saved
     dim, keepdim, _ = ctx._params
-    shape = ctx._extra["shape"]
+    shape = ctx._shape
     return (_index_grad(g, idx, dim, keepdim, shape),)
 
 
@@ -424,7 +417,7 @@ def _minmax(input, dim, keepdim, other, is_max):
     _check_nonempty(x, name, (d,))
     vals, idx = (MAX_DIM if is_max else MIN_DIM).call(x, params=(d, keepdim, is_max))
     if vals._grad_fn is not None:
-        vals._grad_fn._extras()["shape"] = x._data.shape
+        vals._grad_fn._shape = x._data.shape
     return (return_types_max if is_max else return_types_min)(vals, idx)
 
 

@@ -70,6 +70,8 @@ class OpDef:
         self.kind = kind
         self.linear = linear
         self.view = view
+        # primitives only (see reduction.record_input_shape): nodes store input 0's shape
+        self.records_shape = False
 
     def def_vjp(self, fn):
         self.vjp = fn
@@ -627,6 +629,8 @@ def primitive(name, fwd, node_name=None, save=(), n_out=1, diff_outs=None, view=
             node = _record_general(node_cls, inputs, outputs, p, saver, save_all)
             if node is None:
                 return res
+        if op.records_shape:
+            node._shape = inputs[0]._data.shape
         if n_out == 1:
             res._rg = True
             res._grad_fn = node

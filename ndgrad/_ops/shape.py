@@ -129,7 +129,7 @@ UNSAFE_VIEW = primitive("_unsafe_view", lambda x, s: x.reshape(s), "UnsafeViewBa
 
 
 def _view_vjp(ctx, g):
-    return (g.reshape(ctx._extra["shape"]),)
+    return (g.reshape(ctx._shape),)
 
 
 VIEW.def_vjp(_view_vjp)
@@ -139,7 +139,7 @@ record_input_shape(VIEW, UNSAFE_VIEW)
 
 def _remember_shape(out, x):
     if out._grad_fn is not None:
-        out._grad_fn._extras()["shape"] = x._data.shape
+        out._grad_fn._shape = x._data.shape
     return out
 
 
@@ -345,7 +345,7 @@ record_input_shape(EXPAND)
 @EXPAND.def_vjp
 def _(ctx, g):
     from ..autograd.engine import sum_to
-    return (sum_to(g, ctx._extra["shape"]),)
+    return (sum_to(g, ctx._shape),)
 
 
 def expand(input, *sizes):
@@ -449,7 +449,7 @@ record_input_shape(SELECT)
 def _(ctx, g):
     from .. import zeros
     dim, index = ctx._params
-    shape = ctx._extra["shape"]
+    shape = ctx._shape
     z = zeros(shape, dtype=g.dtype)
     return (_select_scatter(z, g, dim, index),)
 
@@ -467,7 +467,7 @@ record_input_shape(SLICE)
 def _(ctx, g):
     from .. import zeros
     dim, start, stop, step = ctx._params
-    shape = ctx._extra["shape"]
+    shape = ctx._shape
     z = zeros(shape, dtype=g.dtype)
     return (_slice_scatter(z, g, dim, start, stop, step),)
 
@@ -592,7 +592,7 @@ def _materialize(gs, like_shapes, dtype):
 @UNBIND.def_vjp
 def _(ctx, gs):
     dim = ctx._params
-    shape = ctx._extra["shape"]
+    shape = ctx._shape
     gs = list(gs) + [None] * (shape[dim] - len(gs))
     dtype = next(g for g in gs if g is not None).dtype
     part = shape[:dim] + shape[dim + 1:]
@@ -601,7 +601,7 @@ def _(ctx, gs):
 
 def _split_vjp(ctx, gs):
     dim, bounds = ctx._params
-    shape = ctx._extra["shape"]
+    shape = ctx._shape
     gs = list(gs) + [None] * (len(bounds) - len(gs))
     dtype = next(g for g in gs if g is not None).dtype
     shapes = [shape[:dim] + (b - a,) + shape[dim + 1:] for a, b in bounds]
@@ -617,7 +617,7 @@ def _multi(op, x, p, n):
     # The number of outputs varies per call; the node learns it from the params.
     outs = op.call(x, params=p)
     if outs and outs[0]._grad_fn is not None:
-        outs[0]._grad_fn._extras()["shape"] = x._data.shape
+        outs[0]._grad_fn._shape = x._data.shape
     return outs
 
 
@@ -693,7 +693,7 @@ record_input_shape(DIAGONAL)
 def _(ctx, g):
     from .. import zeros
     offset, d1, d2 = ctx._params
-    shape = ctx._extra["shape"]
+    shape = ctx._shape
     z = zeros(shape, dtype=g.dtype)
     return (_DIAG_SCATTER.call(z, g, params=(offset, d1, d2)),)
 
@@ -866,7 +866,7 @@ record_input_shape(REPEAT)
 @REPEAT.def_vjp
 def _(ctx, g):
     reps = ctx._params
-    shape = ctx._extra["shape"]
+    shape = ctx._shape
     lead = len(reps) - len(shape)
     full = (1,) * lead + tuple(shape)
     split_shape = []
@@ -1274,7 +1274,7 @@ record_input_shape(DIAG_COPY)
 @DIAG_COPY.def_vjp
 def _(ctx, g):
     from .. import zeros
-    z = zeros(ctx._extra["shape"], dtype=g.dtype)
+    z = zeros(ctx._shape, dtype=g.dtype)
     return (_DIAG_SCATTER.call(z, g, params=(ctx._params, 0, 1)),)
 
 
@@ -1302,7 +1302,7 @@ record_input_shape(TRACE)
 @TRACE.def_vjp
 def _(ctx, g):
     from .. import zeros
-    shape = ctx._extra["shape"]
+    shape = ctx._shape
     z = zeros(shape, dtype=g.dtype)
     return (_DIAG_SCATTER.call(z, g.expand(builtins.min(shape)), params=(0, 0, 1)),)
 

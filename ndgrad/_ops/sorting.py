@@ -348,7 +348,7 @@ def _select_values_vjp(ctx, gs):
     g = gs[0]
     (idx,) = ctx.saved
     dim = ctx._params[0]
-    shape = ctx._extra["shape"]
+    shape = ctx._shape
     if len(shape) == 0:
         return (g.reshape(()),)
     from .indexing import SCATTER  # indices come from the forward: no public checks needed
@@ -362,7 +362,7 @@ SORT_STABLE.def_vjp(_select_values_vjp)
 
 def _remember(outs, x):
     if outs[0]._grad_fn is not None:
-        outs[0]._grad_fn._extras()["shape"] = x._data.shape
+        outs[0]._grad_fn._shape = x._data.shape
     return outs
 
 
@@ -441,7 +441,7 @@ def _(ctx, gs):
     g = gs[0]
     (idx,) = ctx.saved
     dim = ctx._params[1]
-    shape = ctx._extra["shape"]
+    shape = ctx._shape
     if len(shape) == 0:
         return (g.reshape(()),)
     from .indexing import SCATTER  # indices come from the forward: no public checks needed
@@ -531,7 +531,7 @@ def _pick_vjp(ctx, gs):
     g = gs[0]
     (idx,) = ctx.saved
     _, dim, keepdim, _ = ctx._params
-    return (_index_grad(g, idx, dim, keepdim, ctx._extra["shape"]),)
+    return (_index_grad(g, idx, dim, keepdim, ctx._shape),)
 
 
 for _op in (KTHVALUE, MEDIAN_DIM, NANMEDIAN_DIM, MODE):

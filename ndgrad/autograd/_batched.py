@@ -323,13 +323,13 @@ def _build_rules():
                 matmul(_conj(a).mT, g) if needs(ctx, 1) else None)
 
     def reshape_back(ctx, g):
-        shape = ctx._extra["shape"]
+        shape = ctx._shape
         return (g.reshape((g._data.shape[0],) + tuple(shape)),)
 
     def reduce_back(scale):
         def rule(ctx, g):
             dims, keepdim, _ = ctx._params
-            shape = tuple(ctx._extra["shape"])
+            shape = tuple(ctx._shape)
             nd = len(shape)
             dims_t = tuple(range(nd)) if dims is None else tuple(
                 d % nd if nd else 0 for d in ((dims,) if isinstance(dims, int) else dims))
@@ -360,7 +360,7 @@ def _build_rules():
         return (g.permute([0] + [1 + d for d in inv]),)
 
     def expand(ctx, g):
-        return (sum_to_batched(g, tuple(ctx._extra["shape"]), g._data.shape[0]),)
+        return (sum_to_batched(g, tuple(ctx._shape), g._data.shape[0]),)
 
     def unsqueeze(ctx, g):
         return (g.squeeze(1 + ctx._params),)
@@ -391,21 +391,21 @@ def _build_rules():
         from .. import zeros
         from .._ops.shape import _select_scatter
         dim, index = ctx._params
-        z = zeros((g._data.shape[0],) + tuple(ctx._extra["shape"]), dtype=g.dtype)
+        z = zeros((g._data.shape[0],) + tuple(ctx._shape), dtype=g.dtype)
         return (_select_scatter(z, g, 1 + dim, index),)
 
     def slice_(ctx, g):
         from .. import zeros
         from .._ops.shape import _slice_scatter
         dim, start, stop, step = ctx._params
-        z = zeros((g._data.shape[0],) + tuple(ctx._extra["shape"]), dtype=g.dtype)
+        z = zeros((g._data.shape[0],) + tuple(ctx._shape), dtype=g.dtype)
         return (_slice_scatter(z, g, 1 + dim, start, stop, step),)
 
     def unbind(ctx, gs):
         from .. import stack as stack_
         from .. import zeros
         dim = ctx._params
-        shape = tuple(ctx._extra["shape"])
+        shape = tuple(ctx._shape)
         ref = next(g for g in gs if g is not None)
         part = (ref._data.shape[0],) + shape[:dim] + shape[dim + 1:]
         gs = list(gs) + [None] * (shape[dim] - len(gs))

@@ -597,7 +597,8 @@ def fill_extras(node, op, args, params, real_out=None):
     ex = node._extras()
     a0 = args[0] if args and isinstance(args[0], Tensor) else None
     if a0 is not None:
-        ex.setdefault("shape", a0._data.shape)
+        if getattr(node, "_shape", None) is None:
+            node._shape = a0._data.shape
         if op.name in ("real", "imag"):
             from .._dtype import from_np
             ex.setdefault("dtype", from_np(a0._data.dtype))
@@ -620,10 +621,15 @@ def _flush():
         if real_out is None:
             continue
         real = real_out._grad_fn
-        if real is not None and real is not node and type(real) is type(node) and real._extra:
+        if real is None or real is node or type(real) is not type(node):
+            continue
+        shape = getattr(real, "_shape", None)
+        if shape is not None:
+            node._shape = shape
+        if real._extra:
             ex = node._extras()
             for key, val in real._extra.items():
-                if key in ("shape", "dtype", "sizes"):
+                if key in ("dtype", "sizes"):
                     ex[key] = val
 
 
@@ -668,6 +674,8 @@ def _fallback(op, args, params, outs, tans):
         if meta is not None:
             node._meta = meta
         real = outs[0]._grad_fn
+        if real is not None and type(real)._op is op and getattr(real, "_shape", None) is not None:
+            node._shape = real._shape
         if real is not None and type(real)._op is op and real._extra:
             ex = node._extras()
             for key, val in real._extra.items():

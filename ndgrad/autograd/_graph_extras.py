@@ -110,9 +110,9 @@ def saved_values(node):
         return out
     for name, _i in _names(node):
         out[name] = getattr(node, "_saved_" + name)
-    ex = node._extra
-    if ex is not None and "shape" in ex:
-        out["self_sym_sizes"] = tuple(ex["shape"])
+    shape = getattr(node, "_shape", None)
+    if shape is not None:
+        out["self_sym_sizes"] = tuple(shape)
     return out
 
 
@@ -153,9 +153,9 @@ def _lookup(node, key, raw):
         if n == key:
             return _saved_attr(node, i, raw)
     if key == "self_sym_sizes" and not raw:
-        ex = node._extra
-        if ex is not None and "shape" in ex:
-            return tuple(ex["shape"])
+        shape = getattr(node, "_shape", None)
+        if shape is not None:
+            return tuple(shape)
     prefix = "_raw_saved_" if raw else "_saved_"
     raise AttributeError(f"'{type(node).__name__}' object has no attribute '{prefix}{key}'")
 
@@ -208,8 +208,7 @@ def _node_dir(self):
     for n, _i in _names(self):
         names.add("_saved_" + n)
         names.add("_raw_saved_" + n)
-    ex = self._extra
-    if ex is not None and "shape" in ex:
+    if getattr(self, "_shape", None) is not None:
         names.add("_saved_self_sym_sizes")
     return sorted(names)
 

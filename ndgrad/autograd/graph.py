@@ -84,7 +84,9 @@ class Node:
     OpDef as the class attribute ``_op``.
     """
 
-    __slots__ = ("_next", "_saved", "_params", "_seq", "_meta", "_extra", "__weakref__")
+    # `_shape`: input 0's shape, set only by ops whose rule needs it (unset otherwise).
+    __slots__ = ("_next", "_saved", "_params", "_seq", "_meta", "_extra", "_shape",
+                 "__weakref__")
     _op = None
     # torch's name() of hand-written C++ nodes carries their namespace.
     _qualname = None
