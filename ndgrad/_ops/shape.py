@@ -333,7 +333,7 @@ def _expand_fwd(x, shape):
             else:
                 return np.broadcast_to(x, shape)  # its error
         out = np.ndarray(shape, x.dtype, x, 0, strides)
-        out.flags.writeable = False
+        out.setflags(write=False)  # cheaper than .flags.writeable (no flags object)
         return out
     return np.broadcast_to(x, shape)
 
