@@ -341,7 +341,11 @@ def _(ctx, g):
         if raw is not None:
             # g * (e * x ** (e - 1)) exactly as the ops below compute it (real x)
             gd, xd = raw
-            return _wrap(gd * (_pow_scalar_fwd(xd, e - 1) * e)), None
+            p = _pow_scalar_fwd(xd, e - 1)
+            if type(p) is _ndarray:  # a fresh array: scaled in place (same values)
+                p *= e
+                return _wrap(np.multiply(gd, p, out=p)), None
+            return _wrap(gd * (p * e)), None
     x, e = ctx.saved
     if e == 0:
         return g * 0, None
@@ -408,15 +412,21 @@ RECIPROCAL.def_vjp(lambda ctx, g: (g * -_conj(ctx.saved[0] * ctx.saved[0]),))
 
 
 def _tanh_bw_fwd(g, y):
-    # g * (1 - y^2) with array-array operations only (no scalar conversion per call).
+    # g * (1 - y^2) with array-array operations only (no scalar conversion per call), in one
+    # buffer: g*y*y already has the broadcast shape and dtype of the result.
     gy = g * y
     gy *= y
+    if type(gy) is _ndarray:
+        return np.subtract(g, gy, out=gy)
     return g - gy
 
 
 def _sigmoid_bw_fwd(g, y):
     gy = g * y
-    return gy - gy * y
+    gyy = gy * y
+    if type(gyy) is _ndarray:
+        return np.subtract(gy, gyy, out=gyy)
+    return gy - gyy
 
 
 TANH = unary("tanh", np.tanh, save=(("out", None),), float_only=True)
@@ -440,8 +450,10 @@ def _(ctx, gg):
         if graw is not None:
             # exactly the ops below on the arrays (real, one dtype, one shape)
             ggd, yd = raw
-            return (_wrap(_tanh_bw_fwd(ggd, yd)) if n[0] else None,
-                    _wrap(ggd * -2 * graw[1] * yd))
+            gy = ggd * -2  # then * g * y, in place (same order, same values)
+            gy *= graw[1]
+            gy *= yd
+            return (_wrap(_tanh_bw_fwd(ggd, yd)) if n[0] else None, _wrap(gy))
     g, y = ctx.saved
     y = _conj(y)
     return (TANH_BW.call(gg, y) if n[0] else None,
