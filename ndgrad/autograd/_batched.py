@@ -21,6 +21,7 @@ per batch element, as torch's vmap presents them one gradient; Node hooks are no
 import heapq
 
 from .. import _state
+from .engine import graph_dependencies, needed_nodes
 from .graph import AccumulateGrad
 
 __all__ = ["batched_grad"]
@@ -36,7 +37,6 @@ def _vmap_size_error(sizes):
 def batched_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unused,
                  materialize_grads):
     from .. import zeros_like
-    from .engine import _compute_needed
     from .graph import GradientEdge
     sizes = []
     for g in grads:
@@ -69,7 +69,7 @@ def batched_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unuse
         if g is not None:
             roots.append((o._edge(), g))
 
-    captured = _run(roots, edges, B, retain_graph, create_graph, _compute_needed)
+    captured = _run(roots, edges, B, retain_graph, create_graph)
     result = []
     for i, (t, e) in enumerate(zip(inputs, edges)):
         g = captured.get(e)
@@ -87,27 +87,12 @@ def batched_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unuse
     return tuple(result)
 
 
-def _run(roots, edges, B, keep_graph, create_graph, compute_needed):
-    deps = {}
-    seen = set()
-    root_nodes = []
-    for (node, nr), g in roots:
-        if node not in seen:
-            seen.add(node)
-            root_nodes.append(node)
-    stack = list(root_nodes)
-    while stack:
-        node = stack.pop()
-        for e in node._next:
-            if e is None:
-                continue
-            m = e[0]
-            deps[m] = deps.get(m, 0) + 1
-            if m not in seen:
-                seen.add(m)
-                stack.append(m)
+def _run(roots, edges, B, keep_graph, create_graph):
+    """The engine's traversal (same dependency counts, same order, same needed nodes) with
+    batched gradients; see the module docstring for how each node runs."""
+    root_nodes, deps, terminals = graph_dependencies(roots)
     captures = set(edges)
-    needed = compute_needed(root_nodes, {n for n, _ in captures}, False)
+    needed = needed_nodes(root_nodes, deps, terminals, {n for n, _ in captures})
     buffers = {}
     for (node, nr), g in roots:
         _add_to(buffers, node, nr, g)
@@ -136,7 +121,7 @@ def _run(roots, edges, B, keep_graph, create_graph, compute_needed):
                     for nr, hooks in tensor_hooks.items():
                         if nr < len(gs) and gs[nr] is not None and hooks:
                             gs[nr] = _per_sample_hooks(hooks, gs[nr], B)
-            if type(node) is AccumulateGrad or not needed.get(node, False) or \
+            if type(node) is AccumulateGrad or (needed is not None and not needed.get(node)) or \
                     all(g is None for g in gs):
                 gx = ()
             else:

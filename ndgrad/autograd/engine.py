@@ -226,70 +226,12 @@ def _call_post_hooks(node, gx, gs, extra):
     return gx
 
 
-def _compute_needed(roots, targets, accumulate_all, deps=None):
-    """The nodes that must run: those with a path to a target (or all, when accumulating).
+def graph_dependencies(roots):
+    """Walk the graph from `roots` (a list of ``((node, nr), grad)``).
 
-    `deps`: the in-degree of every reachable node that is not an unreferenced root (as
-    run_backward counts them): then a topological order is built from it (no node is pushed
-    twice) and walked backwards, children before parents."""
-    if deps is not None:
-        pending = dict(deps)
-        order = [n for n in roots if n not in pending]
-        i = 0
-        while i < len(order):
-            for e in order[i]._next:
-                if e is not None:
-                    m = e[0]
-                    d = pending[m] - 1
-                    if d:
-                        pending[m] = d
-                    else:
-                        order.append(m)
-            i += 1
-        needed = {}
-        get = needed.get
-        for node in reversed(order):
-            ok = node in targets and type(node) is AccumulateGrad
-            if not ok:
-                for e in node._next:
-                    if e is not None and (get(e[0]) or e[0] in targets):
-                        ok = True
-                        break
-            needed[node] = ok
-        return needed
-    needed = {}
-    stack = [(n, False) for n in roots]
-    while stack:
-        node, done = stack.pop()
-        if done:
-            ok = node in targets and type(node) is AccumulateGrad
-            if not ok:
-                for e in node._next:
-                    if e is not None and (needed.get(e[0]) or e[0] in targets):
-                        ok = True
-                        break
-            needed[node] = ok
-            continue
-        if node in needed:
-            continue
-        needed[node] = False  # placeholder while visiting (graphs are acyclic)
-        stack.append((node, True))
-        for e in node._next:
-            if e is not None and e[0] not in needed:
-                stack.append((e[0], False))
-    return needed
-
-
-def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True,
-                 accumulate_only=None):
-    """Run the graph from `roots` (a list of ``((node, nr), grad)``).
-
-    `captures`: ``{(node, nr): [result slots...]}`` for autograd.grad, filled with the
-    gradient arriving at that edge (after tensor hooks). `accumulate`: run AccumulateGrad nodes
-    (backward) or not (grad). `accumulate_only`: when given, only these AccumulateGrad nodes run.
-    Returns the captured gradients as a dict ``{(node, nr): grad}``.
-    """
-    # 1. Dependencies of every reachable node.
+    Returns ``(root_nodes, deps, terminals)``: the distinct root nodes in order; for every
+    reachable node, how many edges point at it (roots nobody points at are absent); and the
+    terminal nodes (no outgoing edge), whose kinds decide whether `needed_nodes` must run."""
     deps = {}
     root_nodes = []
     seen = set()
@@ -299,14 +241,11 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
             root_nodes.append(node)
     stack = list(root_nodes)
     deps_get = deps.get
-    # Terminal nodes (no outgoing edge): if every one is a target leaf, every node has a path
-    # to a target and the `needed` pass below can be skipped.
     terminals = []
     while stack:
         node = stack.pop()
-        nxt = node._next
         terminal = True
-        for e in nxt:
+        for e in node._next:
             if e is None:
                 continue
             terminal = False
@@ -321,19 +260,68 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                 deps[m] = d + 1
         if terminal:
             terminals.append(node)
+    return root_nodes, deps, terminals
+
+
+def needed_nodes(root_nodes, deps, terminals, targets):
+    """Which nodes must run to reach the `targets` (leaf AccumulateGrads and captured nodes):
+    a dict node -> bool, or None when all must. When every terminal node is a target leaf,
+    each node has a path to a target and the pass is skipped.
+
+    Otherwise a topological order is built from `deps` (no node is pushed twice) and walked
+    backwards, children before parents."""
+    for node in terminals:
+        if type(node) is not AccumulateGrad or node not in targets:
+            break
+    else:
+        return None
+    pending = dict(deps)
+    order = [n for n in root_nodes if n not in pending]
+    i = 0
+    while i < len(order):
+        for e in order[i]._next:
+            if e is not None:
+                m = e[0]
+                d = pending[m] - 1
+                if d:
+                    pending[m] = d
+                else:
+                    order.append(m)
+        i += 1
+    needed = {}
+    get = needed.get
+    for node in reversed(order):
+        ok = node in targets and type(node) is AccumulateGrad
+        if not ok:
+            for e in node._next:
+                if e is not None and (get(e[0]) or e[0] in targets):
+                    ok = True
+                    break
+        needed[node] = ok
+    return needed
+
+
+def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True,
+                 accumulate_only=None):
+    """Run the graph from `roots` (a list of ``((node, nr), grad)``).
+
+    `captures`: ``{(node, nr): [result slots...]}`` for autograd.grad, filled with the
+    gradient arriving at that edge (after tensor hooks). `accumulate`: run AccumulateGrad nodes
+    (backward) or not (grad). `accumulate_only`: when given, only these AccumulateGrad nodes run.
+    Returns the captured gradients as a dict ``{(node, nr): grad}``.
+    """
+    # 1. Dependencies of every reachable node.
+    root_nodes, deps, terminals = graph_dependencies(roots)
 
     # 2. Which nodes must run (None: all of them).
     needed = None
     if captures is not None or accumulate_only is not None or not accumulate:
         targets = set()
         if captures:
-            targets.update(node for node, nr in captures)
+            targets.update([node for node, nr in captures])
         if accumulate_only:
             targets.update(accumulate_only)
-        for node in terminals:
-            if type(node) is not AccumulateGrad or node not in targets:
-                needed = _compute_needed(root_nodes, targets, accumulate, deps)
-                break
+        needed = needed_nodes(root_nodes, deps, terminals, targets)
 
     # 3. Seed the input buffers with the root gradients.
     buffers = {}
