@@ -434,7 +434,10 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                 if d:
                     deps[m] = d
                     if g is not None:
-                        _deliver(buffers, m, e[1], g)
+                        if e[1] == 0 and m not in buffers:
+                            buffers[m] = [g]  # _deliver's first case, inline
+                        else:
+                            _deliver(buffers, m, e[1], g)
                     continue
                 # m's last pending edge: m becomes ready with its gradients.
                 del deps[m]
@@ -452,7 +455,10 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                             ready_gs = buf
                 else:
                     if g is not None:
-                        _deliver(buffers, m, e[1], g)
+                        if e[1] == 0 and m not in buffers:
+                            buffers[m] = [g]
+                        else:
+                            _deliver(buffers, m, e[1], g)
                     if ready is not None:
                         if ready_gs is not None:
                             buffers[ready] = ready_gs
