@@ -26,6 +26,7 @@ from .elementwise import _conj, sgn, where
 from .elementwise import abs as _abs
 from .elementwise import log as _log
 from .registry import as_tensor_arg, primitive, wrap
+from .shape import T_OP
 
 _tls = _state.tls
 
@@ -196,8 +197,9 @@ def _(ctx, g):
             return (_from_array(gd @ bd.T) if n[0] else None,
                     _from_array(ad.T @ gd) if n[1] else None)
     a, b = ctx.saved
-    return (MM.call(g, _conj(b).t()) if n[0] else None,
-            MM.call(_conj(a).t(), g) if n[1] else None)
+    # t() of the (2-D) saved operands without the public method's checks: same op, same node
+    return (MM.call(g, T_OP.call(_conj(b))) if n[0] else None,
+            MM.call(T_OP.call(_conj(a)), g) if n[1] else None)
 
 
 def mm(input, mat2, *, out=None):
