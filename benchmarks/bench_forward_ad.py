@@ -12,7 +12,10 @@ Cases (each the best of several runs; the ratio is ndgrad / torch):
 - hessian_64: the full Hessian of a 64-dimensional scalar function
   (``autograd.functional.hessian``, vectorized).
 
-    python benchmarks/bench_forward_ad.py [--repeats 10] [--only NAME]
+    python benchmarks/bench_forward_ad.py [--repeats 10] [--only NAME] [--hvp-phases]
+
+``--hvp-phases`` also splits the HVP into its phases (forward, first grad with
+create_graph, dot product, second grad): the minimum of each over 300 runs, in µs.
 """
 
 import argparse
@@ -84,13 +87,19 @@ def case_jacobian_forward(lib):
     return _jac_case(lib, vectorize=True, strategy="forward-mode")
 
 
-def case_hvp_mlp(lib):
+def _hvp_setup(lib):
+    """Parameters (W1, b1, W2, b2), the vector v, and a batch (X, Y) of the HVP case."""
     rng = np.random.default_rng(2)
     sizes = [(64, 128), (128,), (128, 10), (10,)]
     params = [_t(lib, rng.standard_normal(s) * 0.1).requires_grad_() for s in sizes]
     vs = [_t(lib, rng.standard_normal(s)) for s in sizes]
     X = _t(lib, rng.standard_normal((32, 64)))
     Y = _t(lib, rng.standard_normal((32, 10)))
+    return params, vs, X, Y
+
+
+def case_hvp_mlp(lib):
+    params, vs, X, Y = _hvp_setup(lib)
 
     def run():
         w1, b1, w2, b2 = params
@@ -114,6 +123,28 @@ def case_hessian_64(lib):
     def run():
         return lib.autograd.functional.hessian(f, x, vectorize=True)
     return run
+
+
+def hvp_phases(lib, runs=300):
+    """Minimum µs of each HVP phase over `runs` steady-state runs."""
+    ps, vs, X, Y = _hvp_setup(lib)
+    best = [float("inf")] * 4
+    clock = time.perf_counter
+    for _ in range(runs):
+        t0 = clock()
+        w1, b1, w2, b2 = ps
+        out = ((X @ w1 + b1).tanh() @ w2 + b2).tanh()
+        loss = ((out - Y) ** 2).mean()
+        t1 = clock()
+        gs = lib.autograd.grad(loss, ps, create_graph=True)
+        t2 = clock()
+        dot = sum((g * v).sum() for g, v in zip(gs, vs))
+        t3 = clock()
+        lib.autograd.grad(dot, ps)
+        t4 = clock()
+        for i, d in enumerate((t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
+            best[i] = min(best[i], d * 1e6)
+    return best
 
 
 CASES = {"jvp_chain": case_jvp_chain, "jacobian_reverse": case_jacobian_reverse,
@@ -156,6 +187,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=10)
     ap.add_argument("--only", default=None)
+    ap.add_argument("--hvp-phases", action="store_true")
     args = ap.parse_args()
     import torch
     torch.set_num_threads(1)
@@ -171,6 +203,15 @@ def main():
             times[lib] = min(times.get(lib, float("inf")), t)
         nd, th = times["ndgrad"] * 1e3, times["torch"] * 1e3
         print(f"{name:22s} {nd:10.3f} {th:10.3f} {nd / th:7.2f}")
+    if args.hvp_phases:
+        print(f"\nHVP phases, min µs: {'forward':>9s} {'grad 1':>9s} {'dot':>9s} {'grad 2':>9s}")
+        res = {}
+        for lib in (ndgrad, torch, ndgrad, torch):  # interleaved, best of both rounds
+            r = hvp_phases(lib)
+            prev = res.get(lib.__name__, [float("inf")] * 4)
+            res[lib.__name__] = [min(a, b) for a, b in zip(prev, r)]
+        for name, r in res.items():
+            print(f"{name:19s} " + " ".join(f"{x:9.1f}" for x in r) + f"   total {sum(r):.1f}")
 
 
 if __name__ == "__main__":

@@ -186,3 +186,51 @@ def test_sum_rule_raw_view_follows_in_place_change_of_its_gradient():
         res[L.__name__] = (r.numpy().copy(), r._version, g._version)
     np.testing.assert_array_equal(res["ndgrad"][0], res["torch"][0])
     assert res["ndgrad"][1:] == res["torch"][1:]
+
+
+def test_broadcast_gradients_reduced_as_torchs_sum_to():
+    """A gradient summed back to a broadcast input's shape: with create_graph it is recorded
+    as torch's sum_to records it (SumBackward0 for a 0-d input; else one keepdim sum, then a
+    view when leading dims were added), with the same values in a plain backward."""
+    rng = np.random.default_rng(3)
+    shapes = {"x": (5, 2, 4, 3), "b": (3,), "c": (1, 3), "s": (), "d": (2, 1, 3)}
+    arrays = {k: rng.standard_normal(s).astype(np.float32) for k, s in shapes.items()}
+    out = {}
+    for L in (ndgrad, torch):
+        ts = {k: L.tensor(a, requires_grad=True) for k, a in arrays.items()}
+        for cg in (False, True):
+            y = (ts["x"] * ts["b"] * ts["c"] * ts["s"] * ts["d"]).tanh().sum()
+            grads = L.autograd.grad(y, [ts[k] for k in "bcsd"], create_graph=cg)
+            out[L.__name__, cg] = [
+                (g.grad_fn.name() if g.grad_fn is not None else None,
+                 g._is_view() if cg else None, tuple(g.shape), g.detach().numpy().copy())
+                for g in grads]
+    for cg in (False, True):
+        for a, t in zip(out["ndgrad", cg], out["torch", cg]):
+            assert a[:3] == t[:3]
+            np.testing.assert_allclose(a[3], t[3], rtol=1e-5, atol=1e-6)
+    for a, b in zip(out["ndgrad", False], out["ndgrad", True]):
+        np.testing.assert_array_equal(a[3], b[3])
+
+
+@pytest.mark.parametrize("mode", ["plain", "create_graph", "recorded"])
+def test_view_rule_raw_path_is_the_reshape_view_of_the_gradient(mode):
+    """ViewBackward0 reshapes its gradient on the raw array when nothing is recorded: the
+    result is the same view (base, strides, values) that reshape gives, as in torch; a
+    non-contiguous gradient is copied as reshape copies it."""
+    xa = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    for g_t in (False, True):
+        out = {}
+        for L in (ndgrad, torch):
+            x = L.tensor(xa, requires_grad=True)
+            y = x.view(6, 4)
+            ga = np.arange(24, dtype=np.float32).reshape(4, 6) / 3
+            g = L.tensor(ga, requires_grad=mode == "recorded")
+            g = g.t() if g_t else g.reshape(6, 4)  # non-contiguous, or a view
+            if mode != "recorded":
+                g = g.detach()
+            r = L.autograd.grad(y, x, g, create_graph=mode != "plain")[0]
+            out[L.__name__] = (r.detach().numpy().copy(), r.stride(), r._is_view(),
+                               r.requires_grad, r.grad_fn.name() if r.grad_fn else None)
+        np.testing.assert_array_equal(out["ndgrad"][0], out["torch"][0])
+        assert out["ndgrad"][1:] == out["torch"][1:]

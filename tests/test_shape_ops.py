@@ -357,3 +357,25 @@ def test_random_shapes_and_args_match_torch():
             except Exception as e:  # noqa: BLE001 - compared with torch's
                 res.append(f"{type(e).__name__}: {e}")
         assert res[0] == res[1], (name, shape)
+
+
+def test_reshape_of_non_contiguous_viewable_input_is_reshape_alias_as_torch():
+    """reshape views a contiguous input (ViewBackward0) and aliases a non-contiguous one whose
+    strides allow a view (ReshapeAliasBackward0), copying otherwise, as torch does."""
+    import numpy as np
+    import torch
+
+    import ndgrad
+    xa = np.arange(24, dtype=np.float32).reshape(4, 6)
+    for make, shape in [(lambda x: x, (2, 12)), (lambda x: x.t(), (2, 3, 4)),
+                        (lambda x: x[:, :4], (2, 2, 4)), (lambda x: x.t(), (24,))]:
+        res = []
+        for L in (ndgrad, torch):
+            x = L.tensor(xa, requires_grad=True)
+            y = make(x).reshape(shape)
+            y.backward(L.ones(shape))
+            res.append((y.grad_fn.name(), y._is_view(), y.stride(), y.detach().numpy().copy(),
+                        x.grad.numpy().copy()))
+        assert res[0][:3] == res[1][:3]
+        np.testing.assert_array_equal(res[0][3], res[1][3])
+        np.testing.assert_array_equal(res[0][4], res[1][4])

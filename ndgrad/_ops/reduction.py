@@ -14,10 +14,10 @@ from collections import namedtuple
 
 import numpy as np
 
-from .. import _dtype, _state
-from .._tensor import Tensor, _from_array
+from .. import _dtype
+from .._tensor import _from_array
 from .elementwise import _conj, where
-from .registry import as_tensor_arg, primitive
+from .registry import as_tensor_arg, primitive, raw_view, unrecorded_float
 
 __all__ = [
     "all",
@@ -104,23 +104,15 @@ def _expand_back(g, shape, dims, keepdim):
 
 _EXPAND = None  # shape.EXPAND, imported on first use (shape imports this module)
 _UNSQUEEZE = None
-_tls = _state.tls
 
 
 def _raw_expand_back(g, shape, dims, keepdim):
-    """``_expand_back`` on raw arrays when nothing needs recording, else None.
-
-    Allowed with no special mode, for a plain real floating `g` that no graph can see: grad
-    mode off (a plain backward), or on (create_graph) with `g` needing no grad. The result is
-    what the unsqueeze and expand ops would give: the same array, as a view of `g` with the
-    same replay chain (so views and version counters behave as before)."""
-    if _state.special or type(g) is not Tensor or g._extra is not None:
+    """``_expand_back`` on raw arrays when nothing needs recording (see
+    registry.unrecorded_float), else None. The result is what the unsqueeze and expand ops
+    would give: the same array, as a view of `g` with the same replay chain."""
+    gd = unrecorded_float(g)
+    if gd is None:
         return None
-    if _tls.grad_enabled and (g._rg or g._base is not None):
-        return None
-    gd = g._data
-    if gd.dtype.kind != "f" or gd.dtype.itemsize == 2:
-        return None  # float16 is left to the ops (their float32 arithmetic)
     shape = tuple(shape)
     global _EXPAND, _UNSQUEEZE
     if _EXPAND is None:
@@ -139,13 +131,7 @@ def _raw_expand_back(g, shape, dims, keepdim):
         chain += ((_EXPAND, shape, 0),)
     if not chain:
         return g
-    res = _from_array(arr)
-    base = g._base
-    res._base = g if base is None else base
-    res._vc = g._vc
-    res._view_ver = g._vc[0]
-    res._view = (g._view or ()) + chain
-    return res
+    return raw_view(g, arr, chain)
 
 
 # --------------------------------------------------------------------------- sum / mean

@@ -35,8 +35,8 @@ from .. import _state
 from .._tensor import Tensor, _from_array
 from ..autograd.graph import Node, SavedTensor
 
-__all__ = ["OpDef", "unary", "binary", "primitive", "apply", "apply_inplace", "wrap",
-           "as_tensor_arg", "special_hooks"]
+__all__ = ["OpDef", "unary", "binary", "primitive", "wrap", "as_tensor_arg", "special_hooks",
+           "unrecorded_float", "raw_view"]
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -707,6 +707,34 @@ def _make_views(op, x, outputs, p):
         if inference:
             o._extras()["inference"] = True
         k += 1
+
+
+def unrecorded_float(g):
+    """`g`'s array when a rule may build its result on raw arrays because nothing will be
+    recorded, else None: no special mode (no observer expects the rule's ops), a plain real
+    float32/float64 tensor without extras that no graph can see — grad mode off (a plain
+    backward), or on (create_graph) with `g` needing no grad."""
+    if _state.special or type(g) is not Tensor or g._extra is not None:
+        return None
+    if _tls.grad_enabled and (g._rg or g._base is not None):
+        return None
+    gd = g._data
+    if gd.dtype.kind != "f" or gd.dtype.itemsize == 2:
+        return None  # float16 is left to the ops (their float32 arithmetic)
+    return gd
+
+
+def raw_view(g, arr, chain):
+    """`arr` (a NumPy view of g's array) as the view tensor the view ops in `chain` would
+    make of `g`: same base, version counter and replay chain, so in-place changes and
+    version checks behave as after the ops."""
+    res = _from_array(arr)
+    base = g._base
+    res._base = g if base is None else base
+    res._vc = g._vc
+    res._view_ver = g._vc[0]
+    res._view = (g._view or ()) + chain
+    return res
 
 
 def replay_view(chain, t):

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import _dtype
 from .reduction import _numpy_aliases, record_input_shape, wrap_dim
-from .registry import as_tensor_arg, primitive
+from .registry import as_tensor_arg, primitive, raw_view, unrecorded_float
 
 __all__ = [
     "alias",
@@ -126,15 +126,30 @@ def _view_fwd(x, shape):
 VIEW = primitive("view", _view_fwd, view=True, linear=True)
 UNSAFE_VIEW = primitive("_unsafe_view", lambda x, s: x.reshape(s), "UnsafeViewBackward0",
                         linear=True)
+# reshape's view of a non-contiguous input whose strides allow one (torch's _reshape_alias)
+RESHAPE_ALIAS = primitive("_reshape_alias", _view_fwd, "ReshapeAliasBackward0", view=True,
+                          linear=True)
 
 
 def _view_vjp(ctx, g):
-    return (g.reshape(ctx._shape),)
+    shape = ctx._shape
+    gd = unrecorded_float(g)
+    if gd is not None:
+        v = gd.view()
+        try:
+            v.shape = shape  # reshape's view, on the raw array (nothing is recorded)
+        except AttributeError:
+            pass  # not viewable: reshape copies, below
+        else:
+            op = VIEW if gd.flags.c_contiguous else RESHAPE_ALIAS
+            return (raw_view(g, v, ((op, shape, 0),)),)
+    return (g.reshape(shape),)
 
 
 VIEW.def_vjp(_view_vjp)
 UNSAFE_VIEW.def_vjp(_view_vjp)
-record_input_shape(VIEW, UNSAFE_VIEW)
+RESHAPE_ALIAS.def_vjp(_view_vjp)
+record_input_shape(VIEW, UNSAFE_VIEW, RESHAPE_ALIAS)
 
 
 def _remember_shape(out, x):
@@ -172,13 +187,17 @@ def _viewable(x, shape):
 
 
 def reshape(input, *shape):
-    """A view when the strides allow it, else a copy (``UnsafeViewBackward0`` on a clone)."""
+    """A view when the strides allow it, else a copy (``UnsafeViewBackward0`` on a clone).
+    As in torch, the view of a contiguous input is ``view`` (ViewBackward0) and that of a
+    non-contiguous one ``_reshape_alias`` (ReshapeAliasBackward0)."""
     x = as_tensor_arg(input)
     if not shape:
         raise TypeError('reshape() missing 1 required positional arguments: "shape"')
     s = _infer_shape(_shape_arg(shape), x._data.size)
+    if x._data.flags.c_contiguous:
+        return VIEW.call(x, params=s)
     if _viewable(x._data, s):
-        return _remember_shape(VIEW.call(x, params=s), x)
+        return RESHAPE_ALIAS.call(x, params=s)
     c = clone(x, memory_format="contiguous")
     return _remember_shape(UNSAFE_VIEW.call(c, params=s), c)
 

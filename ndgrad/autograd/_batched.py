@@ -422,6 +422,7 @@ def _build_rules():
              "log_softmax": softmax_like("LOG_SOFTMAX_BW"), "cat": cat, "select": select, "slice": slice_, "unbind": unbind,
              "mm": mm, "mv": mv, "dot": dot, "addmm": addmm, "bmm": bmm,
              "view": reshape_back, "_unsafe_view": reshape_back,
+             "_reshape_alias": reshape_back,
              "squeeze": reshape_back, "squeeze_dim": reshape_back,
              "squeeze_dims": reshape_back, "unsqueeze": unsqueeze,
              "sum": reduce_back(False), "sum_dim": reduce_back(False),

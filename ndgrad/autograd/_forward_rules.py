@@ -1110,7 +1110,8 @@ def _batched_rules():
 
     _BATCHED = {"mm": bilinear(mm), "bmm": bilinear(mm), "mv": bilinear(mv),
                 "dot": bilinear(dot), "addmm": addmm,
-                "view": reshape, "_unsafe_view": reshape, "squeeze": reshape,
+                "view": reshape, "_unsafe_view": reshape, "_reshape_alias": reshape,
+                "squeeze": reshape,
                 "squeeze_dim": reshape, "squeeze_dims": reshape, "unsqueeze": reshape,
                 "alias": reshape, "clone": lambda ctx, t: t.clone(),
                 "sum": reduce(False), "sum_dim": reduce(False), "mean": reduce(True),

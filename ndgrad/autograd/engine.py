@@ -28,7 +28,10 @@ _getrefcount = sys.getrefcount
 
 
 def sum_to(g, shape):
-    """Sum a broadcast gradient back to `shape`."""
+    """Sum a broadcast gradient back to `shape`, as torch's sum_to: ``g.sum()`` for a 0-d
+    target, else one ``sum(dims, keepdim=True)`` over the broadcast dims followed by a
+    ``view(shape)`` when leading dims were added (so grad_fns read SumBackward0, SumBackward1
+    or ViewBackward0 as in torch)."""
     gshape = g._data.shape
     if gshape == shape:
         return g
@@ -40,37 +43,41 @@ def sum_to(g, shape):
     d = g._data
     if not _tls.grad_enabled and not _state.special and d.dtype.kind == "f" and \
             d.dtype.itemsize > 2 and type(g) is (_TensorCls or _tensor_cls()):
-        # Plain backward: the same NumPy sum (and reshape) the ops below would run, without
-        # their dispatch (float16 is left to sum's float32 accumulation).
+        # Plain backward: the NumPy sums the ops below would run, without their dispatch
+        # (float16 is left to sum's float32 accumulation). The result is a fresh tensor
+        # (torch's is a view of the sum; the values are the same).
+        if not shape:
+            return _from_array(np.asarray(np.add.reduce(d, axis=None)))
         if dims:
             # np.sum's reduction for float32/64, without its Python-level wrapper
             d = np.add.reduce(d, axis=tuple(dims), keepdims=True)
         if d.shape != shape:
             d = d.reshape(shape)
         return _from_array(d)
-    # Recorded (create_graph): leading dims are summed away and size-1 dims kept, in as few
-    # ops as possible (one sum when only leading dims were broadcast, as torch's sum_to).
-    inner = dims[lead:]
+    # Recorded (create_graph), or a dtype/subclass the shortcut leaves to the ops.
+    global SUM_ALL, SUM_DIM, VIEW
+    if SUM_DIM is None:
+        from .._ops.reduction import SUM_ALL, SUM_DIM
+        from .._ops.shape import VIEW
     if type(g) is _TensorCls:
-        # g.sum(dims[, keepdim=True]) without the method's argument parsing (same op, params)
-        global SUM_DIM
-        if SUM_DIM is None:
-            from .._ops.reduction import SUM_DIM
+        # the methods' ops without their argument parsing (same ops, same params)
+        if not shape:
+            return SUM_ALL.call(g, params=(None, False, None))
+        if dims:
+            g = SUM_DIM.call(g, params=(tuple(dims), True, None))
         if lead:
-            g = SUM_DIM.call(g, params=(tuple(range(lead)), False, None))
-        if inner:
-            g = SUM_DIM.call(g, params=(tuple([i - lead for i in inner]), True, None))
-    else:
-        if lead:
-            g = g.sum(list(range(lead)))
-        if inner:
-            g = g.sum([i - lead for i in inner], keepdim=True)
-    if g._data.shape != shape:
-        g = g.reshape(shape)
+            g = VIEW.call(g, params=tuple(shape))
+        return g
+    if not shape:
+        return g.sum()
+    if dims:
+        g = g.sum(dims, keepdim=True)
+    if lead:
+        g = g.view(tuple(shape))
     return g
 
 
-SUM_DIM = None  # _ops.reduction.SUM_DIM, imported on first use (it imports this module)
+SUM_ALL = SUM_DIM = VIEW = None  # the sum and view ops, imported on first use (they import this module)
 
 
 def reduce_grads(node, gx):

@@ -521,7 +521,8 @@ register(
            notes="a composite of ndgrad ops (torch: LinalgHouseholderProductBackward0)"),
     OpInfo("linalg.tensorinv", sample_inputs=_tensorinv_samples, dtypes=_FC, family="linalg",
            supports_complex_autograd=True, check_grad_fn=False,
-           notes="the final reshape is a ViewBackward0 (torch: ReshapeAliasBackward0)"),
+           notes="the final reshape is a ViewBackward0 (torch: ReshapeAliasBackward0, as "
+                 "its inverse is column-major and ndgrad's row-major)"),
     OpInfo("linalg.tensorsolve", sample_inputs=_tensorsolve_samples, dtypes=_FC,
            family="linalg", supports_complex_autograd=True),
     OpInfo("linalg.vander", sample_inputs=_vander_samples, dtypes=_FC, family="linalg",
