@@ -234,3 +234,57 @@ def test_view_rule_raw_path_is_the_reshape_view_of_the_gradient(mode):
                                r.requires_grad, r.grad_fn.name() if r.grad_fn else None)
         np.testing.assert_array_equal(out["ndgrad"][0], out["torch"][0])
         assert out["ndgrad"][1:] == out["torch"][1:]
+
+
+def _node_names(fn):
+    names, seen, stack = [], set(), [fn]
+    while stack:
+        n = stack.pop()
+        if n is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        names.append(n.name())
+        stack.extend(m for m, _ in n.next_functions)
+    return sorted(names)
+
+
+@pytest.mark.parametrize("e", [2, 3, 0.5, 2.5, -1, 1.5j])
+def test_pow_rule_records_torchs_graph(e):
+    """With create_graph, pow's rule records torch's formula node for node (the scalar factor
+    is mul(Tensor, Scalar), MulBackward1), with torch's values and second derivatives."""
+    xa = np.array([0.5, 1.5, 2.0], np.float32)
+    res = {}
+    for L in (ndgrad, torch):
+        x = L.tensor(xa.astype(np.complex64) if type(e) is complex else xa,
+                     requires_grad=True)
+        y = x.abs() ** e if e != 2 else x ** e
+        (g,) = L.autograd.grad(y.sum().abs() if type(e) is complex else y.sum(), x,
+                               create_graph=True)
+        (gg,) = L.autograd.grad(g.abs().sum(), x)
+        res[L.__name__] = (_node_names(g.grad_fn), g.detach().numpy(), gg.numpy())
+    assert res["ndgrad"][0] == res["torch"][0]
+    for a, t in zip(res["ndgrad"][1:], res["torch"][1:]):
+        np.testing.assert_allclose(a, t, rtol=1e-5, atol=1e-6)
+
+
+def test_hvp_double_backward_graph_is_torchs():
+    """The graph a create_graph gradient records (the HVP benchmark's MLP) has torch's
+    nodes, name for name, and the Hessian-vector product torch's values."""
+    rng = np.random.default_rng(2)
+    sizes = [(8, 6), (6,), (6, 3), (3,)]
+    arrays = [rng.standard_normal(s).astype(np.float32) * 0.5 for s in sizes]
+    va = [rng.standard_normal(s).astype(np.float32) for s in sizes]
+    Xa = rng.standard_normal((4, 8)).astype(np.float32)
+    Ya = rng.standard_normal((4, 3)).astype(np.float32)
+    res = {}
+    for L in (ndgrad, torch):
+        w1, b1, w2, b2 = ps = [L.tensor(a, requires_grad=True) for a in arrays]
+        X, Y = L.tensor(Xa), L.tensor(Ya)
+        out = ((X @ w1 + b1).tanh() @ w2 + b2).tanh()
+        gs = L.autograd.grad(((out - Y) ** 2).mean(), ps, create_graph=True)
+        dot = sum((g * L.tensor(v)).sum() for g, v in zip(gs, va))
+        hv = L.autograd.grad(dot, ps)
+        res[L.__name__] = (_node_names(dot.grad_fn), [h.numpy() for h in hv])
+    assert res["ndgrad"][0] == res["torch"][0]
+    for a, t in zip(res["ndgrad"][1], res["torch"][1]):
+        np.testing.assert_allclose(a, t, rtol=1e-4, atol=1e-5)

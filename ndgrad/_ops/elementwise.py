@@ -333,6 +333,13 @@ POW_TENSOR = binary("pow_tensor", _pow_any, "PowBackward1", save=((0, None), (1,
 POW_RSCALAR = binary("pow_rscalar", _pow_any, "PowBackward2", save=((0, None), ("out", None)))
 
 
+# mul(Tensor, Scalar): what torch's C++ formulas record for `number * tensor` (MulBackward1;
+# a Python `tensor * number` is mul(Tensor, Tensor), MulBackward0, in both libraries). Used by
+# rules whose torch formula multiplies by a C++ scalar, so recorded graphs read the same.
+MUL_SCALAR = primitive("mul_scalar", lambda x, s: x * s, "MulBackward1", linear=True)
+MUL_SCALAR.def_vjp(lambda ctx, g: (MUL_SCALAR.call(g, params=_conj_any(ctx._params)),))
+
+
 @POW_SCALAR.def_vjp
 def _(ctx, g):
     e = ctx._saved[1] if ctx._saved is not FREED else None
@@ -350,8 +357,8 @@ def _(ctx, g):
     if e == 0:
         return g * 0, None
     if type(e) is complex:
-        return g * _conj(e * x ** (e - 1)), None
-    return g * (e * _conj(x) ** (e - 1)), None
+        return g * _conj(MUL_SCALAR.call(x ** (e - 1), params=e)), None
+    return g * MUL_SCALAR.call(_conj(x) ** (e - 1), params=e), None
 
 
 @POW_TENSOR.def_vjp

@@ -255,7 +255,7 @@ def sum_to_batched(g, shape, B):
 
 
 # --------------------------------------------------------------------------- batched rules
-_TRANSPARENT = {"where", "clamp"}
+_TRANSPARENT = {"where", "clamp", "mul_scalar"}
 _RULE_TABLE = None
 
 
