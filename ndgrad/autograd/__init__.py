@@ -19,7 +19,7 @@ from . import functional  # noqa: F401
 from . import profiler  # noqa: F401
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "is_grad_enabled", "is_inference_mode_enabled", "graph"]
+           "is_grad_enabled", "is_inference_mode_enabled", "set_multithreading_enabled", "graph"]
 
 
 def _as_tuple(x):
@@ -162,22 +162,19 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if retain_graph is None:
         retain_graph = create_graph
     if is_grads_batched:
-        from .functional import _batched_grad
-        return _batched_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unused,
-                             materialize_grads)
-    grads = _make_grads(outputs, grads)
-    edges = []
-    for t in inputs:
-        if isinstance(t, graph.GradientEdge):
-            edges.append((t.node, t.output_nr))
-            continue
-        if not t.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
-        edges.append(t._edge())
-    roots = _root_edges(outputs, grads)
-    captures = {e: None for e in edges}
-    captured = run_backward(roots, retain_graph, create_graph, captures=captures,
-                            accumulate=False) if roots else {}
+        from . import _batched
+        grads = _make_grads(outputs, grads, is_grads_batched=True)
+        B = _batched.batch_size(grads)
+        edges = _input_edges(inputs)
+        roots = _root_edges(outputs, grads)
+        captured = _batched.batched_grad(roots, edges, B, retain_graph, create_graph)
+    else:
+        grads = _make_grads(outputs, grads)
+        edges = _input_edges(inputs)
+        roots = _root_edges(outputs, grads)
+        captures = {e: None for e in edges}
+        captured = run_backward(roots, retain_graph, create_graph, captures=captures,
+                                accumulate=False) if roots else {}
     result = []
     for i, (t, e) in enumerate(zip(inputs, edges)):
         g = captured.get(e)
@@ -187,9 +184,23 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                     f"The differentiated Tensor at index {i} appears to not have been used in "
                     "the graph. Set allow_unused=True if this is the desired behavior.")
             if materialize_grads and not isinstance(t, graph.GradientEdge):
+                # (batched too: torch's vmap passes the unbatched zeros through)
                 from .. import zeros_like
                 g = zeros_like(t)
         elif not create_graph and g._grad_fn is not None:
             g = g.detach()
         result.append(g)
     return tuple(result)
+
+
+def _input_edges(inputs):
+    """The graph edges of the tensors (or GradientEdges) ``grad`` differentiates against."""
+    edges = []
+    for t in inputs:
+        if isinstance(t, graph.GradientEdge):
+            edges.append((t.node, t.output_nr))
+            continue
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        edges.append(t._edge())
+    return edges

@@ -24,7 +24,7 @@ from .. import _state
 from .engine import graph_dependencies, needed_nodes
 from .graph import AccumulateGrad
 
-__all__ = ["batched_grad"]
+__all__ = ["batch_size", "batched_grad"]
 
 _tls = _state.tls
 
@@ -34,10 +34,8 @@ def _vmap_size_error(sizes):
                       f"dimension, got sizes {sizes} for the mapped dimension")
 
 
-def batched_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unused,
-                 materialize_grads):
-    from .. import zeros_like
-    from .graph import GradientEdge
+def batch_size(grads):
+    """The batch size B shared by the batched grad_outputs (vmap's errors otherwise)."""
     sizes = []
     for g in grads:
         if g is not None:
@@ -48,43 +46,13 @@ def batched_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unuse
             sizes.append(g._data.shape[0])
     if len(set(sizes)) > 1:
         raise _vmap_size_error(sizes)
-    B = sizes[0] if sizes else 1
+    return sizes[0] if sizes else 1
 
-    edges = []
-    for t in inputs:
-        if isinstance(t, GradientEdge):
-            edges.append((t.node, t.output_nr))
-            continue
-        if not t.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
-        edges.append(t._edge())
-    roots = []
-    for i, (o, g) in enumerate(zip(outputs, grads)):
-        if isinstance(o, GradientEdge):
-            roots.append(((o.node, o.output_nr), g))
-            continue
-        if not o.requires_grad:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
-                               "have a grad_fn")
-        if g is not None:
-            roots.append((o._edge(), g))
 
-    captured = _run(roots, edges, B, retain_graph, create_graph)
-    result = []
-    for i, (t, e) in enumerate(zip(inputs, edges)):
-        g = captured.get(e)
-        if g is None:
-            if not allow_unused:
-                raise RuntimeError(
-                    f"The differentiated Tensor at index {i} appears to not have been used in "
-                    "the graph. Set allow_unused=True if this is the desired behavior.")
-            if materialize_grads and not isinstance(t, GradientEdge):
-                # torch's vmap passes the unbatched zeros through.
-                g = zeros_like(t)
-        elif not create_graph and g._grad_fn is not None:
-            g = g.detach()
-        result.append(g)
-    return tuple(result)
+def batched_grad(roots, edges, B, retain_graph, create_graph):
+    """Run the graph from `roots` with batched gradients; the gradients arriving at `edges`,
+    as ``{edge: grad}`` (``autograd.grad`` assembles its result from them)."""
+    return _run(roots, edges, B, retain_graph, create_graph)
 
 
 def _run(roots, edges, B, keep_graph, create_graph):

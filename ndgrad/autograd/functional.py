@@ -6,7 +6,7 @@ nested tuples (per output, then per input) for Jacobians and Hessians. With ``st
 an output independent of an input raises torch's errors; with ``create_graph=True`` results
 are differentiable.
 
-Batched gradients (``_batched_grad``, used by ``vectorize=True`` and ``is_grads_batched``):
+Batched gradients (``autograd.grad(..., is_grads_batched=True)``, used by ``vectorize=True``):
 the cotangents carry a leading batch dimension B and the graph is run once, backwards, with
 per-op batched rules (``_batched.py`` explains the rules); ops without a batched rule are run
 once per batch element inside that single traversal. The result equals the loop over B
@@ -549,6 +549,21 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
 
 
 # --------------------------------------------------------------------------- vhp / hvp
+def _first_backward(func, inputs, v, create_graph, strict, name):
+    """vhp's and hvp's common start (in grad mode): checked inputs and v, the scalar output,
+    and its gradient with a graph. Returns ``(ins_tuple, inputs, v, outs_tuple, outputs,
+    jac)``."""
+    ins_tuple, inputs = _tupled(inputs, "inputs", name)
+    inputs = _prepare(inputs, create_graph, need_graph=True)
+    v = _v_for_inputs(v, inputs, ins_tuple, create_graph, name)
+    outs_tuple, outputs = _tupled(func(*inputs), "outputs of the user-provided function", name)
+    _strict_requires_grad(outputs, "outputs", strict)
+    _single_output(outputs, outs_tuple, name)
+    jac = _grad(outputs, inputs, create_graph=True)
+    _strict_requires_grad(jac, "jacobian", strict)
+    return ins_tuple, inputs, v, outs_tuple, outputs, jac
+
+
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), v^T H)`` for a scalar function, by double backward.
 
@@ -558,15 +573,8 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
         (tensor(9.), tensor([ 6., 12.]))
     """
     with _grad_mode(True):
-        ins_tuple, inputs = _tupled(inputs, "inputs", "vhp")
-        inputs = _prepare(inputs, create_graph, need_graph=True)
-        v = _v_for_inputs(v, inputs, ins_tuple, create_graph, "vhp")
-        outs_tuple, outputs = _tupled(func(*inputs), "outputs of the user-provided function",
-                                      "vhp")
-        _strict_requires_grad(outputs, "outputs", strict)
-        _single_output(outputs, outs_tuple, "vhp")
-        jac = _grad(outputs, inputs, create_graph=True)
-        _strict_requires_grad(jac, "jacobian", strict)
+        ins_tuple, inputs, v, outs_tuple, outputs, jac = _first_backward(
+            func, inputs, v, create_graph, strict, "vhp")
     with _grad_mode(True if create_graph else _tls.grad_enabled):
         grads = _grad(jac, inputs, v, create_graph=create_graph)
         res = _zeros_for_missing(grads, inputs, strict, create_graph, "double_back")
@@ -585,15 +593,8 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """
     from .. import zeros_like
     with _grad_mode(True):
-        ins_tuple, inputs = _tupled(inputs, "inputs", "hvp")
-        inputs = _prepare(inputs, create_graph, need_graph=True)
-        v = _v_for_inputs(v, inputs, ins_tuple, create_graph, "hvp")
-        outs_tuple, outputs = _tupled(func(*inputs), "outputs of the user-provided function",
-                                      "hvp")
-        _strict_requires_grad(outputs, "outputs", strict)
-        _single_output(outputs, outs_tuple, "hvp")
-        jac = _grad(outputs, inputs, create_graph=True)
-        _strict_requires_grad(jac, "jacobian", strict)
+        ins_tuple, inputs, v, outs_tuple, outputs, jac = _first_backward(
+            func, inputs, v, create_graph, strict, "hvp")
         dummies = tuple(zeros_like(x, requires_grad=True) for x in inputs)
         double_back = _grad(jac, inputs, dummies, create_graph=True)
         _strict_requires_grad(jac, "hessian", strict)
@@ -602,17 +603,3 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         res = _zeros_for_missing(grads, inputs, strict, create_graph, "double_back_trick")
     return (_untuple(_finish(outputs, create_graph), outs_tuple),
             _untuple(_finish(res, create_graph), ins_tuple))
-
-
-# --------------------------------------------------------------------------- batched grad
-def _batched_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unused,
-                  materialize_grads):
-    """``autograd.grad`` with a leading batch dimension on every grad_output.
-
-    Equals stacking B calls of ``autograd.grad`` (one per batch element); see the module
-    docstring for how the batch is carried through the graph.
-    """
-    from . import _batched, _make_grads
-    grads = _make_grads(outputs, grads, is_grads_batched=True)
-    return _batched.batched_grad(outputs, inputs, grads, retain_graph, create_graph,
-                                 allow_unused, materialize_grads)
