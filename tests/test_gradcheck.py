@@ -397,3 +397,44 @@ def test_forward_mode_undefined_tangent_check():
     assert res[0][0] == res[1][0] == "GradcheckError"
     assert all("Mismatch in tangent values for output with index: " in r[1] for r in res)
     assert _same_outcome(lambda T: check(T, False)) is True
+
+
+# --------------------------------------------------------------------------- batched forward AD
+_BATCHED_FWD_FUNCS = {
+    "matmul_tanh": (lambda L, a, b: (a @ b).tanh().sum(1), [(3, 4), (4, 2)]),
+    "views_reductions": (lambda L, a, b: (a.t() * b[:1].t()).mean(0), [(3, 4), (2, 4)]),
+    "inplace": (lambda L, a, b: a.clone().mul_(2) + b.sum(), [(3, 4), (2,)]),
+    "two_outputs": (lambda L, a, b: (a.sin(), b.exp() * a[0, :2]), [(3, 4), (2,)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_BATCHED_FWD_FUNCS))
+def test_check_batched_forward_grad_passes_where_torch_passes(name):
+    fn, shapes = _BATCHED_FWD_FUNCS[name]
+    rng = np.random.default_rng(5)
+    arrays = [rng.standard_normal(s) for s in shapes]
+    for L in (ndgrad, torch):
+        ins = tuple(L.tensor(a, requires_grad=True) for a in arrays)
+        assert L.autograd.gradcheck(lambda *xs: fn(L, *xs), ins, check_forward_ad=True,
+                                    check_batched_forward_grad=True) is True
+
+
+def test_check_batched_forward_grad_catches_a_wrong_batched_rule(monkeypatch):
+    """A batched forward rule that mixes the batch (sums over it) is caught, with torch's
+    message; the unbatched checks still pass."""
+    from ndgrad.autograd import _forward_rules
+    rules = _forward_rules._batched_rules()
+    good = rules["sum_dim"]
+    monkeypatch.setitem(rules, "sum_dim", lambda ctx, t: good(ctx, t).sum(0).expand(
+        good(ctx, t).shape))
+    x = ndgrad.tensor(np.random.default_rng(6).standard_normal((3, 4)), requires_grad=True)
+    f = lambda a: a.sum(1)  # noqa: E731
+    assert ndgrad.autograd.gradcheck(f, (x,), check_forward_ad=True)
+    with pytest.raises(ndgrad.autograd.GradcheckError,
+                       match="gradcheck failed while testing batched gradient computation "
+                             "with forward-mode AD"):
+        ndgrad.autograd.gradcheck(f, (x,), check_forward_ad=True,
+                                  check_batched_forward_grad=True)
+    assert ndgrad.autograd.gradcheck(f, (x,), check_forward_ad=True,
+                                     check_batched_forward_grad=True,
+                                     raise_exception=False) is False

@@ -324,19 +324,21 @@ def _jacobian_forward(func, inputs, strict, vectorize):
         return _jacobian_forward_loop(func, inputs, ins_tuple, numels)
 
 
-def _jacobian_forward_batched(func, inputs, ins_tuple, numels):
-    """All columns in one forward pass whose tangents carry a leading batch dimension (the
-    standard basis), as torch vmaps its JVP. Raises Unbatchable for what it cannot do."""
-    from .. import zeros
-    total = sum(numels)
-    basis = _basis(inputs, numels)
+def batched_forward(func, inputs, tangents, B):
+    """Run `func` once on dual inputs whose tangents carry a leading batch dimension B (tangent
+    number b is ``t[b]``; None: the input gets no tangent), as torch vmaps a JVP. Returns
+    ``(outs_tuple, [(primal, batched tangent or None) per output])``. Raises
+    _forward_rules.Unbatchable for what the batched rules cannot do."""
     with fwAD.dual_level():
-        _forward_rules._batch = total
+        _forward_rules._batch = B
         try:
             duals = []
-            for x, chunk in zip(inputs, basis):
+            for x, t in zip(inputs, tangents):
+                if t is None:
+                    duals.append(x)
+                    continue
                 d = x.view(x.shape)
-                _forward_rules.set_tangent(d, chunk.reshape((total,) + tuple(x.shape)))
+                _forward_rules.set_tangent(d, t)
                 duals.append(d)
             out = func(*duals)
             outs_tuple = isinstance(out, tuple)
@@ -344,6 +346,17 @@ def _jacobian_forward_batched(func, inputs, ins_tuple, numels):
             pairs = [fwAD.unpack_dual(o) for o in outs]
         finally:
             _forward_rules._batch = 0
+    return outs_tuple, pairs
+
+
+def _jacobian_forward_batched(func, inputs, ins_tuple, numels):
+    """All columns in one forward pass whose tangents carry a leading batch dimension (the
+    standard basis), as torch vmaps its JVP. Raises Unbatchable for what it cannot do."""
+    from .. import zeros
+    total = sum(numels)
+    basis = _basis(inputs, numels)
+    tangents = [chunk.reshape((total,) + tuple(x.shape)) for x, chunk in zip(inputs, basis)]
+    outs_tuple, pairs = batched_forward(func, inputs, tangents, total)
     rows = []
     for p in pairs:
         o = p.primal
