@@ -437,3 +437,33 @@ def test_is_grads_batched_calls_tensor_hooks_per_element_like_torch():
     # torch calls the hook once with a vmap BatchedTensor that looks unbatched; ndgrad calls
     # it once per batch element with the same-looking gradient.
     assert set(seen_a) == set(seen_b) == {(3,)}
+
+
+def test_batched_grad_runs_node_hooks_per_element_like_torchs_vmap():
+    """is_grads_batched with Node pre- and post-hooks: each hook sees one batch element's
+    gradients (torch: a BatchedTensor per call, same shapes) and what it returns replaces
+    them; the result equals torch's."""
+    xa = np.arange(6, dtype=np.float64).reshape(2, 3) / 5
+    ga = np.stack([np.ones((2, 3)), np.arange(6.0).reshape(2, 3)])
+    res, shapes = {}, {}
+    for L in (ndgrad, torch):
+        x = L.tensor(xa, requires_grad=True)
+        y = x.exp()
+        z = y * 3
+        seen = []
+
+        def pre(grad_outputs, seen=seen):
+            seen.append(tuple(grad_outputs[0].shape))
+            return (grad_outputs[0] * 2,)
+
+        def post(grad_inputs, grad_outputs, seen=seen):
+            seen.append(tuple(grad_inputs[0].shape))
+            return (grad_inputs[0] + 1,)
+
+        z.grad_fn.register_prehook(pre)
+        y.grad_fn.register_hook(post)
+        (gx,) = L.autograd.grad(z, x, L.tensor(ga), is_grads_batched=True)
+        res[L.__name__] = gx.detach().numpy()
+        shapes[L.__name__] = set(seen)
+    np.testing.assert_allclose(res["ndgrad"], res["torch"], rtol=1e-12)
+    assert shapes["ndgrad"] == shapes["torch"] == {(2, 3)}

@@ -14,8 +14,10 @@ and each node is run in one of three ways:
    per batch element and the results are stacked. Always correct, just not vectorised.
 
 Every rule is written in ndgrad ops, so ``create_graph=True`` works as in the loop. The result
-equals B separate ``autograd.grad`` calls. Tensor hooks (``register_hook``) are called once
-per batch element, as torch's vmap presents them one gradient; Node hooks are not called.
+equals B separate ``autograd.grad`` calls. Tensor hooks (``register_hook``) and Node hooks
+(``grad_fn.register_hook`` / ``register_prehook``) are called once per batch element with
+that element's gradients (torch calls them once, with vmap's BatchedTensors that look the
+same); what they return replaces that element's gradients.
 """
 
 import heapq
@@ -89,11 +91,15 @@ def _run(roots, edges, B, keep_graph, create_graph):
                     for nr, hooks in tensor_hooks.items():
                         if nr < len(gs) and gs[nr] is not None and hooks:
                             gs[nr] = _per_sample_hooks(hooks, gs[nr], B)
+                if extra.get("pre_hooks"):
+                    gs = list(_per_sample_node_hooks(extra["pre_hooks"], gs, B))
             if type(node) is AccumulateGrad or (needed is not None and not needed.get(node)) or \
                     all(g is None for g in gs):
                 gx = ()
             else:
                 gx = _apply(node, gs, B)
+                if extra is not None and extra.get("hooks"):
+                    gx = _per_sample_node_hooks(extra["hooks"], gx, B, gs)
                 if not keep_graph:
                     node._release()
             for k, e in enumerate(node._next):
@@ -129,6 +135,32 @@ def _per_sample_hooks(hooks, g, B):
                 changed = True
         rows.append(r)
     return stack(rows, 0) if changed else g
+
+
+def _per_sample_node_hooks(hooks, grads, B, grad_outputs=None):
+    """Node hooks, one batch element at a time as tensor hooks are: pre-hooks get
+    ``(grad_outputs,)``, post-hooks ``(grad_inputs, grad_outputs)`` (pass `grad_outputs`); a
+    hook returning new gradients replaces them, restacked along the batch."""
+    from .. import stack
+
+    def row(gs, b):
+        return tuple(None if g is None else g[b] for g in gs)
+
+    rows = []
+    changed = False
+    for b in range(B):
+        cur = row(grads, b)
+        outs = None if grad_outputs is None else row(grad_outputs, b)
+        for fn in list(hooks.values()):
+            r = fn(cur) if outs is None else fn(cur, outs)
+            if r is not None:
+                cur = tuple(r)
+                changed = True
+        rows.append(cur)
+    if not changed:
+        return grads
+    return tuple(None if rows[0][k] is None else stack([r[k] for r in rows], 0)
+                 for k in range(len(rows[0])))
 
 
 def _add_to(buffers, node, nr, g):
