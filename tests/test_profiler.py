@@ -274,3 +274,162 @@ def test_failed_op_does_not_swallow_later_events_and_nesting_like_torch():
     assert wanted <= parents[torch]
     assert wanted <= parents[ndgrad]
     assert ("aten::mul", "aten::add") not in parents[ndgrad]
+
+
+# ------------------------------------------------------------------ AccumulateGrad events
+_ACC = "torch::autograd::AccumulateGrad"
+_EVAL_ACC = "autograd::engine::evaluate_function: " + _ACC
+
+
+def _subtree(e):
+    return (e.name, e.sequence_nr, str(e.input_shapes), tuple(_subtree(c) for c in e.cpu_children))
+
+
+def _leaf_trees(events):
+    """The AccumulateGrad evaluations of a profile, as (name, seq, shapes, children) trees,
+    in a canonical order (the engine's order among leaves is not compared)."""
+    return sorted(_subtree(e) for e in events if e.name == _EVAL_ACC)
+
+
+def _leaf_program(lib, steps):
+    """Each step: (name, fn(a, b, c)) profiled; leaves a and b (3, 4) and c (2,)."""
+    a = lib.tensor(np.arange(12, dtype=np.float32).reshape(3, 4) / 10, requires_grad=True)
+    b = lib.tensor(np.ones((3, 4), dtype=np.float32), requires_grad=True)
+    c = lib.tensor(np.array([1.0, -2.0], dtype=np.float32), requires_grad=True)
+    mod = tprof if lib is torch else nprof
+    out = {}
+    for name, fn in steps:
+        with mod.profile(record_shapes=True) as p:
+            fn(lib, a, b, c)
+        out[name] = p
+    return out
+
+
+_LEAF_STEPS = (
+    # fresh gradients: stolen (aten::detach); c's expanded one is copied
+    ("first", lambda lib, a, b, c: ((a * b + a).tanh().sum() + c.sum()).backward()),
+    # every .grad exists: added in place
+    ("accumulate", lambda lib, a, b, c: ((a * b + a).tanh().sum() + c.sum()).backward()),
+    # autograd.grad: the leaf is evaluated (captured) but its AccumulateGrad does not run
+    ("grad", lambda lib, a, b, c: lib.autograd.grad((a * b).sum(), [a])),
+    # backward(inputs=): only the chosen leaf is evaluated
+    ("inputs", lambda lib, a, b, c: (a * b).sum().backward(inputs=[b])),
+)
+
+
+def test_accumulate_grad_events_match_torch():
+    profs = {lib: _leaf_program(lib, _LEAF_STEPS) for lib, _ in LIBS}
+    for name, _ in _LEAF_STEPS:
+        trees = {lib: _leaf_trees(profs[lib][name].function_events) for lib in profs}
+        assert trees[ndgrad] == trees[torch], name
+    first = _leaf_trees(profs[ndgrad]["first"].function_events)
+    kernels = sorted(t[3][0][3][0][0] for t in first)
+    assert kernels == ["aten::detach", "aten::detach", "aten::new_empty_strided"]
+    assert [len(t[3]) for t in _leaf_trees(profs[ndgrad]["grad"].function_events)] == [0]
+
+
+def test_accumulate_grad_in_key_averages_and_tables_match_torch():
+    """A tiny model's key_averages rows for the leaves, with both profiler APIs."""
+    import torch.profiler as tp
+
+    import ndgrad.profiler as np_
+    rows = {}
+    for lib, mod, new_api in ((torch, tprof, False), (ndgrad, nprof, False),
+                              (torch, tp, True), (ndgrad, np_, True)):
+        w = lib.tensor(np.arange(6, dtype=np.float32).reshape(2, 3) / 10, requires_grad=True)
+        x = lib.tensor(np.ones((4, 3), dtype=np.float32))
+        got = []
+        for _ in range(2):  # the first backward steals the gradients, the second adds
+            with mod.profile(record_shapes=True) as p:
+                (x * w.sum(0)).tanh().sum().backward()
+                w.sum().backward()
+            events = p.events() if new_api else p.function_events
+            avg = p.key_averages()
+            got.append(({e.key: e.count for e in avg if e.key in
+                         (_EVAL_ACC, _ACC, "aten::detach", "detach", "aten::add_",
+                          "aten::new_empty_strided", "aten::copy_")},
+                        [e.sequence_nr for e in events if e.name in (_EVAL_ACC, _ACC)],
+                        _ACC in p.key_averages().table(), _EVAL_ACC[:52] in avg.table()))
+        rows[lib, new_api] = got
+    for new_api in (False, True):
+        assert rows[ndgrad, new_api] == rows[torch, new_api]
+    first, second = rows[ndgrad, False]
+    assert first[0][_ACC] == 2 and second[0]["aten::add_"] == 2
+    assert set(first[1]) == {-1}
+
+
+def test_accumulate_grad_nests_hooks_like_torch():
+    """Tensor hooks and node pre/post hooks run in the evaluation, post-accumulate-grad hooks
+    inside AccumulateGrad; an undefined gradient still runs the node (shapes [[]])."""
+    parents = {}
+    trees = {}
+    for lib, mod in LIBS:
+        x = lib.ones(2, requires_grad=True)
+        x.register_hook(lambda g: g * 3)
+        def scale_grad(t):
+            t.grad.mul_(1)
+
+        x.register_post_accumulate_grad_hook(scale_grad)
+        y = x * 2
+        y.grad_fn.next_functions[0][0].register_prehook(lambda gi: (gi[0].neg(),))
+
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, u, v):
+                return u * 1 + v
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, None
+
+        z = lib.ones(2, requires_grad=True)
+        with mod.profile(record_shapes=True) as p:
+            F.apply(y, z).sum().backward()
+        parents[lib] = {(e.name, e.cpu_parent.name if e.cpu_parent else None)
+                        for e in p.function_events}
+        trees[lib] = [t for t in _leaf_trees(p.function_events) if t[3][0][2] == "[[]]"]
+        assert x.grad.tolist() == [-6.0, -6.0] and z.grad is None
+    wanted = {("aten::mul", _EVAL_ACC), ("aten::neg", _EVAL_ACC), ("aten::mul_", _ACC),
+              (_ACC, _EVAL_ACC)}
+    assert wanted <= parents[torch]
+    assert wanted <= parents[ndgrad]
+    assert trees[ndgrad] == trees[torch] == [(_EVAL_ACC, -1, "[]", ((_ACC, -1, "[[]]", ()),))]
+
+
+def test_accumulate_grad_memory_and_trace_match_torch(tmp_path):
+    mem, args = {}, {}
+    for lib, mod in LIBS:
+        x = lib.ones(100, requires_grad=True)
+        with mod.profile(profile_memory=True) as p:
+            x.sum().backward()  # the expanded gradient is copied into a new .grad
+        mem[lib] = {e.key: (e.cpu_memory_usage, e.self_cpu_memory_usage)
+                    for e in p.key_averages() if e.key in (_EVAL_ACC, _ACC,
+                                                           "aten::new_empty_strided")}
+        path = tmp_path / f"{lib.__name__}.json"
+        p.export_chrome_trace(str(path))
+        trace = json.loads(path.read_text())["traceEvents"]
+        args[lib] = {}
+        for e in trace:  # the first event of each name
+            if e.get("ph") == "X" and e["name"] in (_ACC, _EVAL_ACC, "aten::sum", "SumBackward0"):
+                args[lib].setdefault(e["name"], sorted(set(e["args"]) & {"Sequence number",
+                                                                         "Fwd thread id"}))
+    assert mem[ndgrad] == mem[torch] == {_EVAL_ACC: (400, 0), _ACC: (400, 0),
+                                         "aten::new_empty_strided": (400, 0)}
+    assert args[ndgrad] == args[torch]
+    assert args[ndgrad][_ACC] == [] and args[ndgrad]["aten::sum"] == ["Fwd thread id",
+                                                                      "Sequence number"]
+
+
+def test_accumulate_grad_under_profiler_steals_as_without_it():
+    """The profiled engine path keeps the plain path's results, and the stolen gradient."""
+    grads = []
+    for profiled in (False, True):
+        x = ndgrad.ones(3, requires_grad=True)
+        y = x * 2
+        with nprof.profile(enabled=profiled):
+            y.tanh().sum().backward()
+            grads.append(x.grad.tolist())
+            x.grad.add_(1)  # a stolen .grad is writable and owns its memory
+        assert x.grad._data.base is None and x.grad._data.flags.writeable
+    assert grads[0] == grads[1]
+    assert _state.special == 0

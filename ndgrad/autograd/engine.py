@@ -377,6 +377,10 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                 runs = accumulate and (accumulate_only is None or node in accumulate_only)
                 if not runs and (captures is None or (node, 0) not in captures):
                     continue  # a leaf this backward does not target: its hooks stay quiet
+                if _state.special:  # the same steps, with events for the profiler
+                    _special_engine.accumulate_leaf(node, gs, runs, captures, captured,
+                                                    create_graph)
+                    continue
                 var = node.variable
                 if var._extra is not None:
                     hooks = var._extra.get("hooks")

@@ -3,15 +3,18 @@
 ``profile()`` records one event per primitive run in the forward pass (named as torch names
 them, ``aten::mul``), one per backward node (``MulBackward0`` inside
 ``autograd::engine::evaluate_function: MulBackward0``, with the forward op's sequence number,
-as torch links them) and one per ``record_function`` block. Ops that a node runs in backward
-nest under it. Results: ``function_events`` (an ``EventList``), ``key_averages()``,
+as torch links them), one per leaf gradient accumulation
+(``torch::autograd::AccumulateGrad`` inside its ``evaluate_function``, with the aten op torch's
+accumulation runs nested in it) and one per ``record_function`` block. Ops that a node runs
+in backward nest under it. Results: ``function_events`` (an ``EventList``), ``key_averages()``,
 ``table()`` laid out like torch's, ``total_average()``, ``self_cpu_time_total`` and
 ``export_chrome_trace(path)`` (JSON for Perfetto / chrome://tracing).
 
 Times are microseconds measured with ``time.perf_counter_ns``; they include the profiler's own
 bookkeeping, as torch's do. Off, the profiler costs the dispatcher one global read per op.
 Not recorded (unlike torch): ops inside ndgrad's composite functions are not separate events
-(only primitives are), and AccumulateGrad has no event of its own (the engine runs it inline).
+(only primitives are). AccumulateGrad works on arrays: its nested aten event is named after
+what it did (see `_Recorder.end_kernel`).
 """
 
 import functools
@@ -427,7 +430,9 @@ def _export_chrome_trace(events, path):
     trace = []
     for e in events:
         cat = "user_annotation" if e.kind == "user_annotation" else "cpu_op"
-        args = {"Sequence number": e.sequence_nr, "Fwd thread id": e.fwd_thread}
+        # torch names the forward op and thread only for events linked to a node
+        args = {"Sequence number": e.sequence_nr, "Fwd thread id": e.fwd_thread} \
+            if e.sequence_nr >= 0 else {}
         if e.input_shapes:
             args["Input Dims"] = e.input_shapes
         if e.flops:
@@ -482,6 +487,10 @@ def _stack_strings():
         out.append(f"{f.f_code.co_filename}({f.f_lineno}): {f.f_code.co_name}")
         f = f.f_back
     return out
+
+
+_EVALUATE = "autograd::engine::evaluate_function: "
+_ACCUMULATE_GRAD = "torch::autograd::AccumulateGrad"  # torch's event name for AccumulateGrad
 
 
 class _Recorder:
@@ -576,11 +585,7 @@ class _Recorder:
             for o in outs:
                 d = getattr(o, "_data", None)
                 if d is not None and d.base is None and d.nbytes:
-                    ev.own_memory += d.nbytes
-                    try:
-                        self.finalizers.append(weakref.finalize(d, self._freed, d.nbytes))
-                    except TypeError:
-                        pass
+                    self._track(ev, d)
 
     def _freed(self, nbytes):
         stack = self._stack()
@@ -595,13 +600,74 @@ class _Recorder:
     # engine protocol
     def around(self, node, run):
         name = node.name()
-        outer = self.open("autograd::engine::evaluate_function: " + name, "backward", node._seq)
+        outer = self.open(_EVALUATE + name, "backward", node._seq)
         inner = self.open(name, "backward", node._seq)
         try:
             return run()
         finally:
             self.close(inner)
             self.close(outer)
+
+    # AccumulateGrad (the engine runs it itself: see _special_engine.accumulate_leaf)
+    def open_leaf(self, node):
+        return self.open(_EVALUATE + _ACCUMULATE_GRAD, "backward")
+
+    def open_accumulate(self, node, grad_shape):
+        ev = self.open(_ACCUMULATE_GRAD, "backward")
+        if self.prof.record_shapes:
+            ev.input_shapes = [grad_shape]
+        return ev
+
+    def begin_kernel(self, var):
+        return self._now(), var._grad is None, list(var._data.shape)
+
+    def end_kernel(self, token, var, g):
+        """Record, inside the AccumulateGrad event, the aten ops torch's accumulation runs
+        where ndgrad works on arrays: ``aten::detach`` when the gradient is stolen,
+        ``aten::new_empty_strided`` + ``aten::copy_`` when it is copied (the kernel's time
+        split evenly between them), ``aten::add_`` when it is added in place. An out-of-place
+        add (under create_graph) goes through the dispatcher and is recorded as such."""
+        start, was_none, shape = token
+        end = self._now()
+        if was_none:
+            fresh = var._grad._data is not g._data
+            if not fresh and not _state.tls.grad_enabled:
+                self._kernel_event("aten::detach", start, end, [shape], ("detach", [shape]))
+            else:
+                # torch copies under create_graph too (ndgrad keeps the gradient itself)
+                mid = (start + end) / 2
+                alloc = self._kernel_event("aten::new_empty_strided", start, mid,
+                                           [shape] + [[]] * 6,
+                                           ("aten::empty_strided", [[]] * 6))
+                self._kernel_event("aten::copy_", mid, end, [shape, shape, []])
+                if fresh and self.prof.profile_memory:
+                    self._track(alloc.cpu_children[0], var._grad._data)
+        elif not _state.tls.grad_enabled:
+            self._kernel_event("aten::add_", start, end, [shape, shape, []])
+
+    def _kernel_event(self, name, start, end, shapes, child=None):
+        """A finished event inside the innermost open one (and `child`, (name, shapes),
+        inside it over the same time)."""
+        parent = self._stack()[-1]
+        ev = FunctionEvent(next(self.ids), name, threading.get_ident(), start, end)
+        ev.cpu_parent = parent
+        parent.cpu_children.append(ev)
+        if self.prof.record_shapes:
+            ev.input_shapes = shapes
+        self.events.append(ev)
+        if child is not None:
+            self._stack().append(ev)
+            self._kernel_event(child[0], start, end, child[1])
+            self._stack().pop()
+        return ev
+
+    def _track(self, ev, data):
+        """Charge `ev` for `data`'s memory and its owner for the release (profile_memory)."""
+        ev.own_memory += data.nbytes
+        try:
+            self.finalizers.append(weakref.finalize(data, self._freed, data.nbytes))
+        except TypeError:
+            pass
 
     def check(self, node, gx):
         return gx
@@ -657,6 +723,7 @@ class profile:
         from .._ops.registry import special_hooks
         special_hooks.append(rec)
         _special_engine.node_observers.append(rec)
+        _special_engine.leaf_observers.append(rec)
         _active.append(rec)
         _state.enter_special()
         return self
@@ -668,6 +735,7 @@ class profile:
         from .._ops.registry import special_hooks
         _state.exit_special()
         _active.remove(rec)
+        _special_engine.leaf_observers.remove(rec)
         _special_engine.node_observers.remove(rec)
         special_hooks.remove(rec)
         rec.stop()
