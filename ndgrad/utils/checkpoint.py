@@ -9,26 +9,33 @@ modules/functions.
 Two implementations, as in torch:
 - ``use_reentrant=False`` (recommended): saved-tensor hooks. The forward packs a small
   placeholder instead of each saved tensor; the first unpack in a backward pass recomputes
-  ``fn`` and takes the values in the order they were saved. Works with ``autograd.grad``,
-  ``inputs=`` and inputs that do not require grad.
+  ``fn`` and takes the values in the order they were saved, stopping as soon as every saved
+  value is back (``early_stop``). Works with ``autograd.grad``, ``inputs=``, inputs that do
+  not require grad, and nesting (a checkpoint inside a checkpointed function: its inputs are
+  saved by the enclosing checkpoint, so recomputing it first recomputes the enclosing one).
+  ``context_fn`` gives a context for the forward and one for each recomputation; ``debug``
+  turns a recomputation mismatch into a log of the ops of both runs.
 - ``use_reentrant=True``: the forward runs under ``no_grad`` and the outputs get one
   ``CheckpointFunctionBackward`` node, whose backward recomputes ``fn`` on detached inputs and
   runs a nested backward through it (torch's original scheme; ``autograd.grad`` and
   ``backward(inputs=...)`` are not supported through it, as in torch).
-
-Like torch, the recomputation stops as soon as every saved tensor backward needs has been
-recomputed. Not supported: nested checkpoints with ``use_reentrant=False`` (an inner
-checkpoint inside a recomputed outer one), ``context_fn`` and ``debug=True``.
 """
 
+import contextlib
+import os
+import sys
+import traceback
 import warnings
+import weakref
 
 from .. import _random, _state
 from .._tensor import Tensor
+from ..autograd.engine import current_graph_task
 from ..autograd.grad_mode import enable_grad, no_grad
-from ..autograd.graph import FREED, Node, saved_tensors_hooks
+from ..autograd.graph import FREED, Node, SavedTensor, saved_tensors_hooks
 
-__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError"]
+__all__ = ["CheckpointError", "checkpoint", "checkpoint_sequential", "noop_context_fn",
+           "set_checkpoint_debug_enabled", "set_checkpoint_early_stop"]
 
 
 class CheckpointError(RuntimeError):
@@ -43,8 +50,13 @@ _REENTRANT_WARNING = (
     "differences between the two variants.")
 
 
-def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism_check="default",
-               debug=False, preserve_rng_state=True, **kwargs):
+def noop_context_fn():
+    """The default ``context_fn``: no context around the forward or the recomputation."""
+    return contextlib.nullcontext(), contextlib.nullcontext()
+
+
+def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn, determinism_check="default",
+               debug=False, early_stop=True, preserve_rng_state=True, **kwargs):
     """Run ``function(*args, **kwargs)``, recomputing it in backward instead of storing it.
 
     Example::
@@ -57,111 +69,247 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
     if use_reentrant is None:
         warnings.warn(_REENTRANT_WARNING, UserWarning, stacklevel=2)
         use_reentrant = True
-    if context_fn is not None:
-        raise NotImplementedError("ndgrad's checkpoint does not support context_fn")
     if use_reentrant:
         if kwargs:
             raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+        if context_fn is not noop_context_fn or debug is not False:
+            raise ValueError("Passing `context_fn` or `debug` is only supported when "
+                             "use_reentrant=False.")
         return _checkpoint_reentrant(function, preserve_rng_state, args)
-    return _checkpoint_hooks(function, preserve_rng_state, determinism_check, args, kwargs)
+    return _checkpoint_hooks(function, args, kwargs, preserve_rng_state, context_fn,
+                             determinism_check, debug, early_stop)
 
 
 # ------------------------------------------------------------------ non-reentrant (hooks)
+#
+# How nesting works (torch's rules, see its NOTE [ Nestable Checkpoint ]):
+# 1. a saved tensor belongs to the innermost checkpoint active when it was saved;
+# 2. the tensor inputs of a checkpoint are saved tensors of the enclosing one (they are packed
+#    with whatever saved-tensor hooks are active when ``checkpoint`` is called);
+# so unpacking a value saved inside an inner checkpoint recomputes the inner function, whose
+# inputs unpack through the outer checkpoint, which recomputes the outer function first (once
+# per backward). Checkpoints met while recomputing are real checkpoints again.
+#
+# A frame recomputes at most once per backward pass (graph task). Each recomputed value is
+# handed out once and then dropped, even under retain_graph=True (a later backward recomputes).
+
+_early_stop_override = None   # set_checkpoint_early_stop
+_debug_override = None        # set_checkpoint_debug_enabled
+
+_DEBUG_TIP = """
+Tip: To see a more detailed error message, either pass `debug=True` to
+`torch.utils.checkpoint.checkpoint(...)` or wrap the code block
+with `with torch.utils.checkpoint.set_checkpoint_debug_enabled(True):` to
+enable checkpoint\u2011debug mode globally.
+
+If this error occurs under torch.compile with automatic_dynamic_shapes enabled,
+it may be because the recomputation selected a different compiled graph than the
+forward pass (e.g., a dynamic graph instead of the original static graph).
+To fix this, either:
+  - Use torch._dynamo.mark_dynamic() to explicitly mark varying dimensions as
+    dynamic upfront, avoiding the static-to-dynamic transition.
+  - Call torch._C._dynamo.eval_frame._set_lru_cache(False) to disable LRU cache
+    reordering, which can change which graph is checked first between forward
+    and recompute.
+See https://github.com/pytorch/pytorch/issues/166926 for more details and
+workaround examples.
+"""
+
+_CONTEXT_SUPPRESSED = (
+    "torch.utils.checkpoint: the forward context provided by context_fn suppressed an "
+    "exception raised during the checkpointed forward. This is not supported because "
+    "checkpoint cannot return a value for a failed forward.")
+
+
+@contextlib.contextmanager
+def set_checkpoint_early_stop(enable):
+    """Whether checkpoints created inside stop recomputing once every saved value is back."""
+    global _early_stop_override
+    prev, _early_stop_override = _early_stop_override, enable
+    try:
+        yield
+    finally:
+        _early_stop_override = prev
+
+
+@contextlib.contextmanager
+def set_checkpoint_debug_enabled(enabled):
+    """Override ``debug`` of the checkpoints created inside (None: use their own flag)."""
+    global _debug_override
+    prev, _debug_override = _debug_override, enabled
+    try:
+        yield
+    finally:
+        _debug_override = prev
+
+
+def _shape_dtype(t):
+    return (t._data.shape, t._data.dtype)
+
+
+def _no_metadata(_t):
+    return None
+
+
+_METADATA_FNS = {"default": _shape_dtype, "none": _no_metadata}
+
+
+def _meta_text(meta):
+    from .._dtype import from_np
+    from .._size import Size
+    shape, np_dtype = meta
+    return (f"{{'shape': {Size(shape)!r}, 'dtype': {from_np(np_dtype)}, "
+            "'device': device(type='cpu')}")
+
+
+def _active_tasks():
+    return _state.tls.__dict__.get("graph_tasks") or ()
+
+
 class _Holder:
-    """What the forward saves in place of a tensor: its position in the save order."""
+    """What the forward packs in place of a saved tensor. ``values`` maps a backward pass to
+    the value recomputed for it (None once handed out). The frame references holders weakly:
+    a holder whose node was released needs no recomputed value."""
 
-    __slots__ = ("frame", "index")
+    __slots__ = ("__weakref__", "values")
 
-    def __init__(self, frame, index):
-        self.frame = frame
-        self.index = index
-
-
-class _Frame:
-    """One checkpointed call: how to rerun it and what it saved the first time."""
-
-    def __init__(self, function, args, kwargs, rng_state, check):
-        self.function = function
-        self.args = args
-        self.kwargs = kwargs
-        self.rng_state = rng_state
-        self.check = check
-        self.meta = []        # (shape, dtype) per saved tensor, in save order
-        self.task = None      # the backward pass the recomputed values belong to
-        self.values = None
-
-    def pack(self, t):
-        self.meta.append((t._data.shape, t._data.dtype))
-        return _Holder(self, len(self.meta) - 1)
-
-    def unpack(self, holder):
-        from ..autograd._graph_extras import _current_task
-        task = _current_task()
-        key = task[0] if task is not None else None
-        values = self.values
-        if values is None or key is None or self.task is not key or \
-                values[holder.index] is None:
-            values = self.values = self._recompute()
-            self.task = key
-        # Hand each recomputed value out once and forget it, so the memory of the segment is
-        # released as backward consumes it (a second unpack recomputes).
-        value = values[holder.index]
-        values[holder.index] = None
-        return value
-
-    def _recompute(self):
-        values = []
-        needed = len(self.meta)
-
-        def pack(t):
-            values.append(t)
-            if len(values) == needed:
-                # Everything backward needs is recomputed: stop running the function (torch's
-                # early stop; later saves, even different ones, do not matter).
-                raise _StopRecomputation
-            return None
-
-        def unpack(_):
-            raise RuntimeError("torch.utils.checkpoint: unpack is being triggered for a tensor "
-                               "that was already unpacked once during recomputation.")
-
-        outer = _state.tls.saved_hooks
-        _state.tls.saved_hooks = ()  # the recomputation must not see outer hooks
-        try:
-            with _rng_state(self.rng_state), enable_grad(), saved_tensors_hooks(pack, unpack):
-                self.function(*self.args, **self.kwargs)
-        except _StopRecomputation:
-            pass
-        finally:
-            _state.tls.saved_hooks = outer
-        if len(values) != needed:
-            raise CheckpointError(
-                "torch.utils.checkpoint: A different number of tensors was saved during the "
-                f"original forward and recomputation.\nNumber of tensors saved during forward: "
-                f"{needed}\nNumber of tensors saved during recomputation: {len(values)}.")
-        if self.check:
-            bad = [i for i, (t, (shape, dtype)) in enumerate(zip(values, self.meta))
-                   if t._data.shape != shape or t._data.dtype != dtype]
-            if bad:
-                raise CheckpointError(
-                    "torch.utils.checkpoint: Recomputed values for the following tensors have "
-                    "different metadata than during the forward pass.\n" +
-                    "".join(f"tensor at position {i}:\nsaved metadata: "
-                            f"{_meta_text(*self.meta[i])}\nrecomputed metadata: "
-                            f"{_meta_text(values[i]._data.shape, values[i]._data.dtype)}\n"
-                            for i in bad) + ".")
-        return values
+    def __init__(self):
+        self.values = {}
 
 
 class _StopRecomputation(Exception):
-    pass
+    """Raised by a frame's recomputation pack hook once every needed value is recomputed."""
+
+    def __init__(self, frame):
+        super().__init__()
+        self.frame = frame
 
 
-def _meta_text(shape, np_dtype):
-    from .._dtype import from_np
-    from .._size import Size
-    return (f"{{'shape': {Size(shape)!r}, 'dtype': {from_np(np_dtype)}, "
-            "'device': device(type='cpu')}")
+class _Frame:
+    """One non-reentrant checkpointed call: how to rerun it and what it saved the first time."""
+
+    def __init__(self, recompute, metadata_fn, early_stop, on_unpack_error):
+        self.recompute = recompute      # recompute(*inputs): reruns the function
+        self.metadata_fn = metadata_fn
+        self.early_stop = early_stop
+        self.on_unpack_error = on_unpack_error
+        self.inputs = ()                # positional args; tensors as graph.SavedTensor
+        self.holders = []               # weakrefs to _Holder, in save order
+        self.metas = []                 # metadata_fn(saved tensor), in save order
+        self.done = {}                  # backward pass -> number of values recomputed for it
+        self.forward_completed = False
+        self.ignore_count_mismatch = False
+
+    def save_inputs(self, args):
+        self.inputs = tuple(SavedTensor.of_input(a) if isinstance(a, Tensor) else a
+                            for a in args)
+
+    # hooks of the original forward
+    def pack(self, t):
+        holder = _Holder()
+        self.holders.append(weakref.ref(holder))
+        self.metas.append(self.metadata_fn(t))
+        return holder
+
+    def unpack(self, holder):
+        if self.on_unpack_error is None:
+            return self._unpack(holder)
+        try:
+            return self._unpack(holder)
+        except CheckpointError as e:
+            self.on_unpack_error(e)
+            raise
+
+    def _unpack(self, holder):
+        task = current_graph_task()
+        key = task if task is not None else object()  # outside backward: always recompute
+        if key not in self.done:
+            self._recompute(key)
+        value = holder.values[key]
+        if value is None:
+            raise CheckpointError(
+                "torch.utils.checkpoint: Unpack is being triggered for a tensor that was "
+                "already unpacked once. If you are calling ctx.saved_tensors in backward, make "
+                "sure to do so only once. Otherwise please open an issue with details on your "
+                "use case.")
+        holder.values[key] = None  # hand it out once (torch's rule 4)
+        return value
+
+    def _recompute(self, key):
+        # Forget passes that are over; their leftovers can never be asked for.
+        active = _active_tasks()
+        for k in [k for k in self.done if not any(k is t for t in active)]:
+            del self.done[k]
+        # Unpacking the inputs may recompute the enclosing checkpoint first (rule 2).
+        inputs = [a.unpack() if isinstance(a, SavedTensor) else a for a in self.inputs]
+        self.done[key] = 0  # counts the values saved by this recomputation
+        try:
+            with saved_tensors_hooks(lambda t: self._pack_recomputed(key, t), _identity), \
+                    enable_grad():
+                self.recompute(*inputs)
+        except _StopRecomputation as stop:
+            if stop.frame is not self:
+                del self.done[key]
+                raise
+        except BaseException:
+            del self.done[key]  # a later unpack tries again
+            raise
+        self._check(key)
+
+    def _pack_recomputed(self, key, t):
+        value = t.detach() if t.requires_grad else t
+        index = self.done[key]
+        self.done[key] = index + 1
+        if index >= len(self.holders):
+            # Only reachable without early stop.
+            if not self.forward_completed:
+                # A backward inside the checkpointed forward recomputed it (torch's rule 6).
+                self.ignore_count_mismatch = True
+                return value
+            raise CheckpointError("torch.utils.checkpoint: trying to save more tensors during "
+                                  "recomputation than during the original forward pass.\n"
+                                  + _DEBUG_TIP)
+        holder = self.holders[index]()
+        if holder is not None:  # else its node was released: nobody needs the value
+            values = holder.values
+            for k in [k for k in values if k not in self.done]:
+                del values[k]
+            values[key] = value
+        if self.early_stop and index + 1 == len(self.holders):
+            raise _StopRecomputation(self)  # everything backward needs is back (torch's rule 5)
+        # The value is also what the recomputed graph saves, should someone backward it.
+        return value
+
+    def _check(self, key):
+        if self.ignore_count_mismatch:
+            return
+        count = self.done[key]
+        if count != len(self.holders):
+            raise CheckpointError(
+                "torch.utils.checkpoint: A different number of tensors was saved during the "
+                f"original forward and recomputation.\nNumber of tensors saved during forward: "
+                f"{len(self.holders)}\nNumber of tensors saved during recomputation: {count}.\n"
+                + _DEBUG_TIP)
+        if self.metadata_fn is _no_metadata:
+            return
+        bad = []
+        for i, ref in enumerate(self.holders):
+            holder = ref()
+            if holder is not None:
+                now = self.metadata_fn(holder.values[key])
+                if now != self.metas[i]:
+                    bad.append(f"tensor at position {i}:\nsaved metadata: "
+                               f"{_meta_text(self.metas[i])}\nrecomputed metadata: "
+                               f"{_meta_text(now)}\n")
+        if bad:
+            raise CheckpointError(
+                "torch.utils.checkpoint: Recomputed values for the following tensors have "
+                "different metadata than during the forward pass.\n" + "".join(bad) + ".\n"
+                + _DEBUG_TIP)
+
+
+def _identity(x):
+    return x
 
 
 class _rng_state:
@@ -181,11 +329,165 @@ class _rng_state:
             _random.set_rng_state(self.saved)
 
 
-def _checkpoint_hooks(function, preserve_rng_state, determinism_check, args, kwargs):
-    state = _random.get_rng_state() if preserve_rng_state else None
-    frame = _Frame(function, args, kwargs, state, determinism_check != "none")
-    with saved_tensors_hooks(frame.pack, frame.unpack):
-        return function(*args, **kwargs)
+def _checkpoint_hooks(function, args, kwargs, preserve_rng_state, context_fn, determinism_check,
+                      debug, early_stop):
+    on_unpack_error = None
+    if _debug_override if _debug_override is not None else debug:
+        if context_fn is not noop_context_fn:
+            raise ValueError("debug=True is incompatible with non-default context_fn")
+        context_fn, on_unpack_error = _debug_context_fn()
+    metadata_fn = _METADATA_FNS.get(determinism_check)
+    if metadata_fn is None:
+        raise ValueError(f"determinism_check should be one of {list(_METADATA_FNS)}, but got "
+                         f"{determinism_check}")
+    forward_context, recompute_context = context_fn()
+    rng = _random.get_rng_state() if preserve_rng_state else None
+
+    def recompute(*inputs):
+        with _rng_state(rng), recompute_context:
+            function(*inputs, **kwargs)
+
+    if not _state.tls.grad_enabled:
+        return function(*args, **kwargs)  # nothing is saved: nothing to recompute
+    frame = _Frame(recompute, metadata_fn,
+                   _early_stop_override if _early_stop_override is not None else early_stop,
+                   on_unpack_error)
+    frame.save_inputs(args)  # packed by the enclosing checkpoint, if any (rule 2)
+    failed = True
+    with saved_tensors_hooks(frame.pack, frame.unpack), forward_context:
+        out = function(*args, **kwargs)
+        failed = False
+    if failed:  # forward_context swallowed the function's exception
+        raise RuntimeError(_CONTEXT_SUPPRESSED)
+    frame.forward_completed = True
+    return out
+
+
+# ------------------------------------------------------------------ debug=True
+_DEBUG_ERROR = """ \
+An error happened while unpacking tensors; dumping logs of latest computation
+because you passed `debug=True` to `torch.utils.checkpoint.checkpoint()`.
+Scroll all the way down for guidance on how to navigate these logs.
+
++~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~+
+|        1. Stack traces of the operators that ran in the original forward     |
++------------------------------------------------------------------------------+
+
+{forward_traces}
++~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~+
+|        2. Stack traces of the operators that ran during recomputation        |
++------------------------------------------------------------------------------+
+
+{recompute_traces}
++~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~+
+|       3. Log of operators in the original forward and recomputation          |
++------------------------------------------------------------------------------+
+(Scroll up to correlate stack traces with each operation listed below. This
+ helps identify their source in the code.)
+
+Operations executed during the original forward:
+
+{forward_ops}
+
+Operations executed during recomputation:
+
+{recompute_ops}
+
++------------------------------------------------------------------------------+
+ ERROR: Detected non-determinism while running activation checkpointing
+
+ You are seeing this error because you passed `debug=True` to checkpoint and
+ tensors to be saved during the original forward and differ between those saved
+ during recomputation. This can happen if different operators were ran in the
+ original forward and in the recomputation.
+
+ To identify where the mismatch may be coming from, you can do the following:
+
+ 1) Compare the operators ran during original forward and recomputation to
+    see where they differ. These operators are printed above in the order they
+    were executed.
+
+ 2) Review the stack trace for each operator to locate its invocation source.
+    Each operator's stack trace is printed in their execution order.
+
+ Note that the logs can be quite long. Here's how they are structured:
+ (Tip: you can Ctrl-f for these headers)
+
+ 1. Stack traces of the operators that ran in the original forward
+ 2. Stack traces of the operators that ran during recomputation
+ 3. Log of operators in the original forward and recomputation
+ 4. Error message                                             <--- You are here
+--------------------------------------------------------------------------------
+"""
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _tensor_text(v):
+    if not isinstance(v, Tensor):
+        return repr(v)
+    from .._dtype import from_np
+    short = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16",
+             "int64": "i64", "int32": "i32", "int16": "i16", "int8": "i8", "uint8": "u8",
+             "bool": "b8", "complex64": "c64", "complex128": "c128"}
+    name = str(from_np(v._data.dtype)).replace("torch.", "")
+    return f"{short.get(name, name)}{list(v._data.shape)}"
+
+
+class _OpLog:
+    """Records every op run while active (a special-mode observer): one line per op and the
+    user-code stack it was called from (innermost first, ndgrad's own frames left out)."""
+
+    def __init__(self):
+        self.ops = None  # [line, stack] per op, in call order
+
+    def __enter__(self):
+        from .._ops.registry import special_hooks
+        self.ops = []
+        special_hooks.append(self)
+        _state.enter_special()
+        return self
+
+    def __exit__(self, *exc):
+        from .._ops.registry import special_hooks
+        _state.exit_special()
+        special_hooks.remove(self)
+
+    def before(self, op, args, params):
+        from ..autograd.profiler import aten_name
+        stack = traceback.extract_stack(sys._getframe(1))
+        # Logged before the op runs: the op whose save stops a recomputation shows too.
+        entry = [f"{aten_name(op)}({', '.join(_tensor_text(a) for a in args)})",
+                 [f for f in reversed(stack) if not f.filename.startswith(_PACKAGE_DIR)]]
+        self.ops.append(entry)
+        return entry
+
+    def after(self, op, args, params, outputs, entry):
+        outs = outputs if type(outputs) is tuple else (outputs,)
+        entry[0] = f"{', '.join(_tensor_text(o) for o in outs)} = {entry[0]}"
+
+    def report(self, label):
+        lines = []
+        for i, (op, stack) in enumerate(self.ops):
+            lines.append(f"{op}   ({i + 1} of {len(self.ops)} in {label})\n\n")
+            lines.extend(f"{f.filename}:{f.lineno}:{f.name}\n" for f in stack)
+            lines.append("\n\n")
+        return "".join(lines)
+
+
+def _debug_context_fn():
+    """``(context_fn, on_unpack_error)`` for debug=True: log the ops of the forward and of the
+    latest recomputation, and turn a CheckpointError at unpack into a report of both."""
+    forward_log, recompute_log = _OpLog(), _OpLog()
+
+    def on_unpack_error(e):
+        raise CheckpointError(_DEBUG_ERROR.format(
+            forward_traces=forward_log.report("original"),
+            recompute_traces=recompute_log.report("recompute"),
+            forward_ops="\n".join(line for line, _ in forward_log.ops or ()),
+            recompute_ops="\n".join(line for line, _ in recompute_log.ops or ()))) from e
+
+    return (lambda: (forward_log, recompute_log)), on_unpack_error
 
 
 # ------------------------------------------------------------------ reentrant
@@ -244,13 +546,11 @@ def _checkpoint_reentrant(function, preserve_rng_state, args):
     out_tuple = (outs,) if single else outs
     # A non-empty `saved` so the engine releases the node (and its recompute recipe) after use.
     node = CheckpointFunctionBackward(edges, (None,), (function, args, state, len(out_tuple)))
-    k = 0
-    for o in out_tuple:
+    for k, o in enumerate(out_tuple):
         if isinstance(o, Tensor) and o._data.dtype.kind in "fc":
             o._rg = True
             o._grad_fn = node
             o._output_nr = k
-        k += 1
     return outs
 
 
