@@ -323,3 +323,111 @@ def test_saved_names_of_nn_and_linalg_ops_match_torch():
             tv, nv = getattr(tfn, n), getattr(nfn, n)
             if isinstance(tv, torch.Tensor) and isinstance(nv, ndgrad.Tensor):
                 assert tuple(nv.shape) == tuple(tv.shape), (key, n)
+
+
+# ---------------------------------------------------------------- saved scalar arguments
+A3 = RNG.standard_normal((2, 3, 4))
+
+
+def _scalar_cases(lib):
+    """Ops whose nodes expose scalar arguments; dims given non-negative (see docs)."""
+    F = torch.nn.functional if lib is torch else ndgrad.nn.functional
+    x = lib.tensor(A3, requires_grad=True)
+    idx = lib.tensor(np.array([[[0, 1, 2, 0]] * 2] * 2))
+    return {
+        "sum_dim": x.sum(1, keepdim=True), "sum_dims": x.sum((0, 2)), "mean": x.mean(),
+        "mean_dim": x.mean((0, 1)), "pow": x ** 2, "pow_f": x ** 2.5, "mul": x * 2.5,
+        "add": x + 2.5, "add_alpha": lib.add(x, x, alpha=2), "sub_alpha": lib.sub(x, x,
+                                                                                 alpha=0.5),
+        "transpose": x.transpose(0, 1), "view": x.view(2, 12), "expand": x[:, :1].expand(2, 5, 4),
+        "squeeze": x[:, :1].squeeze(1), "squeeze_dims": x[:1, :1].squeeze((0, 1)),
+        "unsqueeze": x.unsqueeze(1), "select": x.select(1, 2), "index": x[1],
+        "slice": x[:, 1:3], "slice_step": x[:, 0:3:2], "narrow": x.narrow(2, 1, 2),
+        "cumsum": x.cumsum(1), "cumprod": x.cumprod(2), "softmax": lib.softmax(x, 1),
+        "log_softmax": F.log_softmax(x, dim=2), "leaky_relu": F.leaky_relu(x, 0.2),
+        "leaky_default": F.leaky_relu(x), "clamp": x.clamp(-0.5, 0.5),
+        "clamp_min": x.clamp(min=-1), "permute": x.permute(2, 0, 1), "repeat": x.repeat(2, 1, 3),
+        "topk": x.topk(2, 1)[0], "gather": x.gather(1, idx[:, :2]),
+        "index_select": x.index_select(1, lib.tensor(np.array([0, 2]))),
+        "max_dim": x.max(1)[0], "min_dim": x.min(2, keepdim=True)[0], "norm": x.norm(),
+        "norm_p": x.norm(3), "norm_dim": x.norm(2, 1), "norm_15": x.norm(1.5, (0, 2), True),
+        "prod_dim": x.prod(1), "logsumexp": x.logsumexp(1), "amax": x.amax((0, 2)),
+        "var": x.var(1), "var_corr": x.var(1, correction=0), "std": x.std(2, keepdim=True),
+        "sort": x.sort(1)[0], "kthvalue": x.kthvalue(2, 1)[0], "cummax": x.cummax(1)[0],
+        "split": x.split(3, 2)[1], "split_sizes": x.split([1, 3], 2)[0], "chunk": x.chunk(2, 2)[0],
+        "unbind": x.unbind(1)[0], "cat": lib.cat([x, x], 1), "stack": lib.stack([x, x], 1),
+        "diagonal": x.diagonal(1, 1, 2), "tril": x.tril(1), "triu": x.triu(-1),
+        "flip": x.flip(0), "roll": x.roll(2, 0), "roll_flat": x.roll(1),
+        "elu": F.elu(x, 0.7), "selu": F.selu(x), "celu": F.celu(x, 0.5),
+        "hardtanh": F.hardtanh(x, -0.5, 0.5), "softplus": F.softplus(x, 2, 10),
+        "gelu": F.gelu(x, approximate="tanh"), "lerp": x.lerp(x * 0, 0.3),
+        "addcmul": lib.addcmul(x, x, x), "addcdiv": lib.addcdiv(x, x, x + 5, value=0.5),
+        "glu": F.glu(x, 2), "logcumsumexp": x.logcumsumexp(1), "masked_fill":
+            x.masked_fill(x > 0, 2.0), "nansum": x.nansum(), "logit": x.sigmoid().logit(),
+        "div_trunc": lib.div(x, 2.0, rounding_mode="trunc"),
+        "polygamma": lib.polygamma(1, x), "mvlgamma": lib.mvlgamma(x.abs() + 3, 2),
+    }
+
+
+def _scalar_attrs(fn):
+    """``{name: (type name, value)}`` of a node's non-tensor ``_saved_*`` attributes."""
+    out = {}
+    for n in dir(fn):
+        if n.startswith("_saved_"):
+            v = getattr(fn, n)
+            if not isinstance(v, (torch.Tensor, ndgrad.Tensor)) and v is not None:
+                out[n] = (type(v).__name__, v)
+    return out
+
+
+# torch saves a tensor here that ndgrad's node does not need (its rule uses other values).
+_TORCH_ONLY_TENSORS = {"gather": {"_saved_self"}, "cummax": {"_saved_self"},
+                       "div_trunc": {"_saved_self", "_saved_other"}}
+
+
+def test_saved_scalar_arguments_match_torch_attribute_by_attribute():
+    tc, nc = _scalar_cases(torch), _scalar_cases(ndgrad)
+    for key in tc:
+        tfn, nfn = tc[key].grad_fn, nc[key].grad_fn
+        assert nfn.name() == tfn.name(), key
+        # every value torch has (names, types and values), and nothing else
+        assert _scalar_attrs(nfn) == _scalar_attrs(tfn), key
+        tnames = {n for n in dir(tfn) if n.startswith("_saved_")}
+        nnames = {n for n in dir(nfn) if n.startswith("_saved_")}
+        assert nnames == tnames - _TORCH_ONLY_TENSORS.get(key, set()), key
+        for n in nnames:  # None-valued ones too
+            assert (getattr(nfn, n) is None) == (getattr(tfn, n) is None), (key, n)
+
+
+def test_saved_scalar_arguments_examples_and_types():
+    for lib in (torch, ndgrad):
+        x = lib.tensor(A3, requires_grad=True)
+        fn = x.sum(1, keepdim=True).grad_fn
+        assert (fn._saved_dim, fn._saved_keepdim) == ((1,), True)
+        assert type(fn._saved_dim) is tuple and type(fn._saved_keepdim) is bool
+        fn = x[:, 1:3].grad_fn
+        assert (fn._saved_dim, fn._saved_start, fn._saved_end, fn._saved_step) == (1, 1, 3, 1)
+        assert x.view(6, 4).grad_fn._saved_self_sym_sizes == (2, 3, 4)
+        assert x.mean().grad_fn._saved_self_sym_numel == 24
+        assert x.triu(-1).grad_fn._saved_diagonal == 2 ** 64 - 1  # torch's int64 wrap
+        assert x.clamp(max=0.5).grad_fn._saved_min is None
+        assert x.norm().grad_fn._saved_ord == 2 and type(x.norm().grad_fn._saved_ord) is int
+        assert x.gather(1, lib.zeros(2, 1, 4, dtype=lib.long)).grad_fn._saved_sparse_grad is False
+        with pytest.raises(AttributeError):
+            x.sum(1).grad_fn._raw_saved_dim  # numbers have no raw SavedTensor handle
+        with pytest.raises(AttributeError):
+            x.exp().grad_fn._saved_dim
+        # scalars outlive the backward that frees the saved tensors
+        y = x.softmax(1)
+        y.sum().backward()
+        assert y.grad_fn._saved_dim == 1
+        with pytest.raises(RuntimeError):
+            y.grad_fn._saved_result
+
+
+def test_saved_scalars_in_dot_pictures():
+    x = ndgrad.tensor(A3, requires_grad=True)
+    src = ngraph.to_dot(x.sum(1, keepdim=True).transpose(0, 2), show_saved=True)
+    assert "dim: (1,)" in src and "keepdim: True" in src and "dim0: 0" in src
+    assert ngraph.saved_values(x.gather(1, ndgrad.zeros(2, 1, 4, dtype=ndgrad.long)).grad_fn) \
+        .keys() == {"index", "dim", "sparse_grad"}

@@ -1,7 +1,8 @@
 """The introspection half of ``ndgrad.autograd.graph`` (re-exported there).
 
 What lives here: the saved values of a node as torch-named attributes (``_saved_self``,
-``_saved_result``, ... and their raw handles ``_raw_saved_<name>``, as properties of Node),
+``_saved_result``, ... and their raw handles ``_raw_saved_<name>``, as properties of Node;
+scalar arguments such as ``_saved_dim`` and ``_saved_keepdim`` from the node's params),
 ``register_multi_grad_hook``, and pictures of the backward graph (``to_dot``, ``render``).
 Nothing here is on the hot path.
 """
@@ -69,6 +70,141 @@ _RAW_NUMBERS = {"pow", "pow_rscalar"}
 _DEFAULT_ARGS = ("self", "other")
 
 
+# ---------------------------------------------------------------- saved scalars
+# torch also exposes a node's non-tensor arguments (``_saved_dim``, ``_saved_keepdim``, ...).
+# ndgrad keeps them in ``node._params`` (and input 0's shape in ``node._shape``); this table
+# says, per op (OpDef.name), which torch attribute reads what. Values take torch's types: a
+# dim list is a tuple, a size is a tuple of ints, and an int64 argument comes back as torch
+# returns it (a negative one wrapped to 2**64 + value). ndgrad's ops store dims (and slice
+# bounds, select indices) normalized to their non-negative form, so those read normalized.
+def _i64(v):
+    """An int64 argument as torch's node attributes return it."""
+    return v + (1 << 64) if type(v) is int and v < 0 else v
+
+
+def _i64s(v):
+    return None if v is None else tuple(_i64(i) for i in (v if isinstance(v, (tuple, list))
+                                                          else (v,)))
+
+
+def _number(v):
+    """A Scalar ndgrad's op made a float: torch keeps an integral one (its default or an int
+    literal, the common cases) as an int."""
+    return int(v) if type(v) is float and v.is_integer() else v
+
+
+def _param(i=None, convert=None):
+    """Getter of ``node._params`` (or its item `i`), converted."""
+    if i is None:
+        return (lambda node: convert(node._params)) if convert else (lambda node: node._params)
+    if convert is None:
+        return lambda node: node._params[i]
+    return lambda node: convert(node._params[i])
+
+
+def _const(value):
+    return lambda node: value
+
+
+def _numel(node):
+    n = 1
+    for s in node._shape:
+        n *= s
+    return n
+
+
+def _one_if_none(v):
+    return 1 if v is None else v
+
+
+def _chunk_length(bounds):
+    return bounds[0][1] - bounds[0][0]
+
+
+_DIM = _param(None, _i64)
+_DIMS = _param(0, _i64s)           # a reduction's dims, as a tuple
+_DIM0 = _param(0, _i64)            # (dim, ...) params
+_KEEPDIM1 = _param(1)
+_ALPHA = ("alpha", _param(None, _one_if_none))
+_SCALARS = {
+    "add": (_ALPHA,), "sub": (_ALPHA,), "rsub": (_ALPHA,),
+    "div_trunc": (("rounding_mode", _const("trunc")),),
+    "div_floor": (("rounding_mode", _const("floor")),),
+    "sum_dim": (("dim", _DIMS), ("keepdim", _KEEPDIM1)),
+    "nansum": (("dim", _DIMS), ("keepdim", _KEEPDIM1)),
+    "mean": (("self_sym_numel", _numel),),
+    "mean_dim": (("dim", _DIMS), ("keepdim", _KEEPDIM1), ("self_sym_numel", _numel)),
+    "prod_dim": (("dim", _param(0, lambda d: _i64(d[0]))), ("keepdim", _KEEPDIM1)),
+    "logsumexp": (("dim", _DIMS), ("keepdim", _KEEPDIM1)),
+    "amax": (("dim", _DIMS), ("keepdim", _KEEPDIM1)),
+    "amin": (("dim", _DIMS), ("keepdim", _KEEPDIM1)),
+    "var": (("dim", _DIMS), ("correction", _param(1)), ("keepdim", _param(2))),
+    "std": (("dim", _DIMS), ("correction", _param(1)), ("keepdim", _param(2))),
+    "var_mean": (("dim", _DIMS), ("correction", _param(1)), ("keepdim", _param(2))),
+    "linalg_vector_norm": (("ord", _param(0, _number)), ("dim", _param(1, _i64s)),
+                           ("keepdim", _param(2))),
+    "max_dim": (("dim", _DIM0), ("keepdim", _KEEPDIM1)),
+    "min_dim": (("dim", _DIM0), ("keepdim", _KEEPDIM1)),
+    "kthvalue": (("dim", _param(1, _i64)), ("keepdim", _param(2))),
+    "median_dim": (("dim", _param(1, _i64)), ("keepdim", _param(2))),
+    "nanmedian_dim": (("dim", _param(1, _i64)), ("keepdim", _param(2))),
+    "mode": (("dim", _param(1, _i64)), ("keepdim", _param(2))),
+    "sort": (("dim", _DIM0),), "sort_stable": (("dim", _DIM0),),
+    "topk": (("dim", _param(1, _i64)),),
+    "cumsum": (("dim", _DIM0),), "cumprod": (("dim", _DIM0),),
+    "cummax": (("dim", _DIM0),), "cummin": (("dim", _DIM0),),
+    "logcumsumexp": (("dim", _DIM),),
+    "softmax": (("dim", _DIM),), "log_softmax": (("dim", _DIM),), "glu": (("dim", _DIM),),
+    "gather": (("dim", _DIM), ("sparse_grad", _const(False))),
+    "index_select": (("dim", _DIM),),
+    "cat": (("dim", _DIM),), "stack": (("dim", _DIM),), "unbind": (("dim", _DIM),),
+    "split": (("dim", _DIM0), ("split_size", _param(1, _chunk_length))),
+    "split_with_sizes": (("dim", _DIM0),
+                         ("split_sizes", _param(1, lambda b: tuple(e - s for s, e in b)))),
+    "transpose": (("dim0", _DIM0), ("dim1", _param(1, _i64))),
+    "permute": (("dims", _param(None, _i64s)),),
+    "flip": (("dims", _param(None, _i64s)),),
+    "roll": (("dims", _param(1, lambda d: () if d is None else _i64s(d))),
+             ("shifts", _param(0, _i64s))),
+    "repeat": (("repeats", _param(None, _i64s)),),
+    "unsqueeze": (("dim", _DIM),),
+    "squeeze_dim": (("dim", _DIM0),),
+    "squeeze_dims": (("dim", _param(None, _i64s)),),
+    "select": (("dim", _DIM0), ("index", _param(1, _i64))),
+    "slice": (("dim", _DIM0), ("start", _param(1, _i64)), ("end", _param(2, _i64)),
+              ("step", _param(3, _i64))),
+    "diagonal": (("offset", _DIM0), ("dim1", _param(1, _i64)), ("dim2", _param(2, _i64))),
+    "tril": (("diagonal", _DIM),), "triu": (("diagonal", _DIM),),
+    "leaky_relu": (("negative_slope", _param()),),
+    "hardtanh": (("min_val", _param(0)), ("max_val", _param(1))),
+    # elu's scales are 1 (an int in torch) except selu's scale
+    "elu": (("alpha", _param(0)), ("scale", _param(1, _number)),
+            ("input_scale", _param(2, _number))),
+    "celu": (("alpha", _param(0)),),
+    "softplus": (("beta", _param(0)), ("threshold", _param(1))),
+    "gelu": (("approximate", _param()),),
+    "clamp": (("min", _param(0)), ("max", _param(1))),
+    "lerp": (("weight", _param()),),
+    "addcmul": (("value", _param(None, _number)),), "addcdiv": (("value", _param(None, _number)),),
+    "logit": (("eps", _param()),),
+    "polygamma": (("n", _param()),), "mvlgamma": (("p", _param()),),
+}
+# Ops whose node in torch has no ``_saved_self_sym_sizes`` (ndgrad records the shape anyway).
+_NO_SELF_SIZES = {"gather", "unbind", "masked_fill", "diag_embed"}
+
+
+def _scalars(node):
+    op = type(node)._op
+    return _SCALARS.get(op.name, ()) if op is not None else ()
+
+
+def _has_self_sizes(node):
+    if getattr(node, "_shape", None) is None:
+        return False
+    op = type(node)._op
+    return op is None or op.name not in _NO_SELF_SIZES
+
+
 def register_saved_names(op_name, arg_names=None, out_names=None):
     """Declare torch's names for the saved values of op `op_name` (for new primitives)."""
     if arg_names is not None:
@@ -110,9 +246,10 @@ def saved_values(node):
         return out
     for name, _i in _names(node):
         out[name] = getattr(node, "_saved_" + name)
-    shape = getattr(node, "_shape", None)
-    if shape is not None:
-        out["self_sym_sizes"] = tuple(shape)
+    if _has_self_sizes(node):
+        out["self_sym_sizes"] = tuple(node._shape)
+    for name, get in _scalars(node):
+        out[name] = get(node)
     return out
 
 
@@ -152,10 +289,12 @@ def _lookup(node, key, raw):
     for n, i in _names(node):
         if n == key:
             return _saved_attr(node, i, raw)
-    if key == "self_sym_sizes" and not raw:
-        shape = getattr(node, "_shape", None)
-        if shape is not None:
-            return tuple(shape)
+    if not raw:
+        if key == "self_sym_sizes" and _has_self_sizes(node):
+            return tuple(node._shape)
+        for n, get in _scalars(node):
+            if n == key:
+                return get(node)  # kept after backward, as torch's are
     prefix = "_raw_saved_" if raw else "_saved_"
     raise AttributeError(f"'{type(node).__name__}' object has no attribute '{prefix}{key}'")
 
@@ -198,6 +337,8 @@ def _define_all():
         keys.update(names)
     keys.update(f"input{k}" for k in range(2, 6))
     keys.update(f"result{k}" for k in range(1, 4))
+    for entries in _SCALARS.values():
+        keys.update(name for name, _get in entries)
     for key in keys:
         _define(key)
 
@@ -208,8 +349,10 @@ def _node_dir(self):
     for n, _i in _names(self):
         names.add("_saved_" + n)
         names.add("_raw_saved_" + n)
-    if getattr(self, "_shape", None) is not None:
+    if _has_self_sizes(self):
         names.add("_saved_self_sym_sizes")
+    for n, _get in _scalars(self):
+        names.add("_saved_" + n)
     return sorted(names)
 
 
