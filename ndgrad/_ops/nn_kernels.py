@@ -1599,6 +1599,388 @@ def pointwise_loss(kind, x, t, reduction, extra=None, w=None, pw=None):
     return _loss_op(kind).call(x, t, w, pw, params=(kind, reduction, extra))
 
 
+# ============================================================================ glu
+def _halves(x, dim):
+    h = x.shape[dim] // 2
+    return np.split(x, [h], axis=dim)
+
+
+def _np_sigmoid(x):
+    with np.errstate(over="ignore"):
+        return (1 / (1 + np.exp(-x))).astype(x.dtype, copy=False)
+
+
+def _glu_fwd(x, dim):
+    a, b = _halves(x, dim)
+    return a * _np_sigmoid(b)
+
+
+def _glu_bw_fwd(g, x, dim):
+    a, b = _halves(x, dim)
+    s = _np_sigmoid(b)
+    return np.concatenate((g * s, (1 - s) * s * a * g), axis=dim)
+
+
+GLU = primitive("glu", _glu_fwd, "GluBackward0", save=((0, None),))
+GLU_BW = primitive("glu_backward", _glu_bw_fwd, "GluBackwardBackward0",
+                   save=((0, 1), (1, None)))
+
+
+@GLU.def_vjp
+def _(ctx, g):
+    (x,) = ctx.saved
+    return (GLU_BW.call(g, x, params=ctx._params),)
+
+
+@GLU_BW.def_vjp
+def _(ctx, gg):
+    g, x = ctx.saved
+    dim = ctx._params
+    n = ctx._next
+    a, b = x.chunk(2, dim)
+    gg_a, gg_b = gg.chunk(2, dim)
+    s = b.sigmoid()
+    ds = s * (1 - s)  # sigmoid'
+    d_g = gg_a * s + gg_b * a * ds if n[0] is not None else None
+    d_x = None
+    if n[1] is not None:
+        d2s = ds * (1 - s * 2)  # sigmoid''
+        from .shape import cat
+        d_x = cat((gg_b * g * ds, (gg_b * a * d2s + gg_a * ds) * g), dim)
+    return d_g, d_x
+
+
+def glu_prim(x, dim):
+    return GLU.call(x, params=dim)
+
+
+# ============================================================================ prelu
+def _prelu_fwd(x, w, p):
+    return np.where(x > 0, x, w * x).astype(x.dtype, copy=False)
+
+
+def _prelu_bw_fwd(g, x, w, p):
+    pos = x > 0
+    zero = np.zeros((), g.dtype)
+    return (np.where(pos, g, w * g).astype(g.dtype, copy=False),
+            np.where(pos, zero, x * g).astype(g.dtype, copy=False))
+
+
+# torch's _prelu_kernel: the weight arrives viewed to broadcast against the input; both
+# gradients of the backward kernel have the input's shape (the weight's is summed back).
+PRELU = primitive("prelu_kernel", _prelu_fwd, "PreluKernelBackward0",
+                  save=((0, None), (1, None)))
+PRELU_BW = primitive("prelu_kernel_backward", _prelu_bw_fwd, "PreluKernelBackwardBackward0",
+                     save=((0, None), (1, None), (2, None)), n_out=2)
+
+
+def _sum_to(g, shape):
+    from ..autograd.engine import sum_to
+    return sum_to(g, tuple(shape))
+
+
+@PRELU.def_vjp
+def _(ctx, g):
+    x, w = ctx.saved
+    n = ctx._next
+    gx, gw = PRELU_BW.call(g, x, w)
+    return (gx if n[0] is not None else None,
+            _sum_to(gw, w.shape) if n[1] is not None else None)
+
+
+@PRELU_BW.def_vjp
+def _(ctx, gs):
+    g, x, w = ctx.saved
+    ggx, ggw = tuple(gs) + (None,) * (2 - len(gs))
+    n = ctx._next
+    # torch's double-backward formula splits at x >= 0 (the kernels at x > 0): at x == 0
+    # the second derivatives follow the positive branch, as torch's do
+    pos = x >= 0
+    d_g = d_x = d_w = None
+    if n[0] is not None and (ggx is not None or ggw is not None):
+        neg = ggx * w if ggx is not None else None
+        if ggw is not None:
+            neg = ggw * x if neg is None else neg + ggw * x
+        d_g = E.where(pos, ggx if ggx is not None else neg * 0, neg)
+    if n[1] is not None and ggw is not None:
+        d_x = E.where(pos, g * 0, g * ggw)
+    if n[2] is not None and ggx is not None:
+        d_w = _sum_to(E.where(pos, g * 0, g * ggx), w.shape)
+    return d_g, d_x, d_w
+
+
+def prelu_prim(x, w):
+    return PRELU.call(x, w)
+
+
+# ============================================================================ group norm
+def _group_size(shape, groups):
+    """Elements per (sample, group): C / groups channels times the spatial size."""
+    return shape[1] // groups * math.prod(shape[2:])
+
+
+def _group_norm_fwd(x, w, b, p):
+    groups, eps = p
+    n, c = x.shape[:2]
+    acc = np.float64 if x.dtype == np.float64 else np.float32
+    xr = x.reshape(n, groups, _group_size(x.shape, groups)).astype(acc)
+    mean = xr.mean(-1, keepdims=True)
+    xc = xr - mean
+    rstd = 1 / np.sqrt((xc * xc).mean(-1, keepdims=True) + eps)
+    y = (xc * rstd).reshape(x.shape)
+    pshape = (1, c) + (1,) * (x.ndim - 2)
+    if w is not None:
+        y = y * w.reshape(pshape)
+    if b is not None:
+        y = y + b.reshape(pshape)
+    return y.astype(x.dtype, copy=False)
+
+
+NATIVE_GROUP_NORM = primitive("native_group_norm", _group_norm_fwd, "NativeGroupNormBackward0",
+                              save=((0, None), (1, None)))
+
+
+@NATIVE_GROUP_NORM.def_vjp
+def _(ctx, g):
+    # Recomputed in ndgrad ops, so the gradient is itself differentiable (torch's
+    # NativeGroupNormBackward0 takes a composite path under create_graph too).
+    x, w = ctx.saved
+    groups, eps = ctx._params
+    n = ctx._next
+    shape = tuple(x.shape)
+    c = shape[1]
+    pshape = (1, c) + (1,) * (len(shape) - 2)
+    m = _group_size(shape, groups)
+    xr = x.reshape(shape[0], groups, m)
+    xc = xr - xr.mean(-1, keepdim=True)
+    inv = ((xc * xc).mean(-1, keepdim=True) + eps).rsqrt()
+    xhat = xc * inv
+    outer = (0,) + tuple(range(2, len(shape)))
+    gx = gw = gb = None
+    if n[0] is not None:
+        gy = (g * w.reshape(pshape) if w is not None else g).reshape(shape[0], groups, m)
+        gx = (inv * (gy - gy.mean(-1, keepdim=True)
+                     - xhat * (gy * xhat).mean(-1, keepdim=True))).reshape(shape)
+    if len(n) > 1 and n[1] is not None:
+        gw = (g * xhat.reshape(shape)).sum(outer, keepdim=True).view(c)
+    if len(n) > 2 and n[2] is not None:
+        gb = g.sum(outer, keepdim=True).view(c)
+    return gx, gw, gb
+
+
+def group_norm_prim(x, w, b, groups, eps):
+    return NATIVE_GROUP_NORM.call(x, w, b, params=(groups, eps))
+
+
+# ============================================================================ soft margin loss
+def _reduce_np(loss, reduction, dtype):
+    if reduction == "none":
+        return loss
+    total = np.add.reduce(loss, axis=None, dtype=dtype)
+    if reduction == "sum":
+        return np.asarray(total, dtype)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(total / dtype.type(loss.size) if loss.size else np.nan, dtype)
+
+
+def _soft_margin_fwd(x, t, reduction):
+    with np.errstate(over="ignore"):
+        loss = np.log1p(np.exp((-x * t).astype(x.dtype, copy=False)))
+    return _reduce_np(np.broadcast_to(loss, x.shape), reduction, x.dtype)
+
+
+def _soft_margin_bw_fwd(g, x, t, reduction):
+    norm = 1.0 / x.size if reduction == "mean" and x.size else 1.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        z = np.exp((-t * x).astype(x.dtype, copy=False))
+        out = (t * z).astype(x.dtype, copy=False) * x.dtype.type(-norm) / (z + 1) * g
+    return np.broadcast_to(out, x.shape).astype(x.dtype)
+
+
+SOFT_MARGIN = primitive("soft_margin_loss", _soft_margin_fwd, "SoftMarginLossBackward0",
+                        save=((0, None), (1, None)))
+SOFT_MARGIN_BW = primitive("soft_margin_loss_backward", _soft_margin_bw_fwd,
+                           "SoftMarginLossBackwardBackward0",
+                           save=((0, 1), (1, None), (2, None)))
+
+
+@SOFT_MARGIN.def_vjp
+def _(ctx, g):
+    x, t = ctx.saved
+    return SOFT_MARGIN_BW.call(g, x, t, params=ctx._params), None
+
+
+@SOFT_MARGIN_BW.def_vjp
+def _(ctx, gg):
+    g, x, t = ctx.saved
+    reduction = ctx._params
+    n = ctx._next
+    d_g = d_x = None
+    if n[0] is not None:
+        if reduction == "none":
+            d_g = SOFT_MARGIN_BW.call(gg, x, t, params=reduction)
+        else:
+            one = Tensor(np.ones((), x._data.dtype))
+            d_g = (SOFT_MARGIN_BW.call(one, x, t, params=reduction) * gg).sum()
+    if n[1] is not None:
+        # d/dx of -t e / (1 + e), e = exp(-t x), is t^2 e / (1 + e)^2
+        e = (-t * x).exp()
+        d_x = gg * g * (t * t) * e / ((e + 1) * (e + 1))
+        if reduction == "mean":
+            d_x = d_x / max(x.numel(), 1)
+    return d_g, d_x, None
+
+
+def _no_forward_ad(name):
+    def jvp(ctx, *tangents):
+        raise NotImplementedError(
+            f"Trying to use forward AD with {name} that does not support it because it has "
+            "not been implemented yet.\nPlease file an issue to PyTorch at "
+            "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so "
+            "that we can prioritize its implementation or submit a PR adding the "
+            "implementation to derivatives.yaml")
+    return jvp
+
+
+SOFT_MARGIN_BW.def_jvp(_no_forward_ad("soft_margin_loss_backward"))
+
+
+def soft_margin_loss_prim(x, t, reduction):
+    return SOFT_MARGIN.call(x, t, params=reduction)
+
+
+# ============================================================================ margin losses
+# torch has no double backward for these two: the backward's node is NotImplemented and
+# raises when differentiated. Nor forward AD (nor for soft_margin_loss_backward).
+def _not_implemented_op(name, fwd):
+    op = primitive(name, fwd, "NotImplemented")
+
+    @op.def_vjp
+    def _(ctx, g):
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+    return op
+
+
+def _scale_rows(grad, g, per_row):
+    """Multiply a (frames, C) gradient by the output gradient: per frame or one scalar."""
+    if per_row:
+        return grad * g.reshape(-1, 1)
+    return grad * g.reshape(())
+
+
+def _multi_margin_terms(x, t, margin):
+    """Per (frame, class): margin - x[y] + x[d] where positive and d != y (else 0)."""
+    rows = np.arange(x.shape[0])
+    z = (x.dtype.type(margin) - x[rows, t][:, None]) + x
+    active = z > 0
+    active[rows, t] = False
+    z = np.where(active, z, 0)
+    return z, active, rows
+
+
+def _multi_margin_fwd(x, t, w, p):
+    shape, power, reduction = p[3], p[0], p[2]
+    x2 = x.reshape(shape)
+    t1 = t.reshape(-1)
+    z, _, _ = _multi_margin_terms(x2, t1, p[1])
+    h = z if power == 1 else z * z
+    if w is not None:
+        h = h * w.reshape(-1)[t1][:, None]
+    loss = h.sum(1, dtype=x.dtype) / x.dtype.type(shape[1])
+    if reduction == "none":
+        return loss.reshape(-1 if t.ndim else ())
+    return _reduce_np(loss, reduction, x.dtype)
+
+
+def _multi_margin_bw_fwd(g, x, t, w, p):
+    shape, power, reduction = p[3], p[0], p[2]
+    x2 = x.reshape(shape)
+    t1 = t.reshape(-1)
+    z, active, rows = _multi_margin_terms(x2, t1, p[1])
+    scale = 1.0 / (shape[1] * (shape[0] if reduction == "mean" else 1))
+    h = np.where(active, x.dtype.type(scale), 0) if power == 1 else \
+        z * x.dtype.type(2 * scale)
+    if w is not None:
+        h = h * w.reshape(-1)[t1][:, None]
+    h = h.astype(x.dtype, copy=False)
+    h[rows, t1] = -h.sum(1)
+    return _scale_rows(h, g, reduction == "none" and g.ndim == 1).reshape(x.shape)
+
+
+MULTI_MARGIN = primitive("multi_margin_loss", _multi_margin_fwd, "MultiMarginLossBackward0",
+                         save=((0, None), (1, None), (2, None)))
+MULTI_MARGIN_BW = _not_implemented_op("multi_margin_loss_backward", _multi_margin_bw_fwd)
+
+
+@MULTI_MARGIN.def_vjp
+def _(ctx, g):
+    x, t, w = ctx.saved
+    return MULTI_MARGIN_BW.call(g, x, t, w, params=ctx._params), None, None
+
+
+MULTI_MARGIN.def_jvp(_no_forward_ad("multi_margin_loss"))
+
+
+def multi_margin_loss_prim(x, t, w, power, margin, reduction, shape):
+    return MULTI_MARGIN.call(x, t, w, params=(power, margin, reduction, shape))
+
+
+def _multilabel_terms(x, t):
+    """(valid target slots, is_target mask, z) of torch's multilabel margin kernel: a row's
+    targets are its entries before the first negative one; z[f, k, d] = 1 - x[t_k] + x[d]
+    for valid slot k and non-target class d, where positive (else 0)."""
+    valid = np.cumprod(t >= 0, axis=1).astype(bool)
+    rows = np.arange(x.shape[0])[:, None]
+    tk = np.where(valid, t, 0)
+    is_target = np.zeros(x.shape, bool)
+    is_target[np.broadcast_to(rows, t.shape)[valid], t[valid]] = True
+    z = (1 - x[rows, tk])[:, :, None] + x[:, None, :]
+    active = valid[:, :, None] & ~is_target[:, None, :] & (z > 0)
+    return np.where(active, z, 0), active, tk, valid
+
+
+def _multilabel_fwd(x, t, p):
+    shape, reduction = p
+    x2 = x.reshape(shape)
+    z, _, _, _ = _multilabel_terms(x2, t.reshape(shape))
+    loss = z.sum((1, 2), dtype=x.dtype) / x.dtype.type(shape[1])
+    if reduction == "none":
+        return loss.reshape(-1 if x.ndim == 2 else ())
+    return _reduce_np(loss, reduction, x.dtype)
+
+
+def _multilabel_bw_fwd(g, x, t, p):
+    shape, reduction = p
+    x2 = x.reshape(shape)
+    _, active, tk, _ = _multilabel_terms(x2, t.reshape(shape))
+    scale = x.dtype.type(1.0 / (shape[1] * (shape[0] if reduction == "mean" else 1)))
+    counts = active.astype(x.dtype)
+    grad = counts.sum(1) * scale  # + g for every active (slot, d) at class d
+    rows = np.broadcast_to(np.arange(shape[0])[:, None], tk.shape)
+    np.add.at(grad, (rows, tk), -counts.sum(2) * scale)  # - g at the slot's target class
+    return _scale_rows(grad, g, reduction == "none" and g.ndim == 1).reshape(x.shape)
+
+
+MULTILABEL_MARGIN = primitive("multilabel_margin_loss", _multilabel_fwd,
+                              "MultilabelMarginLossBackward0", save=((0, None), (1, None)))
+MULTILABEL_MARGIN_BW = _not_implemented_op("multilabel_margin_loss_backward",
+                                           _multilabel_bw_fwd)
+
+
+@MULTILABEL_MARGIN.def_vjp
+def _(ctx, g):
+    x, t = ctx.saved
+    return MULTILABEL_MARGIN_BW.call(g, x, t, params=ctx._params), None
+
+
+MULTILABEL_MARGIN.def_jvp(_no_forward_ad("multilabel_margin_loss_forward"))
+
+
+def multilabel_margin_loss_prim(x, t, reduction, shape):
+    return MULTILABEL_MARGIN.call(x, t, params=(shape, reduction))
+
+
 # ============================================================================ bind
 from .methods import bind  # noqa: E402
 

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from .. import _random
+from .. import _random, _state
 from .._ops import elementwise as E
 from .._ops import linalg as L
 from .._ops import nn_kernels as K
@@ -32,6 +32,7 @@ __all__ = [
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
     "margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss",
     "triplet_margin_loss", "soft_margin_loss", "poisson_nll_loss", "gaussian_nll_loss",
+    "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
 ]
 
 
@@ -197,24 +198,53 @@ def hardshrink(input, lambd=0.5):
     return E.where((input > lambd) | (input < -lambd), input, input * 0)
 
 
+def _dtype_name(t):
+    return t.dtype._legacy[:-6]  # "Float", "Long", ...
+
+
+def _float_kernel(t, kernel):
+    """torch's CPU kernels dispatch on floating dtypes only."""
+    if t._data.dtype.kind != "f":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype_name(t)}\'')
+
+
 def prelu(input, weight):
-    if weight.numel() != 1 and input.dim() >= 2:
-        shape = [1] * input.dim()
-        shape[1] = weight.numel()
-        w = weight.reshape(shape)
-    else:
-        w = weight
-    return E.where(input > 0, input, input * w)
+    """``x if x > 0 else weight * x``, the weight per channel (dim 1) or shared
+    (PreluKernelBackward0, the weight viewed to broadcast as torch's)."""
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {_dtype_name(input)} "
+                           f"and {_dtype_name(weight)}")
+    ndim = input.dim()
+    if weight.numel() != 1:
+        if ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if ndim > 1 else 1
+        if channels != weight.numel():
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {weight.numel()} and channel size = "
+                               f"{channels}.")
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.dim()}")
+    _float_kernel(input, "prelu_cpu")
+    if ndim != weight.dim():
+        shape = [1] * ndim
+        if ndim > 1:
+            shape[1] = weight.numel()
+        weight = weight.reshape(shape)
+    return K.prelu_prim(input, weight)
 
 
 def glu(input, dim=-1):
+    """``a * sigmoid(b)`` for the halves ``a, b`` of `input` along `dim` (GluBackward0)."""
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
+    dim = _wrap(dim, input.dim())
     if input.shape[dim] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension "
-                           f"{dim % input.dim()} is size {input.shape[dim]}")
-    a, b = input.chunk(2, dim)
-    return a * b.sigmoid()
+                           f"{dim} is size {input.shape[dim]}")
+    _float_kernel(input, "glu_cpu")
+    return K.glu_prim(input, dim)
 
 
 def _softmax_dim(name, ndim, stacklevel=3):
@@ -575,21 +605,49 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
-    n, c = input.shape[:2]
+    """Normalise each group of ``C / num_groups`` channels of every sample, then scale and
+    shift per channel (NativeGroupNormBackward0)."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.dim()}")
+    size = list(input.shape)
+    _verify_batch_size([size[0] * size[1] // num_groups, num_groups] + size[2:])
+    c = size[1]
+    if num_groups <= 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
     if c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by "
-                           f"num_groups, but got input of shape {list(input.shape)} and "
+                           f"num_groups, but got input of shape {size} and "
                            f"num_groups={num_groups}")
-    x = input.reshape(n, num_groups, -1)
-    mean = x.mean(-1, keepdim=True)
-    var = ((x - mean) ** 2).mean(-1, keepdim=True)
-    y = ((x - mean) * (var + eps).rsqrt()).reshape(input.shape)
-    shape = [1, c] + [1] * (input.dim() - 2)
-    if weight is not None:
-        y = y * weight.reshape(shape)
-    if bias is not None:
-        y = y + bias.reshape(shape)
-    return y
+    if weight is not None and (weight.dim() != 1 or weight.numel() != c):
+        raise RuntimeError(f"Expected weight to be a vector of size equal to the number of "
+                           f"channels in input, but got weight of shape {list(weight.shape)} "
+                           f"and input of shape {size}")
+    if bias is not None and (bias.dim() != 1 or bias.numel() != c):
+        # (torch's message shows the weight's shape, [0] when there is none)
+        shown = list(weight.shape) if weight is not None else [0]
+        raise RuntimeError(f"Expected bias to be a vector of size equal to the number of "
+                           f"channels in input, but got bias of shape {shown} and input of "
+                           f"shape {size}")
+    params = [p for p in (weight, bias) if p is not None]
+    if params and input._data.dtype != np.float32 and all(
+            p._data.dtype == np.float32 for p in params):
+        # torch's mixed type: float16 input with float32 parameters is allowed
+        if input._data.dtype != np.float16:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    elif any(p.dtype != input.dtype for p in params):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    _float_kernel(input, "GroupNormKernelImpl")
+    return K.group_norm_prim(input, weight, bias, num_groups, eps)
+
+
+def _verify_batch_size(size):
+    prod = size[0]
+    for s in size[2:]:
+        prod *= s
+    if prod == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {size}")
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
@@ -1118,9 +1176,132 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     return _reduce(loss, reduction)
 
 
+def _no_grad_arg(fn_name, arg_name, t):
+    if t is not None and t.requires_grad and _state.tls.grad_enabled:
+        raise RuntimeError(f"The function '{fn_name}' is not differentiable with respect to "
+                           f"argument '{arg_name}'. This input cannot have requires_grad True.")
+
+
+def _long_target(target):
+    if target._data.dtype != np.int64:
+        raise RuntimeError(f"expected scalar type Long but found {_dtype_name(target)}")
+
+
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """``log(1 + exp(-target * input))``, reduced (SoftMarginLossBackward0)."""
     reduction = _reduction(size_average, reduce, reduction)
-    return _reduce(softplus(-target * input), reduction)
+    _check_reduction(reduction)
+    if input._data.dtype.kind == "b":
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+    shape = tuple(input.shape)
+    try:
+        full = np.broadcast_shapes(shape, tuple(target.shape))
+    except ValueError:
+        input.sub(target)  # torch's broadcasting message
+        raise
+    if full != shape:
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
+                           f"{list(full)}")
+    if input._data.dtype.kind != "f":
+        # (the promoted type: a floating target's, else the default float)
+        name = _dtype_name(target) if target._data.dtype.kind == "f" else "Float"
+        raise RuntimeError(f"result type {name} can't be cast to the desired output type "
+                           f"{_dtype_name(input)}")
+    _no_grad_arg("soft_margin_loss", "target", target)
+    return K.soft_margin_loss_prim(input, target, reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    """Per sample, the mean over classes of the binary logistic loss (torch's composite)."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(dim=class_dim) / input.size(class_dim)
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(reduction + " is not valid")
+
+
+def _frames(input):
+    """(frames, classes) of a margin loss's input: 0-d and 1-d inputs are one frame."""
+    ndim = input.dim()
+    if not ((ndim == 2 and input.shape[1] != 0) or (ndim == 1 and input.shape[0] != 0)
+            or ndim == 0):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch "
+                           f"size, but got: {list(input.shape)}")
+    if ndim <= 1:
+        return 1, (input.shape[0] if ndim else 1)
+    return input.shape[0], input.shape[1]
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction="mean"):
+    """Multi-class hinge loss: per sample ``sum_{d != y} max(0, margin - x[y] + x[d])^p / C``,
+    each term scaled by ``weight[y]`` (MultiMarginLossBackward0)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    nframe, dim = _frames(input)
+    if not (target.dim() <= 1 and target.numel() == nframe):
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to "
+                           f"the number of input samples (batch size). Expected target size "
+                           f"[{nframe}], but got {list(target.shape)}. Input has shape "
+                           f"{list(input.shape)}.")
+    if weight is not None and weight.numel() != dim:
+        raise RuntimeError(f"inconsistent weight size, expected {dim} but got "
+                           f"{list(weight.shape)}")
+    _long_target(target)
+    _float_kernel(input, "multi_margin_loss_cpu_kernel")
+    if input._data.dtype.itemsize == 2:
+        raise NotImplementedError(f'"multi_margin_loss_cpu_kernel" not implemented for '
+                                  f"'{_dtype_name(input)}'")
+    if weight is not None and weight.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found "
+                           f"{_dtype_name(weight)}")
+    t = target._data
+    if t.size and (t.min() < 0 or t.max() >= dim):
+        raise RuntimeError("target out of range")
+    _no_grad_arg("multi_margin_loss", "weight", weight)
+    return K.multi_margin_loss_prim(input, target, weight, int(p), float(margin), reduction,
+                                    (nframe, dim))
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Multi-label hinge loss: per sample ``sum_{j, d} max(0, 1 - x[y_j] + x[d]) / C`` over
+    the target classes ``y_j`` (the entries before the first -1) and the other classes ``d``
+    (MultilabelMarginLossBackward0)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    nframe, dim = _frames(input)
+    if input.dim() <= 1:
+        ok = target.dim() <= 1 and target.numel() == dim
+    else:
+        ok = target.dim() == 2 and tuple(target.shape) == (nframe, dim)
+    if not ok:
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{list(input.shape)}")
+    _long_target(target)
+    t = target._data
+    if t.size and (t.min() < -1 or t.max() >= dim):
+        raise RuntimeError("argument #2 'target' is out of range")
+    _float_kernel(input, "multilabel_margin_loss_forward_out_frame")
+    if input._data.dtype.itemsize == 2:
+        raise NotImplementedError(f'"multilabel_margin_loss_forward_out_frame" not implemented '
+                                  f"for '{_dtype_name(input)}'")
+    return K.multilabel_margin_loss_prim(input, target, reduction, (nframe, dim))
 
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,

@@ -20,9 +20,9 @@ def _unary(shape=(3, 4), low=-3.0, high=3.0, kwargs_list=({},)):
     return gen
 
 
-def _act(name, kwargs_list=({},), **kw):
-    return OpInfo("nn.functional." + name, sample_inputs=_unary(kwargs_list=kwargs_list),
-                  family="nn", **kw)
+def _act(name, kwargs_list=({},), sample_shape=(3, 4), **kw):
+    return OpInfo("nn.functional." + name,
+                  sample_inputs=_unary(sample_shape, kwargs_list=kwargs_list), family="nn", **kw)
 
 
 def _samples(build):
@@ -97,6 +97,50 @@ def _pair_loss(make, dtype):
                       name="none")
 
 
+def _prelu(make, dtype):
+    yield SampleInput(make((2, 3, 4), exclude_zero=True), args=(make((3,)),), name="channels")
+    yield SampleInput(make((3, 4), exclude_zero=True), args=(make((1,)),), name="shared")
+
+
+def _group_norm(make, dtype):
+    yield SampleInput(make((2, 4, 3)), args=(2, make((4,)), make((4,))), name="affine")
+    yield SampleInput(make((3, 6)), args=(3,), kwargs={"eps": 0.1}, name="plain")
+
+
+def _target(shape, values, dtype):
+    return ndgrad.tensor(values, dtype=dtype).reshape(shape)
+
+
+def _soft_margin(make, dtype):
+    t = _target((3, 4), [1.0, -1.0] * 6, dtype)
+    yield SampleInput(make((3, 4)), args=(t,), name="mean")
+    yield SampleInput(make((3, 4)), args=(t,), kwargs={"reduction": "none"}, name="none")
+
+
+def _multi_margin(make, dtype):
+    # margins kept away from the hinge: classes 0.3 apart, margin 0.15 off any difference
+    x = ndgrad.tensor([[0.0, 0.3, 0.9, -0.6], [1.2, -0.3, 0.6, 0.0]], dtype=dtype)
+    x = x.requires_grad_(make((1,)).requires_grad)
+    t = ndgrad.tensor([1, 2])
+    yield SampleInput(x, args=(t,), kwargs={"margin": 0.45}, name="p1")
+    yield SampleInput(x, args=(t,), kwargs={"p": 2, "margin": 0.45, "reduction": "none"},
+                      name="p2")
+
+
+def _multilabel_margin(make, dtype):
+    x = ndgrad.tensor([[0.0, 0.3, 0.9, -0.6], [1.2, -0.45, 0.65, 0.05]], dtype=dtype)
+    x = x.requires_grad_(make((1,)).requires_grad)
+    t = ndgrad.tensor([[1, 3, -1, 0], [2, -1, 0, 1]])
+    yield SampleInput(x, args=(t,), name="mean")
+    yield SampleInput(x, args=(t,), kwargs={"reduction": "none"}, name="none")
+
+
+def _multilabel_soft_margin(make, dtype):
+    t = _target((3, 4), [1.0, 0.0, 0.0, 1.0, 1.0, 1.0] * 2, dtype)
+    yield SampleInput(make((3, 4)), args=(t,), kwargs={"weight": make((4,))}, name="weight")
+    yield SampleInput(make((3, 4)), args=(t,), kwargs={"reduction": "none"}, name="none")
+
+
 def _unfold(make, dtype):
     yield SampleInput(make((1, 2, 3, 3)), args=(2,), name="k2")
 
@@ -112,6 +156,21 @@ register(
     _act("leaky_relu", ({"negative_slope": 0.2},)),
     _act("hardtanh", ({"min_val": -2.5, "max_val": 2.5},)),
     _act("logsigmoid"),
+    _act("glu", ({}, {"dim": 0}), sample_shape=(4, 6)),
+    OpInfo("nn.functional.prelu", sample_inputs=_samples(_prelu), family="nn"),
+    OpInfo("nn.functional.group_norm", sample_inputs=_samples(_group_norm), family="nn"),
+    # (torch has no forward AD through soft_margin_loss_backward)
+    OpInfo("nn.functional.soft_margin_loss", sample_inputs=_samples(_soft_margin),
+           family="nn", supports_fwgrad_bwgrad=False),
+    # torch has no double backward nor forward AD for the two margin losses
+    OpInfo("nn.functional.multi_margin_loss", sample_inputs=_samples(_multi_margin),
+           family="nn", supports_gradgrad=False, supports_forward_ad=False,
+           supports_fwgrad_bwgrad=False),
+    OpInfo("nn.functional.multilabel_margin_loss", sample_inputs=_samples(_multilabel_margin),
+           family="nn", supports_gradgrad=False, supports_forward_ad=False,
+           supports_fwgrad_bwgrad=False),
+    OpInfo("nn.functional.multilabel_soft_margin_loss",
+           sample_inputs=_samples(_multilabel_soft_margin), family="nn"),
     OpInfo("nn.functional.softmax", sample_inputs=_unary(kwargs_list=({"dim": 1},)),
            family="nn"),
     OpInfo("nn.functional.log_softmax", sample_inputs=_unary(kwargs_list=({"dim": 0},)),
