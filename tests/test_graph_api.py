@@ -431,3 +431,22 @@ def test_saved_scalars_in_dot_pictures():
     assert "dim: (1,)" in src and "keepdim: True" in src and "dim0: 0" in src
     assert ngraph.saved_values(x.gather(1, ndgrad.zeros(2, 1, 4, dtype=ndgrad.long)).grad_fn) \
         .keys() == {"index", "dim", "sparse_grad"}
+
+
+def test_functional_default_scalars_keep_torchs_types():
+    """F.softplus's and F.relu6's default scalars are ints in torch (nn.Softplus's are
+    floats): the saved attributes read back with the same types and values."""
+    import numpy as np
+    import torch
+
+    import ndgrad
+    got = {}
+    for L in (ndgrad, torch):
+        x = L.tensor(np.array([-1.0, 0.5, 7.0], np.float32), requires_grad=True)
+        F = L.nn.functional
+        a, b, c = F.softplus(x), F.relu6(x), L.nn.Softplus()(x)
+        got[L.__name__] = [(repr(n._saved_beta), repr(n._saved_threshold)) for n in
+                           (a.grad_fn, c.grad_fn)] + [
+            (repr(b.grad_fn._saved_min_val), repr(b.grad_fn._saved_max_val))] + [
+            tuple(t.detach().numpy().tolist()) for t in (a, b, c)]
+    assert got["ndgrad"] == got["torch"]

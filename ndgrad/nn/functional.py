@@ -110,7 +110,7 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
 
 
 def relu6(input, inplace=False):
-    return hardtanh(input, 0.0, 6.0, inplace)
+    return hardtanh(input, 0, 6, inplace)  # ints, as torch's (the nodes' _saved_min/max_val)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
@@ -157,7 +157,7 @@ def mish(input, inplace=False):
     return _inplace_result(input, K.MISH.call(input), inplace)
 
 
-def softplus(input, beta=1.0, threshold=20.0):
+def softplus(input, beta=1, threshold=20):  # torch's defaults are ints (nn.Softplus: floats)
     return K.SOFTPLUS.call(input, (beta, threshold))
 
 
