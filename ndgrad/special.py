@@ -1,14 +1,23 @@
 """ndgrad.special: torch.special's names for the special functions ndgrad implements.
 
 Each is the same op as its top-level or nn.functional counterpart (same grad_fn, same
-numbers); i0/i1, the igamma family, zeta, Bessel and Airy functions are not implemented.
+numbers). i0/i0e/i1/i1e, zeta and gammainc/gammaincc come from ``_ops/bessel.py``; the
+other Bessel functions and the Airy functions are not implemented.
 """
 
 from . import _ops  # noqa: F401  (the ops below are defined by the op modules)
+from ._ops.bessel import special_gammainc as gammainc
+from ._ops.bessel import special_gammaincc as gammaincc
+from ._ops.bessel import special_i0 as i0
+from ._ops.bessel import special_i0e as i0e
+from ._ops.bessel import special_i1 as i1
+from ._ops.bessel import special_i1e as i1e
+from ._ops.bessel import special_zeta as zeta
 
 __all__ = ["erf", "erfc", "erfinv", "expit", "logit", "digamma", "psi", "polygamma",
            "gammaln", "multigammaln", "xlogy", "xlog1py", "log1p", "expm1", "exp2", "sinc",
-           "round", "logsumexp", "softmax", "log_softmax", "ndtr", "log_ndtr", "entr"]
+           "round", "logsumexp", "softmax", "log_softmax", "ndtr", "log_ndtr", "entr",
+           "i0", "i0e", "i1", "i1e", "zeta", "gammainc", "gammaincc"]
 
 
 def _ng():

@@ -273,3 +273,17 @@ def bind(fns, overwrite=False):
     for name, fn in fns.items():
         if overwrite or not hasattr(Tensor, name):
             setattr(Tensor, name, fn)
+
+
+# ----------------------------------------------------------------------------- bessel.py
+# bessel.py imports after this module (it needs pointwise.py): its methods look it up late.
+def _bessel_method(name):
+    def method(self, *args, **kwargs):
+        from . import bessel
+        return getattr(bessel, "_method_" + name)(self, *args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+for _name in ("i0", "i0_", "igamma", "igamma_", "igammac", "igammac_"):
+    _method(_name, _bessel_method(_name))

@@ -678,3 +678,78 @@ register(
     OpInfo("isreal", sample_inputs=_inf_samples, dtypes=FLOATING + COMPLEX,
            family="pointwise unary", method="isreal", ref=np.isreal, differentiable=False),
 )
+
+
+# --------------------------------------------------------------------------- bessel.py
+# i0/i0e/i1/i1e (unary), Hurwitz zeta and the regularized incomplete gamma functions. torch
+# differentiates zeta and igamma/igammac in their second argument only (the first raises, and
+# neither has forward AD): samples give the first argument no requires_grad.
+def _bessel_errors(op):
+    yield SampleInput(ndgrad.tensor([1.0 + 1.0j]), name="complex")
+    yield SampleInput(2.0, name="python-number")
+
+
+def _second_arg_samples(lo, hi, rlo, rhi, int_ok, scalar_self=None):
+    def gen(op, dtype, requires_grad):
+        if dtype.np.kind in "iu":
+            ma = mb = make_arg(dtype, low=1, high=4)
+        else:
+            ma = make_arg(dtype, low=lo, high=hi)
+            mb = make_arg(dtype, low=rlo, high=rhi,
+                          requires_grad=requires_grad and int_ok is not None)
+
+        def pair(sa, sb):
+            return SampleInput(ma(sa), args=(mb(sb),))
+        for s, (sa, sb) in (("same-shape", ((2, 3), (2, 3))), ("broadcast", ((2, 3), (3,))),
+                            ("0-d-other", ((3,), ())), ("empty", ((0, 2), (2,)))):
+            smp = pair(sa, sb)
+            smp.name = s
+            yield smp
+        if scalar_self is not None and dtype.np.kind == "f":
+            yield SampleInput(scalar_self, args=(mb((3,)),), name="python-number-self")
+            yield SampleInput(ma((3,)), args=(scalar_self + 0.5,), name="python-number-other")
+    return gen
+
+
+def _igamma_errors(op):
+    yield SampleInput(ndgrad.tensor([1, 2]), args=(ndgrad.tensor([1, 2]),), name="int64")
+    yield SampleInput(ndgrad.tensor([1.0]), args=(2.0,), name="number-other")
+    yield SampleInput(ndgrad.tensor([1.5 + 0j]), args=(ndgrad.tensor([1.0]),), name="complex")
+
+
+def _zeta_errors(op):
+    yield SampleInput(2.0, args=(3.0,), name="two-numbers")
+    yield SampleInput(ndgrad.tensor([2.0], dtype=ndgrad.float16), args=(2.0,), name="float16")
+
+
+_BESSEL_NOTE = ("float64 power series (|x| <= 20) / Hankel asymptotic series; torch's float32 "
+                "kernels are a few ulps off ours (float64 rounded)")
+register(
+    U("i0", -4.0, 4.0, int_range=(-3, 3), aliases=("special.i0",), notes=_BESSEL_NOTE,
+      error_inputs=_bessel_errors),
+    U("special.i0e", -4.0, 4.0, int_range=(-3, 3), method=None, inplace=None,
+      notes=_BESSEL_NOTE, error_inputs=_bessel_errors),
+    U("special.i1", -4.0, 4.0, int_range=(-3, 3), method=None, inplace=None,
+      notes=_BESSEL_NOTE + "; the gradient is 1/2 at |x| <= eps, as torch's",
+      error_inputs=_bessel_errors),
+    U("special.i1e", -4.0, 4.0, int_range=(-3, 3), method=None, inplace=None,
+      notes=_BESSEL_NOTE, error_inputs=_bessel_errors),
+    OpInfo("special.zeta", sample_inputs=_second_arg_samples(1.5, 4.0, 0.3, 3.0, True, 2.5),
+           dtypes=_F_INT, family="pointwise binary", supports_forward_ad=False,
+           error_inputs=_zeta_errors,
+           notes="Hurwitz zeta; differentiable in q only (d/dq = -x zeta(x+1, q)), the "
+                 "derivative in x raises and forward AD is refused, as in torch"),
+    OpInfo("igamma", sample_inputs=_second_arg_samples(0.5, 3.0, 0.2, 4.0, True),
+           family="pointwise binary", method="igamma", inplace="igamma_",
+           aliases=("special.gammainc",), supports_forward_ad=False,
+           error_inputs=_igamma_errors,
+           notes="regularized lower incomplete gamma P(a, x); differentiable in x only (the "
+                 "derivative in a raises NotImplementedError and forward AD is refused, as in "
+                 "torch)"),
+    OpInfo("igammac", sample_inputs=_second_arg_samples(0.5, 3.0, 0.2, 4.0, True),
+           family="pointwise binary", method="igammac", inplace="igammac_",
+           aliases=("special.gammaincc",), supports_forward_ad=False,
+           error_inputs=_igamma_errors,
+           notes="regularized upper incomplete gamma Q(a, x) = 1 - P(a, x); differentiable in "
+                 "x only, as in torch"),
+)
