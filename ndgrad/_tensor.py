@@ -470,10 +470,7 @@ class Tensor:
         memo[id(self)] = new
         return new
 
-    def __array_priority__(self):  # pragma: no cover - NumPy reads the attribute, not a call
-        return 1000
-
-    __array_priority__ = 1000
+    __array_priority__ = 1000  # NumPy defers to Tensor's reflected operators
 
 
 def _fw_repr_suffixes(t):

@@ -613,10 +613,16 @@ CONJ = unary("conj", np.conjugate, linear=True)
 CONJ.def_vjp(lambda ctx, g: (_conj(g),))
 
 
-for _name, _fn in (("floor", np.floor), ("ceil", np.ceil), ("trunc", np.trunc)):
-    _op = unary(_name, lambda x, f=_fn: x.copy() if x.dtype.kind in "biu" else f(x))
-    _op.def_vjp(lambda ctx, g: (g * 0,))
-    globals()["_" + _name.upper()] = _op
+def _rounding(name, fn):
+    """floor/ceil/trunc: integers pass through (copied), the gradient is zero."""
+    op = unary(name, lambda x: x.copy() if x.dtype.kind in "biu" else fn(x))
+    op.def_vjp(lambda ctx, g: (g * 0,))
+    return op
+
+
+_FLOOR = _rounding("floor", np.floor)
+_CEIL = _rounding("ceil", np.ceil)
+_TRUNC = _rounding("trunc", np.trunc)
 
 
 def floor(input):
