@@ -31,7 +31,7 @@ from .._tensor import Tensor
 from . import elementwise as E
 from .pointwise import _erfc64, _int_kernel_error, _lgamma64, lgamma
 from .inplace import apply_inplace
-from .registry import binary, unary
+from .registry import binary, no_forward_ad, unary
 
 __all__ = ["i0", "special_i0e", "special_i1", "special_i1e", "special_zeta", "igamma",
            "igammac"]
@@ -553,24 +553,13 @@ def _igamma_vjp(name, sign):
     return vjp
 
 
-def _no_forward_ad(name):
-    def jvp(ctx, *tangents):
-        raise NotImplementedError(
-            f"Trying to use forward AD with {name} that does not support it because it has "
-            "not been implemented yet.\nPlease file an issue to PyTorch at "
-            "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so "
-            "that we can prioritize its implementation or submit a PR adding the "
-            "implementation to derivatives.yaml")
-    return jvp
-
-
 for _op in (ZETA, ZETA_SELF_SCALAR, ZETA_OTHER_SCALAR):
     _op.def_vjp(_zeta_vjp)
-    _op.def_jvp(_no_forward_ad("special_zeta"))
+    _op.def_jvp(no_forward_ad("special_zeta"))
 IGAMMA.def_vjp(_igamma_vjp("igamma", 1))
 IGAMMAC.def_vjp(_igamma_vjp("igammac", -1))
-IGAMMA.def_jvp(_no_forward_ad("igamma"))
-IGAMMAC.def_jvp(_no_forward_ad("igammac"))
+IGAMMA.def_jvp(no_forward_ad("igamma"))
+IGAMMAC.def_jvp(no_forward_ad("igammac"))
 
 
 # =========================================================================== public functions

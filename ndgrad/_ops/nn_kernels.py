@@ -16,7 +16,7 @@ from .. import _random, _state
 from .._tensor import Tensor
 from . import elementwise as E
 from .inplace import check_inplace
-from .registry import binary, primitive, unary
+from .registry import binary, no_forward_ad, primitive, unary
 
 __all__ = []
 
@@ -1831,18 +1831,7 @@ def _(ctx, gg):
     return d_g, d_x, None
 
 
-def _no_forward_ad(name):
-    def jvp(ctx, *tangents):
-        raise NotImplementedError(
-            f"Trying to use forward AD with {name} that does not support it because it has "
-            "not been implemented yet.\nPlease file an issue to PyTorch at "
-            "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so "
-            "that we can prioritize its implementation or submit a PR adding the "
-            "implementation to derivatives.yaml")
-    return jvp
-
-
-SOFT_MARGIN_BW.def_jvp(_no_forward_ad("soft_margin_loss_backward"))
+SOFT_MARGIN_BW.def_jvp(no_forward_ad("soft_margin_loss_backward"))
 
 
 def soft_margin_loss_prim(x, t, reduction):
@@ -1919,7 +1908,7 @@ def _(ctx, g):
     return MULTI_MARGIN_BW.call(g, x, t, w, params=ctx._params), None, None
 
 
-MULTI_MARGIN.def_jvp(_no_forward_ad("multi_margin_loss"))
+MULTI_MARGIN.def_jvp(no_forward_ad("multi_margin_loss"))
 
 
 def multi_margin_loss_prim(x, t, w, power, margin, reduction, shape):
@@ -1974,7 +1963,7 @@ def _(ctx, g):
     return MULTILABEL_MARGIN_BW.call(g, x, t, params=ctx._params), None
 
 
-MULTILABEL_MARGIN.def_jvp(_no_forward_ad("multilabel_margin_loss_forward"))
+MULTILABEL_MARGIN.def_jvp(no_forward_ad("multilabel_margin_loss_forward"))
 
 
 def multilabel_margin_loss_prim(x, t, reduction, shape):

@@ -94,6 +94,18 @@ def _no_vjp(name):
     return vjp
 
 
+def no_forward_ad(name):
+    """A JVP rule raising torch's error for an op without a forward-mode formula."""
+    def jvp(ctx, *tangents):
+        raise NotImplementedError(
+            f"Trying to use forward AD with {name} that does not support it because it has "
+            "not been implemented yet.\nPlease file an issue to PyTorch at "
+            "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so "
+            "that we can prioritize its implementation or submit a PR adding the "
+            "implementation to derivatives.yaml")
+    return jvp
+
+
 # --------------------------------------------------------------------------- helpers
 def wrap(arr):
     """A new Tensor around a NumPy result (0-d results of NumPy come back as scalars)."""

@@ -54,16 +54,10 @@ def accumulate_leaf(node, gs, runs, captures, captured, create_graph):
     observers = tuple(leaf_observers)
     outer = [obs.open_leaf(node) for obs in observers]
     try:
-        var = node.variable
-        if var._extra is not None:
-            hooks = var._extra.get("hooks")
-            if hooks and gs and gs[0] is not None:
-                from .engine import _run_hooks  # engine imports this module
-                gs[0] = _run_hooks(hooks, gs[0])
-        if captures is not None and (node, 0) in captures and gs and gs[0] is not None:
-            captured[(node, 0)] = gs[0]
+        from .engine import leaf_gradient  # engine imports this module
+        leaf_gradient(node, gs, captures, captured)
         if runs:
-            _run_leaf(node, var, gs, create_graph, observers)
+            _run_leaf(node, node.variable, gs, create_graph, observers)
     finally:
         for obs, ev in zip(reversed(observers), reversed(outer)):
             obs.close(ev)

@@ -381,13 +381,7 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                     _special_engine.accumulate_leaf(node, gs, runs, captures, captured,
                                                     create_graph)
                     continue
-                var = node.variable
-                if var._extra is not None:
-                    hooks = var._extra.get("hooks")
-                    if hooks and gs and gs[0] is not None:
-                        gs[0] = _run_hooks(hooks, gs[0])
-                if captures is not None and (node, 0) in captures and gs and gs[0] is not None:
-                    captured[(node, 0)] = gs[0]
+                leaf_gradient(node, gs, captures, captured)
                 if runs:
                     if gs and gs[0] is not None:
                         if node._extra is not None:
@@ -483,6 +477,18 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
         _tls.grad_enabled = prev_grad_mode
         tasks.pop()
     return captured
+
+
+def leaf_gradient(node, gs, captures, captured):
+    """A leaf's incoming gradient (``gs[0]``) after its tensor hooks, captured for
+    autograd.grad when it is a target: the first steps of an AccumulateGrad node."""
+    var = node.variable
+    if var._extra is not None:
+        hooks = var._extra.get("hooks")
+        if hooks and gs and gs[0] is not None:
+            gs[0] = _run_hooks(hooks, gs[0])
+    if captures is not None and (node, 0) in captures and gs and gs[0] is not None:
+        captured[(node, 0)] = gs[0]
 
 
 def _deliver(buffers, m, nr, g):

@@ -581,13 +581,17 @@ def _test_batched_grad(inputs, output, output_idx):
     except RuntimeError as ex:
         raise GradcheckError(f"While computing batched gradients, got: {ex}\n\n"
                              f"{FAILED_BATCHED_GRAD_MSG}") from ex
-    for input_idx, (res, exp) in enumerate(zip(result, expected)):
-        if _allclose(res._data, exp._data, 1e-5, 1e-8):
-            continue
-        raise GradcheckError(
-            f"\nFor output {output_idx} and input {input_idx}:\n\n{FAILED_BATCHED_GRAD_MSG}\n\n"
-            f"Got:\n{res}\n\nExpected:\n{exp}\n".strip())
+    _compare_batched(result, expected, lambda i: output_idx, FAILED_BATCHED_GRAD_MSG)
     return True
+
+
+def _compare_batched(result, expected, output_idx, msg):
+    """Batched results against the stacked per-sample ones (torch.allclose's tolerances);
+    torch's failure text. `output_idx(i)` names the output of pair i."""
+    for i, (res, exp) in enumerate(zip(result, expected)):
+        if not _allclose(res._data, exp._data, 1e-5, 1e-8):
+            raise GradcheckError(f"\nFor output {output_idx(i)} and input {i}:\n\n{msg}\n\n"
+                                 f"Got:\n{res}\n\nExpected:\n{exp}\n".strip())
 
 
 FAILED_BATCHED_GRAD_MSG_FWD_AD = """
@@ -646,12 +650,8 @@ def _test_batched_forward_grad(func, inputs):
         except RuntimeError as ex:
             raise GradcheckError(f"While computing batched gradients, got: {ex}\n\n"
                                  f"{FAILED_BATCHED_GRAD_MSG_FWD_AD.strip()}") from ex
-        for k, (res, exp) in enumerate(zip(result, expected)):
-            if _allclose(res._data, exp._data, 1e-5, 1e-8):
-                continue
-            raise GradcheckError(
-                f"\nFor output {k} and input {k}:\n\n{FAILED_BATCHED_GRAD_MSG_FWD_AD.strip()}"
-                f"\n\nGot:\n{res}\n\nExpected:\n{exp}\n".strip())
+        # (torch numbers the pair "output k and input k")
+        _compare_batched(result, expected, lambda k: k, FAILED_BATCHED_GRAD_MSG_FWD_AD.strip())
     return True
 
 
