@@ -65,16 +65,11 @@ def accumulate_leaf(node, gs, runs, captures, captured, create_graph):
 
 def _run_leaf(node, var, gs, create_graph, observers):
     """engine._accumulate_with_node_hooks and engine._accumulate, with the node's events."""
-    from .engine import accumulate_grad
+    from .engine import accumulate_grad, run_node_prehooks
     extra = node._extra
     post = None
     if gs and gs[0] is not None and extra is not None:
-        pre = extra.get("pre_hooks")
-        if pre:
-            for fn in list(pre.values()):
-                r = fn(tuple(gs))
-                if r is not None:
-                    gs[:] = list(r)
+        run_node_prehooks(extra, gs)
         post = extra.get("hooks")
     grad_outputs = tuple(gs) if post else None
     g = gs[0] if gs else None

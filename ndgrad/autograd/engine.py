@@ -533,18 +533,24 @@ def current_graph_task():
 def _accumulate_with_node_hooks(node, gs, create_graph, extra):
     """AccumulateGrad whose node has hooks: ``register_prehook`` ones run before the
     accumulation, ``register_hook`` ones after it with ``((), grad_outputs)``, as in torch."""
-    pre = extra.get("pre_hooks")
-    if pre:
-        for fn in list(pre.values()):
-            r = fn(tuple(gs))
-            if r is not None:
-                gs[:] = list(r)
+    run_node_prehooks(extra, gs)
     post = extra.get("hooks")
     grad_outputs = tuple(gs) if post else None
     _accumulate(node, gs, create_graph)
     if post:
         for fn in list(post.values()):
             fn((), grad_outputs)
+
+
+def run_node_prehooks(extra, gs):
+    """A node's ``register_prehook`` hooks on its incoming gradients `gs` (replaced in place
+    by what a hook returns)."""
+    pre = extra.get("pre_hooks")
+    if pre:
+        for fn in list(pre.values()):
+            r = fn(tuple(gs))
+            if r is not None:
+                gs[:] = list(r)
 
 
 def _accumulate(node, gs, create_graph):
