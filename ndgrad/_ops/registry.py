@@ -127,6 +127,11 @@ def as_tensor_arg(x, name="input"):
     raise TypeError(f"expected Tensor as argument '{name}', but got {type(x).__name__}")
 
 
+# The fast paths of unary and binary take views too when they are current: no in-place change
+# of their base since they were made (``_view_ver == _vc[0]``), so Tensor._refresh_view would
+# do nothing and their ``_rg`` and ``_grad_fn`` are what the general path would read.
+
+
 def _needs_grad(t):
     """requires_grad of a tensor, refreshing a view whose base changed in place."""
     if t._rg:
@@ -346,8 +351,10 @@ def unary(name, fwd, node_name=None, save=(), float_only=False, linear=False, pa
                                            np.uint8))
 
     def impl(x, p=None, _plain=False):
-        # Fast path: a plain non-view tensor whose dtype needs no conversion.
-        if type(x) in _FAST_TYPES and not _state.special and x._base is None:
+        # Fast path: a plain tensor or a current view (see above _needs_grad) whose dtype
+        # needs no conversion.
+        if type(x) in _FAST_TYPES and not _state.special and \
+                (x._base is None or x._view_ver == x._vc[0]):
             d = x._data
             if not (float_only and d.dtype in ints):
                 out = fwd(d, p) if params else fwd(d)
@@ -414,9 +421,11 @@ def binary(name, fwd, node_name=None, save=(), promote="binary", params=False, p
     is_sub = name in ("sub", "rsub")
 
     def impl(a, b, p=None, _plain=False):
-        # Fast path: two plain tensors of one dtype, no params, nothing special, no views.
+        # Fast path: two plain tensors (or current views) of one dtype, no params, nothing
+        # special.
         if type(a) in _FAST_TYPES and type(b) in _FAST_TYPES and p is None and \
-                not _state.special and a._base is None and b._base is None:
+                not _state.special and (a._base is None or a._view_ver == a._vc[0]) and \
+                (b._base is None or b._view_ver == b._vc[0]):
             ad = a._data
             bd = b._data
             if ad.dtype is bd.dtype and not (to_float and ad.dtype.kind in "biu"):
@@ -462,7 +471,8 @@ def binary(name, fwd, node_name=None, save=(), promote="binary", params=False, p
         # and many rules): the result keeps the tensor's dtype, as _scalar_promote says.
         tb_ = type(b)
         if (tb_ is float or tb_ is int) and type(a) in _FAST_TYPES and p is None and \
-                not _state.special and a._base is None and a._data.dtype.kind == "f":
+                not _state.special and (a._base is None or a._view_ver == a._vc[0]) and \
+                a._data.dtype.kind == "f":
             ad = a._data
             try:
                 out = fast_fwd(ad, b)
