@@ -288,3 +288,27 @@ def test_hvp_double_backward_graph_is_torchs():
     assert res["ndgrad"][0] == res["torch"][0]
     for a, t in zip(res["ndgrad"][1], res["torch"][1]):
         np.testing.assert_allclose(a, t, rtol=1e-4, atol=1e-5)
+
+
+def test_views_through_fast_paths_current_and_after_in_place_change():
+    """Unary/binary ops on a view take the fast path while the view is current and the
+    general path once its base changed in place; both give torch's grad_fn chain, values
+    and gradients."""
+    res = {}
+    for L in (ndgrad, torch):
+        x = L.tensor(np.arange(6, dtype=np.float32).reshape(2, 3) / 4, requires_grad=True)
+        b = x * 1
+        v = b[0]                       # a current view
+        y1 = (v + 1).tanh() + v * 2.0  # saves no view (an in-place change follows)
+        b.mul_(3)                      # v is now stale: its grad_fn is regenerated
+        y2 = v.exp() * v + 1.0
+        out = y1.sum() + y2.sum()
+        out.backward()
+        res[L.__name__] = (y1.grad_fn.name(), y1.grad_fn.next_functions[0][0].name(),
+                           y2.grad_fn.next_functions[0][0].name(), v.grad_fn.name(),
+                           y1.detach().numpy().copy(), y2.detach().numpy().copy(),
+                           x.grad.numpy().copy())
+    a, t = res["ndgrad"], res["torch"]
+    assert a[:4] == t[:4]
+    for u, w in zip(a[4:], t[4:]):
+        np.testing.assert_allclose(u, w, rtol=1e-6, atol=1e-6)
