@@ -7,7 +7,6 @@ import weakref
 
 import numpy as np
 import pytest
-import torch
 
 import ndgrad
 from _diff import same, raises_same, arr, t

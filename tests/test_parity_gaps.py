@@ -2,7 +2,6 @@
 complex linspace/logspace, the real/imag setters, in-place writes to multi-output views and
 profiler events for custom autograd Functions."""
 
-import numpy as np
 import pytest
 import torch
 

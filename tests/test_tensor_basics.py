@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import ndgrad
-from _diff import same, raises_same, t
+from _diff import same, raises_same
 
 
 # ----------------------------------------------------------------------------- creation

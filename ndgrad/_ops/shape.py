@@ -759,7 +759,8 @@ CLONE.def_vjp(lambda ctx, g: (g,))
 def clone(input, *, memory_format=None):
     """A copy with its own memory (same strides by default), recorded as CloneBackward0."""
     return CLONE.call(input, params="contiguous" if memory_format in ("contiguous",) or
-                      (memory_format is not None and str(memory_format).endswith("contiguous_format"))
+                      (memory_format is not None
+                       and str(memory_format).endswith("contiguous_format"))
                       else None)
 
 

@@ -460,7 +460,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
                                                              bool(sorted))), x))
 
 
-# --------------------------------------------------------------------------- kthvalue / median / mode
+# ---------------------------------------------------------------------- kthvalue / median / mode
 def _pick_fwd(x, p):
     """Values and indices picked per row by `p` = (kind, dim, keepdim, k)."""
     kind, dim, keepdim, k = p

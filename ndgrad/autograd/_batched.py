@@ -419,7 +419,8 @@ def _build_rules():
 
     table = {"stack": stack, "linear_addmm": linear_addmm,
              "softmax": softmax_like("SOFTMAX_BW"),
-             "log_softmax": softmax_like("LOG_SOFTMAX_BW"), "cat": cat, "select": select, "slice": slice_, "unbind": unbind,
+             "log_softmax": softmax_like("LOG_SOFTMAX_BW"), "cat": cat, "select": select,
+             "slice": slice_, "unbind": unbind,
              "mm": mm, "mv": mv, "dot": dot, "addmm": addmm, "bmm": bmm,
              "view": reshape_back, "_unsafe_view": reshape_back,
              "_reshape_alias": reshape_back,

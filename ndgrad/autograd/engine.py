@@ -77,7 +77,8 @@ def sum_to(g, shape):
     return g
 
 
-SUM_ALL = SUM_DIM = VIEW = None  # the sum and view ops, imported on first use (they import this module)
+# The sum and view ops, imported on first use (their modules import this one).
+SUM_ALL = SUM_DIM = VIEW = None
 
 
 def reduce_grads(node, gx):

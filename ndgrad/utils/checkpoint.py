@@ -55,7 +55,8 @@ def noop_context_fn():
     return contextlib.nullcontext(), contextlib.nullcontext()
 
 
-def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn, determinism_check="default",
+def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
+               determinism_check="default",
                debug=False, early_stop=True, preserve_rng_state=True, **kwargs):
     """Run ``function(*args, **kwargs)``, recomputing it in backward instead of storing it.
 
