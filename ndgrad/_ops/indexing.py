@@ -280,8 +280,6 @@ def _index(x, advanced):
     _check_broadcast([a for _, a in advanced])
     idx = _full_index(x._data.ndim, advanced)
     out = INDEX.call(x, params=idx)
-    if out._grad_fn is not None:
-        out._grad_fn._shape = x._data.shape
     return out
 
 
@@ -583,8 +581,6 @@ def gather(input, dim, index, *, sparse_grad=False):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     d = wrap_dim(dim, x._data.ndim)
     out = GATHER.call(x, index, params=d)
-    if out._grad_fn is not None:
-        out._grad_fn._shape = x._data.shape
     return out
 
 
@@ -1178,8 +1174,6 @@ def masked_select(input, mask):
         from .registry import _broadcast_error
         raise _broadcast_error(m._data, x._data) from None
     out = MASKED_SELECT.call(x, m)
-    if out._grad_fn is not None:
-        out._grad_fn._shape = x._data.shape
     return out
 
 
@@ -1278,8 +1272,6 @@ def take(input, index):
         got = _legacy(index._data.dtype) if isinstance(index, Tensor) else type(index).__name__
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {got}")
     out = TAKE.call(x, index)
-    if out._grad_fn is not None:
-        out._grad_fn._shape = x._data.shape
     return out
 
 

@@ -374,7 +374,7 @@ def matmul(input, other, *, out=None):
         if ad.ndim == 2 and bd.ndim == 2 and ad.shape[1] == bd.shape[0] and \
                 ad.dtype == bd.dtype and ad.dtype.kind != "b":
             return MM.call(input, other)
-    from .shape import UNSAFE_VIEW, _remember_shape
+    from .shape import UNSAFE_VIEW
     a, b = as_tensor_arg(input), as_tensor_arg(other)
     da, db = a._data.ndim, b._data.ndim
     if da == 0 or db == 0:
@@ -400,11 +400,10 @@ def matmul(input, other, *, out=None):
         folded = t1.reshape(-1, t1._data.shape[-1])
         if t2._data.ndim == 2:
             prod = mm(folded, t2)
-            res = _remember_shape(UNSAFE_VIEW.call(prod, params=lead + (t2._data.shape[1],)),
-                                  prod)
+            res = UNSAFE_VIEW.call(prod, params=lead + (t2._data.shape[1],))
             return _out(res.mT.contiguous() if transpose else res, out)
         prod = mv(folded, t2)
-        return _out(_remember_shape(UNSAFE_VIEW.call(prod, params=lead), prod), out)
+        return _out(UNSAFE_VIEW.call(prod, params=lead), out)
     # General broadcast batched product through bmm.
     sa, sb = a._data.shape, b._data.shape
     n = sa[-2] if da > 1 else 1
@@ -422,7 +421,7 @@ def matmul(input, other, *, out=None):
     prod = bmm(ea, eb)
     if db == 1:
         prod = prod.squeeze(-1)
-    return _out(_remember_shape(UNSAFE_VIEW.call(prod, params=shape), prod), out)
+    return _out(UNSAFE_VIEW.call(prod, params=shape), out)
 
 
 # torch squeezes the (1, n) product in place: its node is SqueezeBackward4 (squeeze_.dim).

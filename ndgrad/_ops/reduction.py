@@ -402,8 +402,6 @@ def _minmax(input, dim, keepdim, other, is_max):
     d = wrap_dim(dim, x._data.ndim)
     _check_nonempty(x, name, (d,))
     vals, idx = (MAX_DIM if is_max else MIN_DIM).call(x, params=(d, keepdim, is_max))
-    if vals._grad_fn is not None:
-        vals._grad_fn._shape = x._data.shape
     return (return_types_max if is_max else return_types_min)(vals, idx)
 
 

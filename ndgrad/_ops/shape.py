@@ -152,12 +152,6 @@ RESHAPE_ALIAS.def_vjp(_view_vjp)
 record_input_shape(VIEW, UNSAFE_VIEW, RESHAPE_ALIAS)
 
 
-def _remember_shape(out, x):
-    if out._grad_fn is not None:
-        out._grad_fn._shape = x._data.shape
-    return out
-
-
 def view(input, *shape):
     """A view with a new shape (RuntimeError when the strides do not allow one)."""
     x = input
@@ -169,7 +163,7 @@ def view(input, *shape):
         from .._dtype import to_dtype
         return view_dtype(x, to_dtype(shape[0]))
     s = _infer_shape(_shape_arg(shape), x._data.size)
-    return _remember_shape(VIEW.call(x, params=s), x)
+    return VIEW.call(x, params=s)
 
 
 def view_dtype(x, dtype):
@@ -199,7 +193,7 @@ def reshape(input, *shape):
     if _viewable(x._data, s):
         return RESHAPE_ALIAS.call(x, params=s)
     c = clone(x, memory_format="contiguous")
-    return _remember_shape(UNSAFE_VIEW.call(c, params=s), c)
+    return UNSAFE_VIEW.call(c, params=s)
 
 
 def view_as(input, other):
@@ -403,7 +397,7 @@ def expand(input, *sizes):
                                f"{list(sizes)}.  Tensor sizes: {list(shape)}")
         target.append(s)
     target = tuple(target)
-    return _remember_shape(EXPAND.call(x, params=target), x)
+    return EXPAND.call(x, params=target)
 
 
 def expand_as(input, other):
@@ -441,7 +435,7 @@ def squeeze(input, dim=None):
         d = wrap_dim(dim, nd)
         dims = (d,) if nd and shape[d] == 1 else ()
         op = SQUEEZE_DIM
-    return _remember_shape(op.call(x, params=dims), x)
+    return op.call(x, params=dims)
 
 
 UNSQUEEZE = primitive("unsqueeze", lambda x, d: np.expand_dims(x, d), view=True, linear=True)
@@ -548,7 +542,7 @@ def select(input, dim, index):
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(x._data.shape)} at dimension {d}")
-    return _remember_shape(SELECT.call(x, params=(d, index % size)), x)
+    return SELECT.call(x, params=(d, index % size))
 
 
 def slice_dim(x, dim, start, stop, step):
@@ -558,7 +552,7 @@ def slice_dim(x, dim, start, stop, step):
     if step <= 0:
         raise ValueError("step must be greater than zero")
     stop = builtins.max(stop, start)
-    return _remember_shape(SLICE.call(x, params=(dim, start, stop, step)), x)
+    return SLICE.call(x, params=(dim, start, stop, step))
 
 
 def narrow(input, dim, start, length):
@@ -634,10 +628,7 @@ record_input_shape(UNBIND, SPLIT, SPLIT_WITH_SIZES)
 
 def _multi(op, x, p, n):
     # The number of outputs varies per call; the node learns it from the params.
-    outs = op.call(x, params=p)
-    if outs and outs[0]._grad_fn is not None:
-        outs[0]._grad_fn._shape = x._data.shape
-    return outs
+    return op.call(x, params=p)
 
 
 def unbind(input, dim=0):
@@ -744,7 +735,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    return _remember_shape(DIAGONAL.call(x, params=(offset, d1, d2)), x)
+    return DIAGONAL.call(x, params=(offset, d1, d2))
 
 
 # --------------------------------------------------------------------------- copies
@@ -905,7 +896,7 @@ def repeat(input, *repeats):
     if len(reps) < x._data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
-    return _remember_shape(REPEAT.call(x, params=reps), x)
+    return REPEAT.call(x, params=reps)
 
 
 def tile(input, dims):
@@ -1307,7 +1298,7 @@ def diag(input, diagonal=0):
         return diag_embed(x, diagonal, 0, 1)
     if nd != 2:
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {nd}D")
-    return _remember_shape(DIAG_COPY.call(x, params=int(diagonal)), x)
+    return DIAG_COPY.call(x, params=int(diagonal))
 
 
 def _trace_fwd(x, p):
@@ -1334,7 +1325,7 @@ def trace(input):
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x._data.ndim}")
     if x._data.dtype == np.bool_:
         raise NotImplementedError("\"trace\" not implemented for 'Bool'")
-    return _remember_shape(TRACE.call(x), x)
+    return TRACE.call(x)
 
 
 def select_scatter(input, src, dim, index):
@@ -1378,7 +1369,7 @@ def kron(input, other):
         ib += [1, v]
     prod = a.reshape(ia) * b.reshape(ib)
     shape = tuple(u * v for u, v in zip(sa, sb))
-    return _remember_shape(UNSAFE_VIEW.call(prod, params=shape), prod)
+    return UNSAFE_VIEW.call(prod, params=shape)
 
 
 def meshgrid(*tensors, indexing=None):

@@ -360,12 +360,6 @@ SORT.def_vjp(_select_values_vjp)
 SORT_STABLE.def_vjp(_select_values_vjp)
 
 
-def _remember(outs, x):
-    if outs[0]._grad_fn is not None:
-        outs[0]._grad_fn._shape = x._data.shape
-    return outs
-
-
 def _check_sortable(x, name):
     if x._data.dtype.kind == "c":
         raise RuntimeError(" Sort does not support complex dtypes on CPU" if name == "sort" else
@@ -382,8 +376,7 @@ def sort(input, dim=-1, descending=False, stable=None):
     _check_sortable(x, "sort")
     d = wrap_dim(dim, x._data.ndim)
     op = SORT if stable is None else SORT_STABLE
-    return return_types_sort(*_remember(op.call(x, params=(d, bool(descending), bool(stable))),
-                                        x))
+    return return_types_sort(*op.call(x, params=(d, bool(descending), bool(stable))))
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
@@ -456,8 +449,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     size = x._data.shape[d] if x._data.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
-    return return_types_topk(*_remember(TOPK.call(x, params=(int(k), d, bool(largest),
-                                                             bool(sorted))), x))
+    return return_types_topk(*TOPK.call(x, params=(int(k), d, bool(largest), bool(sorted))))
 
 
 # ---------------------------------------------------------------------- kthvalue / median / mode
@@ -541,8 +533,7 @@ record_input_shape(KTHVALUE, MEDIAN_DIM, NANMEDIAN_DIM, MODE)
 
 def _pick(op, kind, x, dim, keepdim, k=0, name=None):
     d = wrap_dim(dim, x._data.ndim)
-    outs = op.call(x, params=(kind, d, keepdim, k))
-    return _remember(outs, x)
+    return op.call(x, params=(kind, d, keepdim, k))
 
 
 def _bool_unsupported(x, kernel):
