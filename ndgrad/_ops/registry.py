@@ -36,7 +36,7 @@ from .._tensor import Tensor, _from_array
 from ..autograd.graph import Node, SavedTensor
 
 __all__ = ["OpDef", "unary", "binary", "primitive", "wrap", "as_tensor_arg", "special_hooks",
-           "unrecorded_float", "raw_view"]
+           "unrecorded_float", "raw_view", "add_tangents", "jvp_from_parts", "bilinear_jvp"]
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -54,7 +54,8 @@ class OpDef:
     """A differentiable primitive: kernels, rules and flags, declared once."""
 
     __slots__ = ("name", "node", "fwd", "vjp", "jvp", "save", "n_out", "diff_outs", "kind",
-                 "linear", "view", "call", "inplace_call", "__dict__")
+                 "linear", "view", "call", "inplace_call", "batched_vjp", "batched_jvp",
+                 "batch_transparent", "__dict__")
 
     def __init__(self, name, fwd, node_name, save=(), n_out=1, diff_outs=None, kind=None,
                  linear=False, view=False):
@@ -64,6 +65,13 @@ class OpDef:
         self.node = type(node_name, (Node,), {"__slots__": (), "_op": self})
         self.vjp = _no_vjp(name)
         self.jvp = None
+        # Rules for gradients and tangents carrying a leading batch dimension B
+        # (autograd.grad(is_grads_batched=True), vectorized Jacobians): None means the
+        # batched engines run the plain rule once per batch element, unless
+        # batch_transparent says the plain VJP already broadcasts over a leading dim.
+        self.batched_vjp = None
+        self.batched_jvp = None
+        self.batch_transparent = kind in ("unary", "binary")
         self.save = tuple(save)
         self.n_out = n_out
         self.diff_outs = diff_outs
@@ -79,6 +87,21 @@ class OpDef:
 
     def def_jvp(self, fn):
         self.jvp = fn
+        return fn
+
+    def def_jvp_parts(self, *parts):
+        """Declare the JVP as a sum of per-input contributions ``part(ctx, t_i)`` (None for
+        an input without a tangent rule): inputs with a zero tangent are skipped, so no part
+        handles a missing tangent by hand (JAX's ``defjvp``)."""
+        self.jvp = jvp_from_parts(parts)
+        return self.jvp
+
+    def def_batched_vjp(self, fn):
+        self.batched_vjp = fn
+        return fn
+
+    def def_batched_jvp(self, fn):
+        self.batched_jvp = fn
         return fn
 
     def __call__(self, *args, **kwargs):
@@ -104,6 +127,33 @@ def no_forward_ad(name):
             "that we can prioritize its implementation or submit a PR adding the "
             "implementation to derivatives.yaml")
     return jvp
+
+
+def add_tangents(a, b):
+    """The sum of two partial tangents or gradients, either of which may be None (zero)."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+def jvp_from_parts(parts):
+    """A JVP rule summing ``part(ctx, t)`` over the inputs whose tangent is not None."""
+    def jvp(ctx, *tangents):
+        r = None
+        for part, t in zip(parts, tangents):
+            if t is not None and part is not None:
+                r = add_tangents(r, part(ctx, t))
+        return r
+    return jvp
+
+
+def bilinear_jvp(product):
+    """The JVP of a product bilinear in its first two inputs: ``product(ta, b, ctx) +
+    product(a, tb, ctx)``, skipping zero tangents."""
+    return jvp_from_parts((lambda ctx, ta: product(ta, ctx.inputs[1], ctx),
+                           lambda ctx, tb: product(ctx.inputs[0], tb, ctx)))
 
 
 # --------------------------------------------------------------------------- helpers

@@ -176,8 +176,8 @@ def _add_to(buffers, node, nr, g):
 def _apply(node, gs, B):
     op = type(node)._op
     if op is not None:
-        rule = _rules().get(op.name)
-        transparent = op.name in _TRANSPARENT or op.kind in ("unary", "binary")
+        rule = op.batched_vjp or _rules().get(op.name)
+        transparent = op.batch_transparent or op.name in _TRANSPARENT
         if rule is not None or transparent:
             fn = rule if rule is not None else op.vjp
             try:

@@ -969,7 +969,7 @@ def _install_rules():
 def _compute_batched(op, args, params, outs, tans):
     """Tangents with a leading batch dimension B: batched rules, broadcasting rules of
     elementwise ops, or the op's unbatched rule once per batch element."""
-    rule = _batched_rules().get(op.name)
+    rule = op.batched_jvp or _batched_rules().get(op.name)
     ctx = JvpContext(args, outs, params, None)
     if rule is not None:
         res = rule(ctx, *tans)
