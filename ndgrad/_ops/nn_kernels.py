@@ -36,30 +36,6 @@ def _erf_np(x):
     return np.vectorize(math.erf, otypes=[np.float64])(x)
 
 
-def erfinv_np(y):
-    """Inverse error function in float64 (Giles' approximation + two Newton steps)."""
-    y = np.asarray(y, np.float64)
-    w = -np.log((1.0 - y) * (1.0 + y))
-    small = w < 5.0
-    ws = w - 2.5
-    p1 = 2.81022636e-08
-    for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
-              -0.00417768164, 0.246640727, 1.50140941):
-        p1 = c + p1 * ws
-    wl = np.sqrt(np.maximum(w, 5.0)) - 3.0
-    p2 = -0.000200214257
-    for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
-              0.00943887047, 1.00167406, 2.83297682):
-        p2 = c + p2 * wl
-    x = np.where(small, p1, p2) * y
-    two_over_sqrt_pi = 2.0 / math.sqrt(math.pi)
-    for _ in range(2):
-        err = _erf_np(x) - y
-        x = x - err / (two_over_sqrt_pi * np.exp(-x * x))
-    x = np.where(np.abs(y) == 1.0, np.copysign(np.inf, y), x)
-    return x
-
-
 # ============================================================================ random fills
 def _gen(generator):
     return generator if generator is not None else _random.default_generator
@@ -123,10 +99,6 @@ def _random_(self, from_=0, to=None, *, generator=None):
             from_, to = 0, from_
     vals = _gen(generator).randint(from_, to, self._data.shape, np.int64)
     return _fill_random(self, vals.astype(self._data.dtype), node)
-
-
-def _erfinv_(self):
-    return write_inplace(self, erfinv_np(self._data).astype(self._data.dtype))
 
 
 # ============================================================================ activations
@@ -1974,4 +1946,4 @@ def multilabel_margin_loss_prim(x, t, reduction, shape):
 from .methods import bind  # noqa: E402
 
 bind({"uniform_": _uniform_, "normal_": _normal_, "bernoulli_": _bernoulli_,
-      "exponential_": _exponential_, "random_": _random_, "erfinv_": _erfinv_})
+      "exponential_": _exponential_, "random_": _random_})
