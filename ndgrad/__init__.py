@@ -31,6 +31,7 @@ from ._creation import *  # noqa: F401,F403
 from ._ops.pointwise import *  # noqa: F401,F403
 from ._ops.sorting import *  # noqa: F401,F403
 from ._ops.bessel import i0, igamma, igammac  # noqa: F401
+from ._ops import random_fills as _random_fills  # noqa: F401  (Tensor.uniform_, ...)
 from .serialization import *  # noqa: F401,F403
 from . import linalg  # noqa: F401,E402
 from . import testing  # noqa: F401,E402

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from .._ops import nn_kernels as _K
+from .._ops.random_fills import write_inplace
 from ..autograd.grad_mode import no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
@@ -122,7 +122,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
                 result = np.where(pending, cand, result)
                 cand = log_density(cand)
                 pending = np.where(pending, np.log(gen.uniform(shape, dt)) > cand, pending)
-        _K.write_inplace(tensor, result)
+        write_inplace(tensor, result)
     return tensor
 
 
@@ -146,7 +146,7 @@ def eye_(tensor):
     if tensor.ndimension() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     with no_grad():
-        _K.write_inplace(tensor, np.eye(*tensor._data.shape, dtype=tensor._data.dtype))
+        write_inplace(tensor, np.eye(*tensor._data.shape, dtype=tensor._data.dtype))
     return tensor
 
 
@@ -166,7 +166,7 @@ def dirac_(tensor, groups=1):
         for d in range(min_dim):
             arr[(g * out_chans_per_grp + d, d) + centre] = 1
     with no_grad():
-        _K.write_inplace(tensor, arr)
+        write_inplace(tensor, arr)
     return tensor
 
 
@@ -232,7 +232,7 @@ def orthogonal_(tensor, gain=1, generator=None):
         q = q.T
     vals = (q.astype(tensor._data.dtype) * tensor._data.dtype.type(gain))
     with no_grad():
-        _K.write_inplace(tensor, vals.reshape(tensor._data.shape))
+        write_inplace(tensor, vals.reshape(tensor._data.shape))
     return tensor
 
 
@@ -251,7 +251,7 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
         for col_idx in range(cols):
             row_indices = gen.randperm(rows)
             vals[row_indices[:num_zeros], col_idx] = 0
-        _K.write_inplace(tensor, vals)
+        write_inplace(tensor, vals)
     return tensor
 
 
