@@ -408,8 +408,8 @@ def _build_rules():
 
     def softmax_like(kernel_name):
         def rule(ctx, g):
-            from .._ops import nn_kernels
-            kernel = getattr(nn_kernels, kernel_name)
+            from .._ops import activations
+            kernel = getattr(activations, kernel_name)
             (y,) = ctx.saved
             dim = ctx._params
             # y is expanded (a differentiable view) so the kernel sees equal shapes and its

@@ -15,6 +15,9 @@ from .._ops import elementwise as E
 from .._ops import linalg as L
 from .._ops import nn_kernels as K
 from .._ops import shape as S
+from .._ops.activations import (CELU, ELU, GELU, HARDSIGMOID, HARDSWISH, HARDTANH, LEAKY_RELU,
+                                LOG_SOFTMAX, LOGSIGMOID, MISH, SILU, SOFTMAX, SOFTPLUS, glu_prim,
+                                prelu_prim)
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 
@@ -102,7 +105,7 @@ def threshold(input, threshold, value, inplace=False):
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    return _inplace_result(input, K.HARDTANH.call(input, (min_val, max_val)), inplace)
+    return _inplace_result(input, HARDTANH.call(input, (min_val, max_val)), inplace)
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
@@ -114,7 +117,7 @@ def relu6(input, inplace=False):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    return _inplace_result(input, K.LEAKY_RELU.call(input, negative_slope), inplace)
+    return _inplace_result(input, LEAKY_RELU.call(input, negative_slope), inplace)
 
 
 def leaky_relu_(input, negative_slope=0.01):
@@ -122,7 +125,7 @@ def leaky_relu_(input, negative_slope=0.01):
 
 
 def elu(input, alpha=1.0, inplace=False):
-    return _inplace_result(input, K.ELU.call(input, (alpha, 1.0, 1.0)), inplace)
+    return _inplace_result(input, ELU.call(input, (alpha, 1.0, 1.0)), inplace)
 
 
 def elu_(input, alpha=1.0):
@@ -134,31 +137,31 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def selu(input, inplace=False):
-    return _inplace_result(input, K.ELU.call(input, (_SELU_ALPHA, _SELU_SCALE, 1.0)), inplace)
+    return _inplace_result(input, ELU.call(input, (_SELU_ALPHA, _SELU_SCALE, 1.0)), inplace)
 
 
 def celu(input, alpha=1.0, inplace=False):
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
-    return _inplace_result(input, K.CELU.call(input, (alpha, 1.0, 1.0 / alpha)), inplace)
+    return _inplace_result(input, CELU.call(input, (alpha, 1.0, 1.0 / alpha)), inplace)
 
 
 def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
-    return K.GELU.call(input, approximate)
+    return GELU.call(input, approximate)
 
 
 def silu(input, inplace=False):
-    return _inplace_result(input, K.SILU.call(input), inplace)
+    return _inplace_result(input, SILU.call(input), inplace)
 
 
 def mish(input, inplace=False):
-    return _inplace_result(input, K.MISH.call(input), inplace)
+    return _inplace_result(input, MISH.call(input), inplace)
 
 
 def softplus(input, beta=1, threshold=20):  # torch's defaults are ints (nn.Softplus: floats)
-    return K.SOFTPLUS.call(input, (beta, threshold))
+    return SOFTPLUS.call(input, (beta, threshold))
 
 
 def softsign(input):
@@ -166,11 +169,11 @@ def softsign(input):
 
 
 def hardsigmoid(input, inplace=False):
-    return _inplace_result(input, K.HARDSIGMOID.call(input), inplace)
+    return _inplace_result(input, HARDSIGMOID.call(input), inplace)
 
 
 def hardswish(input, inplace=False):
-    return _inplace_result(input, K.HARDSWISH.call(input), inplace)
+    return _inplace_result(input, HARDSWISH.call(input), inplace)
 
 
 def sigmoid(input):
@@ -182,7 +185,7 @@ def tanh(input):
 
 
 def logsigmoid(input):
-    return K.LOGSIGMOID.call(input)
+    return LOGSIGMOID.call(input)
 
 
 def tanhshrink(input):
@@ -232,7 +235,7 @@ def prelu(input, weight):
         if ndim > 1:
             shape[1] = weight.numel()
         weight = weight.reshape(shape)
-    return K.prelu_prim(input, weight)
+    return prelu_prim(input, weight)
 
 
 def glu(input, dim=-1):
@@ -244,7 +247,7 @@ def glu(input, dim=-1):
         raise RuntimeError(f"Halving dimension must be even, but dimension "
                            f"{dim} is size {input.shape[dim]}")
     _float_kernel(input, "glu_cpu")
-    return K.glu_prim(input, dim)
+    return glu_prim(input, dim)
 
 
 def _softmax_dim(name, ndim, stacklevel=3):
@@ -285,8 +288,8 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """
     input, dim = _softmax_input(input, dim, dtype, "softmax")
     if input.dim() == 0:
-        return K.SOFTMAX.call(input.reshape(1), params=0).reshape(())
-    return K.SOFTMAX.call(input, params=dim)
+        return SOFTMAX.call(input.reshape(1), params=0).reshape(())
+    return SOFTMAX.call(input, params=dim)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
@@ -301,8 +304,8 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """``x - logsumexp(x)`` along `dim`, computed stably (LogSoftmaxBackward0)."""
     input, dim = _softmax_input(input, dim, dtype, "log_softmax")
     if input.dim() == 0:
-        return K.LOG_SOFTMAX.call(input.reshape(1), params=0).reshape(())
-    return K.LOG_SOFTMAX.call(input, params=dim)
+        return LOG_SOFTMAX.call(input.reshape(1), params=0).reshape(())
+    return LOG_SOFTMAX.call(input, params=dim)
 
 
 # ============================================================================ dropout
@@ -995,7 +998,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if (xd is not None and td is not None and xd.ndim == 2 and td.ndim == 1
                 and xd.dtype.kind == "f" and td.dtype.kind in "iu"
                 and xd.shape[0] == td.shape[0]):
-            return K.nll_loss_prim(K.LOG_SOFTMAX.call(input, params=1), target, None,
+            return K.nll_loss_prim(LOG_SOFTMAX.call(input, params=1), target, None,
                                    reduction, ignore_index)
     reduction = _reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
