@@ -18,6 +18,7 @@ from .._ops import shape as S
 from .._ops.activations import (CELU, ELU, GELU, HARDSIGMOID, HARDSWISH, HARDTANH, LEAKY_RELU,
                                 LOG_SOFTMAX, LOGSIGMOID, MISH, SILU, SOFTMAX, SOFTPLUS, glu_prim,
                                 prelu_prim)
+from .._ops.linear import LINEAR
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 
@@ -62,7 +63,7 @@ def linear(input, weight, bias=None):
         wd, bd = weight._data, bias._data
         if bd.ndim == 1 and xd.dtype == wd.dtype == bd.dtype and \
                 xd.shape[1] == wd.shape[1] and bd.shape[0] == wd.shape[0]:
-            return K.LINEAR.call(bias, input, _T(weight))
+            return LINEAR.call(bias, input, _T(weight))
         return L.addmm(bias, input, weight.t())
     if input.dim() == 2:
         return input.mm(weight.t())
