@@ -9,9 +9,9 @@ import math
 import warnings
 
 from ... import _creation
-from ..._ops import nn_kernels as K
 from ..._ops import shape as S
 from ..._ops.linear import LINEAR
+from ..._ops.rnn_cells import GRU_CELL, LSTM_CELL
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -50,7 +50,7 @@ def _rnn_step_fused(mode, gi_t, h, w_hh_t, b_hh):
     """One RNN/GRU step with a precomputed ``W_hh.T`` (RNN: ``gi_t`` holds both biases)."""
     if mode == "GRU":
         gh = LINEAR.call(b_hh, h, w_hh_t) if b_hh is not None else h.mm(w_hh_t)
-        return K.GRU_CELL.call(gi_t, gh, h)
+        return GRU_CELL.call(gi_t, gh, h)
     pre = LINEAR.call(gi_t, h, w_hh_t, params=True)
     return pre.tanh() if mode == "RNN_TANH" else pre.relu()
 
@@ -59,7 +59,7 @@ def _lstm_step_fused(gi_t, h, c, w_hh_t):
     """One LSTM step from ``gi_t`` (input projection plus both biases): one fused matmul-add
     and one fused pointwise cell (two graph nodes instead of about fifteen)."""
     gates = LINEAR.call(gi_t, h, w_hh_t, params=True)
-    return K.LSTM_CELL.call(gates, c)
+    return LSTM_CELL.call(gates, c)
 
 
 def _fusable(x, w, h, c):
