@@ -18,6 +18,7 @@ from .._ops import shape as S
 from .._ops.activations import (CELU, ELU, GELU, HARDSIGMOID, HARDSWISH, HARDTANH, LEAKY_RELU,
                                 LOG_SOFTMAX, LOGSIGMOID, MISH, SILU, SOFTMAX, SOFTPLUS, glu_prim,
                                 prelu_prim)
+from .._ops.embedding import EMBEDDING
 from .._ops.linear import LINEAR
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
@@ -714,7 +715,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
             w[rows] = (w[rows] * scale[:, None]).astype(w.dtype)
             weight._vc[0] += 1
-    return K.EMBEDDING.call(weight, input, params=(weight.shape[0], padding_idx,
+    return EMBEDDING.call(weight, input, params=(weight.shape[0], padding_idx,
                                                   bool(scale_grad_by_freq)))
 
 
