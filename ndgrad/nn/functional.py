@@ -18,6 +18,8 @@ from .._ops import shape as S
 from .._ops.activations import (CELU, ELU, GELU, HARDSIGMOID, HARDSWISH, HARDTANH, LEAKY_RELU,
                                 LOG_SOFTMAX, LOGSIGMOID, MISH, SILU, SOFTMAX, SOFTPLUS, glu_prim,
                                 prelu_prim)
+from .._ops.conv_pool import (adaptive_max_pool2d_prim, avg_pool2d_prim, col2im, constant_pad,
+                              convolution, im2col, index_pad, max_pool2d_prim, sandwich)
 from .._ops.embedding import EMBEDDING
 from .._ops.linear import LINEAR
 from .._tensor import Tensor
@@ -398,10 +400,10 @@ def _conv_nd(input, weight, bias, stride, padding, dilation, groups, nd, name):
             flat += [0, e]
         input = pad(input, flat)
     if nd == 1:
-        out = K.convolution(input, weight, bias, (1,) + stride, (0,) + pads, (1,) + dilation,
+        out = convolution(input, weight, bias, (1,) + stride, (0,) + pads, (1,) + dilation,
                             False, (0, 0), groups)
     else:
-        out = K.convolution(input, weight, bias, stride, pads, dilation, False, (0, 0), groups)
+        out = convolution(input, weight, bias, stride, pads, dilation, False, (0, 0), groups)
     return out if batched else out.squeeze(0)
 
 
@@ -442,10 +444,10 @@ def _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, gro
                                f"{stride[0]} stride_width: {stride[-1]} dilation_height: "
                                f"{dilation[0]} dilation_width: {dilation[-1]}")
     if nd == 1:
-        out = K.convolution(input, weight, bias, (1,) + stride, (0,) + padding,
+        out = convolution(input, weight, bias, (1,) + stride, (0,) + padding,
                             (1,) + dilation, True, (0,) + output_padding, groups)
     else:
-        out = K.convolution(input, weight, bias, stride, padding, dilation, True,
+        out = convolution(input, weight, bias, stride, padding, dilation, True,
                             output_padding, groups)
     return out if batched else out.squeeze(0)
 
@@ -497,7 +499,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     batched = input.dim() == 4
     x = input if batched else input.unsqueeze(0)
     _check_pool_output(x, k, s, p, d, ceil_mode)
-    out, idx = K.max_pool2d_prim(x, k, s, p, d, bool(ceil_mode))
+    out, idx = max_pool2d_prim(x, k, s, p, d, bool(ceil_mode))
     if not batched:
         out, idx = out.squeeze(0), idx.squeeze(0)
     return (out, idx) if return_indices else out
@@ -518,7 +520,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     batched = input.dim() == 4
     x = input if batched else input.unsqueeze(0)
     _check_pool_output(x, k, s, p, (1, 1), ceil_mode)
-    out = K.avg_pool2d_prim(x, k, s, p, bool(ceil_mode), bool(count_include_pad),
+    out = avg_pool2d_prim(x, k, s, p, bool(ceil_mode), bool(count_include_pad),
                             divisor_override)
     return out if batched else out.squeeze(0)
 
@@ -549,7 +551,7 @@ def adaptive_avg_pool2d(input, output_size):
     osz = tuple(h if o is None else o for o in osz[:1]) + tuple(w if o is None else o
                                                                 for o in osz[1:])
     dt = input._data.dtype
-    return K.sandwich(input, _adaptive_matrix(h, osz[0], dt), _adaptive_matrix(w, osz[1], dt),
+    return sandwich(input, _adaptive_matrix(h, osz[0], dt), _adaptive_matrix(w, osz[1], dt),
                       "AdaptiveAvgPool2DBackward0")
 
 
@@ -564,7 +566,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     osz = (h if osz[0] is None else osz[0], w if osz[1] is None else osz[1])
     batched = input.dim() == 4
     x = input if batched else input.unsqueeze(0)
-    out, idx = K.adaptive_max_pool2d_prim(x, _adaptive_bounds(h, osz[0]),
+    out, idx = adaptive_max_pool2d_prim(x, _adaptive_bounds(h, osz[0]),
                                           _adaptive_bounds(w, osz[1]))
     if not batched:
         out, idx = out.squeeze(0), idx.squeeze(0)
@@ -754,7 +756,7 @@ def pad(input, pad, mode="constant", value=None):
     for i in range(len(pad) // 2):
         pairs[nd - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
     if mode == "constant":
-        return K.constant_pad(input, tuple(pairs), 0.0 if value is None else value)
+        return constant_pad(input, tuple(pairs), 0.0 if value is None else value)
     if value is not None and value != 0:
         raise NotImplementedError(f"Padding mode \"{mode}\" doesn't take in value argument.")
     k = len(pad) // 2
@@ -775,7 +777,7 @@ def pad(input, pad, mode="constant", value=None):
         np_mode = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode]
         name = {"reflect": "ReflectionPad", "replicate": "ReplicationPad",
                 "circular": "CircularPad"}[mode]
-        return K.index_pad(input, tuple(pairs), np_mode, f"{name}{k}DBackward0")
+        return index_pad(input, tuple(pairs), np_mode, f"{name}{k}DBackward0")
     raise NotImplementedError(f"Unrecognised padding mode {mode}")
 
 
@@ -859,7 +861,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         name = f"AdaptiveAvgPool{nd}DBackward0"
     else:
         raise NotImplementedError(f"interpolate mode '{mode}' is not supported by ndgrad")
-    res = K.sandwich(x, mats[0], mats[1], name)
+    res = sandwich(x, mats[0], mats[1], name)
     return res.squeeze(-2) if nd == 1 else res
 
 
@@ -868,12 +870,12 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     if input.dim() != 4:
         raise NotImplementedError("Input Error: Only 4D input Tensors are supported "
                                   f"(got {input.dim()}D)")
-    return K.im2col(input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+    return im2col(input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """col2im: (N, C*kh*kw, L) -> (N, C, H, W), summing overlaps."""
-    return K.col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation),
+    return col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation),
                     _pair(padding), _pair(stride))
 
 
