@@ -7,8 +7,6 @@ double backward works. Forward kernels are vectorised over the batch (no Python 
 samples); pooling and col2im loop only over kernel offsets.
 """
 
-import math
-
 import numpy as np
 
 from .. import _state
@@ -188,112 +186,6 @@ def nll_loss_prim(x, target, weight, reduction, ignore_index):
     return out
 
 
-# ============================================================================ batch / layer norm
-def _norm_fwd(x, w, b, p):
-    axes, eps, mean, invstd, pshape = p
-    y = (x - mean) * invstd
-    if w is not None:
-        y = y * w.reshape(pshape)
-    if b is not None:
-        y = y + b.reshape(pshape)
-    return y.astype(x.dtype, copy=False)
-
-
-def _norm_vjp(ctx, g):
-    x, w = ctx.saved
-    axes, eps, mean, invstd, pshape = ctx._params
-    training = ctx._extras()["training"]
-    n = ctx._next
-    if training:
-        # Recomputed in ndgrad ops so the gradient is itself differentiable in x.
-        mu = x.mean(axes, keepdim=True)
-        xc = x - mu
-        inv = ((xc * xc).mean(axes, keepdim=True) + eps).rsqrt()
-    else:
-        xc = x - Tensor(mean)
-        inv = Tensor(invstd)
-    xhat = xc * inv
-    outer = tuple(i for i in range(x.dim()) if i not in axes) if ctx._extras()["layer"] \
-        else axes
-    gx = gw = gb = None
-    if n[0] is not None:
-        gxh = g * w.reshape(pshape) if w is not None else g
-        if training:
-            gx = inv * (gxh - gxh.mean(axes, keepdim=True)
-                        - xhat * (gxh * xhat).mean(axes, keepdim=True))
-        else:
-            gx = gxh * inv
-    if len(n) > 1 and n[1] is not None:
-        gw = (g * xhat).sum(outer).reshape(w.shape)
-    if len(n) > 2 and n[2] is not None:
-        gb = g.sum(outer).reshape(ctx._extras()["b_shape"])
-    return gx, gw, gb
-
-
-NATIVE_BATCH_NORM = primitive("native_batch_norm", _norm_fwd, "NativeBatchNormBackward0",
-                              save=((0, None), (1, None)))
-NATIVE_LAYER_NORM = primitive("native_layer_norm", _norm_fwd, "NativeLayerNormBackward0",
-                              save=((0, None), (1, None)))
-NATIVE_BATCH_NORM.def_vjp(_norm_vjp)
-NATIVE_LAYER_NORM.def_vjp(_norm_vjp)
-
-
-def _acc_dtype(d):
-    return np.float32 if d == np.float16 else d
-
-
-def batch_norm_prim(x, w, b, rm, rv, training, momentum, eps):
-    d = x._data
-    axes = (0,) + tuple(range(2, d.ndim))
-    pshape = (1, d.shape[1]) + (1,) * (d.ndim - 2)
-    if training:
-        acc = _acc_dtype(d.dtype)
-        mean = d.mean(axis=axes, keepdims=True, dtype=acc)
-        var = ((d - mean) ** 2).mean(axis=axes, keepdims=True, dtype=acc)
-        cnt = d.size // d.shape[1]
-        if rm is not None:
-            write_inplace_nocheck(rm, (1 - momentum) * rm._data + momentum * mean.reshape(-1))
-        if rv is not None:
-            unbiased = var.reshape(-1) * (cnt / (cnt - 1))
-            write_inplace_nocheck(rv, (1 - momentum) * rv._data + momentum * unbiased)
-    else:
-        mean = rm._data.reshape(pshape)
-        var = rv._data.reshape(pshape)
-    invstd = (1.0 / np.sqrt(var + eps)).astype(d.dtype)
-    mean = mean.astype(d.dtype)
-    out = NATIVE_BATCH_NORM.call(x, w, b, params=(axes, eps, mean, invstd, pshape))
-    if out._grad_fn is not None:
-        ex = out._grad_fn._extras()
-        ex["training"] = training
-        ex["layer"] = False
-        ex["b_shape"] = b._data.shape if b is not None else None
-    return out
-
-
-def layer_norm_prim(x, w, b, k, eps):
-    d = x._data
-    axes = tuple(range(d.ndim - k, d.ndim))
-    acc = _acc_dtype(d.dtype)
-    mean = d.mean(axis=axes, keepdims=True, dtype=acc)
-    var = ((d - mean) ** 2).mean(axis=axes, keepdims=True, dtype=acc)
-    invstd = (1.0 / np.sqrt(var + eps)).astype(d.dtype)
-    pshape = d.shape[d.ndim - k:]
-    out = NATIVE_LAYER_NORM.call(x, w, b, params=(axes, eps, mean.astype(d.dtype), invstd,
-                                                  pshape))
-    if out._grad_fn is not None:
-        ex = out._grad_fn._extras()
-        ex["training"] = True
-        ex["layer"] = True
-        ex["b_shape"] = b._data.shape if b is not None else None
-    return out
-
-
-def write_inplace_nocheck(t, values):
-    """Running-stat updates: written like torch's in-place buffer update (version bump)."""
-    np.copyto(t._data, values, casting="unsafe")
-    t._vc[0] += 1
-
-
 # ============================================================================ pointwise losses
 def _loss_np(kind, x, t, extra, w, pw):
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
@@ -393,65 +285,6 @@ def _loss_op(kind):
 
 def pointwise_loss(kind, x, t, reduction, extra=None, w=None, pw=None):
     return _loss_op(kind).call(x, t, w, pw, params=(kind, reduction, extra))
-
-
-# ============================================================================ group norm
-def _group_size(shape, groups):
-    """Elements per (sample, group): C / groups channels times the spatial size."""
-    return shape[1] // groups * math.prod(shape[2:])
-
-
-def _group_norm_fwd(x, w, b, p):
-    groups, eps = p
-    n, c = x.shape[:2]
-    acc = np.float64 if x.dtype == np.float64 else np.float32
-    xr = x.reshape(n, groups, _group_size(x.shape, groups)).astype(acc)
-    mean = xr.mean(-1, keepdims=True)
-    xc = xr - mean
-    rstd = 1 / np.sqrt((xc * xc).mean(-1, keepdims=True) + eps)
-    y = (xc * rstd).reshape(x.shape)
-    pshape = (1, c) + (1,) * (x.ndim - 2)
-    if w is not None:
-        y = y * w.reshape(pshape)
-    if b is not None:
-        y = y + b.reshape(pshape)
-    return y.astype(x.dtype, copy=False)
-
-
-NATIVE_GROUP_NORM = primitive("native_group_norm", _group_norm_fwd, "NativeGroupNormBackward0",
-                              save=((0, None), (1, None)))
-
-
-@NATIVE_GROUP_NORM.def_vjp
-def _(ctx, g):
-    # Recomputed in ndgrad ops, so the gradient is itself differentiable (torch's
-    # NativeGroupNormBackward0 takes a composite path under create_graph too).
-    x, w = ctx.saved
-    groups, eps = ctx._params
-    n = ctx._next
-    shape = tuple(x.shape)
-    c = shape[1]
-    pshape = (1, c) + (1,) * (len(shape) - 2)
-    m = _group_size(shape, groups)
-    xr = x.reshape(shape[0], groups, m)
-    xc = xr - xr.mean(-1, keepdim=True)
-    inv = ((xc * xc).mean(-1, keepdim=True) + eps).rsqrt()
-    xhat = xc * inv
-    outer = (0,) + tuple(range(2, len(shape)))
-    gx = gw = gb = None
-    if n[0] is not None:
-        gy = (g * w.reshape(pshape) if w is not None else g).reshape(shape[0], groups, m)
-        gx = (inv * (gy - gy.mean(-1, keepdim=True)
-                     - xhat * (gy * xhat).mean(-1, keepdim=True))).reshape(shape)
-    if len(n) > 1 and n[1] is not None:
-        gw = (g * xhat.reshape(shape)).sum(outer, keepdim=True).view(c)
-    if len(n) > 2 and n[2] is not None:
-        gb = g.sum(outer, keepdim=True).view(c)
-    return gx, gw, gb
-
-
-def group_norm_prim(x, w, b, groups, eps):
-    return NATIVE_GROUP_NORM.call(x, w, b, params=(groups, eps))
 
 
 # ============================================================================ soft margin loss

@@ -22,6 +22,7 @@ from .._ops.conv_pool import (adaptive_max_pool2d_prim, avg_pool2d_prim, col2im,
                               convolution, im2col, index_pad, max_pool2d_prim, sandwich)
 from .._ops.embedding import EMBEDDING
 from .._ops.linear import LINEAR
+from .._ops.normalization import batch_norm_prim, group_norm_prim, layer_norm_prim
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 
@@ -590,7 +591,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                     ("weight", weight), ("bias", bias)):
         if t is not None and t.numel() != c:
             raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
-    return K.batch_norm_prim(input, weight, bias, running_mean, running_var, training,
+    return batch_norm_prim(input, weight, bias, running_mean, running_var, training,
                              momentum, eps)
 
 
@@ -608,7 +609,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
                                f"got {name} of shape {list(t.shape)} and normalized_shape = "
                                f"{list(normalized_shape)}")
-    return K.layer_norm_prim(input, weight, bias, k, eps)
+    return layer_norm_prim(input, weight, bias, k, eps)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -645,7 +646,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     elif any(p.dtype != input.dtype for p in params):
         raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
     _float_kernel(input, "GroupNormKernelImpl")
-    return K.group_norm_prim(input, weight, bias, num_groups, eps)
+    return group_norm_prim(input, weight, bias, num_groups, eps)
 
 
 def _verify_batch_size(size):
