@@ -1,8 +1,10 @@
 """``ndgrad.nn.functional``: torch's functional layer API on ndgrad ops.
 
-Heavy or numerically delicate functions call the fused primitives of
-``ndgrad/_ops/nn_kernels.py`` (with torch's node names); the rest are composites of ndgrad
-ops, so their gradients (and gradients of gradients) come from the ops they use.
+Heavy or numerically delicate functions call fused primitives with torch's node names, kept
+in ``ndgrad/_ops/`` by kind: ``activations.py``, ``linear.py``, ``conv_pool.py``,
+``normalization.py``, ``embedding.py``, ``losses.py`` (``rnn_cells.py`` serves
+``nn.modules.rnn``); the rest are composites of ndgrad ops, so their gradients (and gradients
+of gradients) come from the ops they use.
 """
 
 import math
@@ -13,7 +15,6 @@ import numpy as np
 from .. import _random, _state
 from .._ops import elementwise as E
 from .._ops import linalg as L
-from .._ops import nn_kernels as K
 from .._ops import shape as S
 from .._ops.activations import (CELU, ELU, GELU, HARDSIGMOID, HARDSWISH, HARDTANH, LEAKY_RELU,
                                 LOG_SOFTMAX, LOGSIGMOID, MISH, SILU, SOFTMAX, SOFTPLUS, glu_prim,
@@ -22,6 +23,8 @@ from .._ops.conv_pool import (adaptive_max_pool2d_prim, avg_pool2d_prim, col2im,
                               convolution, im2col, index_pad, max_pool2d_prim, sandwich)
 from .._ops.embedding import EMBEDDING
 from .._ops.linear import LINEAR
+from .._ops.losses import (multi_margin_loss_prim, multilabel_margin_loss_prim, nll_loss_prim,
+                           pointwise_loss, soft_margin_loss_prim)
 from .._ops.normalization import batch_norm_prim, group_norm_prim, layer_norm_prim
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
@@ -984,11 +987,11 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
             raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
         # (N, C, d1, ...) -> (N*d1*..., C); targets flattened alike.
         x = input.movedim(1, -1).reshape(-1, c)
-        out = K.nll_loss_prim(x, target.reshape(-1), weight, reduction, ignore_index)
+        out = nll_loss_prim(x, target.reshape(-1), weight, reduction, ignore_index)
         if reduction == "none":
             return out.view(*target.shape)
         return out
-    return K.nll_loss_prim(input, target, weight, reduction, ignore_index)
+    return nll_loss_prim(input, target, weight, reduction, ignore_index)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
@@ -1003,7 +1006,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if (xd is not None and td is not None and xd.ndim == 2 and td.ndim == 1
                 and xd.dtype.kind == "f" and td.dtype.kind in "iu"
                 and xd.shape[0] == td.shape[0]):
-            return K.nll_loss_prim(LOG_SOFTMAX.call(input, params=1), target, None,
+            return nll_loss_prim(LOG_SOFTMAX.call(input, params=1), target, None,
                                    reduction, ignore_index)
     reduction = _reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
@@ -1059,7 +1062,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     input, target = _broadcast_pair(input, target, "mse_loss")
     if weight is not None:
         return _reduce(((input - target) ** 2) * weight, reduction)
-    return K.pointwise_loss("mse", input, target, reduction)
+    return pointwise_loss("mse", input, target, reduction)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -1080,7 +1083,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     input, target = _broadcast_pair(input, target, "smooth_l1_loss")
     if beta == 0.0:
         return l1_loss(input, target, reduction=reduction)
-    return K.pointwise_loss("smooth_l1", input, target, reduction, beta)
+    return pointwise_loss("smooth_l1", input, target, reduction, beta)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -1090,7 +1093,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         d = (input - target).abs()
         loss = E.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
         return _reduce(loss * weight, reduction)
-    return K.pointwise_loss("huber", input, target, reduction, delta)
+    return pointwise_loss("huber", input, target, reduction, delta)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
@@ -1106,7 +1109,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise RuntimeError("all elements of input should be between 0 and 1")
     if weight is not None:
         weight = weight.expand(*input.shape)
-    return K.pointwise_loss("bce", input, target, reduction, None, weight)
+    return pointwise_loss("bce", input, target, reduction, None, weight)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
@@ -1119,7 +1122,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if weight is not None:
         weight = weight.expand(*input.shape)
     pw = pos_weight.expand(*input.shape) if pos_weight is not None else None
-    return K.pointwise_loss("bce_logits", input, target, reduction, None, weight, pw)
+    return pointwise_loss("bce_logits", input, target, reduction, None, weight, pw)
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
@@ -1218,7 +1221,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
         raise RuntimeError(f"result type {name} can't be cast to the desired output type "
                            f"{_dtype_name(input)}")
     _no_grad_arg("soft_margin_loss", "target", target)
-    return K.soft_margin_loss_prim(input, target, reduction)
+    return soft_margin_loss_prim(input, target, reduction)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
@@ -1283,7 +1286,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if t.size and (t.min() < 0 or t.max() >= dim):
         raise RuntimeError("target out of range")
     _no_grad_arg("multi_margin_loss", "weight", weight)
-    return K.multi_margin_loss_prim(input, target, weight, int(p), float(margin), reduction,
+    return multi_margin_loss_prim(input, target, weight, int(p), float(margin), reduction,
                                     (nframe, dim))
 
 
@@ -1309,7 +1312,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     if input._data.dtype.itemsize == 2:
         raise NotImplementedError(f'"multilabel_margin_loss_forward_out_frame" not implemented '
                                   f"for '{_dtype_name(input)}'")
-    return K.multilabel_margin_loss_prim(input, target, reduction, (nframe, dim))
+    return multilabel_margin_loss_prim(input, target, reduction, (nframe, dim))
 
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,

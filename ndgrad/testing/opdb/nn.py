@@ -1,4 +1,5 @@
-"""Op database entries for ``ndgrad.nn.functional`` (kernels in ``_ops/nn_kernels.py``).
+"""Op database entries for ``ndgrad.nn.functional`` (kernels in ``_ops/activations.py``,
+``linear.py``, ``conv_pool.py``, ``normalization.py``, ``embedding.py``, ``losses.py``).
 
 Samples are tiny and away from kinks (activations sample |x| > 0.05 through ``exclude_zero``
 and a wide range); the heavier behaviour (strides, groups, masks, reductions, errors) is tested

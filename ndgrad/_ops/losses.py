@@ -1,10 +1,14 @@
-"""Fused primitives of ``ndgrad.nn.functional`` whose composite form would be too slow or
-unstable: activations with torch's node names, softmax / log_softmax, nll_loss, convolution
-(im2col + one matmul), max / average pooling, embedding, batch / layer norm.
+"""Loss primitives of ``nn.functional`` with torch's nodes: nll_loss (and through it
+cross_entropy), the pointwise losses (mse, smooth_l1, huber, binary_cross_entropy,
+binary_cross_entropy_with_logits), soft_margin_loss, multi_margin_loss and
+multilabel_margin_loss. Losses that are composites of ndgrad ops (l1, kl_div, the embedding
+and ranking losses, ...) live in ``nn/functional.py`` itself.
 
-Each backward rule is written in ndgrad ops or as another primitive with its own rule, so
-double backward works. Forward kernels are vectorised over the batch (no Python loop over
-samples); pooling and col2im loop only over kernel offsets.
+Invariants: reductions ("none", "sum", "mean") happen inside the forward kernel in the input
+dtype; nll_loss keeps only its input's shape and dtype (``x_meta``), not the input; a target
+out of range raises torch's IndexError before anything is recorded. soft_margin_loss has a
+differentiable backward primitive; multi_margin_loss and multilabel_margin_loss, like torch,
+have none (their backward's node is ``NotImplemented``) and no forward AD.
 """
 
 import numpy as np
