@@ -407,6 +407,52 @@ def test_per_example_grads_of_a_network_equal_the_loop(create_graph):
                                    rtol=1e-10, atol=1e-12)
 
 
+_OWN_BATCHED_RULES = {"AddmmBackward0", "SoftmaxBackward0", "LogSoftmaxBackward0"}
+
+
+def _nn_batched_case(lib, create_graph):
+    """F.linear (AddmmBackward0, 1-D bias), softmax / log_softmax over both dims, and an RNN
+    (its step's fused linear with a 2-D bias) under is_grads_batched."""
+    rng = np.random.default_rng(21)
+    F = lib.nn.functional
+    x, W, b = (lib.tensor(rng.standard_normal(s), requires_grad=True)
+               for s in ((5, 4), (6, 4), (6,)))
+    h = F.linear(x, W, b)
+    out = F.softmax(h, 1) * F.log_softmax(h, 0) + F.log_softmax(h, -1) * F.softmax(h, -2)
+    g = lib.tensor(rng.standard_normal((7, 5, 6)))
+    res = lib.autograd.grad(out, (x, W, b), g, is_grads_batched=True, create_graph=create_graph)
+    lib.manual_seed(0)
+    rnn = lib.nn.RNN(4, 3, dtype=lib.float64)
+    seq = lib.tensor(rng.standard_normal((2, 5, 4)), requires_grad=True)
+    y, _ = rnn(seq)
+    gy = lib.tensor(rng.standard_normal((3, 2, 5, 3)))
+    res += lib.autograd.grad(y, (seq, rnn.weight_hh_l0, rnn.bias_hh_l0), gy,
+                             is_grads_batched=True, create_graph=create_graph)
+    if create_graph:
+        res += lib.autograd.grad(sum((r ** 2).sum() for r in res), (x, W, b, seq))
+    return res
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_batched_rules_of_linear_softmax_log_softmax_equal_torch(create_graph, monkeypatch):
+    from ndgrad.autograd import _batched
+    looped = set()
+    per_sample = _batched._per_sample
+
+    def spy(node, gs, B):
+        looped.add(type(node).__name__)
+        return per_sample(node, gs, B)
+    monkeypatch.setattr(_batched, "_per_sample", spy)
+    got = _nn_batched_case(ndgrad, create_graph)
+    want = _nn_batched_case(torch, create_graph)
+    assert len(got) == len(want)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a.detach()._data, b.detach().numpy(), rtol=1e-10,
+                                   atol=1e-12)
+    # the three ops ran their own batched rule, not the per-element loop
+    assert not looped & _OWN_BATCHED_RULES, looped
+
+
 @pytest.mark.parametrize("kw", [{}, {"vectorize": True}, {"create_graph": True},
                                 {"vectorize": True, "strategy": "forward-mode"}])
 def test_jacobian_of_empty_input_like_torch(kw):
