@@ -1,10 +1,11 @@
 """Activation primitives of ``nn.functional`` with torch's node names: the elementwise table
 built by ``_activation(f, df, d2f)`` (gelu, elu / selu / celu, leaky_relu, hardtanh, softplus,
 silu, mish, hardsigmoid, hardswish, logsigmoid), softmax / log_softmax with their fused
-backward kernels (``softmax_backward_data``, ``log_softmax_backward_data``), glu and prelu.
+backward kernels (``softmax_backward_data``, ``log_softmax_backward_data``) and batched VJPs,
+glu and prelu.
 
-relu, sigmoid, tanh, threshold and the shrink functions are elementwise ops
-(``_ops/elementwise.py``, ``_ops/pointwise.py``), not here.
+Not here: relu, sigmoid and tanh (elementwise ops of the tensor API), threshold, softsign and
+the shrink functions (composites in ``nn/functional.py``).
 
 Invariants: every fused backward is itself a primitive whose rule is written in ndgrad ops, so
 double backward is exact; the plain-backward shortcuts (no graph recorded, no special mode)
@@ -294,6 +295,21 @@ def _(ctx, g):
     if not _tls.grad_enabled and not _state.special:
         return (Tensor(_log_softmax_bw_fwd(g._data, y._data, ctx._params)),)
     return (LOG_SOFTMAX_BW.call(g, y, params=ctx._params),)
+
+
+def _batched_softmax_vjp(kernel):
+    def rule(ctx, g):
+        # g carries a leading batch dim, so a non-negative dim moves by one. y is expanded (a
+        # differentiable view) so the kernel sees equal shapes and its own backward needs no
+        # broadcast reduction under create_graph.
+        (y,) = ctx.saved
+        dim = ctx._params
+        return (kernel.call(g, y.expand_as(g), params=dim + 1 if dim >= 0 else dim),)
+    return rule
+
+
+SOFTMAX.def_batched_vjp(_batched_softmax_vjp(SOFTMAX_BW))
+LOG_SOFTMAX.def_batched_vjp(_batched_softmax_vjp(LOG_SOFTMAX_BW))
 
 
 @SOFTMAX_BW.def_vjp

@@ -1,6 +1,7 @@
 """The fused linear layer primitive: ``linear_addmm`` (``F.linear`` on 2-D input with a bias,
 recorded as torch's ``AddmmBackward0``) and ``linear_addmm_backward``, which computes its
-three gradients in one kernel call.
+three gradients in one kernel call; with the forward, its VJP and its batched VJP (gradients
+with a leading batch dim, for ``is_grads_batched`` and vectorized Jacobians).
 
 Invariants: the bias gradient is reduced here (one row sum), never left broadcast for the
 engine; ``weight.grad`` comes out C-contiguous like the weight; the backward primitive has its
@@ -11,6 +12,7 @@ import numpy as np
 
 from .. import _state
 from .._tensor import Tensor
+from .elementwise import _conj
 from .registry import primitive
 
 __all__ = []
@@ -65,6 +67,17 @@ def _(ctx, g):
                 Tensor(gw) if mask[2] else None)
     gb, gx, gw = LINEAR_BW.call(g, xs, ws, params=(mask, bool(ctx._params)))
     return (gb if mask[0] else None, gx if mask[1] else None, gw if mask[2] else None)
+
+
+@LINEAR.def_batched_vjp
+def _(ctx, g):
+    # g carries a leading batch dim: (B, N, out). ctx._params says whether the bias is 2-D.
+    x, wt = ctx.saved
+    n = ctx._next
+    gb = (g if ctx._params else g.sum(1)) if n[0] is not None else None
+    gx = g.matmul(_conj(wt).mT) if n[1] is not None else None
+    gw = _conj(x).mT.matmul(g) if n[2] is not None else None
+    return gb, gx, gw
 
 
 @LINEAR_BW.def_vjp

@@ -397,29 +397,7 @@ def _build_rules():
         full = [g if g is not None else zeros(part, dtype=ref.dtype) for g in gs]
         return (stack_(full, 1 + dim),)
 
-    def linear_addmm(ctx, g):
-        # F.linear's fused addmm: out = x @ wt + b; ctx._params says whether b is 2-D.
-        x, wt = ctx.saved
-        n = ctx._next
-        gb = (g if ctx._params else g.sum(1)) if n[0] is not None else None
-        gx = matmul(g, _conj(wt).mT) if n[1] is not None else None
-        gw = matmul(_conj(x).mT, g) if n[2] is not None else None
-        return gb, gx, gw
-
-    def softmax_like(kernel_name):
-        def rule(ctx, g):
-            from .._ops import activations
-            kernel = getattr(activations, kernel_name)
-            (y,) = ctx.saved
-            dim = ctx._params
-            # y is expanded (a differentiable view) so the kernel sees equal shapes and its
-            # own backward needs no broadcast reduction under create_graph.
-            return (kernel.call(g, y.expand_as(g), params=dim + 1 if dim >= 0 else dim),)
-        return rule
-
-    table = {"stack": stack, "linear_addmm": linear_addmm,
-             "softmax": softmax_like("SOFTMAX_BW"),
-             "log_softmax": softmax_like("LOG_SOFTMAX_BW"), "cat": cat, "select": select,
+    table = {"stack": stack, "cat": cat, "select": select,
              "slice": slice_, "unbind": unbind,
              "mm": mm, "mv": mv, "dot": dot, "addmm": addmm, "bmm": bmm,
              "view": reshape_back, "_unsafe_view": reshape_back,
