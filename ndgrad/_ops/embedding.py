@@ -15,7 +15,6 @@ from .registry import primitive
 __all__ = []
 
 
-# ============================================================================ embedding
 def _embedding_fwd(w, idx, p):
     return w[idx]
 

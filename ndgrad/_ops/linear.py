@@ -21,7 +21,6 @@ _tls = _state.tls
 _add_reduce = np.add.reduce
 
 
-# ============================================================================ linear
 def _linear_fwd(b, x, wt, p):
     out = x @ wt
     out += b

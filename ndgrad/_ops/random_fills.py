@@ -29,7 +29,6 @@ def write_inplace(t, values):
     return t
 
 
-# ============================================================================ random fills
 def _gen(generator):
     return generator if generator is not None else _random.default_generator
 
