@@ -144,6 +144,31 @@ def test_linear_double_backward():
         np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-8)
 
 
+@pytest.mark.parametrize("bias_2d", [False, True])
+def test_linear_complex_gradients_like_torch(bias_2d):
+    """Complex F.linear (and an RNN step's 2-D-bias form): first and second derivatives and
+    batched gradients use the conjugate operands, as torch's addmm."""
+    rng = np.random.default_rng(31)
+
+    def c(*shape):
+        return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    xa, wa, ba, ga, gba = c(4, 3), c(5, 3), c(4, 5) if bias_2d else c(5), c(4, 5), c(2, 4, 5)
+    res = []
+    for lib in (torch, ndgrad):
+        x, w, b = (lib.tensor(a, requires_grad=True) for a in (xa, wa, ba))
+        if lib is torch:
+            y = torch.addmm(b, x, w.t()) if bias_2d else tF.linear(x, w, b)
+        else:
+            y = ndgrad._ops.linear.LINEAR.call(b, x, w.t(), params=bias_2d)
+        assert type(y.grad_fn).__name__ == "AddmmBackward0"
+        gs = lib.autograd.grad(y, (x, w, b), lib.tensor(ga), create_graph=True)
+        second = lib.autograd.grad(sum((g.abs() ** 2).sum() for g in gs[:2]), (x, w))
+        batched = lib.autograd.grad(y, (x, w, b), lib.tensor(gba), is_grads_batched=True)
+        res.append([t.detach().resolve_conj().numpy() for t in gs + second + batched])
+    for a, b in zip(res[0], res[1]):
+        np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-12)
+
+
 def test_softmax_double_backward():
     xa = _arr(3, 5)
     res = []

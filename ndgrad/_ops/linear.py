@@ -38,6 +38,9 @@ def _linear_bw_fwd(g, x, wt, p):
     z = None if mask[0] and mask[1] and mask[2] else np.zeros((), g.dtype)
     # (add.reduce is what ndarray.sum runs, without its Python wrapper)
     gb = (g.copy() if bias_2d else _add_reduce(g, 0)) if mask[0] else z
+    if g.dtype.kind == "c":
+        # complex: gradients of x @ wt use the conjugate operands (torch's addmm convention)
+        x, wt = x.conj(), wt.conj()
     gx = g @ wt.T if mask[1] else z
     # The weight enters as weight.t(): compute its gradient as (g.T @ x).T so that, after
     # TBackward0 transposes it back, weight.grad is C-contiguous like the weight (torch's
@@ -99,8 +102,9 @@ def _(ctx, gs):
             parts.append(x.mm(ggw))
         for t in parts:
             d_g = t if d_g is None else d_g + t
+    # gx = g @ conj(wt).T and gw = conj(x).T @ g are conjugate-linear in wt and x
     if n[1] is not None and ggw is not None:
-        d_x = g.mm(ggw.t())
+        d_x = g.mm(_conj(ggw).t())
     if n[2] is not None and ggx is not None:
-        d_w = ggx.t().mm(g)
+        d_w = _conj(ggx).t().mm(g)
     return d_g, d_x, d_w
