@@ -20,6 +20,7 @@ from .. import _state
 from .._tensor import Tensor
 from . import elementwise as E
 from .registry import binary, primitive, unary
+from .shape import cat
 
 __all__ = []
 
@@ -384,7 +385,6 @@ def _(ctx, gg):
     d_x = None
     if n[1] is not None:
         d2s = ds * (1 - s * 2)  # sigmoid''
-        from .shape import cat
         d_x = cat((gg_b * g * ds, (gg_b * a * d2s + gg_a * ds) * g), dim)
     return d_g, d_x
 

@@ -11,6 +11,7 @@ import numpy as np
 from .. import _state
 from .._tensor import Tensor
 from .registry import primitive
+from .shape import cat
 
 __all__ = []
 
@@ -73,7 +74,6 @@ def _(ctx, gs):
         dc = c * 0
     if do is None:
         do = c * 0
-    from .shape import cat
     dgates = cat([dc * g * i * (1 - i), dc * c * f * (1 - f), dc * i * (1 - g * g), do], 1)
     return dgates, dc * f
 
@@ -119,5 +119,4 @@ def _(ctx, g):
     da_n = g * (1 - z) * (1 - n * n)
     da_r = da_n * h_n * r * (1 - r)
     da_z = g * (h - n) * z * (1 - z)
-    from .shape import cat
     return cat([da_r, da_z, da_n], 1), cat([da_r, da_z, da_n * r], 1), g * z
