@@ -4,12 +4,12 @@
 replicate / circular padding, and unfold / fold (im2col / col2im).
 
 Invariants: forward kernels are vectorised over the batch (no Python loop over samples);
-pooling, col2im and the convolution's input gradient loop only over kernel offsets. A 1-D
-convolution runs as 2-D with unit height. Every backward is a primitive with its own rule (a
-convolution's gradients are convolutions; a pooling backward's adjoint is the pooling again or
-a gather of the picked positions), so double backward is exact. An input that a node needs
-only the shape of is not saved: its shape rides in the node's extras (``x_meta``,
-``x_shape``, ``hw``).
+max / average pooling, col2im and the convolution's input gradient loop only over kernel
+offsets (adaptive max pooling over output cells). A 1-D convolution runs as 2-D with unit
+height. Every backward is a primitive with its own rule (a convolution's gradients are
+convolutions; a pooling backward's adjoint is the pooling again or a gather of the picked
+positions), so double backward is exact. An input that a node needs only the shape of is not
+saved: its shape rides in the node's extras (``x_meta``, ``x_shape``, ``hw``).
 """
 
 import numpy as np

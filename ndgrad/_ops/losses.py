@@ -5,8 +5,8 @@ multilabel_margin_loss. Losses that are composites of ndgrad ops (l1, kl_div, th
 and ranking losses, ...) live in ``nn/functional.py`` itself.
 
 Invariants: reductions ("none", "sum", "mean") happen inside the forward kernel in the input
-dtype; nll_loss keeps only its input's shape and dtype (``x_meta``), not the input; a target
-out of range raises torch's IndexError before anything is recorded. soft_margin_loss has a
+dtype; nll_loss keeps only its input's shape and dtype (``x_meta``), not the input, and raises
+torch's IndexError for a target out of range before anything is recorded. soft_margin_loss has a
 differentiable backward primitive; multi_margin_loss and multilabel_margin_loss, like torch,
 have none (their backward's node is ``NotImplemented``) and no forward AD.
 """
