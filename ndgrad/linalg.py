@@ -6,6 +6,7 @@ with torch's wording.
 """
 
 from ._ops import linalg as _L
+from ._ops import norms as _N
 
 __all__ = [
     "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh",
@@ -33,13 +34,13 @@ pinv = _L.linalg_pinv
 lstsq = _L.linalg_lstsq
 matrix_power = _L.linalg_matrix_power
 multi_dot = _L.linalg_multi_dot
-vector_norm = _L.linalg_vector_norm
-matrix_norm = _L.linalg_matrix_norm
-norm = _L.linalg_norm
+vector_norm = _N.linalg_vector_norm
+matrix_norm = _N.linalg_matrix_norm
+norm = _N.linalg_norm
 cross = _L.linalg_cross
 solve_triangular = _L.linalg_solve_triangular
-cond = _L.linalg_cond
-matrix_rank = _L.linalg_matrix_rank
+cond = _N.linalg_cond
+matrix_rank = _N.linalg_matrix_rank
 vecdot = _L.linalg_vecdot
 diagonal = _L.linalg_diagonal
 matmul = _L.linalg_matmul
