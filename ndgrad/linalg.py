@@ -5,6 +5,7 @@ failures on singular or non-positive-definite input raise ``LinAlgError`` (a Run
 with torch's wording.
 """
 
+from ._ops import decompositions as _D
 from ._ops import linalg as _L
 from ._ops import norms as _N
 
@@ -21,15 +22,15 @@ inv = _L.linalg_inv
 inv_ex = _L.linalg_inv_ex
 solve = _L.linalg_solve
 solve_ex = _L.linalg_solve_ex
-det = _L.linalg_det
-slogdet = _L.linalg_slogdet
-cholesky = _L.linalg_cholesky
-cholesky_ex = _L.linalg_cholesky_ex
-qr = _L.linalg_qr
-eigh = _L.linalg_eigh
-eigvalsh = _L.linalg_eigvalsh
-svd = _L.linalg_svd
-svdvals = _L.linalg_svdvals
+det = _D.linalg_det
+slogdet = _D.linalg_slogdet
+cholesky = _D.linalg_cholesky
+cholesky_ex = _D.linalg_cholesky_ex
+qr = _D.linalg_qr
+eigh = _D.linalg_eigh
+eigvalsh = _D.linalg_eigvalsh
+svd = _D.linalg_svd
+svdvals = _D.linalg_svdvals
 pinv = _L.linalg_pinv
 lstsq = _L.linalg_lstsq
 matrix_power = _L.linalg_matrix_power
@@ -44,14 +45,14 @@ matrix_rank = _N.linalg_matrix_rank
 vecdot = _L.linalg_vecdot
 diagonal = _L.linalg_diagonal
 matmul = _L.linalg_matmul
-matrix_exp = _L.linalg_matrix_exp
-eig = _L.linalg_eig
-eigvals = _L.linalg_eigvals
-lu = _L.linalg_lu
-lu_factor = _L.linalg_lu_factor
-lu_factor_ex = _L.linalg_lu_factor_ex
-lu_solve = _L.linalg_lu_solve
+matrix_exp = _D.linalg_matrix_exp
+eig = _D.linalg_eig
+eigvals = _D.linalg_eigvals
+lu = _D.linalg_lu
+lu_factor = _D.linalg_lu_factor
+lu_factor_ex = _D.linalg_lu_factor_ex
+lu_solve = _D.linalg_lu_solve
 tensorinv = _L.linalg_tensorinv
 tensorsolve = _L.linalg_tensorsolve
 vander = _L.linalg_vander
-householder_product = _L.linalg_householder_product
+householder_product = _D.linalg_householder_product

@@ -16,7 +16,8 @@ from .. import _dtype
 from .._tensor import Tensor
 from .elementwise import abs as _abs
 from .elementwise import sgn, where
-from .linalg import _pinv_tols, linalg_inv, linalg_svdvals
+from .decompositions import linalg_svdvals
+from .linalg import _pinv_tols, linalg_inv
 from .linalg_common import _TYPE_NAMES, _check_matrix, _out, _tname
 from .registry import as_tensor_arg, primitive
 
