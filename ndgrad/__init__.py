@@ -25,6 +25,7 @@ from ._ops.reduction import *  # noqa: F401,F403
 from ._ops.shape import *  # noqa: F401,F403
 from ._ops.indexing import *  # noqa: F401,F403
 from ._ops.linalg import *  # noqa: F401,F403
+from ._ops.solvers import *  # noqa: F401,F403
 from ._ops.decompositions import *  # noqa: F401,F403
 from ._ops.complex_ops import *  # noqa: F401,F403
 from ._ops import methods as _methods  # noqa: F401

@@ -8,6 +8,7 @@ with torch's wording.
 from ._ops import decompositions as _D
 from ._ops import linalg as _L
 from ._ops import norms as _N
+from ._ops import solvers as _S
 
 __all__ = [
     "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh",
@@ -17,11 +18,11 @@ __all__ = [
     "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm",
 ]
 
-LinAlgError = _L.LinAlgError
-inv = _L.linalg_inv
-inv_ex = _L.linalg_inv_ex
-solve = _L.linalg_solve
-solve_ex = _L.linalg_solve_ex
+LinAlgError = _S.LinAlgError
+inv = _S.linalg_inv
+inv_ex = _S.linalg_inv_ex
+solve = _S.linalg_solve
+solve_ex = _S.linalg_solve_ex
 det = _D.linalg_det
 slogdet = _D.linalg_slogdet
 cholesky = _D.linalg_cholesky
@@ -31,15 +32,15 @@ eigh = _D.linalg_eigh
 eigvalsh = _D.linalg_eigvalsh
 svd = _D.linalg_svd
 svdvals = _D.linalg_svdvals
-pinv = _L.linalg_pinv
-lstsq = _L.linalg_lstsq
+pinv = _S.linalg_pinv
+lstsq = _S.linalg_lstsq
 matrix_power = _L.linalg_matrix_power
 multi_dot = _L.linalg_multi_dot
 vector_norm = _N.linalg_vector_norm
 matrix_norm = _N.linalg_matrix_norm
 norm = _N.linalg_norm
 cross = _L.linalg_cross
-solve_triangular = _L.linalg_solve_triangular
+solve_triangular = _S.linalg_solve_triangular
 cond = _N.linalg_cond
 matrix_rank = _N.linalg_matrix_rank
 vecdot = _L.linalg_vecdot
@@ -52,7 +53,7 @@ lu = _D.linalg_lu
 lu_factor = _D.linalg_lu_factor
 lu_factor_ex = _D.linalg_lu_factor_ex
 lu_solve = _D.linalg_lu_solve
-tensorinv = _L.linalg_tensorinv
-tensorsolve = _L.linalg_tensorsolve
+tensorinv = _S.linalg_tensorinv
+tensorsolve = _S.linalg_tensorsolve
 vander = _L.linalg_vander
 householder_product = _D.linalg_householder_product

@@ -14,12 +14,12 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
+from .decompositions import linalg_svdvals
 from .elementwise import abs as _abs
 from .elementwise import sgn, where
-from .decompositions import linalg_svdvals
-from .linalg import _pinv_tols, linalg_inv
 from .linalg_common import _TYPE_NAMES, _check_matrix, _out, _tname
 from .registry import as_tensor_arg, primitive
+from .solvers import _pinv_tols, linalg_inv
 
 
 # ---------------------------------------------------------------------------- norms

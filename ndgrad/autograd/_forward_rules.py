@@ -940,7 +940,8 @@ def _install_rules():
     rule(R.MAX_DIM, select_dim_jvp)
     rule(R.MIN_DIM, select_dim_jvp)
 
-    tri = getattr(L, "TRI_LEGACY", None)
+    from .._ops import solvers
+    tri = getattr(solvers, "TRI_LEGACY", None)
     if tri is not None:
         def triangular_solve_jvp(ctx, tb, ta):
             # torch 2.13's formula: X_t = op(tri(A))^-1 (B_t - A_t X), A_t used untransposed
