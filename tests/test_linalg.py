@@ -817,8 +817,8 @@ def test_cholesky_inverse_jvp_matches_finite_differences():
 def test_docstring_examples():
     import doctest
 
-    from ndgrad._ops import complex_ops, decompositions, linalg, norms, solvers
-    for mod in (linalg, solvers, decompositions, norms, complex_ops):
+    from ndgrad._ops import complex_ops, decompositions, matmul, norms, solvers
+    for mod in (matmul, solvers, decompositions, norms, complex_ops):
         res = doctest.testmod(mod, extraglobs={"ndgrad": ndgrad},
                               optionflags=doctest.NORMALIZE_WHITESPACE)
         assert res.failed == 0 and res.attempted > 0

@@ -16,7 +16,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from .elementwise import _conj
-from .linalg import matmul
+from .matmul import matmul
 from .linalg_common import (LinAlgError, _batch_prefix, _broadcast_shapes, _check_lapack_dtype,
                             _check_matrix, _mH, _named, _out, _pad, _reduce_meta, _tname,
                             _tril, _triu)

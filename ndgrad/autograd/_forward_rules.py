@@ -728,7 +728,7 @@ def _install_rules():
     """
     from .._ops import elementwise as E
     from .._ops import indexing as I
-    from .._ops import linalg as L
+    from .._ops import matmul as L
     from .._ops import reduction as R
     from .._ops.elementwise import _conj, where
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _random, _state
 from .._ops import elementwise as E
-from .._ops import linalg as L
+from .._ops import matmul as L
 from .._ops import nn_kernels as K
 from .._ops import shape as S
 from .._tensor import Tensor

@@ -1,17 +1,16 @@
-"""Linear algebra primitives: the matrix products (mm, bmm, mv, dot, vdot, matmul with torch's
-folding rules and node names, outer, addmm, addmv, baddbmm, addbmm, einsum, tensordot, cross)
-and the decompositions and solvers behind ``ndgrad.linalg`` (inv, solve, det, slogdet,
-cholesky, qr, eigh, eig, svd, pinv, lstsq, matrix_exp, triangular and Cholesky solves, norms),
-plus torch's top-level names for them (``inverse``, ``det``, ``cholesky``, ``svd``, ...).
+"""The matrix products: ``mm``, ``bmm``, ``mv``, ``dot``, ``vdot``, ``inner``, ``matmul`` (with
+torch's rank rules, folding and intermediate nodes: MmBackward0 under UnsafeViewBackward0, ...),
+``outer``/``ger``, the fused ``addmm``/``addmv``/``baddbmm``/``addbmm`` (and their in-place
+methods), ``einsum``, ``tensordot``, ``cross``/``linalg.cross``, and the product composites
+``linalg.matrix_power``, ``linalg.multi_dot``/``chain_matmul``, ``linalg.vecdot``,
+``linalg.vander``, ``linalg.diagonal`` and ``linalg.matmul``.
 
-Every backward rule is written with ndgrad ops (matmul, the solvers themselves, masks), so
-double backward works. Complex gradients follow torch's convention (conjugate Wirtinger):
-rules use the conjugate transpose ``mH`` where the real formula has a transpose. The
-decomposition rules are torch's (FunctionsManual.cpp), including its gauge checks: a loss that
-depends on the arbitrary phase of complex eigen/singular vectors raises torch's error.
-Forward kernels are NumPy's LAPACK wrappers; the checks before them reproduce torch's error
-types and wording (per kernel, per dtype), since NumPy's own errors differ.
-The ``ndgrad.linalg`` module re-exports the ``linalg_*`` functions here under torch's names.
+Invariants: every rule is written in ndgrad ops, so double backward and forward-over-reverse
+work; complex gradients follow torch's conjugate-Wirtinger convention (the conjugate
+transpose where the real formula has a transpose, conjugated ``alpha``/``beta``); the checks
+before each kernel reproduce torch's errors per kernel and dtype, since NumPy's differ. The
+hot ``mm`` VJP may compute on raw arrays (no graph, no observers), giving exactly the values
+its ndgrad-op formula would.
 """
 
 import builtins
@@ -22,8 +21,7 @@ from .. import _state
 from .._tensor import Tensor, _from_array
 from ..autograd.graph import FREED, SavedTensor
 from .elementwise import _conj
-from .linalg_common import (_broadcast_shapes,
-                            _mH, _out, _reduce_meta, _tname)
+from .linalg_common import _broadcast_shapes, _mH, _out, _reduce_meta, _tname
 from .registry import as_tensor_arg, primitive
 from .shape import T_OP
 
@@ -1012,7 +1010,8 @@ def _inplace_add(op, fn, out_shape):
 
 
 def _bind_methods():
-    # Set directly (not methods.bind): methods.py imports this module while it initialises.
+    # Set directly (not methods.bind): methods.py imports this module while it initialises,
+    # and the other linalg modules do the same.
     for name, fn in {
         "matrix_power": lambda self, n: linalg_matrix_power(self, n),
         "addmv": lambda self, mat, vec, *, beta=1, alpha=1: addmv(self, mat, vec, beta=beta,
