@@ -22,7 +22,7 @@ from .elementwise import log as _log
 from .matmul import matmul
 from .linalg_common import (LinAlgError, _batch_prefix, _check_lapack_dtype, _check_matrix,
                             _diag, _diag_embed, _mH, _named, _out, _pad, _tname, _tril, _triu)
-from .registry import as_tensor_arg, primitive, wrap
+from .registry import add_tangents, as_tensor_arg, primitive, wrap
 from .solvers import _lu_np, linalg_inv, linalg_solve, linalg_solve_triangular
 
 __all__ = ["cholesky", "det", "logdet", "lu_unpack", "matrix_exp", "qr", "slogdet", "svd"]
@@ -102,8 +102,7 @@ def _(ctx, gs):
     g_sign, g_log = _pad(gs, 2)
     gg = g_log
     if a._data.dtype.kind == "c" and g_sign is not None:
-        t = (g_sign * _conj(sign)).imag * 1j
-        gg = t if gg is None else gg + t
+        gg = add_tangents(gg, (g_sign * _conj(sign)).imag * 1j)
     if gg is None:
         return (None,)
     return (gg.unsqueeze(-1).unsqueeze(-1) * _mH(linalg_inv(a)),)
@@ -263,8 +262,7 @@ def _qr_square_backward(gq, gr, q, r):
     if gr is not None:
         m_ = matmul(r, _mH(gr))
     if gq is not None:
-        t = matmul(_mH(gq), q)
-        m_ = -t if m_ is None else m_ - t
+        m_ = add_tangents(m_, -matmul(_mH(gq), q))
     low = _tril(m_, -1)
     d = _diag(m_)
     if d._data.dtype.kind == "c":  # the gauge fixes diag(R) real: only Re(diag M) remains
@@ -299,8 +297,7 @@ def _(ctx, gs):
     y = matmul(q, y_r)
     gq2 = gq
     if gv is not None:
-        extra = matmul(y, _mH(gv))
-        gq2 = extra if gq2 is None else gq2 + extra
+        gq2 = add_tangents(gq2, matmul(y, _mH(gv)))
     gx = _qr_square_backward(gq2, gu, q, u)
     gy = matmul(q, gv) if gv is not None else gx.new_zeros(*y._data.shape)
     from .shape import cat as _cat
@@ -627,8 +624,7 @@ def _lu_backward(gl, gu, p, low, up):
     if m == n:
         ga = _tril(matmul(_mH(low), gl), -1) if gl is not None else None
         if gu is not None:
-            t = _triu(matmul(gu, _mH(up)))
-            ga = t if ga is None else ga + t
+            ga = add_tangents(ga, _triu(matmul(gu, _mH(up))))
         ga = linalg_solve_triangular(_mH(up), ga, upper=False, left=False)
         ga = linalg_solve_triangular(_mH(low), ga, upper=True, left=True, unitriangular=True)
         return matmul(p, ga)
@@ -636,8 +632,7 @@ def _lu_backward(gl, gu, p, low, up):
         u1 = up[..., :, :k]
         ga = matmul(_mH(low), gl) if gl is not None else None
         if gu is not None:
-            t = matmul(_triu(gu), _mH(up))
-            ga = -t if ga is None else ga - t
+            ga = add_tangents(ga, -matmul(_triu(gu), _mH(up)))
         ga = linalg_solve_triangular(_mH(u1), _tril(ga, -1), upper=False, left=False)
         if gu is not None:
             ga = cat([ga + _triu(gu[..., :, :k]), gu[..., :, k:]], -1)
@@ -649,8 +644,7 @@ def _lu_backward(gl, gu, p, low, up):
     l1 = low[..., :k, :]
     ga = matmul(gu, _mH(up)) if gu is not None else None
     if gl is not None:
-        t = matmul(_mH(low), _tril(gl, -1))
-        ga = -t if ga is None else ga - t
+        ga = add_tangents(ga, -matmul(_mH(low), _tril(gl, -1)))
     ga = linalg_solve_triangular(_mH(l1), _triu(ga), upper=True, left=True, unitriangular=True)
     if gl is not None:
         ga = cat([ga + _tril(gl[..., :k, :], -1), gl[..., k:, :]], -2)

@@ -5,6 +5,12 @@ methods), ``einsum``, ``tensordot``, ``cross``/``linalg.cross``, and the product
 ``linalg.matrix_power``, ``linalg.multi_dot``/``chain_matmul``, ``linalg.vecdot``,
 ``linalg.vander``, ``linalg.diagonal`` and ``linalg.matmul``.
 
+Each primitive declares its rules next to its forward: the VJP, the JVP (the products are
+bilinear: ``registry.bilinear_jvp``; the add*mm family adds ``beta``'s term) and, for mm, bmm,
+mv, dot and addmm, the batched VJP and JVP that ``autograd.grad(is_grads_batched=True)`` and
+vectorized Jacobians use: a leading batch dimension B on the gradient or tangent, which
+``matmul`` broadcasts over (the other ops run their plain rule once per batch element).
+
 Invariants: every rule is written in ndgrad ops, so double backward and forward-over-reverse
 work; complex gradients follow torch's conjugate-Wirtinger convention (the conjugate
 transpose where the real formula has a transpose, conjugated ``alpha``/``beta``); the checks
@@ -22,7 +28,7 @@ from .._tensor import Tensor, _from_array
 from ..autograd.graph import FREED, SavedTensor
 from .elementwise import _conj
 from .linalg_common import _broadcast_shapes, _mH, _out, _reduce_meta, _tname
-from .registry import as_tensor_arg, primitive
+from .registry import as_tensor_arg, bilinear_jvp, jvp_from_parts, primitive
 from .shape import T_OP
 
 _tls = _state.tls
@@ -110,6 +116,24 @@ def _(ctx, g):
             MM.call(T_OP.call(_conj(a)), g) if n[1] else None)
 
 
+MM.def_jvp(bilinear_jvp(lambda a, b, ctx: MM.call(a, b)))
+
+
+def _batched_product_vjp(ctx, g):
+    """mm's and bmm's VJP for a gradient with a leading batch dim: matmul broadcasts the
+    saved operands over it."""
+    a, b = ctx.saved
+    n = ctx._next
+    return (matmul(g, _conj(b).mT) if n[0] else None,
+            matmul(_conj(a).mT, g) if n[1] else None)
+
+
+# Batched tangents: ta (B, n, k) @ b and a @ tb (B, k, p) broadcast the same way.
+_batched_product_jvp = bilinear_jvp(lambda a, b, ctx: matmul(a, b))
+MM.def_batched_vjp(_batched_product_vjp)
+MM.def_batched_jvp(_batched_product_jvp)
+
+
 def mm(input, mat2, *, out=None):
     """Matrix product of two 2-D tensors."""
     a, b = as_tensor_arg(input), as_tensor_arg(mat2)
@@ -131,6 +155,11 @@ def _(ctx, g):
     n = ctx._next
     return (BMM.call(g, _conj(b).transpose(1, 2)) if n[0] else None,
             BMM.call(_conj(a).transpose(1, 2), g) if n[1] else None)
+
+
+BMM.def_jvp(bilinear_jvp(lambda a, b, ctx: BMM.call(a, b)))
+BMM.def_batched_vjp(_batched_product_vjp)
+BMM.def_batched_jvp(_batched_product_jvp)
 
 
 def bmm(input, mat2, *, out=None):
@@ -157,6 +186,23 @@ def _(ctx, g):
     n = ctx._next
     return (g.unsqueeze(1) * _conj(v).unsqueeze(0) if n[0] else None,
             MV.call(_conj(a).t(), g) if n[1] else None)
+
+
+MV.def_jvp(bilinear_jvp(lambda a, v, ctx: MV.call(a, v)))
+
+
+@MV.def_batched_vjp
+def _(ctx, g):
+    # g (B, n): outer products g[b] v^H, and g @ conj(A) for the vector.
+    a, v = ctx.saved
+    n = ctx._next
+    return (g.unsqueeze(-1) * _conj(v) if n[0] else None,
+            matmul(g, _conj(a)) if n[1] else None)
+
+
+# ta (B, n, k) @ v, and A @ tv for tv (B, k) as tv @ A^T.
+MV.def_batched_jvp(jvp_from_parts((lambda ctx, ta: matmul(ta, ctx.inputs[1]),
+                                   lambda ctx, tv: matmul(tv, ctx.inputs[0].mT))))
 
 
 def _mv_error(a, v, c=None):
@@ -186,6 +232,20 @@ def _(ctx, g):
     a, b = ctx.saved
     n = ctx._next
     return (g * _conj(b) if n[0] else None, g * _conj(a) if n[1] else None)
+
+
+DOT.def_jvp(bilinear_jvp(lambda a, b, ctx: DOT.call(a, b)))
+
+
+@DOT.def_batched_vjp
+def _(ctx, g):
+    a, b = ctx.saved
+    n = ctx._next
+    return (g.unsqueeze(-1) * _conj(b) if n[0] else None,
+            g.unsqueeze(-1) * _conj(a) if n[1] else None)
+
+
+DOT.def_batched_jvp(bilinear_jvp(lambda a, b, ctx: (a * b).sum(-1)))
 
 
 def _check_1d_pair(a, b, name):
@@ -219,6 +279,9 @@ def _(ctx, g):
     n = ctx._next
     # vdot(a, b) = sum(conj(a) * b): the conjugate-Wirtinger rule gives conj(g) b and g a.
     return (_conj(g) * b if n[0] else None, g * a if n[1] else None)
+
+
+VDOT.def_jvp(bilinear_jvp(lambda a, b, ctx: VDOT.call(a, b)))
 
 
 def vdot(input, other, *, out=None):
@@ -368,6 +431,25 @@ def _scale(g, s):
     return g if s == 1 else g * s
 
 
+def _add_product_jvp(prod, batched=False):
+    """JVP of ``beta * c + alpha * prod(a, b)`` (the add*mm family). `batched`: the tangents
+    carry a leading batch dim B, which `prod` broadcasts over and c's tangent is aligned to."""
+    def c_part(ctx, tc):
+        beta = ctx.params[0]
+        if beta == 0:  # torch ignores input (and its nan/inf) when beta is 0
+            return None
+        shape = ctx.outputs[0]._data.shape
+        if batched:
+            cs = ctx.inputs[0]._data.shape
+            B = tc._data.shape[0]
+            tc = tc.reshape((B,) + (1,) * (len(shape) - len(cs)) + cs)
+            shape = (B,) + shape
+        return _scale(tc, beta).expand(shape)
+    return jvp_from_parts((c_part,
+                           lambda ctx, ta: _scale(prod(ta, ctx.inputs[2]), ctx.params[1]),
+                           lambda ctx, tb: _scale(prod(ctx.inputs[1], tb), ctx.params[1])))
+
+
 ADDMM = primitive("addmm", _addmm_fwd, save=((1, 2), (2, 1)))
 
 
@@ -379,6 +461,22 @@ def _(ctx, g):
     return (_scale(g, _conj_s(beta)) if n[0] else None,
             _scale(g.mm(_conj(b).t()), _conj_s(alpha)) if n[1] else None,
             _scale(_conj(a).t().mm(g), _conj_s(alpha)) if n[2] else None)
+
+
+ADDMM.def_jvp(_add_product_jvp(lambda a, b: MM.call(a, b)))
+
+
+@ADDMM.def_batched_vjp
+def _(ctx, g):
+    a, b = ctx.saved
+    beta, alpha = ctx._params
+    n = ctx._next
+    return (_scale(g, _conj_s(beta)) if n[0] else None,
+            _scale(matmul(g, _conj(b).mT), _conj_s(alpha)) if n[1] else None,
+            _scale(matmul(_conj(a).mT, g), _conj_s(alpha)) if n[2] else None)
+
+
+ADDMM.def_batched_jvp(_add_product_jvp(matmul, batched=True))
 
 
 def _conj_s(s):
@@ -443,6 +541,9 @@ def _(ctx, g):
             _scale(_conj(a).t().mv(g), _conj_s(alpha)) if n[2] else None)
 
 
+ADDMV.def_jvp(_add_product_jvp(lambda a, b: MV.call(a, b)))
+
+
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * (mat @ vec)``."""
     c, a, v = as_tensor_arg(input), as_tensor_arg(mat), as_tensor_arg(vec)
@@ -472,6 +573,9 @@ def _(ctx, g):
     return (_scale(g, _conj_s(beta)) if n[0] else None,
             _scale(g.bmm(_conj(b).transpose(1, 2)), _conj_s(alpha)) if n[1] else None,
             _scale(_conj(a).transpose(1, 2).bmm(g), _conj_s(alpha)) if n[2] else None)
+
+
+BADDBMM.def_jvp(_add_product_jvp(lambda a, b: BMM.call(a, b)))
 
 
 def _check_bmm_pair(a, b):
@@ -507,6 +611,9 @@ def _(ctx, g):
     return (_scale(g, _conj_s(beta)) if n[0] else None,
             _scale(ge.bmm(_conj(b).transpose(1, 2)), _conj_s(alpha)) if n[1] else None,
             _scale(_conj(a).transpose(1, 2).bmm(ge), _conj_s(alpha)) if n[2] else None)
+
+
+ADDBMM.def_jvp(_add_product_jvp(lambda a, b: BMM.call(a, b).sum(0)))
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
@@ -620,7 +727,8 @@ def _einsum_op(n):
         op = primitive(f"einsum_{n}", _einsum_fwd, "EinsumBackward0",
                        save=tuple((i, None) for i in range(n)))
         op.def_vjp(_einsum_vjp)
-        op.def_jvp(_einsum_jvp)
+        # Multilinear: one part per operand, the einsum with that operand's tangent in place.
+        op.def_jvp_parts(*[_einsum_jvp_part(i) for i in range(n)])
         _EINSUM_BY_ARITY[n] = op
     return op
 
@@ -659,19 +767,12 @@ def _einsum_call(spec, ops):
     return _einsum_op(len(ops)).call(*ops, params=(tuple(terms), out))
 
 
-def _einsum_jvp(ctx, *tangents):
-    # Multilinear: the sum over operands of the einsum with that operand's tangent in place.
-    r = None
-    for i, t in enumerate(tangents):
-        if t is not None:
-            ops = list(ctx.inputs)
-            ops[i] = t
-            r = _sum_tangents(r, _einsum_call(ctx.params, ops))
-    return r
-
-
-def _sum_tangents(r, s):
-    return s if r is None else (r if s is None else r + s)
+def _einsum_jvp_part(i):
+    def part(ctx, t):
+        ops = list(ctx.inputs)
+        ops[i] = t
+        return _einsum_call(ctx.params, ops)
+    return part
 
 
 def _einsum_vjp(ctx, g):
@@ -783,6 +884,9 @@ def _(ctx, g):
             CROSS.call(g, _conj(a).expand_as(g), params=dim) if n[1] else None)
 
 
+CROSS.def_jvp(bilinear_jvp(lambda a, b, ctx: CROSS.call(a, b, params=ctx.params)))
+
+
 def _cross(a, b, dim, name):
     a, b = as_tensor_arg(a), as_tensor_arg(b)
     if a._data.ndim != b._data.ndim:
@@ -817,43 +921,6 @@ def cross(input, other, dim=None, *, out=None):
 
 def linalg_cross(input, other, *, dim=-1, out=None):
     return _out(_cross(input, other, dim, "linalg.cross"), out)
-
-
-# ---------------------------------------------------------------------------- forward rules
-# Explicit JVPs for the common ops (the generic rule derives them from the VJPs otherwise).
-
-
-def _bilinear_jvp(fn):
-    def jvp(ctx, ta, tb):
-        a, b = ctx.inputs
-        return _sum_tangents(fn(ta, b, ctx) if ta is not None else None,
-                             fn(a, tb, ctx) if tb is not None else None)
-    return jvp
-
-
-VDOT.def_jvp(_bilinear_jvp(lambda a, b, ctx: VDOT.call(a, b)))
-CROSS.def_jvp(_bilinear_jvp(lambda a, b, ctx: CROSS.call(a, b, params=ctx.params)))
-
-
-def _add_product_jvp(prod):
-    """JVP of ``beta * c + alpha * prod(a, b)``."""
-    def jvp(ctx, tc, ta, tb):
-        _, a, b = ctx.inputs
-        beta, alpha = ctx.params
-        r = _sum_tangents(prod(ta, b) if ta is not None else None,
-                          prod(a, tb) if tb is not None else None)
-        if r is not None and alpha != 1:
-            r = r * alpha
-        if tc is not None and beta != 0:
-            c = tc if beta == 1 else tc * beta
-            r = c.expand_as(ctx.outputs[0]) if r is None else r + c
-        return r
-    return jvp
-
-
-ADDMV.def_jvp(_add_product_jvp(lambda a, b: MV.call(a, b)))
-BADDBMM.def_jvp(_add_product_jvp(lambda a, b: BMM.call(a, b)))
-ADDBMM.def_jvp(_add_product_jvp(lambda a, b: BMM.call(a, b).sum(0)))
 
 
 # ---------------------------------------------------------------------------- composites

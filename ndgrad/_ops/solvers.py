@@ -20,7 +20,7 @@ from .matmul import matmul
 from .linalg_common import (LinAlgError, _batch_prefix, _broadcast_shapes, _check_lapack_dtype,
                             _check_matrix, _mH, _named, _out, _pad, _reduce_meta, _tname,
                             _tril, _triu)
-from .registry import as_tensor_arg, primitive, wrap
+from .registry import add_tangents, as_tensor_arg, primitive, wrap
 
 __all__ = ["cholesky_inverse", "cholesky_solve", "inverse", "pinverse", "triangular_solve"]
 
@@ -191,14 +191,15 @@ def _(ctx, ta, tb):
     a = ctx.inputs[0]
     x = ctx.outputs[0]
     left, vector = ctx.params[:2]
-    rhs = tb
+    # X_t solves the system with right-hand side B_t - A_t X (X A_t for left=False).
+    prod = None
     if ta is not None:
         if vector:
             prod = matmul(ta, x.unsqueeze(-1)).squeeze(-1)
         else:
             prod = matmul(ta, x) if left else matmul(x, ta)
-        rhs = -prod if rhs is None else rhs - prod
-    return SOLVE.call(a, rhs, params=(left, vector))
+        prod = -prod
+    return SOLVE.call(a, add_tangents(tb, prod), params=(left, vector))
 
 
 def linalg_solve(A, B, *, left=True, out=None):
@@ -348,8 +349,19 @@ def _(ctx, gs):
             ga = -matmul(_conj(x), gb.transpose(-2, -1)) if transpose else -matmul(gb, _mH(x))
             ga = _triu(ga, int(unit)) if upper else _tril(ga, -int(unit))
     if gm is not None and n[1]:
-        ga = gm if ga is None else ga + gm
+        ga = add_tangents(ga, gm)
     return (gb if n[0] else None), ga
+
+
+@TRI_LEGACY.def_jvp
+def _(ctx, tb, ta):
+    # torch 2.13's formula: X_t = op(tri(A))^-1 (B_t - A_t X), A_t used untransposed and
+    # unprojected (it differs from the VJP's transpose off the triangle).
+    a = ctx.inputs[1]
+    x = ctx.outputs[0]
+    rhs = add_tangents(tb, -matmul(ta, x) if ta is not None else None)
+    sol = TRI_LEGACY.call(rhs, a, params=ctx.params)[0] if rhs is not None else None
+    return sol, ta
 
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
@@ -545,10 +557,9 @@ def _(ctx, gs):
         res = matmul(a, xm) - bm
         w = (gr.unsqueeze(-1) if vector else gr).unsqueeze(-2) * res * 2
         if n[0]:
-            t = matmul(w, _mH(xm))
-            ga = t if ga is None else ga + t
+            ga = add_tangents(ga, matmul(w, _mH(xm)))
         if n[1]:
-            gb = -w if gb is None else gb - w
+            gb = add_tangents(gb, -w)
     if vector and gb is not None:
         gb = gb.squeeze(-1)
     return ga, gb
