@@ -916,8 +916,9 @@ def test_batched_vjp_of_products_equals_torch_and_the_loop(name, dtype, monkeypa
 def test_batched_jvp_of_products_equals_torch_and_the_loop(name, monkeypatch):
     """The vectorized forward-mode Jacobian (batched tangents through each product's
     batched JVP) equals torch's and ndgrad's reverse-mode loop."""
-    from ndgrad.autograd import functional as NF
     from torch.autograd import functional as TF
+
+    from ndgrad.autograd import functional as NF
     fn, shapes, op = _batched_cases()[name]
     rng = np.random.default_rng(4)
     arrays = [rng.standard_normal(s) for s in shapes]

@@ -19,9 +19,22 @@ import numpy as np
 from .._tensor import Tensor
 from .elementwise import _conj, where
 from .elementwise import log as _log
+from .linalg_common import (
+    LinAlgError,
+    _batch_prefix,
+    _check_lapack_dtype,
+    _check_matrix,
+    _diag,
+    _diag_embed,
+    _mH,
+    _named,
+    _out,
+    _pad,
+    _tname,
+    _tril,
+    _triu,
+)
 from .matmul import matmul
-from .linalg_common import (LinAlgError, _batch_prefix, _check_lapack_dtype, _check_matrix,
-                            _diag, _diag_embed, _mH, _named, _out, _pad, _tname, _tril, _triu)
 from .registry import add_tangents, as_tensor_arg, primitive, wrap
 from .solvers import _lu_np, linalg_inv, linalg_solve, linalg_solve_triangular
 

@@ -16,10 +16,22 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from .elementwise import _conj
+from .linalg_common import (
+    LinAlgError,
+    _batch_prefix,
+    _broadcast_shapes,
+    _check_lapack_dtype,
+    _check_matrix,
+    _mH,
+    _named,
+    _out,
+    _pad,
+    _reduce_meta,
+    _tname,
+    _tril,
+    _triu,
+)
 from .matmul import matmul
-from .linalg_common import (LinAlgError, _batch_prefix, _broadcast_shapes, _check_lapack_dtype,
-                            _check_matrix, _mH, _named, _out, _pad, _reduce_meta, _tname,
-                            _tril, _triu)
 from .registry import add_tangents, as_tensor_arg, primitive, wrap
 
 __all__ = ["cholesky_inverse", "cholesky_solve", "inverse", "pinverse", "triangular_solve"]
