@@ -24,7 +24,9 @@ from ._ops.elementwise import *  # noqa: F401,F403
 from ._ops.reduction import *  # noqa: F401,F403
 from ._ops.shape import *  # noqa: F401,F403
 from ._ops.indexing import *  # noqa: F401,F403
-from ._ops.linalg import *  # noqa: F401,F403
+from ._ops.matmul import *  # noqa: F401,F403
+from ._ops.solvers import *  # noqa: F401,F403
+from ._ops.decompositions import *  # noqa: F401,F403
 from ._ops.complex_ops import *  # noqa: F401,F403
 from ._ops import methods as _methods  # noqa: F401
 from ._creation import *  # noqa: F401,F403

@@ -259,7 +259,7 @@ def polar(abs, angle, *, out=None):
 
 
 def _broadcast_check(a, b):
-    from .linalg import _broadcast_shapes
+    from .linalg_common import _broadcast_shapes
     _broadcast_shapes(a._data.shape, b._data.shape)
 
 

@@ -10,7 +10,7 @@ from . import elementwise as E
 from . import reduction as R
 from . import shape as S
 from . import indexing as I
-from . import linalg as L
+from . import matmul as L
 from . import conversion as C
 from .inplace import apply_inplace
 

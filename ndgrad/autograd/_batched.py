@@ -4,8 +4,9 @@ Every gradient flowing through the graph carries a leading batch dimension B (co
 number b is ``g[b]``). The traversal is the engine's (dependency counts, newest node first),
 and each node is run in one of three ways:
 
-1. a *batched rule* from ``_RULES`` (matrix products, views, reductions, casts): the op's
-   VJP rewritten so that a leading batch dimension passes through (``matmul`` broadcasts over
+1. a *batched rule*, the op's own (``OpDef.batched_vjp``: the matrix products declare theirs
+   in ``_ops/matmul.py``) or one from ``_RULES`` (views, reductions, casts): the op's VJP
+   rewritten so that a leading batch dimension passes through (``matmul`` broadcasts over
    it, ``sum``/``view`` backwards shift their dims by one);
 2. *transparent* ops (elementwise unary/binary ops and ``where``): their VJP multiplies ``g``
    elementwise with saved values, so NumPy broadcasting already carries the batch; only the
@@ -270,43 +271,6 @@ def _build_rules():
     from .. import matmul
     from .._ops.elementwise import _conj
 
-    def needs(ctx, i):
-        return ctx._next[i] is not None
-
-    def mm(ctx, g):
-        a, b = ctx.saved
-        return (matmul(g, _conj(b).mT) if needs(ctx, 0) else None,
-                matmul(_conj(a).mT, g) if needs(ctx, 1) else None)
-
-    def mv(ctx, g):
-        a, v = ctx.saved
-        ga = g.unsqueeze(-1) * _conj(v) if needs(ctx, 0) else None
-        gv = matmul(g, _conj(a)) if needs(ctx, 1) else None
-        return ga, gv
-
-    def dot(ctx, g):
-        a, b = ctx.saved
-        return (g.unsqueeze(-1) * _conj(b) if needs(ctx, 0) else None,
-                g.unsqueeze(-1) * _conj(a) if needs(ctx, 1) else None)
-
-    def addmm(ctx, g):
-        a, b = ctx.saved
-        beta, alpha = ctx._params
-        gc = (g if beta == 1 else g * beta) if needs(ctx, 0) else None
-        ga = gb = None
-        if needs(ctx, 1):
-            ga = matmul(g, _conj(b).mT)
-            ga = ga if alpha == 1 else ga * alpha
-        if needs(ctx, 2):
-            gb = matmul(_conj(a).mT, g)
-            gb = gb if alpha == 1 else gb * alpha
-        return gc, ga, gb
-
-    def bmm(ctx, g):
-        a, b = ctx.saved
-        return (matmul(g, _conj(b).mT) if needs(ctx, 0) else None,
-                matmul(_conj(a).mT, g) if needs(ctx, 1) else None)
-
     def reshape_back(ctx, g):
         shape = ctx._shape
         return (g.reshape((g._data.shape[0],) + tuple(shape)),)
@@ -399,7 +363,6 @@ def _build_rules():
 
     table = {"stack": stack, "cat": cat, "select": select,
              "slice": slice_, "unbind": unbind,
-             "mm": mm, "mv": mv, "dot": dot, "addmm": addmm, "bmm": bmm,
              "view": reshape_back, "_unsafe_view": reshape_back,
              "_reshape_alias": reshape_back,
              "squeeze": reshape_back, "squeeze_dim": reshape_back,

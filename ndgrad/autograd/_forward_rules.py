@@ -728,7 +728,6 @@ def _install_rules():
     """
     from .._ops import elementwise as E
     from .._ops import indexing as I
-    from .._ops import linalg as L
     from .._ops import reduction as R
     from .._ops.elementwise import _conj, where
 
@@ -893,40 +892,6 @@ def _install_rules():
 
     rule(E.WHERE, where_jvp)
 
-    # ------------------------------------------------------------------ matrix products
-    def bilinear(fn):
-        def jvp(ctx, ta, tb):
-            a, b = ctx.inputs
-            r = fn(ta, b) if ta is not None else None
-            if tb is not None:
-                s = fn(a, tb)
-                r = s if r is None else r + s
-            return r
-        return jvp
-
-    rule(L.MM, bilinear(lambda a, b: L.MM.call(a, b)))
-    rule(L.BMM, bilinear(lambda a, b: L.BMM.call(a, b)))
-    rule(L.MV, bilinear(lambda a, b: L.MV.call(a, b)))
-    rule(L.DOT, bilinear(lambda a, b: L.DOT.call(a, b)))
-
-    def addmm_jvp(ctx, tc, ta, tb):
-        _, a, b = ctx.inputs
-        beta, alpha = ctx.params
-        r = None
-        if ta is not None:
-            r = L.MM.call(ta, b)
-        if tb is not None:
-            s = L.MM.call(a, tb)
-            r = s if r is None else r + s
-        if r is not None and alpha != 1:
-            r = r * alpha
-        if tc is not None and beta != 0:
-            s = tc if beta == 1 else tc * beta
-            r = s if r is None else r + s
-        return r
-
-    rule(L.ADDMM, addmm_jvp)
-
     # ------------------------------------------------------------------ reductions
     def select_dim_jvp(ctx, t):
         idx = ctx.outputs[1]
@@ -939,22 +904,6 @@ def _install_rules():
 
     rule(R.MAX_DIM, select_dim_jvp)
     rule(R.MIN_DIM, select_dim_jvp)
-
-    tri = getattr(L, "TRI_LEGACY", None)
-    if tri is not None:
-        def triangular_solve_jvp(ctx, tb, ta):
-            # torch 2.13's formula: X_t = op(tri(A))^-1 (B_t - A_t X), A_t used untransposed
-            # and unprojected (it differs from the VJP's transpose off the triangle).
-            a = ctx.inputs[1]
-            x = ctx.outputs[0]
-            rhs = tb
-            if ta is not None:
-                s = L.matmul(ta, x)
-                rhs = -s if rhs is None else rhs - s
-            sol = tri.call(rhs, a, params=ctx.params)[0] if rhs is not None else None
-            return sol, ta
-
-        rule(tri, triangular_solve_jvp)
 
     # ------------------------------------------------------------------ affine "linear" ops
     # These are flagged linear but write a constant: their tangent writes zero instead.
@@ -1033,44 +982,6 @@ def _batched_rules():
     global _BATCHED
     if _BATCHED is not None:
         return _BATCHED
-    from .. import matmul
-
-    def bilinear(fn):
-        def jvp(ctx, ta, tb):
-            a, b = ctx.inputs
-            r = fn(ta, b) if ta is not None else None
-            if tb is not None:
-                s = fn(a, tb, right=True)
-                r = s if r is None else r + s
-            return r
-        return jvp
-
-    def mm(a, b, right=False):
-        return matmul(a, b)
-
-    def mv(a, b, right=False):
-        # left: ta (B, n, k) @ v; right: A @ tv with tv (B, k) -> (B, n)
-        return matmul(b, a.mT) if right else matmul(a, b)
-
-    def dot(a, b, right=False):
-        return (a * b).sum(-1)
-
-    def addmm(ctx, tc, ta, tb):
-        _, a, b = ctx.inputs
-        beta, alpha = ctx.params
-        r = None
-        if ta is not None:
-            r = matmul(ta, b)
-        if tb is not None:
-            s = matmul(a, tb)
-            r = s if r is None else r + s
-        if r is not None and alpha != 1:
-            r = r * alpha
-        if tc is not None and beta != 0:
-            s = _align(tc, ctx.inputs[0], 2)
-            s = s if beta == 1 else s * beta
-            r = s if r is None else r + s
-        return r
 
     def reshape(ctx, t):
         return t.reshape((t._data.shape[0],) + ctx.outputs[0]._data.shape)
@@ -1108,9 +1019,7 @@ def _batched_rules():
         from .._dtype import from_np
         return t.to(from_np(ctx.outputs[0]._data.dtype))
 
-    _BATCHED = {"mm": bilinear(mm), "bmm": bilinear(mm), "mv": bilinear(mv),
-                "dot": bilinear(dot), "addmm": addmm,
-                "view": reshape, "_unsafe_view": reshape, "_reshape_alias": reshape,
+    _BATCHED = {"view": reshape, "_unsafe_view": reshape, "_reshape_alias": reshape,
                 "squeeze": reshape,
                 "squeeze_dim": reshape, "squeeze_dims": reshape, "unsqueeze": reshape,
                 "alias": reshape, "clone": lambda ctx, t: t.clone(),

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _random, _state
 from .._ops import elementwise as E
-from .._ops import linalg as L
+from .._ops import matmul as L
 from .._ops import shape as S
 from .._ops.activations import (CELU, ELU, GELU, HARDSIGMOID, HARDSWISH, HARDTANH, LEAKY_RELU,
                                 LOG_SOFTMAX, LOGSIGMOID, MISH, SILU, SOFTMAX, SOFTPLUS, glu_prim,

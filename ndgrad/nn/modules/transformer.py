@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ... import _creation
-from ..._ops import linalg as L
+from ..._ops import matmul as L
 from ..._tensor import Tensor
 from .. import functional as F
 from .. import init

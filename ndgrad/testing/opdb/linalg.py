@@ -1,4 +1,5 @@
-"""Op database entries for linear algebra (``ndgrad._ops.linalg`` / ``ndgrad.linalg``).
+"""Op database entries for linear algebra (``ndgrad._ops`` matmul, solvers, decompositions,
+norms; ``ndgrad.linalg``).
 
 Samples are tiny, well-conditioned matrices (a random matrix plus n*I, or X X^H + n*I for
 Hermitian positive-definite input), with a batch, a broadcast, a non-contiguous (transposed)
