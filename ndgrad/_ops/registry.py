@@ -30,6 +30,8 @@ dispatch code (fast and general paths) is generated from its template with the r
 snippets of the "recording" section, the one place that says how a node is recorded.
 """
 
+import functools
+import itertools
 import linecache
 import os
 
@@ -185,7 +187,7 @@ def as_tensor_arg(x, name="input"):
 # --------------------------------------------------------------------------- recording
 # How a node is recorded is written once, here, as source snippets; every dispatch path of
 # every maker below (the fast and general paths of unary and binary, primitives of one, two
-# or n inputs) is generated from its maker's template with them (``_generate``), so a change
+# or n inputs) is generated from its maker's template with them (``_compile``), so a change
 # to recording is made here and reaches all paths. The concerns, per input:
 #
 # - requires grad: ``_rg``, refreshing first a view whose base changed in place;
@@ -322,24 +324,26 @@ def _meta_src(xs, rgs, out, broadcast):
 
 def _attach_src(res, n_out, diff_outs):
     """Source lines making `res` (the output, or the tuple of outputs: how many varies with
-    the call for split, unbind, ...) results of `node`."""
+    the call for split, unbind, ...) results of `node`; with `diff_outs`, only the outputs
+    the op's own ``diff_outs`` says are differentiable."""
     if n_out == 1:
         return [f"{res}._rg = True", f"{res}._grad_fn = node"]
     lines = [f"for k, o in enumerate({res}):"]
     pad = "    "
-    if diff_outs is not None:
+    if diff_outs:
         lines.append("    if diff_outs[k]:")
         pad = "        "
     return lines + [pad + "o._rg = True", pad + "o._grad_fn = node", pad + "o._output_nr = k"]
 
 
 def _record_src(xs, *, out="out", res="res", save_out="res", broadcast=False, n_out=1,
-                diff_outs=None, saver=True, after=()):
+                diff_outs=False, saver=True, after=()):
     """Source lines recording a node of `node_cls` for the inputs `xs` (pairs of name and
     what is known, see above, optionally with the expression of the input's array) when grad
     mode is on and an input needs grad. `out`: output 0's array; `res`: what the outputs
-    are attached to; `save_out`: what the saver gets as outputs; `after`: lines run with the
-    node made."""
+    are attached to; `save_out`: what the saver gets as outputs; `saver`: whether the op
+    saves anything; `after`: lines run with the node made; `n_out`, `diff_outs`: see
+    ``_attach_src``."""
     xs = [(x[0], x[1], x[2] if len(x) > 2 else f"{x[0]}._data") for x in xs]
     lines, rgs = [], []
     for x, known, _ in xs:
@@ -388,14 +392,13 @@ def _record_n_src(*, out, res, save_out, n_out, diff_outs, saver, after=()):
     return ["if _tls.grad_enabled:"] + ["    " + s for s in block]
 
 
-_CODE = {}
 _HERE = os.path.abspath(__file__)
 
 
-def _generate(template, env, **blocks):
+def _compile(template, **blocks):
     """Compile `template` (source of one function, with lines ``@name`` standing for the
-    lines of ``blocks[name]`` at that indentation) in the namespace `env` plus the names the
-    snippets use; return the function. Code objects are shared between ops of one source."""
+    lines of ``blocks[name]`` at that indentation). Makers cache the result per variant, so
+    ops of one variant share a code object."""
     lines = []
     for line in template.splitlines():
         s = line.lstrip()
@@ -405,16 +408,22 @@ def _generate(template, env, **blocks):
         else:
             lines.append(line)
     src = "\n".join(lines) + "\n"
-    code = _CODE.get(src)
-    if code is None:
-        # Named inside the package (observers skip the library's own frames by path), and in
-        # linecache so that tracebacks show the generated lines.
-        name = f"{_HERE}<generated {len(_CODE)}>"
-        linecache.cache[name] = (len(src), None, src.splitlines(True), name)
-        code = _CODE[src] = compile(src, name, "exec")
+    # Named inside the package (observers skip the library's own frames by path), and in
+    # linecache so that tracebacks show the generated lines.
+    name = f"{_HERE}<generated {next(_N_COMPILED)}>"
+    linecache.cache[name] = (len(src), None, src.splitlines(True), name)
+    return compile(src, name, "exec")
+
+
+_N_COMPILED = itertools.count()
+
+
+def _generate(code, env, name):
+    """The function `name` that `code` defines, run in the namespace `env` plus the names the
+    snippets use."""
     ns = dict(_SNIPPET_ENV, **env)
     exec(code, ns)
-    return ns[template.split("(", 1)[0].split()[-1]]
+    return ns[name]
 
 
 def _broadcast_error(a, b):
@@ -576,6 +585,12 @@ _INTS = frozenset(np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, n
                                         np.uint8))
 
 
+@functools.lru_cache(maxsize=None)
+def _unary_code(saver):
+    return _compile(_UNARY, record_fast=_record_src([("x", "current", "d")], saver=saver),
+                    record=_record_src([("x", "tensor")], saver=saver))
+
+
 def unary(name, fwd, node_name=None, save=(), float_only=False, linear=False, params=False):
     """Declare an elementwise unary primitive; ``op.call(x[, params])`` runs it.
 
@@ -587,9 +602,7 @@ def unary(name, fwd, node_name=None, save=(), float_only=False, linear=False, pa
     saver = _compile_save(op, 1)
     env = {"op": op, "fwd": fwd, "params": params, "float_only": float_only, "ints": _INTS,
            "saver": saver, "node_cls": op.node, "default_dtype": _dtype.get_default_dtype}
-    impl = _generate(_UNARY, env, record_fast=_record_src([("x", "current", "d")],
-                                                          saver=saver is not None),
-                     record=_record_src([("x", "tensor")], saver=saver is not None))
+    impl = _generate(_unary_code(saver is not None), env, "impl")
     op.call = op.impl = impl
     return _register(op)
 
@@ -683,6 +696,16 @@ def impl(a, b, p=None, _plain=False):
 '''
 
 
+@functools.lru_cache(maxsize=None)
+def _binary_code(saver):
+    return _compile(
+        _BINARY,
+        record_fast=_record_src([("a", "current", "ad"), ("b", "current", "bd")],
+                                broadcast=True, saver=saver),
+        record_scalar=_record_src([("a", "current", "ad"), ("b", "number")], saver=saver),
+        record=_record_src([("a", "any"), ("b", "any")], broadcast=True, saver=saver))
+
+
 def binary(name, fwd, node_name=None, save=(), promote="binary", params=False, plain_fwd=None):
     """Declare a broadcasting binary primitive; ``op.call(a, b)`` runs it.
 
@@ -697,13 +720,7 @@ def binary(name, fwd, node_name=None, save=(), promote="binary", params=False, p
     env = {"op": op, "fwd": fwd, "fast_fwd": fast_fwd, "params": params, "saver": saver,
            "node_cls": op.node, "to_float": promote == "float", "compare": promote == "compare",
            "is_sub": name in ("sub", "rsub"), "default_dtype": _dtype.get_default_dtype}
-    s = saver is not None
-    impl = _generate(
-        _BINARY, env,
-        record_fast=_record_src([("a", "current", "ad"), ("b", "current", "bd")],
-                                broadcast=True, saver=s),
-        record_scalar=_record_src([("a", "current", "ad"), ("b", "number")], saver=s),
-        record=_record_src([("a", "any"), ("b", "any")], broadcast=True, saver=s))
+    impl = _generate(_binary_code(saver is not None), env, "impl")
     op.call = op.impl = impl
     return _register(op)
 
@@ -744,6 +761,16 @@ def run(inputs, p):
 '''
 
 
+@functools.lru_cache(maxsize=None)
+def _primitive_code(n_out, some_diff_outs, saver, save_all):
+    kw = {"out": "outputs[0]._data", "save_out": "outputs" if save_all else "outputs[0]",
+          "n_out": n_out, "diff_outs": some_diff_outs, "saver": saver,
+          "after": ["if op.records_shape:", "    node._shape = inputs[0]._data.shape"]}
+    return _compile(_PRIMITIVE, record_1=_record_src([("x", "any")], **kw),
+                    record_2=_record_src([("x", "any"), ("y", "any")], **kw),
+                    record_n=_record_n_src(res="res", **kw))
+
+
 def primitive(name, fwd, node_name=None, save=(), n_out=1, diff_outs=None, view=False,
               linear=False):
     """Declare a general primitive: ``op.call(*tensors, params=...)`` with ``fwd(*arrays, params)``.
@@ -758,12 +785,8 @@ def primitive(name, fwd, node_name=None, save=(), n_out=1, diff_outs=None, view=
     save_all = bool(save) and not all(type(w) is int or w == "out" for w, _ in op.save)
     env = {"op": op, "fwd": fwd, "n_out": n_out, "view": view, "saver": saver,
            "node_cls": op.node, "diff_outs": diff_outs}
-    kw = {"out": "outputs[0]._data", "save_out": "outputs" if save_all else "outputs[0]",
-          "n_out": n_out, "diff_outs": diff_outs, "saver": saver is not None,
-          "after": ["if op.records_shape:", "    node._shape = inputs[0]._data.shape"]}
-    run = _generate(_PRIMITIVE, env, record_1=_record_src([("x", "any")], **kw),
-                    record_2=_record_src([("x", "any"), ("y", "any")], **kw),
-                    record_n=_record_n_src(res="res", **kw))
+    run = _generate(_primitive_code(n_out, diff_outs is not None, saver is not None, save_all),
+                    env, "run")
 
     def impl(*args, _plain=False):
         return run(args[:-1], args[-1])
