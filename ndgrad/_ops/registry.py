@@ -585,7 +585,7 @@ _INTS = frozenset(np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, n
                                         np.uint8))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _unary_code(saver):
     return _compile(_UNARY, record_fast=_record_src([("x", "current", "d")], saver=saver),
                     record=_record_src([("x", "tensor")], saver=saver))
@@ -696,7 +696,7 @@ def impl(a, b, p=None, _plain=False):
 '''
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _binary_code(saver):
     return _compile(
         _BINARY,
@@ -761,7 +761,7 @@ def run(inputs, p):
 '''
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _primitive_code(n_out, some_diff_outs, saver, save_all):
     kw = {"out": "outputs[0]._data", "save_out": "outputs" if save_all else "outputs[0]",
           "n_out": n_out, "diff_outs": some_diff_outs, "saver": saver,
