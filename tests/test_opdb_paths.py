@@ -6,14 +6,14 @@ paths the per-op suites (test_opdb.py) do not reach:
   fallback of the batched engine);
 - observed: the outputs and gradients computed with the profiler on, and with anomaly mode
   on (the ``_state.special`` path of the dispatcher, which takes the general path and calls
-  the observers), equal those computed with neither (the fast paths);
+  the observers), equal those computed with neither (the fast paths); where a gradient is
+  NaN, anomaly mode raises instead;
 - parameter: with every differentiable input an ``nn.Parameter`` (the fast-path tensor
   subclass), the outputs, grad_fn and gradients equal those of plain tensors.
 
 Each suite compares ndgrad with itself (float64), bitwise but for the batched gradients
 (1e-12: a batched matrix product sums in another order): the per-op suites already compare
-the plain path with torch and finite differences. A few samples per entry keep the run
-short.
+the plain path with torch and finite differences.
 """
 
 import warnings
@@ -24,7 +24,6 @@ import pytest
 import ndgrad
 from test_opdb import DB, _grad_outputs, _grad_samples, _id, _random, rebuild
 
-N_SAMPLES = 2
 BATCH = 3
 
 # (suite, entry full name) -> why the entry fails that suite. Each is a real gap, named in the
@@ -46,7 +45,9 @@ def _entries(suite):
 
 
 def _samples(entry):
-    return _grad_samples(entry)[:N_SAMPLES]
+    """Every float64 (complex128 for complex-only ops) gradient sample of the entry: the whole
+    file runs in about 25 s on 2 workers, most of it setup, so no sampling is needed."""
+    return _grad_samples(entry)
 
 
 def _outputs(entry, sample, table):
@@ -137,6 +138,11 @@ def test_gradients_equal_with_profiler_and_anomaly_mode(entry):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             with ndgrad.autograd.detect_anomaly():
+                if any(g is not None and np.isnan(g._data).any() for g in plain[2]):
+                    # (var with no degree of freedom, ...): a node returned NaN
+                    with pytest.raises(RuntimeError, match="returned nan values"):
+                        _forward_backward(entry, sample, orig, seed)
+                    continue
                 anomaly = _forward_backward(entry, sample, orig, seed)
         _compare(entry, sample, anomaly, plain, "anomaly mode")
 
