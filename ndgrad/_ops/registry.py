@@ -297,29 +297,35 @@ def _edge_src(x, known):
     return direct if known == "current" else f"({direct} if {x}._base is None else {x}._edge())"
 
 
-def _recordable_src(xs):
-    """Source: not every input is an inference tensor (None: known)."""
+def _recordable_src(xs, rgs):
+    """Source: not every input is an inference tensor (None: known). An input needing grad
+    with no extras is the cheap common proof."""
     if any(known == "number" for _, known, _ in xs):
         return None
-    quick = " or ".join(f"{x}._extra is None" if known != "any" else
-                        f"not isinstance({x}, _T) or {x}._extra is None"
-                        for x, known, _ in xs)
+    quick = " or ".join(f"({rg} and {x}._extra is None)" if known == "any" else
+                        f"{x}._extra is None" for (x, known, _), rg in zip(xs, rgs))
     return f"({quick} or not _inference_only(({', '.join(x for x, _, _ in xs)},)))"
 
 
 def _meta_src(xs, rgs, out, broadcast):
     """Source lines setting ``node._meta`` (see ``_meta_of``): a cheap screen on dtype
     identity and shapes, then the exact entries."""
+    names = ", ".join(x for x, _, _ in xs)
+    exact = f"    node._meta = _meta_of(({names},), ({', '.join(rgs)},), {out}, {broadcast})"
+    if broadcast and len(xs) == 2 and all(k in ("current", "tensor") for _, k, _ in xs):
+        # Two tensors: the output has their broadcast shape, so equal shapes need no sum.
+        (_, _, a), (_, _, b) = xs
+        return [f"_dt = {out}.dtype",
+                f"if {a}.shape != {b}.shape or {a}.dtype is not _dt or {b}.dtype is not _dt:",
+                exact]
     screens = []
     for (x, known, arr), rg in zip(xs, rgs):
         if rg == "False":
             continue
         c = f"{arr}.dtype is not _dt" + (f" or {arr}.shape != _shape" if broadcast else "")
         screens.append(f"({c})" if rg == "True" else f"({rg} and ({c}))")
-    names = ", ".join(x for x, _, _ in xs)
     return [f"_dt = {out}.dtype"] + ([f"_shape = {out}.shape"] if broadcast else []) + [
-        f"if {' or '.join(screens)}:",
-        f"    node._meta = _meta_of(({names},), ({', '.join(rgs)},), {out}, {broadcast})"]
+        f"if {' or '.join(screens)}:", exact]
 
 
 def _attach_src(res, n_out, diff_outs):
@@ -337,19 +343,24 @@ def _attach_src(res, n_out, diff_outs):
 
 
 def _record_src(xs, *, out="out", res="res", save_out="res", broadcast=False, n_out=1,
-                diff_outs=False, saver=True, after=()):
+                diff_outs=False, saver=True, after=(), when=None):
     """Source lines recording a node of `node_cls` for the inputs `xs` (pairs of name and
     what is known, see above, optionally with the expression of the input's array) when grad
     mode is on and an input needs grad. `out`: output 0's array; `res`: what the outputs
     are attached to; `save_out`: what the saver gets as outputs; `saver`: whether the op
-    saves anything; `after`: lines run with the node made; `n_out`, `diff_outs`: see
+    saves anything; `after`: lines run with the node made; `when`: a further condition
+    for recording, read once an input needs grad; `n_out`, `diff_outs`: see
     ``_attach_src``."""
     xs = [(x[0], x[1], x[2] if len(x) > 2 else f"{x[0]}._data") for x in xs]
-    lines, rgs = [], []
+    lines, rgs, pre = [], [], []
+    several = sum(known != "number" for _, known, _ in xs) > 1
     for x, known, _ in xs:
         rg = _rg_src(x, known)
         if known in ("tensor", "any"):
             lines.append(f"r_{x} = {rg}")
+            rg = f"r_{x}"
+        elif known == "current" and several:  # read once, used several times below
+            pre.append(f"r_{x} = {rg}")
             rg = f"r_{x}"
         rgs.append(rg)
     live = [rg for rg in rgs if rg != "False"]
@@ -359,7 +370,9 @@ def _record_src(xs, *, out="out", res="res", save_out="res", broadcast=False, n_
         lines = ["if _tls.grad_enabled:"] + ["    " + s for s in lines]
     else:
         cond += " and _tls.grad_enabled"
-    recordable = _recordable_src(xs)
+    if when:
+        cond += f" and {when}"
+    recordable = _recordable_src(xs, rgs)
     if recordable:
         cond += f" and {recordable}"
     if len(live) == 1:  # inside the block, the one input that may need grad does
@@ -374,7 +387,7 @@ def _record_src(xs, *, out="out", res="res", save_out="res", broadcast=False, n_
     body += _meta_src(xs, rgs, out, broadcast)
     body += list(after) + _attach_src(res, n_out, diff_outs)
     block = [f"if {cond}:"] + ["    " + s for s in body]
-    return lines + ["    " + s for s in block] if lines else block
+    return pre + (lines + ["    " + s for s in block] if lines else block)
 
 
 def _record_n_src(*, out, res, save_out, n_out, diff_outs, saver, after=()):
@@ -562,8 +575,7 @@ def impl(x, p=None, _plain=False):
             if type(out) is not _ndarray:
                 out = _asarray(out)
             res = _from_array(out)
-            if out.dtype.kind in "fc":  # bool/int results (isnan, ...) never need grad
-                @record_fast
+            @record_fast
             return res
     if type(x) is not _T and not isinstance(x, _T):
         x = as_tensor_arg(x)
@@ -576,8 +588,7 @@ def impl(x, p=None, _plain=False):
     if type(out) is not _ndarray:
         out = _asarray(out)
     res = _from_array(out)
-    if out.dtype.kind in "fc":
-        @record
+    @record
     return res
 '''
 
@@ -587,8 +598,11 @@ _INTS = frozenset(np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, n
 
 @functools.cache
 def _unary_code(saver):
-    return _compile(_UNARY, record_fast=_record_src([("x", "current", "d")], saver=saver),
-                    record=_record_src([("x", "tensor")], saver=saver))
+    # bool/int results (isnan, ...) never need grad
+    floating = 'out.dtype.kind in "fc"'
+    return _compile(_UNARY,
+                    record_fast=_record_src([("x", "current", "d")], saver=saver, when=floating),
+                    record=_record_src([("x", "tensor")], saver=saver, when=floating))
 
 
 def unary(name, fwd, node_name=None, save=(), float_only=False, linear=False, params=False):
