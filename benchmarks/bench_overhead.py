@@ -1,5 +1,6 @@
 """Per-op overhead: a chain of 600 elementwise ops (mul, add, tanh in turn) on 16-element
-float32 tensors, forward plus ``sum().backward()``, in microseconds per op.
+float32 tensors, forward plus ``sum().backward()``, in microseconds per op; and one op on an
+``nn.Parameter`` (``p * 2.0``, forward, recorded), which must cost what it costs on a tensor.
 
 ndgrad and torch run interleaved in one process (same machine load); each figure is the
 best of many runs, and the ratio is ndgrad / torch (target <= 1.0).
@@ -26,6 +27,11 @@ def chain(lib, x, w, b, n_ops):
     y.sum().backward()
 
 
+def param_ops(lib, p, n_ops):
+    for _ in range(n_ops):
+        p * 2.0
+
+
 def inputs(lib):
     lib.manual_seed(0)
     return (lib.randn(16, requires_grad=True), lib.randn(16), lib.randn(16))
@@ -49,22 +55,28 @@ def main():
     torch.set_num_threads(1)
     libs = {"ndgrad": ndgrad, "torch": torch}
     data = {name: inputs(lib) for name, lib in libs.items()}
+    params = {name: lib.nn.Parameter(data[name][1].clone()) for name, lib in libs.items()}
     for name, lib in libs.items():  # warm up
         for _ in range(3):
             chain(lib, *data[name], args.ops)
+            param_ops(lib, params[name], args.ops)
     gc.collect()
     best = {name: float("inf") for name in libs}
+    best_p = dict(best)
     for _ in range(args.repeats):
         for name, lib in libs.items():
             x, w, b = data[name]
             x.grad = None
             t = best_of(lambda: chain(lib, x, w, b, args.ops), 1)
             best[name] = min(best[name], t)
-    us = {name: best[name] / args.ops * 1e6 for name in libs}
-    print(f"per-op overhead ({args.ops}-op chain, 16 float32, fwd+bwd):")
-    print(f"  ndgrad {us['ndgrad']:.2f} us/op   torch {us['torch']:.2f} us/op   "
-          f"ratio {us['ndgrad'] / us['torch']:.2f}")
-
+            t = best_of(lambda: param_ops(lib, params[name], args.ops), 1)
+            best_p[name] = min(best_p[name], t)
+    for title, res in ((f"per-op overhead ({args.ops}-op chain, 16 float32, fwd+bwd):", best),
+                       ("op on an nn.Parameter (p * 2.0, 16 float32, fwd):", best_p)):
+        us = {name: res[name] / args.ops * 1e6 for name in libs}
+        print(title)
+        print(f"  ndgrad {us['ndgrad']:.2f} us/op   torch {us['torch']:.2f} us/op   "
+              f"ratio {us['ndgrad'] / us['torch']:.2f}")
 
 if __name__ == "__main__":
     main()

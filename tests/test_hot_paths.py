@@ -312,3 +312,92 @@ def test_views_through_fast_paths_current_and_after_in_place_change():
     assert a[:4] == t[:4]
     for u, w in zip(a[4:], t[4:]):
         np.testing.assert_allclose(u, w, rtol=1e-6, atol=1e-6)
+
+
+# Ops on an nn.Parameter: (name, f(lib, p, w)) with p a Parameter (or a plain tensor) and w
+# a plain tensor needing no grad; they cover unary, both binary fast paths, the general
+# binary path (mixed dtypes), primitives of one and two inputs, a view and a multi-output op.
+_PARAM_OPS = [
+    ("mul_scalar", lambda L, p, w: p * 2.0),
+    ("rsub_scalar", lambda L, p, w: 1 - p),
+    ("mul", lambda L, p, w: p * w),
+    ("add_broadcast", lambda L, p, w: p + w[:1]),
+    ("mul_float64", lambda L, p, w: p * w.double()),
+    ("tanh", lambda L, p, w: p.tanh()),
+    ("exp_neg", lambda L, p, w: (-p).exp()),
+    ("sum_dim", lambda L, p, w: p.sum(1)),
+    ("matmul", lambda L, p, w: p @ w.t()),
+    ("view_t", lambda L, p, w: p.t() * w.t()),
+    ("unbind", lambda L, p, w: p.unbind(0)[1] * 3),
+    ("cat", lambda L, p, w: L.cat([p, w, p], 0)),
+]
+
+
+@pytest.mark.parametrize("name,f", _PARAM_OPS, ids=[n for n, _ in _PARAM_OPS])
+def test_ops_on_a_parameter_equal_ops_on_a_tensor_and_torch(name, f):
+    rng = np.random.default_rng(3)
+    pa = rng.standard_normal((3, 4)).astype(np.float32)
+    wa = rng.standard_normal((3, 4)).astype(np.float32)
+    got = {}
+    for L, kind in ((ndgrad, "param"), (ndgrad, "tensor"), (torch, "param")):
+        t = L.tensor(pa)
+        p = L.nn.Parameter(t) if kind == "param" else t.requires_grad_()
+        w = L.tensor(wa)
+        out = f(L, p, w)
+        g = rng.standard_normal(tuple(out.shape)).astype(out.numpy(force=True).dtype) \
+            if L is ndgrad else None
+        got[L.__name__, kind] = (out, g, p)
+    # one upstream gradient for all three runs
+    g = got["ndgrad", "param"][1]
+    res = {}
+    for key, (out, _, p) in got.items():
+        L = ndgrad if key[0] == "ndgrad" else torch
+        out.backward(L.tensor(g))
+        res[key] = (type(out).__name__, type(out.grad_fn).__name__, out.detach().numpy(),
+                    p.grad.numpy())
+    pr, tr, th = res["ndgrad", "param"], res["ndgrad", "tensor"], res["torch", "param"]
+    assert pr[0] == "Tensor" and pr[1] == tr[1] == th[1]
+    for a, b in zip(pr[2:], tr[2:]):
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(pr[2:], th[2:]):
+        assert a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("op,name,f", [
+    ("MUL", "_scalar_promote", lambda t: t * 2.0),
+    ("TANH", "default_dtype", lambda t: t.tanh()),
+])
+def test_parameter_takes_the_fast_paths(op, name, f):
+    """A function only the general path calls (dtype promotion) is not called for a
+    Parameter, and is for an integer tensor (which the fast paths leave)."""
+    from ndgrad._ops import elementwise
+    env = getattr(elementwise, op).impl.__globals__  # the generated code's namespace
+    orig = env[name]
+    calls = []
+    env[name] = lambda *a: calls.append(a) or orig(*a)
+    try:
+        f(ndgrad.nn.Parameter(ndgrad.ones(3)))
+        assert calls == []
+        f(ndgrad.tensor([1, 2]))
+        assert len(calls) == 1
+    finally:
+        env[name] = orig
+
+
+def test_ops_on_inference_tensors_record_as_torch():
+    def run(L):
+        with L.inference_mode():
+            z = L.ones(3, requires_grad=True)
+            y = L.ones(3)
+        x = L.ones(3, requires_grad=True)
+        out = []
+        for f in (lambda: -z, lambda: z.exp(), lambda: z.sum(), lambda: z * y, lambda: z.t(),
+                  lambda: z * 2, lambda: z + x, lambda: x + y, lambda: z * L.ones(3)):
+            r = f()
+            out.append((r.requires_grad, type(r.grad_fn).__name__, r.is_inference()))
+        with pytest.raises(RuntimeError, match="Inference tensors cannot be saved"):
+            x * y
+        return out
+    assert run(ndgrad) == run(torch)

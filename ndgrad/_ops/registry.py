@@ -25,8 +25,15 @@ scalars), ``outputs`` (primal result tensors), ``params``, and the input tangent
 a zero tangent); returns the output tangent (or a tuple for multi-output ops).
 
 Hot-path invariants: ``_state.special`` is read once per op; when zero no profiler, anomaly
-mode or dual level is active and the generic slow path is skipped entirely.
+mode or dual level is active and the generic slow path is skipped entirely. Each maker's
+dispatch code (fast and general paths) is generated from its template with the recording
+snippets of the "recording" section, the one place that says how a node is recorded.
 """
+
+import functools
+import itertools
+import linecache
+import os
 
 import numpy as np
 
@@ -177,9 +184,23 @@ def as_tensor_arg(x, name="input"):
     raise TypeError(f"expected Tensor as argument '{name}', but got {type(x).__name__}")
 
 
-# The fast paths of unary and binary take views too when they are current: no in-place change
-# of their base since they were made (``_view_ver == _vc[0]``), so Tensor._refresh_view would
-# do nothing and their ``_rg`` and ``_grad_fn`` are what the general path would read.
+# --------------------------------------------------------------------------- recording
+# How a node is recorded is written once, here, as source snippets; every dispatch path of
+# every maker below (the fast and general paths of unary and binary, primitives of one, two
+# or n inputs) is generated from its maker's template with them (``_compile``), so a change
+# to recording is made here and reaches all paths. The concerns, per input:
+#
+# - requires grad: ``_rg``, refreshing first a view whose base changed in place;
+# - edge: ``(grad_fn, output_nr)``, or the leaf's AccumulateGrad (``Tensor._edge``);
+# - meta: ``(shape, dtype)`` when the gradient reaching the input must be summed back to its
+#   shape (broadcasting ops) or cast back to its dtype, else None (``_meta_of``);
+# - inference: nothing is recorded when every input is an inference tensor (torch leaves
+#   autograd out then); saving one raises, in the savers (``_check_inference``).
+#
+# A snippet is told what is known about an input where it runs: "current" (a Tensor that is
+# no view or a current view: no in-place change of its base since it was made, so
+# Tensor._refresh_view would do nothing; the fast paths check this), "tensor" (a Tensor,
+# maybe a stale view), "any" (a Tensor or a number) or "number".
 
 
 def _needs_grad(t):
@@ -202,6 +223,36 @@ def _check_inference(t):
             "`torch.no_grad()` instead of `torch.inference_mode()`.")
 
 
+def _inference_only(inputs):
+    """Every input is an inference tensor (numbers count as plain tensors, as torch wraps
+    them)."""
+    for x in inputs:
+        if not isinstance(x, Tensor) or x._extra is None or not x._extra.get("inference"):
+            return False
+    return True
+
+
+def _meta_of(inputs, rgs, out, broadcast):
+    """Per input needing grad (all Tensors when `rgs` is None), ``(shape, dtype)`` when its
+    gradient must be cast back to its floating dtype or (`broadcast`) summed back to its
+    shape; None when no input needs either."""
+    meta = None
+    shape, dt = out.shape, out.dtype
+    for i, x in enumerate(inputs):
+        if (rgs[i] if rgs is not None else isinstance(x, Tensor)):
+            d = x._data
+            if (broadcast and d.shape != shape) or (d.dtype != dt and d.dtype.kind in "fc"):
+                if meta is None:
+                    meta = [None] * len(inputs)
+                meta[i] = (d.shape, d.dtype)
+    return tuple(meta) if meta is not None else None
+
+
+def _meta_for(inputs, out_data):
+    """``_meta_of`` for every Tensor input of a broadcasting op."""
+    return _meta_of(inputs, None, out_data, True)
+
+
 def _save(op, inputs, outputs, rgs):
     """The values an op node keeps: per spec ``(what, needed_if)``, None when not needed."""
     saved = []
@@ -216,41 +267,176 @@ def _save(op, inputs, outputs, rgs):
             o = outputs[k]
             saved.append(SavedTensor(o, True, k) if o._grad_fn is not None else o)
         else:
-            x = inputs[what]
-            if isinstance(x, Tensor):
-                if x._extra is not None:
-                    _check_inference(x)
-                saved.append(SavedTensor(x))
-            else:
-                saved.append(x)
+            saved.append(_save_slow(inputs[what]))
     return tuple(saved)
 
 
-def _meta_for(inputs, out_data):
-    """Per input (shape, dtype) when its gradient must be reduced or cast, else None."""
-    meta = None
-    shape, dt = out_data.shape, out_data.dtype
-    for i, x in enumerate(inputs):
-        if isinstance(x, Tensor):
-            d = x._data
-            if d.shape != shape or (d.dtype != dt and dt.kind in "fc"):
-                if meta is None:
-                    meta = [None] * len(inputs)
-                meta[i] = (d.shape, d.dtype)
-    return tuple(meta) if meta is not None else None
+def _save_slow(x):
+    """Saving an input that is not a plain tensor: an inference tensor, or a number."""
+    if isinstance(x, Tensor):
+        if x._extra is not None:
+            _check_inference(x)
+        return SavedTensor(x)
+    return x
 
 
-def record(op, inputs, outputs, params, rgs):
-    """Attach a new node of `op` to `outputs` (a tuple of Tensors)."""
-    edges = tuple([x._edge() if rg else None for x, rg in zip(inputs, rgs)])
-    node = op.node(edges, _save(op, inputs, outputs, rgs) if op.save else (), params)
-    diff = op.diff_outs
-    for k, o in enumerate(outputs):
-        if diff is None or diff[k]:
-            o._rg = True
-            o._grad_fn = node
-            o._output_nr = k
-    return node
+def _rg_src(x, known):
+    """Source: does input `x` need grad?"""
+    if known == "number":
+        return "False"
+    if known == "current":
+        return f"{x}._rg"
+    rg = f"({x}._rg or ({x}._base is not None and _needs_grad({x})))"
+    return f"(isinstance({x}, _T) and {rg})" if known == "any" else rg
+
+
+def _edge_src(x, known):
+    """Source: the edge through which a gradient reaches input `x` (which needs grad)."""
+    direct = (f"((_fn, {x}._output_nr) if (_fn := {x}._grad_fn) is not None "
+              f"else ({x}._accumulator(), 0))")
+    return direct if known == "current" else f"({direct} if {x}._base is None else {x}._edge())"
+
+
+def _recordable_src(xs, rgs):
+    """Source: not every input is an inference tensor (None: known). An input needing grad
+    with no extras is the cheap common proof."""
+    if any(known == "number" for _, known, _ in xs):
+        return None
+    quick = " or ".join(f"({rg} and {x}._extra is None)" if known == "any" else
+                        f"{x}._extra is None" for (x, known, _), rg in zip(xs, rgs))
+    return f"({quick} or not _inference_only(({', '.join(x for x, _, _ in xs)},)))"
+
+
+def _meta_src(xs, rgs, out, broadcast):
+    """Source lines setting ``node._meta`` (see ``_meta_of``): a cheap screen on dtype
+    identity and shapes, then the exact entries."""
+    names = ", ".join(x for x, _, _ in xs)
+    exact = f"    node._meta = _meta_of(({names},), ({', '.join(rgs)},), {out}, {broadcast})"
+    if broadcast and len(xs) == 2 and all(k in ("current", "tensor") for _, k, _ in xs):
+        # Two tensors: the output has their broadcast shape, so equal shapes need no sum.
+        (_, _, a), (_, _, b) = xs
+        return [f"_dt = {out}.dtype",
+                f"if {a}.shape != {b}.shape or {a}.dtype is not _dt or {b}.dtype is not _dt:",
+                exact]
+    screens = []
+    for (x, known, arr), rg in zip(xs, rgs):
+        if rg == "False":
+            continue
+        c = f"{arr}.dtype is not _dt" + (f" or {arr}.shape != _shape" if broadcast else "")
+        screens.append(f"({c})" if rg == "True" else f"({rg} and ({c}))")
+    return [f"_dt = {out}.dtype"] + ([f"_shape = {out}.shape"] if broadcast else []) + [
+        f"if {' or '.join(screens)}:", exact]
+
+
+def _attach_src(res, n_out, diff_outs):
+    """Source lines making `res` (the output, or the tuple of outputs: how many varies with
+    the call for split, unbind, ...) results of `node`; with `diff_outs`, only the outputs
+    the op's own ``diff_outs`` says are differentiable."""
+    if n_out == 1:
+        return [f"{res}._rg = True", f"{res}._grad_fn = node"]
+    lines = [f"for k, o in enumerate({res}):"]
+    pad = "    "
+    if diff_outs:
+        lines.append("    if diff_outs[k]:")
+        pad = "        "
+    return lines + [pad + "o._rg = True", pad + "o._grad_fn = node", pad + "o._output_nr = k"]
+
+
+def _record_src(xs, *, out="out", res="res", save_out="res", broadcast=False, n_out=1,
+                diff_outs=False, saver=True, after=(), when=None):
+    """Source lines recording a node of `node_cls` for the inputs `xs` (pairs of name and
+    what is known, see above, optionally with the expression of the input's array) when grad
+    mode is on and an input needs grad. `out`: output 0's array; `res`: what the outputs
+    are attached to; `save_out`: what the saver gets as outputs; `saver`: whether the op
+    saves anything; `after`: lines run with the node made; `when`: a further condition
+    for recording, read once an input needs grad; `n_out`, `diff_outs`: see
+    ``_attach_src``."""
+    xs = [(x[0], x[1], x[2] if len(x) > 2 else f"{x[0]}._data") for x in xs]
+    lines, rgs, pre = [], [], []
+    several = sum(known != "number" for _, known, _ in xs) > 1
+    for x, known, _ in xs:
+        rg = _rg_src(x, known)
+        if known in ("tensor", "any"):
+            lines.append(f"r_{x} = {rg}")
+            rg = f"r_{x}"
+        elif known == "current" and several:  # read once, used several times below
+            pre.append(f"r_{x} = {rg}")
+            rg = f"r_{x}"
+        rgs.append(rg)
+    live = [rg for rg in rgs if rg != "False"]
+    # A stale view is refreshed only with grad mode on: read grad mode first then.
+    cond = f"({' or '.join(live)})"
+    if lines:
+        lines = ["if _tls.grad_enabled:"] + ["    " + s for s in lines]
+    else:
+        cond += " and _tls.grad_enabled"
+    if when:
+        cond += f" and {when}"
+    recordable = _recordable_src(xs, rgs)
+    if recordable:
+        cond += f" and {recordable}"
+    if len(live) == 1:  # inside the block, the one input that may need grad does
+        rgs = ["True" if rg != "False" else rg for rg in rgs]
+    edges = []
+    for (x, known, _), rg in zip(xs, rgs):
+        e = _edge_src(x, known)
+        edges.append("None" if rg == "False" else e if rg == "True" else f"({e} if {rg} else None)")
+    names = ", ".join(x for x, _, _ in xs)
+    saved = f"saver(({names},), {save_out}, ({', '.join(rgs)},))" if saver else "()"
+    body = [f"node = node_cls(({', '.join(edges)},), {saved}, p)"]
+    body += _meta_src(xs, rgs, out, broadcast)
+    body += list(after) + _attach_src(res, n_out, diff_outs)
+    block = [f"if {cond}:"] + ["    " + s for s in body]
+    return pre + (lines + ["    " + s for s in block] if lines else block)
+
+
+def _record_n_src(*, out, res, save_out, n_out, diff_outs, saver, after=()):
+    """``_record_src`` for a tuple `inputs` of any length."""
+    saved = f"saver(inputs, {save_out}, rgs)" if saver else "()"
+    body = ["edges = []",
+            "for x, r in zip(inputs, rgs):",
+            f"    edges.append({_edge_src('x', 'tensor')} if r else None)",
+            f"node = node_cls(tuple(edges), {saved}, p)",
+            f"node._meta = _meta_of(inputs, rgs, {out}, False)"]
+    body += list(after) + _attach_src(res, n_out, diff_outs)
+    block = (["rgs = []", "for x in inputs:", f"    rgs.append({_rg_src('x', 'any')})",
+              "if True in rgs and not _inference_only(inputs):"]
+             + ["    " + s for s in body])
+    return ["if _tls.grad_enabled:"] + ["    " + s for s in block]
+
+
+_HERE = os.path.abspath(__file__)
+
+
+def _compile(template, **blocks):
+    """Compile `template` (source of one function, with lines ``@name`` standing for the
+    lines of ``blocks[name]`` at that indentation). Makers cache the result per variant, so
+    ops of one variant share a code object."""
+    lines = []
+    for line in template.splitlines():
+        s = line.lstrip()
+        if s.startswith("@"):
+            pad = line[:len(line) - len(s)]
+            lines += [pad + b for b in blocks[s[1:]]]
+        else:
+            lines.append(line)
+    src = "\n".join(lines) + "\n"
+    # Named inside the package (observers skip the library's own frames by path), and in
+    # linecache so that tracebacks show the generated lines.
+    name = f"{_HERE}<generated {next(_N_COMPILED)}>"
+    linecache.cache[name] = (len(src), None, src.splitlines(True), name)
+    return compile(src, name, "exec")
+
+
+_N_COMPILED = itertools.count()
+
+
+def _generate(code, env, name):
+    """The function `name` that `code` defines, run in the namespace `env` plus the names the
+    snippets use."""
+    ns = dict(_SNIPPET_ENV, **env)
+    exec(code, ns)
+    return ns[name]
 
 
 def _broadcast_error(a, b):
@@ -336,24 +522,16 @@ def _register(op):
 
 _ALL_OPS = {}
 
-_ONE_TRUE = (True,)
-
-# Exact tensor types that take the dispatch fast paths (nn adds Parameter).
+# Exact tensor types that take the dispatch fast paths: Tensor and the library's own
+# subclasses, which declare themselves with ``fast_type`` (nn.Parameter).
 _FAST_TYPES = {Tensor}
 
 
-def register_fast_type(cls):
-    """Let tensors of subclass `cls` use the dispatch fast paths (e.g. nn.Parameter)."""
+def fast_type(cls):
+    """Class decorator: tensors of subclass `cls` take the dispatch fast paths. Only for a
+    subclass that changes nothing an op reads (ops on it return plain Tensors)."""
     _FAST_TYPES.add(cls)
-
-
-def _save_slow(x):
-    """Saving a non-plain input: a Tensor subclass or inference tensor, or a number."""
-    if isinstance(x, Tensor):
-        if x._extra is not None:
-            _check_inference(x)
-        return SavedTensor(x)
-    return x
+    return cls
 
 
 def _compile_save(op, n_inputs):
@@ -374,16 +552,57 @@ def _compile_save(op, n_inputs):
         if what == "out":
             e = "_SO(out)"
         else:
-            e = (f"(_SI(x) if type(x := inputs[{what}]) is _T and x._extra is None "
-                 f"else _slow(x))")
+            e = (f"(_SI(x) if ((_t := type(x := inputs[{what}])) is _T or _t in _FT) and "
+                 f"x._extra is None else _slow(x))")
         if cond is not None:
             e = f"({e} if rgs[{cond}] else None)"
         items.append(e)
     src = f"def save(inputs, out, rgs):\n    return ({', '.join(items)},)\n"
     env = {"_SI": SavedTensor.of_input, "_SO": SavedTensor.of_output, "_T": Tensor,
-           "_slow": _save_slow}
+           "_FT": _FAST_TYPES, "_slow": _save_slow}
     exec(src, env)
     return env["save"]
+
+
+_UNARY = '''
+def impl(x, p=None, _plain=False):
+    # Fast path: a plain tensor or a current view whose dtype needs no conversion.
+    if type(x) in _FAST_TYPES and not _state.special and \\
+            (x._base is None or x._view_ver == x._vc[0]):
+        d = x._data
+        if not (float_only and d.dtype in ints):
+            out = fwd(d, p) if params else fwd(d)
+            if type(out) is not _ndarray:
+                out = _asarray(out)
+            res = _from_array(out)
+            @record_fast
+            return res
+    if type(x) is not _T and not isinstance(x, _T):
+        x = as_tensor_arg(x)
+    if _state.special and not _plain:
+        return _special_call(op, impl, (x,), p)
+    d = x._data
+    if float_only and d.dtype in ints:
+        d = d.astype(default_dtype().np)
+    out = fwd(d, p) if params else fwd(d)
+    if type(out) is not _ndarray:
+        out = _asarray(out)
+    res = _from_array(out)
+    @record
+    return res
+'''
+
+_INTS = frozenset(np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64,
+                                        np.uint8))
+
+
+@functools.cache
+def _unary_code(saver):
+    # bool/int results (isnan, ...) never need grad
+    floating = 'out.dtype.kind in "fc"'
+    return _compile(_UNARY,
+                    record_fast=_record_src([("x", "current", "d")], saver=saver, when=floating),
+                    record=_record_src([("x", "tensor")], saver=saver, when=floating))
 
 
 def unary(name, fwd, node_name=None, save=(), float_only=False, linear=False, params=False):
@@ -394,63 +613,111 @@ def unary(name, fwd, node_name=None, save=(), float_only=False, linear=False, pa
     """
     op = OpDef(name, fwd, node_name or _node_name(name), save=save, kind="unary",
                linear=linear)
-    default_dtype = _dtype.get_default_dtype
     saver = _compile_save(op, 1)
-    node_cls = op.node
-    ints = frozenset(np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64,
-                                           np.uint8))
-
-    def impl(x, p=None, _plain=False):
-        # Fast path: a plain tensor or a current view (see above _needs_grad) whose dtype
-        # needs no conversion.
-        if type(x) in _FAST_TYPES and not _state.special and \
-                (x._base is None or x._view_ver == x._vc[0]):
-            d = x._data
-            if not (float_only and d.dtype in ints):
-                out = fwd(d, p) if params else fwd(d)
-                if type(out) is not _ndarray:
-                    out = _asarray(out)
-                res = _from_array(out)
-                if x._rg and _tls.grad_enabled and out.dtype.kind in "fc":
-                    if x._extra is not None:
-                        _check_inference(x)
-                    fn = x._grad_fn
-                    edge = (fn, x._output_nr) if fn is not None else (x._accumulator(), 0)
-                    node = node_cls((edge,), saver((x,), res, _ONE_TRUE) if saver else (), p)
-                    if out.dtype is not d.dtype and out.dtype != d.dtype and \
-                            out.dtype.kind in "fc":
-                        node._meta = ((d.shape, d.dtype),)
-                    res._rg = True
-                    res._grad_fn = node
-                return res
-        if type(x) is not Tensor and not isinstance(x, Tensor):
-            x = as_tensor_arg(x)
-        if _state.special and not _plain:
-            return _special_call(op, impl, (x,), p)
-        d = x._data
-        if float_only and d.dtype in ints:
-            d = d.astype(default_dtype().np)
-        out = fwd(d, p) if params else fwd(d)
-        if type(out) is not _ndarray:
-            out = _asarray(out)
-        res = _from_array(out)
-        if (x._rg or (x._base is not None and _needs_grad(x))) and _tls.grad_enabled:
-            if out.dtype.kind not in "fc":  # bool/int results (isnan, ...) never need grad
-                return res
-            if x._extra is not None:
-                _check_inference(x)
-            fn = x._grad_fn
-            edge = (fn, x._output_nr) if fn is not None and x._base is None else x._edge()
-            node = node_cls((edge,), saver((x,), res, (True,)) if saver else (), p)
-            if out.dtype is not x._data.dtype and out.dtype != x._data.dtype and \
-                    out.dtype.kind in "fc":
-                node._meta = ((x._data.shape, x._data.dtype),)
-            res._rg = True
-            res._grad_fn = node
-        return res
-
+    env = {"op": op, "fwd": fwd, "params": params, "float_only": float_only, "ints": _INTS,
+           "saver": saver, "node_cls": op.node, "default_dtype": _dtype.get_default_dtype}
+    impl = _generate(_unary_code(saver is not None), env, "impl")
     op.call = op.impl = impl
     return _register(op)
+
+
+_BINARY = '''
+def impl(a, b, p=None, _plain=False):
+    # Fast path: two plain tensors (or current views) of one dtype, no params, nothing
+    # special.
+    if type(a) in _FAST_TYPES and type(b) in _FAST_TYPES and p is None and \\
+            not _state.special and (a._base is None or a._view_ver == a._vc[0]) and \\
+            (b._base is None or b._view_ver == b._vc[0]):
+        ad = a._data
+        bd = b._data
+        if ad.dtype is bd.dtype and not (to_float and ad.dtype.kind in "biu"):
+            try:
+                out = fast_fwd(ad, bd)
+            except (ValueError, TypeError) as e:
+                raise _kernel_error(op, e, ad, bd) from None
+            if type(out) is not _ndarray:
+                out = _asarray(out)
+            res = _from_array(out)
+            if compare:
+                return res
+            @record_fast
+            return res
+    # Fast path 2: a plain real floating tensor and a Python float or int (x * 2, x - 1,
+    # and many rules): the result keeps the tensor's dtype, as _scalar_promote says.
+    tb_ = type(b)
+    if (tb_ is float or tb_ is int) and type(a) in _FAST_TYPES and p is None and \\
+            not _state.special and (a._base is None or a._view_ver == a._vc[0]) and \\
+            a._data.dtype.kind == "f":
+        ad = a._data
+        try:
+            out = fast_fwd(ad, b)
+        except (ValueError, TypeError) as e:
+            raise _kernel_error(op, e, ad, None) from None
+        if type(out) is not _ndarray:
+            out = _asarray(out)
+        if compare:
+            return _from_array(out)
+        rd = ad.dtype
+        if out.dtype is not rd and out.dtype != rd:
+            out = out.astype(rd)
+        res = _from_array(out)
+        @record_scalar
+        return res
+    ta = isinstance(a, _T)
+    tb = isinstance(b, _T)
+    if not ta and not tb:
+        a = as_tensor_arg(a)
+        ta = True
+    if _state.special and not _plain:
+        return _special_call(op, impl, (a, b), p)
+    if is_sub:
+        err = _bool_sub_error(a._data if ta else None, b._data if tb else None)
+        if err is not None:
+            raise err
+    if ta and tb:
+        ad = a._data
+        bd = b._data
+        rd = ad.dtype
+        if rd is not bd.dtype and rd != bd.dtype:
+            rd = _promote2(a, b)
+    elif ta:
+        ad = a._data
+        bd = b
+        rd = _scalar_promote(ad.dtype, b)
+    else:
+        ad = a
+        bd = b._data
+        rd = _scalar_promote(bd.dtype, a)
+    if to_float and rd.kind in "biu":
+        rd = default_dtype().np
+    if ta and ad.dtype is not rd and ad.dtype != rd:
+        ad = ad.astype(rd)
+    if tb and bd.dtype is not rd and bd.dtype != rd:
+        bd = bd.astype(rd)
+    try:
+        out = fwd(ad, bd, p) if params else fwd(ad, bd)
+    except (ValueError, TypeError) as e:
+        raise _kernel_error(op, e, ad if ta else None, bd if tb else None) from None
+    if type(out) is not _ndarray:
+        out = _asarray(out)
+    if compare:
+        return _from_array(out)
+    if out.dtype is not rd and out.dtype != rd:
+        out = out.astype(rd)
+    res = _from_array(out)
+    @record
+    return res
+'''
+
+
+@functools.cache
+def _binary_code(saver):
+    return _compile(
+        _BINARY,
+        record_fast=_record_src([("a", "current", "ad"), ("b", "current", "bd")],
+                                broadcast=True, saver=saver),
+        record_scalar=_record_src([("a", "current", "ad"), ("b", "number")], saver=saver),
+        record=_record_src([("a", "any"), ("b", "any")], broadcast=True, saver=saver))
 
 
 def binary(name, fwd, node_name=None, save=(), promote="binary", params=False, plain_fwd=None):
@@ -463,152 +730,59 @@ def binary(name, fwd, node_name=None, save=(), promote="binary", params=False, p
     op = OpDef(name, fwd, node_name or _node_name(name), save=save, kind="binary")
     fast_fwd = plain_fwd if plain_fwd is not None else (
         (lambda x, y: fwd(x, y, None)) if params else fwd)
-    to_float = promote == "float"
-    compare = promote == "compare"
-    default_dtype = _dtype.get_default_dtype
     saver = _compile_save(op, 2)
-    node_cls = op.node
-    is_sub = name in ("sub", "rsub")
-
-    def impl(a, b, p=None, _plain=False):
-        # Fast path: two plain tensors (or current views) of one dtype, no params, nothing
-        # special.
-        if type(a) in _FAST_TYPES and type(b) in _FAST_TYPES and p is None and \
-                not _state.special and (a._base is None or a._view_ver == a._vc[0]) and \
-                (b._base is None or b._view_ver == b._vc[0]):
-            ad = a._data
-            bd = b._data
-            if ad.dtype is bd.dtype and not (to_float and ad.dtype.kind in "biu"):
-                try:
-                    out = fast_fwd(ad, bd)
-                except (ValueError, TypeError) as e:
-                    raise _kernel_error(op, e, ad, bd) from None
-                if type(out) is not _ndarray:
-                    out = _asarray(out)
-                res = _from_array(out)
-                if compare:
-                    return res
-                ra = a._rg
-                rb = b._rg
-                if (ra or rb) and _tls.grad_enabled:
-                    if ra:
-                        fn = a._grad_fn
-                        ea = (fn, a._output_nr) if fn is not None else (a._accumulator(), 0)
-                    else:
-                        ea = None
-                    if rb:
-                        fn = b._grad_fn
-                        eb = (fn, b._output_nr) if fn is not None else (b._accumulator(), 0)
-                    else:
-                        eb = None
-                    if (a._extra is not None or b._extra is not None) and saver:
-                        _check_inference(a)
-                        _check_inference(b)
-                    node = node_cls((ea, eb), saver((a, b), res, (ra, rb)) if saver else ())
-                    sa = ad.shape
-                    sb = bd.shape
-                    if sa != sb:
-                        # _meta_for((a, b), out) for two tensors of one dtype
-                        so = out.shape
-                        dt = out.dtype
-                        cast = ad.dtype != dt and dt.kind in "fc"
-                        node._meta = (None if sa == so and not cast else (sa, ad.dtype),
-                                      None if sb == so and not cast else (sb, bd.dtype))
-                    res._rg = True
-                    res._grad_fn = node
-                return res
-        # Fast path 2: a plain real floating tensor and a Python float or int (x * 2, x - 1,
-        # and many rules): the result keeps the tensor's dtype, as _scalar_promote says.
-        tb_ = type(b)
-        if (tb_ is float or tb_ is int) and type(a) in _FAST_TYPES and p is None and \
-                not _state.special and (a._base is None or a._view_ver == a._vc[0]) and \
-                a._data.dtype.kind == "f":
-            ad = a._data
-            try:
-                out = fast_fwd(ad, b)
-            except (ValueError, TypeError) as e:
-                raise _kernel_error(op, e, ad, None) from None
-            if type(out) is not _ndarray:
-                out = _asarray(out)
-            if compare:
-                return _from_array(out)
-            rd = ad.dtype
-            if out.dtype is not rd and out.dtype != rd:
-                out = out.astype(rd)
-            res = _from_array(out)
-            if a._rg and _tls.grad_enabled:
-                fn = a._grad_fn
-                ea = (fn, a._output_nr) if fn is not None else (a._accumulator(), 0)
-                node = node_cls((ea, None), saver((a, b), res, (True, False)) if saver else ())
-                res._rg = True
-                res._grad_fn = node
-            return res
-        ta = isinstance(a, Tensor)
-        tb = isinstance(b, Tensor)
-        if not ta and not tb:
-            a = as_tensor_arg(a)
-            ta = True
-        if _state.special and not _plain:
-            return _special_call(op, impl, (a, b), p)
-        if is_sub:
-            err = _bool_sub_error(a._data if ta else None, b._data if tb else None)
-            if err is not None:
-                raise err
-        if ta and tb:
-            ad = a._data
-            bd = b._data
-            rd = ad.dtype
-            if rd is not bd.dtype and rd != bd.dtype:
-                rd = _promote2(a, b)
-        elif ta:
-            ad = a._data
-            bd = b
-            rd = _scalar_promote(ad.dtype, b)
-        else:
-            ad = a
-            bd = b._data
-            rd = _scalar_promote(bd.dtype, a)
-        if to_float and rd.kind in "biu":
-            rd = default_dtype().np
-        if ta and ad.dtype is not rd and ad.dtype != rd:
-            ad = ad.astype(rd)
-        if tb and bd.dtype is not rd and bd.dtype != rd:
-            bd = bd.astype(rd)
-        try:
-            out = fwd(ad, bd, p) if params else fwd(ad, bd)
-        except (ValueError, TypeError) as e:
-            raise _kernel_error(op, e, ad if ta else None, bd if tb else None) from None
-        if type(out) is not _ndarray:
-            out = _asarray(out)
-        if compare:
-            return _from_array(out)
-        if out.dtype is not rd and out.dtype != rd:
-            out = out.astype(rd)
-        res = _from_array(out)
-        ra = ta and (a._rg or (a._base is not None and _needs_grad(a)))
-        rb = tb and (b._rg or (b._base is not None and _needs_grad(b)))
-        if (ra or rb) and _tls.grad_enabled:
-            if ra:
-                fn = a._grad_fn
-                ea = (fn, a._output_nr) if fn is not None and a._base is None else a._edge()
-            else:
-                ea = None
-            if rb:
-                fn = b._grad_fn
-                eb = (fn, b._output_nr) if fn is not None and b._base is None else b._edge()
-            else:
-                eb = None
-            node = node_cls((ea, eb), saver((a, b), res, (ra, rb)) if saver else (), p)
-            shape = out.shape
-            if (ta and (a._data.shape != shape or a._data.dtype is not rd)) or \
-                    (tb and (b._data.shape != shape or b._data.dtype is not rd)):
-                node._meta = _meta_for((a, b), out)
-            res._rg = True
-            res._grad_fn = node
-        return res
-
+    env = {"op": op, "fwd": fwd, "fast_fwd": fast_fwd, "params": params, "saver": saver,
+           "node_cls": op.node, "to_float": promote == "float", "compare": promote == "compare",
+           "is_sub": name in ("sub", "rsub"), "default_dtype": _dtype.get_default_dtype}
+    impl = _generate(_binary_code(saver is not None), env, "impl")
     op.call = op.impl = impl
     return _register(op)
+
+
+_PRIMITIVE = '''
+def run(inputs, p):
+    n_in = len(inputs)
+    if n_in == 1:
+        x = inputs[0]
+        out = fwd(x._data if isinstance(x, _T) else x, p)
+    elif n_in == 2:
+        x, y = inputs
+        out = fwd(x._data if isinstance(x, _T) else x,
+                  y._data if isinstance(y, _T) else y, p)
+    else:
+        out = fwd(*[x._data if isinstance(x, _T) else x for x in inputs], p)
+    if n_out == 1:
+        if type(out) is not _ndarray:
+            out = _asarray(out)
+        res = _from_array(out)
+        outputs = (res,)
+    else:
+        outputs = tuple([wrap(o) for o in out])
+        res = outputs
+    if view:
+        _make_views(op, inputs[0], outputs, p)
+    if n_in == 1:
+        # One input (views, reductions, most nn kernels).
+        x = inputs[0]
+        @record_1
+    elif n_in == 2:
+        # Two inputs (mm, products, most backward kernels).
+        x, y = inputs
+        @record_2
+    else:
+        @record_n
+    return res
+'''
+
+
+@functools.cache
+def _primitive_code(n_out, some_diff_outs, saver, save_all):
+    kw = {"out": "outputs[0]._data", "save_out": "outputs" if save_all else "outputs[0]",
+          "n_out": n_out, "diff_outs": some_diff_outs, "saver": saver,
+          "after": ["if op.records_shape:", "    node._shape = inputs[0]._data.shape"]}
+    return _compile(_PRIMITIVE, record_1=_record_src([("x", "any")], **kw),
+                    record_2=_record_src([("x", "any"), ("y", "any")], **kw),
+                    record_n=_record_n_src(res="res", **kw))
 
 
 def primitive(name, fwd, node_name=None, save=(), n_out=1, diff_outs=None, view=False,
@@ -620,99 +794,13 @@ def primitive(name, fwd, node_name=None, save=(), n_out=1, diff_outs=None, view=
     """
     op = OpDef(name, fwd, node_name or _node_name(name), save=save, n_out=n_out,
                diff_outs=diff_outs, kind="general", view=view, linear=linear)
-    node_cls = op.node
     saver = _compile_save(op, None)
     # A compiled saver takes output 0; other specs ("out1", ...) take the tuple of outputs.
     save_all = bool(save) and not all(type(w) is int or w == "out" for w, _ in op.save)
-
-    def run(inputs, p):
-        n_in = len(inputs)
-        if n_in == 1:
-            x = inputs[0]
-            out = fwd(x._data if isinstance(x, Tensor) else x, p)
-        elif n_in == 2:
-            x, y = inputs
-            out = fwd(x._data if isinstance(x, Tensor) else x,
-                      y._data if isinstance(y, Tensor) else y, p)
-        else:
-            out = fwd(*[x._data if isinstance(x, Tensor) else x for x in inputs], p)
-        if n_out == 1:
-            if type(out) is not _ndarray:
-                out = _asarray(out)
-            res = _from_array(out)
-            outputs = (res,)
-        else:
-            outputs = tuple([wrap(o) for o in out])
-            res = outputs
-        if view:
-            _make_views(op, inputs[0], outputs, p)
-        if not _tls.grad_enabled:
-            return res
-        if n_in == 1:
-            # One input (views, reductions, most nn kernels): no per-input lists.
-            x = inputs[0]
-            if not (isinstance(x, Tensor) and (x._rg or (x._base is not None and
-                                                        _needs_grad(x)))):
-                return res
-            if x._extra is not None:
-                _check_inference(x)
-            fn = x._grad_fn
-            edge = (fn, x._output_nr) if fn is not None and x._base is None else x._edge()
-            node = node_cls((edge,), saver(inputs, outputs if save_all else outputs[0],
-                                           _ONE_TRUE) if saver else (), p)
-            xd = x._data.dtype
-            dt = outputs[0]._data.dtype
-            if xd is not dt and xd != dt and xd.kind in "fc":
-                node._meta = ((x._data.shape, xd),)
-        elif n_in == 2:
-            # Two inputs (mm, products, most backward kernels): _record_general, unrolled.
-            x, y = inputs
-            rx = isinstance(x, Tensor) and (x._rg or (x._base is not None and _needs_grad(x)))
-            ry = isinstance(y, Tensor) and (y._rg or (y._base is not None and _needs_grad(y)))
-            if not (rx or ry):
-                return res
-            dt = outputs[0]._data.dtype
-            mx = my = None
-            if rx:
-                if x._extra is not None:
-                    _check_inference(x)
-                fn = x._grad_fn
-                ex = (fn, x._output_nr) if fn is not None and x._base is None else x._edge()
-                xd = x._data.dtype
-                if xd is not dt and xd != dt and xd.kind in "fc":
-                    mx = (x._data.shape, xd)
-            else:
-                ex = None
-            if ry:
-                if y._extra is not None:
-                    _check_inference(y)
-                fn = y._grad_fn
-                ey = (fn, y._output_nr) if fn is not None and y._base is None else y._edge()
-                yd = y._data.dtype
-                if yd is not dt and yd != dt and yd.kind in "fc":
-                    my = (y._data.shape, yd)
-            else:
-                ey = None
-            node = node_cls((ex, ey), saver(inputs, outputs if save_all else outputs[0],
-                                            (rx, ry)) if saver else (), p)
-            if mx is not None or my is not None:
-                node._meta = (mx, my)
-        else:
-            node = _record_general(node_cls, inputs, outputs, p, saver, save_all)
-            if node is None:
-                return res
-        if op.records_shape:
-            node._shape = inputs[0]._data.shape
-        if n_out == 1:
-            res._rg = True
-            res._grad_fn = node
-        else:
-            for k, o in enumerate(outputs):
-                if diff_outs is None or diff_outs[k]:
-                    o._rg = True
-                    o._grad_fn = node
-                    o._output_nr = k
-        return res
+    env = {"op": op, "fwd": fwd, "n_out": n_out, "view": view, "saver": saver,
+           "node_cls": op.node, "diff_outs": diff_outs}
+    run = _generate(_primitive_code(n_out, diff_outs is not None, saver is not None, save_all),
+                    env, "run")
 
     def impl(*args, _plain=False):
         return run(args[:-1], args[-1])
@@ -725,41 +813,6 @@ def primitive(name, fwd, node_name=None, save=(), n_out=1, diff_outs=None, view=
     op.call = call
     op.impl = impl
     return _register(op)
-
-
-def _record_general(node_cls, inputs, outputs, p, saver, save_all):
-    """The node of a primitive with several inputs, or None when none needs grad."""
-    any_rg = False
-    rgs = []
-    for x in inputs:
-        r = isinstance(x, Tensor) and (x._rg or (x._base is not None and _needs_grad(x)))
-        rgs.append(r)
-        if r:
-            any_rg = True
-    if not any_rg:
-        return None
-    edges = []
-    meta = None
-    dt = outputs[0]._data.dtype
-    for i, x in enumerate(inputs):
-        if not rgs[i]:
-            edges.append(None)
-            continue
-        if x._extra is not None:
-            _check_inference(x)
-        fn = x._grad_fn
-        edges.append((fn, x._output_nr) if fn is not None and x._base is None
-                     else x._edge())
-        xd = x._data.dtype
-        if xd is not dt and xd != dt and xd.kind in "fc":
-            if meta is None:
-                meta = [None] * len(inputs)
-            meta[i] = (x._data.shape, xd)
-    node = node_cls(tuple(edges), saver(inputs, outputs if save_all else outputs[0], rgs)
-                    if saver else (), p)
-    if meta is not None:
-        node._meta = tuple(meta)
-    return node
 
 
 def _make_views(op, x, outputs, p):
@@ -779,6 +832,17 @@ def _make_views(op, x, outputs, p):
         if inference:
             o._extras()["inference"] = True
         k += 1
+
+
+# The names the generated dispatch code reads besides its maker's own.
+_SNIPPET_ENV = {
+    "_T": Tensor, "_FAST_TYPES": _FAST_TYPES, "_state": _state, "_tls": _tls,
+    "_ndarray": _ndarray, "_asarray": _asarray, "_from_array": _from_array, "wrap": wrap,
+    "as_tensor_arg": as_tensor_arg, "_needs_grad": _needs_grad, "_meta_of": _meta_of,
+    "_inference_only": _inference_only, "_special_call": _special_call,
+    "_kernel_error": _kernel_error, "_bool_sub_error": _bool_sub_error,
+    "_promote2": _promote2, "_scalar_promote": _scalar_promote, "_make_views": _make_views,
+}
 
 
 def unrecorded_float(g):

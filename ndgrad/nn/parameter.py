@@ -1,17 +1,20 @@
 """``nn.Parameter`` (a leaf tensor that a Module registers as trainable) and ``nn.Buffer``.
 
 A Parameter shares the memory of the tensor it is built from and is always a leaf; ops on it
-return plain Tensors, like torch's.
+return plain Tensors, like torch's, and take the dispatcher's fast paths (``fast_type``): it
+changes nothing an op reads.
 """
 
 import numpy as np
 
 from .. import _dtype
+from .._ops.registry import fast_type
 from .._tensor import Tensor
 
 __all__ = ["Parameter", "Buffer", "is_lazy"]
 
 
+@fast_type
 class Parameter(Tensor):
     """A Tensor that is a module parameter: ``Parameter(data=None, requires_grad=True)``.
 
