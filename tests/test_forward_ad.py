@@ -128,10 +128,11 @@ def test_broadcast_tangent_has_output_shape():
 @pytest.mark.parametrize("name", ["exp", "tanh", "mul", "div", "mm", "max_dim"])
 def test_fallback_double_vjp_matches_explicit_rule(name, monkeypatch):
     """The generic JVP-from-VJP gives the same tangents as the explicit rules."""
-    from ndgrad._ops import elementwise as E
+    from ndgrad._ops import arithmetic as AR
+    from ndgrad._ops import pointwise as PW
     from ndgrad._ops import linalg as L
     from ndgrad._ops import reduction as R
-    op = {"exp": E.EXP, "tanh": E.TANH, "mul": E.MUL, "div": E.DIV, "mm": L.MM,
+    op = {"exp": PW.EXP, "tanh": PW.TANH, "mul": AR.MUL, "div": AR.DIV, "mm": L.MM,
           "max_dim": R.MAX_DIM}[name]
     fn = UNARY.get(name) or BINARY.get(name)
     with nfw.dual_level():

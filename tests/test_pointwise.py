@@ -475,9 +475,10 @@ def test_docstring_examples_run():
     """Every example in the pointwise docstrings prints what the docstring says."""
     import doctest
 
-    from ndgrad._ops import pointwise
-    result = doctest.testmod(pointwise, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 50 and result.failed == 0
+    from ndgrad._ops import arithmetic, comparison, pointwise
+    results = [doctest.testmod(m, optionflags=doctest.NORMALIZE_WHITESPACE)
+               for m in (arithmetic, comparison, pointwise)]
+    assert sum(r.attempted for r in results) > 50 and all(r.failed == 0 for r in results)
 
 
 @pytest.mark.parametrize("name,args", [("exp2", ([1.0, 2.0],)), ("erf", ([0.5, -1.0],)),

@@ -16,7 +16,8 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import _from_array
-from .elementwise import _conj, where
+from .pointwise import _conj
+from .comparison import where
 from .registry import as_tensor_arg, primitive, raw_view, unrecorded_float
 
 __all__ = [
@@ -278,7 +279,7 @@ def _even_vjp(ctx, g):
 def _even_all_vjp(ctx, g):
     """max()/min() over everything: torch's evenly_distribute_backward (a NaN result shares
     its gradient among the NaNs)."""
-    from .elementwise import isnan
+    from .comparison import isnan
     x, out = ctx.saved
     xd = x.detach()
     if out._data.dtype.kind in "fc" and np.isnan(out._data):
@@ -391,7 +392,7 @@ MIN_DIM.def_vjp(_select_vjp)
 
 def _minmax(input, dim, keepdim, other, is_max):
     from .._tensor import Tensor
-    from .elementwise import maximum, minimum
+    from .comparison import maximum, minimum
     x = as_tensor_arg(input)
     name = "max" if is_max else "min"
     if isinstance(dim, Tensor):
@@ -672,7 +673,7 @@ LOGSUMEXP = primitive("logsumexp", lambda x, p: _lse_np(x, *p), save=((0, None),
 
 @LOGSUMEXP.def_vjp
 def _(ctx, g):
-    from .elementwise import exp
+    from .pointwise import exp
     x, out = ctx.saved
     dims, keepdim = ctx._params
     return (_unsqueeze_dims(g, dims, keepdim) *
@@ -748,8 +749,9 @@ VECTOR_NORM = primitive("linalg_vector_norm", _vnorm_np, "LinalgVectorNormBackwa
 def _(ctx, g):
     """torch's norm_backward, case by case (the 0/0 at a zero norm gives a zero gradient)."""
     from .. import zeros_like
-    from .elementwise import abs as _abs
-    from .elementwise import isnan, sgn
+    from .pointwise import abs as _abs
+    from .comparison import isnan
+    from .pointwise import sgn
     x, out = ctx.saved
     p, dims, keepdim = ctx._params
     dims = dims if dims is not None else tuple(range(x._data.ndim))
@@ -836,7 +838,7 @@ NANSUM = primitive("nansum", _nansum_fwd, save=((0, None),))
 
 @NANSUM.def_vjp
 def _(ctx, g):
-    from .elementwise import isnan, logical_not
+    from .comparison import isnan, logical_not
     (x,) = ctx.saved
     dims, keepdim, _ = ctx._params
     dims = dims if dims is not None else tuple(range(x._data.ndim))
@@ -857,7 +859,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean of the non-NaN elements (a composite: nansum / count, DivBackward0 as torch)."""
-    from .elementwise import isnan, logical_not
+    from .comparison import isnan, logical_not
     x = as_tensor_arg(input)
     if x._data.dtype.kind not in "fc":
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
@@ -914,7 +916,7 @@ def _(ctx, g):
 
 @CUMPROD.def_vjp
 def _(ctx, g):
-    from .elementwise import logical_not
+    from .comparison import logical_not
     x, out = ctx.saved
     dim, _ = ctx._params
     if x._data.ndim == 0:
@@ -1038,8 +1040,8 @@ def _(ctx, g):
     # grad_k = sum_{j >= k} g_j exp(x_k - out_j), split by the sign of g so that every term is
     # a logcumsumexp of logs (stable for large |x|; TensorFlow's formulation, as torch). The
     # "log of zero" is the dtype's lowest finite value, not -inf, so no inf - inf appears.
-    from .elementwise import abs as _abs
-    from .elementwise import exp, log
+    from .pointwise import abs as _abs
+    from .pointwise import exp, log
     x, out = ctx.saved
     dim = ctx._params
     if x._data.ndim == 0 or x._data.size == 0:
@@ -1091,7 +1093,7 @@ def _numpy_aliases(fn):
 
 def write_out(res, out):
     """Copy `res` (a tensor or a tuple of them) into the ``out=`` tensor(s) and return them."""
-    from .elementwise import _out
+    from .pointwise import _out
     if isinstance(res, tuple):
         written = [_out(r, o) for r, o in zip(res, out)]
         return type(res)(*written) if hasattr(res, "_fields") else tuple(written)

@@ -5,7 +5,7 @@ An OpDef holds, in one place: the forward kernel on NumPy arrays, the backward r
 written in ndgrad ops (so backward is itself differentiable and ``create_graph`` works), the
 forward rule (JVP) or a flag that derives it, what to save for backward, and dtype behaviour.
 
-How to declare a primitive (see ``elementwise.py`` for many)::
+How to declare a primitive (see ``pointwise.py`` for many)::
 
     exp = unary("exp", np.exp, save=(("out", None),), float_only=True)
 

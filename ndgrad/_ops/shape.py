@@ -810,7 +810,7 @@ def cat(tensors, dim=0, *, out=None, axis=None):
     if res._grad_fn is not None:
         res._grad_fn._extras()["sizes"] = [t._data.shape[d] for t in keep]
     if out is not None:
-        from .elementwise import _out
+        from .pointwise import _out
         return _out(res, out)
     return res
 
@@ -849,7 +849,7 @@ def stack(tensors, dim=0, *, out=None, axis=None):
     ts = [t if t._data.dtype == dt else t.to(_dtype.from_np(dt)) for t in ts]
     res = STACK.call(*ts, params=d)
     if out is not None:
-        from .elementwise import _out
+        from .pointwise import _out
         return _out(res, out)
     return res
 

@@ -268,7 +268,7 @@ def _rules():
 
 def _build_rules():
     from .. import matmul
-    from .._ops.elementwise import _conj
+    from .._ops.pointwise import _conj
 
     def needs(ctx, i):
         return ctx._next[i] is not None

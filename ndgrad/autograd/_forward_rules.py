@@ -726,11 +726,14 @@ def _install_rules():
     Rules are written in ndgrad ops so tangents are differentiable (reverse-over-forward).
     An op that already has a jvp (declared by its own module) keeps it.
     """
-    from .._ops import elementwise as E
+    from .._ops import arithmetic as AR
+    from .._ops import comparison as CMP
+    from .._ops import pointwise as PW
     from .._ops import indexing as I
     from .._ops import linalg as L
     from .._ops import reduction as R
-    from .._ops.elementwise import _conj, where
+    from .._ops.pointwise import _conj
+    from .._ops.comparison import where
 
     def rule(op, fn):
         if op.jvp is None:
@@ -751,10 +754,10 @@ def _install_rules():
             return ta + tb
         return jvp
 
-    rule(E.ADD, add_rule(1))
-    rule(E.SUB, add_rule(-1))
+    rule(AR.ADD, add_rule(1))
+    rule(AR.SUB, add_rule(-1))
     # rsub(a, b, alpha) = b - alpha * a
-    rule(E.RSUB, add_rule(-1, swap=True))
+    rule(AR.RSUB, add_rule(-1, swap=True))
 
     def mul_jvp(ctx, ta, tb):
         a, b = ctx.inputs
@@ -764,7 +767,7 @@ def _install_rules():
             r = s if r is None else r + s
         return r
 
-    rule(E.MUL, mul_jvp)
+    rule(AR.MUL, mul_jvp)
 
     def div_jvp(ctx, ta, tb):
         b = ctx.inputs[1]
@@ -773,7 +776,7 @@ def _install_rules():
         s = tb * ctx.outputs[0]
         return ((ta - s) if ta is not None else -s) / b
 
-    rule(E.DIV, div_jvp)
+    rule(AR.DIV, div_jvp)
 
     def pow_scalar_jvp(ctx, tx, te):
         x, e = ctx.inputs
@@ -783,7 +786,7 @@ def _install_rules():
             return tx * (2 * x)
         return tx * (e * x ** (e - 1))
 
-    rule(E.POW_SCALAR, pow_scalar_jvp)
+    rule(AR.POW_SCALAR, pow_scalar_jvp)
 
     def pow_tensor_jvp(ctx, tx, ty):
         x, y = ctx.inputs
@@ -792,12 +795,12 @@ def _install_rules():
         if tx is not None:
             r = where(y == 0, 0.0, tx * (y * x ** (y - 1)))
         if ty is not None:
-            lg = where((x == 0) & (y >= 0), 0.0, E.log(x))
+            lg = where((x == 0) & (y >= 0), 0.0, PW.log(x))
             s = ty * (out * lg)
             r = s if r is None else r + s
         return r
 
-    rule(E.POW_TENSOR, pow_tensor_jvp)
+    rule(AR.POW_TENSOR, pow_tensor_jvp)
 
     def pow_rscalar_jvp(ctx, tb, ty):
         base = ctx.inputs[0]
@@ -807,58 +810,58 @@ def _install_rules():
             float(np.log(base))
         return ty * (ctx.outputs[0] * lb)
 
-    rule(E.POW_RSCALAR, pow_rscalar_jvp)
+    rule(AR.POW_RSCALAR, pow_rscalar_jvp)
 
-    rule(E.EXP, lambda ctx, t: t * ctx.outputs[0])
-    rule(E.LOG, lambda ctx, t: t / ctx.inputs[0])
-    rule(E.SQRT, lambda ctx, t: t / (2 * ctx.outputs[0]))
-    rule(E.RSQRT, lambda ctx, t: t * (-0.5 * ctx.outputs[0] ** 3))
-    rule(E.SIN, lambda ctx, t: t * E.cos(ctx.inputs[0]))
-    rule(E.COS, lambda ctx, t: t * -E.sin(ctx.inputs[0]))
-    rule(E.LOG1P, lambda ctx, t: t / (ctx.inputs[0] + 1))
-    rule(E.EXPM1, lambda ctx, t: t * (ctx.outputs[0] + 1))
-    rule(E.RECIPROCAL, lambda ctx, t: t * -(ctx.outputs[0] * ctx.outputs[0]))
-    rule(E.TANH, lambda ctx, t: E.TANH_BW.call(t, ctx.outputs[0]))
-    rule(E.SIGMOID, lambda ctx, t: E.SIGMOID_BW.call(t, ctx.outputs[0]))
-    rule(E.RELU, lambda ctx, t: E.THRESHOLD_BW.call(t, ctx.outputs[0], 0))
-    rule(E.ABS, lambda ctx, t: t * E.sgn(ctx.inputs[0]))
+    rule(PW.EXP, lambda ctx, t: t * ctx.outputs[0])
+    rule(PW.LOG, lambda ctx, t: t / ctx.inputs[0])
+    rule(PW.SQRT, lambda ctx, t: t / (2 * ctx.outputs[0]))
+    rule(PW.RSQRT, lambda ctx, t: t * (-0.5 * ctx.outputs[0] ** 3))
+    rule(PW.SIN, lambda ctx, t: t * PW.cos(ctx.inputs[0]))
+    rule(PW.COS, lambda ctx, t: t * -PW.sin(ctx.inputs[0]))
+    rule(PW.LOG1P, lambda ctx, t: t / (ctx.inputs[0] + 1))
+    rule(PW.EXPM1, lambda ctx, t: t * (ctx.outputs[0] + 1))
+    rule(PW.RECIPROCAL, lambda ctx, t: t * -(ctx.outputs[0] * ctx.outputs[0]))
+    rule(PW.TANH, lambda ctx, t: PW.TANH_BW.call(t, ctx.outputs[0]))
+    rule(PW.SIGMOID, lambda ctx, t: PW.SIGMOID_BW.call(t, ctx.outputs[0]))
+    rule(PW.RELU, lambda ctx, t: PW.THRESHOLD_BW.call(t, ctx.outputs[0], 0))
+    rule(PW.ABS, lambda ctx, t: t * PW.sgn(ctx.inputs[0]))
 
     def tanh_bw_jvp(ctx, tg, ty):
         g, y = ctx.inputs
-        r = E.TANH_BW.call(tg, y) if tg is not None else None
+        r = PW.TANH_BW.call(tg, y) if tg is not None else None
         if ty is not None:
             s = ty * (-2 * g * y)
             r = s if r is None else r + s
         return r
 
-    rule(E.TANH_BW, tanh_bw_jvp)
+    rule(PW.TANH_BW, tanh_bw_jvp)
 
     def sigmoid_bw_jvp(ctx, tg, ty):
         g, y = ctx.inputs
-        r = E.SIGMOID_BW.call(tg, y) if tg is not None else None
+        r = PW.SIGMOID_BW.call(tg, y) if tg is not None else None
         if ty is not None:
             s = ty * (g * (1 - 2 * y))
             r = s if r is None else r + s
         return r
 
-    rule(E.SIGMOID_BW, sigmoid_bw_jvp)
-    rule(E.THRESHOLD_BW, lambda ctx, tg, tx: None if tg is None else
-         E.THRESHOLD_BW.call(tg, ctx.inputs[1], ctx.params))
+    rule(PW.SIGMOID_BW, sigmoid_bw_jvp)
+    rule(PW.THRESHOLD_BW, lambda ctx, tg, tx: None if tg is None else
+         PW.THRESHOLD_BW.call(tg, ctx.inputs[1], ctx.params))
 
-    for op in (E.SIGN, E.SGN, E.ROUND, E._FLOOR, E._CEIL, E._TRUNC):
+    for op in (PW.SIGN, PW.SGN, PW.ROUND, PW._FLOOR, PW._CEIL, PW._TRUNC):
         rule(op, lambda ctx, t: t * 0)
-    for op in (E.FLOOR_DIV, E.TRUNC_DIV):
+    for op in (AR.FLOOR_DIV, AR.TRUNC_DIV):
         rule(op, lambda ctx, ta, tb: (ta if ta is not None else tb) * 0)
 
     def remainder_jvp(ctx, ta, tb):
         a, b = ctx.inputs
         r = ta
         if tb is not None:
-            s = -tb * E.floor_divide(a, b)
+            s = -tb * AR.floor_divide(a, b)
             r = s if r is None else r + s
         return r
 
-    rule(E.REMAINDER, remainder_jvp)
+    rule(AR.REMAINDER, remainder_jvp)
 
     def clamp_jvp(ctx, t):
         x = ctx.inputs[0]
@@ -871,7 +874,7 @@ def _install_rules():
             mask = m2 if mask is None else mask & m2
         return where(mask, t, 0.0)
 
-    rule(E.CLAMP, clamp_jvp)
+    rule(CMP.CLAMP, clamp_jvp)
 
     def minmax_jvp(first):
         def jvp(ctx, ta, tb):
@@ -882,8 +885,8 @@ def _install_rules():
             return where(a == b, (ta + tb) * 0.5, picked)
         return jvp
 
-    rule(E.MAXIMUM, minmax_jvp(lambda a, b: a > b))
-    rule(E.MINIMUM, minmax_jvp(lambda a, b: a < b))
+    rule(CMP.MAXIMUM, minmax_jvp(lambda a, b: a > b))
+    rule(CMP.MINIMUM, minmax_jvp(lambda a, b: a < b))
 
     def where_jvp(ctx, tc, ta, tb):
         cond = ctx.inputs[0]
@@ -891,7 +894,7 @@ def _install_rules():
             return None
         return where(cond, ta if ta is not None else 0.0, tb if tb is not None else 0.0)
 
-    rule(E.WHERE, where_jvp)
+    rule(CMP.WHERE, where_jvp)
 
     # ------------------------------------------------------------------ matrix products
     def bilinear(fn):
