@@ -36,7 +36,8 @@ from .._tensor import Tensor, _from_array
 from ..autograd.graph import Node, SavedTensor
 
 __all__ = ["OpDef", "unary", "binary", "primitive", "wrap", "as_tensor_arg", "special_hooks",
-           "unrecorded_float", "raw_view", "add_tangents", "jvp_from_parts", "bilinear_jvp"]
+           "unrecorded_float", "raw_view", "add_tangents", "jvp_from_parts", "bilinear_jvp",
+           "elementwise_jvp"]
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -58,13 +59,14 @@ class OpDef:
                  "batch_transparent", "__dict__")
 
     def __init__(self, name, fwd, node_name, save=(), n_out=1, diff_outs=None, kind=None,
-                 linear=False, view=False):
+                 linear=False, view=False, elementwise=False):
         self.name = name
         self.fwd = fwd
         # One Node subclass per op so grad_fn prints as torch's (MulBackward0, ...).
         self.node = type(node_name, (Node,), {"__slots__": (), "_op": self})
         self.vjp = _no_vjp(name)
-        self.jvp = None
+        # `elementwise`: the JVP is derived from the VJP (torch's auto_element_wise).
+        self.jvp = elementwise_jvp(self) if elementwise else None
         # Rules for gradients and tangents carrying a leading batch dimension B
         # (autograd.grad(is_grads_batched=True), vectorized Jacobians): None means the
         # batched engines run the plain rule once per batch element, unless
@@ -146,6 +148,33 @@ def jvp_from_parts(parts):
             if t is not None and part is not None:
                 r = add_tangents(r, part(ctx, t))
         return r
+    return jvp
+
+
+class _VjpArgs:
+    """What a VJP reads from its node (saved values, params, needed inputs), built from a JVP
+    context, so a JVP can call the op's VJP without a recorded node."""
+
+    __slots__ = ("saved", "_saved", "_params", "_next", "_extra")
+
+    def __init__(self, op, ctx):
+        outs, ins = ctx.outputs, ctx.inputs
+        self.saved = self._saved = tuple(
+            outs[0] if what == "out" else outs[int(what[3:])] if type(what) is str
+            else ins[what] for what, _ in op.save)
+        self._params = ctx.params
+        self._next = _ONE_TRUE
+        self._extra = None
+
+
+def elementwise_jvp(op):
+    """The JVP of a unary op whose VJP is ``g * conj(f'(x))``: ``conj(vjp(conj(t)))``, which
+    is ``f'(x) t`` for holomorphic and real functions alike (torch's auto_element_wise)."""
+    def jvp(ctx, t):
+        if t._data.dtype.kind == "c":
+            return op.vjp(_VjpArgs(op, ctx), t.conj())[0].conj()
+        r = op.vjp(_VjpArgs(op, ctx), t)[0]
+        return r.conj() if r._data.dtype.kind == "c" else r
     return jvp
 
 
@@ -386,14 +415,16 @@ def _compile_save(op, n_inputs):
     return env["save"]
 
 
-def unary(name, fwd, node_name=None, save=(), float_only=False, linear=False, params=False):
+def unary(name, fwd, node_name=None, save=(), float_only=False, linear=False, params=False,
+          elementwise=False):
     """Declare an elementwise unary primitive; ``op.call(x[, params])`` runs it.
 
     `float_only`: integer and bool inputs are computed in the default float dtype (torch's
-    behaviour for exp, sin, sqrt, ...).
+    behaviour for exp, sin, sqrt, ...). `elementwise`: derive the JVP from the VJP
+    (``elementwise_jvp``).
     """
     op = OpDef(name, fwd, node_name or _node_name(name), save=save, kind="unary",
-               linear=linear)
+               linear=linear, elementwise=elementwise)
     default_dtype = _dtype.get_default_dtype
     saver = _compile_save(op, 1)
     node_cls = op.node
