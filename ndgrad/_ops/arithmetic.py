@@ -123,6 +123,28 @@ def _(ctx, g):
     return ga, gb
 
 
+def _same_tangent(ctx, t):
+    return t
+
+
+def _alpha_tangent(sign):
+    """The tangent part of the operand scaled by ``sign * alpha`` (alpha None means 1)."""
+    def part(ctx, t):
+        k = sign * (1 if ctx.params is None else ctx.params)
+        return t if k == 1 else -t if k == -1 else t * k
+    return part
+
+
+ADD.def_jvp_parts(_same_tangent, _alpha_tangent(1))
+SUB.def_jvp_parts(_same_tangent, _alpha_tangent(-1))
+# rsub(a, b, alpha) = b - alpha * a
+RSUB.def_jvp_parts(_alpha_tangent(-1), _same_tangent)
+RSUB_T.def_jvp_parts(_alpha_tangent(-1), _same_tangent)
+MUL.def_jvp_parts(lambda ctx, ta: ta * ctx.inputs[1], lambda ctx, tb: tb * ctx.inputs[0])
+DIV.def_jvp_parts(lambda ctx, ta: ta / ctx.inputs[1],
+                  lambda ctx, tb: -tb * (ctx.outputs[0] / ctx.inputs[1]))
+
+
 def add(input, other, *, alpha=1, out=None):
     """``input + alpha * other`` with broadcasting and type promotion."""
     return _out(ADD.call(input, other, None if alpha == 1 else alpha), out)
@@ -187,6 +209,14 @@ def _(ctx, g):
     raise RuntimeError("derivative for aten::floor_divide is not implemented")
 
 
+def _zero_tangent(ctx, t):
+    return t * 0
+
+
+for _op in (FLOOR_DIV, FLOOR_DIV_MODE, TRUNC_DIV):
+    _op.def_jvp_parts(_zero_tangent, _zero_tangent)
+
+
 def div(input, other, *, rounding_mode=None, out=None):
     """True division (int / int gives float), or rounded with "trunc" / "floor"."""
     if rounding_mode is None:
@@ -218,6 +248,11 @@ def _(ctx, g):
     a, b = ctx.saved
     n = ctx._next
     return g if n[0] else None, (-g * FLOOR_DIV_MODE.call(a, b)) if n[1] else None
+
+
+REMAINDER.def_jvp_parts(_same_tangent,
+                        lambda ctx, tb: -tb * FLOOR_DIV_MODE.call(*ctx.inputs))
+REMAINDER_SCALAR.def_jvp_parts(_same_tangent, None)
 
 
 def remainder(input, other):
@@ -331,6 +366,33 @@ def _(ctx, g):
     lb = complex(np.log(complex(base))) if isinstance(base, complex) or base < 0 else \
         float(np.log(base))
     return None, g * _conj(out * lb)
+
+
+def _pow_scalar_tangent(ctx, tx):
+    x, e = ctx.inputs
+    if e == 0:
+        return tx * 0
+    if e == 2:
+        return tx * (2 * x)
+    return tx * (e * x ** (e - 1))
+
+
+def _pow_rscalar_tangent(ctx, ty):
+    base = ctx.inputs[0]
+    if base == 0:
+        return ty * 0
+    lb = complex(np.log(complex(base))) if isinstance(base, complex) or base < 0 else \
+        float(np.log(base))
+    return ty * (ctx.outputs[0] * lb)
+
+
+POW_SCALAR.def_jvp_parts(_pow_scalar_tangent, None)
+POW_TENSOR.def_jvp_parts(
+    lambda ctx, tx: where(ctx.inputs[1] == 0, 0.0,
+                          tx * (ctx.inputs[1] * ctx.inputs[0] ** (ctx.inputs[1] - 1))),
+    lambda ctx, ty: ty * (ctx.outputs[0] * where((ctx.inputs[0] == 0) & (ctx.inputs[1] >= 0),
+                                                 0.0, log(ctx.inputs[0]))))
+POW_RSCALAR.def_jvp_parts(None, _pow_rscalar_tangent)
 
 
 def pow(input, exponent, *, out=None):

@@ -188,6 +188,23 @@ MAXIMUM.def_vjp(_minmax_vjp(lambda a, b: a < b))
 MINIMUM.def_vjp(_minmax_vjp(lambda a, b: a > b))
 
 
+def _minmax_tangents(wins):
+    """Tangent parts: an input's tangent where it wins, half of it at a tie (torch's rule; with
+    a NaN the second input's tangent passes)."""
+    def first(ctx, ta):
+        a, b = ctx.inputs
+        return where(a == b, ta * 0.5, where(wins(a, b), ta, 0.0))
+
+    def second(ctx, tb):
+        a, b = ctx.inputs
+        return where(a == b, tb * 0.5, where(wins(a, b), 0.0, tb))
+    return first, second
+
+
+MAXIMUM.def_jvp_parts(*_minmax_tangents(lambda a, b: a > b))
+MINIMUM.def_jvp_parts(*_minmax_tangents(lambda a, b: a < b))
+
+
 def maximum(input, other):
     return MAXIMUM.call(input, other)
 
@@ -206,7 +223,8 @@ def _clamp_fwd(x, bounds):
     return out if out is not x else x.copy()
 
 
-CLAMP = unary("clamp", _clamp_fwd, "ClampBackward1", save=((0, None),), params=True)
+CLAMP = unary("clamp", _clamp_fwd, "ClampBackward1", save=((0, None),), params=True,
+              elementwise=True)
 
 
 @CLAMP.def_vjp
@@ -311,6 +329,10 @@ def _(ctx, g):
     return (None,
             where(cond, g, zero) if n[1] else None,
             where(cond, zero, g) if n[2] else None)
+
+
+WHERE.def_jvp_parts(None, lambda ctx, ta: where(ctx.inputs[0], ta, 0.0),
+                    lambda ctx, tb: where(ctx.inputs[0], 0.0, tb))
 
 
 def where(condition, input=None, other=None):

@@ -464,6 +464,9 @@ FILL_T.def_vjp(lambda ctx, g: (g * 0 if ctx._next[0] else None,
                                g.sum() if ctx._next[1] else None))
 ZERO = primitive("zero", lambda x, p: np.zeros_like(x), linear=True)
 ZERO.def_vjp(lambda ctx, g: (g * 0,))
+# Flagged linear, but they write a constant: the tangent they leave is zero.
+FILL.def_jvp(lambda ctx, t: t * 0)
+ZERO.def_jvp(lambda ctx, t: t * 0)
 
 
 def fill_(self, value):
@@ -491,6 +494,9 @@ def _(ctx, g):
     (mask,) = ctx.saved
     from .comparison import where
     return _sum_to(where(mask, 0.0, g), _extra_shape(ctx, g)), None
+
+
+MASKED_FILL.def_jvp_parts(lambda ctx, t: MASKED_FILL.call(t, ctx.inputs[1], params=0), None)
 
 
 def _extra_shape(ctx, g):

@@ -92,23 +92,26 @@ def _wrap(out):
 
 
 # ----------------------------------------------------------------------------- unary math
-EXP = unary("exp", np.exp, save=(("out", None),), float_only=True)
+EXP = unary("exp", np.exp, save=(("out", None),), float_only=True, elementwise=True)
 EXP.def_vjp(lambda ctx, g: (g * _conj(ctx.saved[0]),))
-LOG = unary("log", np.log, save=((0, None),), float_only=True)
+LOG = unary("log", np.log, save=((0, None),), float_only=True, elementwise=True)
 LOG.def_vjp(lambda ctx, g: (g / _conj(ctx.saved[0]),))
-SQRT = unary("sqrt", np.sqrt, save=(("out", None),), float_only=True)
+SQRT = unary("sqrt", np.sqrt, save=(("out", None),), float_only=True, elementwise=True)
 SQRT.def_vjp(lambda ctx, g: (g / (2 * _conj(ctx.saved[0])),))
-RSQRT = unary("rsqrt", lambda x: 1 / np.sqrt(x), save=(("out", None),), float_only=True)
+RSQRT = unary("rsqrt", lambda x: 1 / np.sqrt(x), save=(("out", None),), float_only=True,
+              elementwise=True)
 RSQRT.def_vjp(lambda ctx, g: (g * (-0.5 * _conj(ctx.saved[0]) ** 3),))
-SIN = unary("sin", np.sin, save=((0, None),), float_only=True)
+SIN = unary("sin", np.sin, save=((0, None),), float_only=True, elementwise=True)
 SIN.def_vjp(lambda ctx, g: (g * _conj(cos(ctx.saved[0])),))
-COS = unary("cos", np.cos, save=((0, None),), float_only=True)
+COS = unary("cos", np.cos, save=((0, None),), float_only=True, elementwise=True)
 COS.def_vjp(lambda ctx, g: (g * -_conj(sin(ctx.saved[0])),))
-LOG1P = unary("log1p", np.log1p, "Log1PBackward0", save=((0, None),), float_only=True)
+LOG1P = unary("log1p", np.log1p, "Log1PBackward0", save=((0, None),), float_only=True,
+              elementwise=True)
 LOG1P.def_vjp(lambda ctx, g: (g / _conj(ctx.saved[0] + 1),))
-EXPM1 = unary("expm1", np.expm1, save=(("out", None),), float_only=True)
+EXPM1 = unary("expm1", np.expm1, save=(("out", None),), float_only=True, elementwise=True)
 EXPM1.def_vjp(lambda ctx, g: (g * _conj(ctx.saved[0] + 1),))
-RECIPROCAL = unary("reciprocal", lambda x: 1 / x, save=(("out", None),), float_only=True)
+RECIPROCAL = unary("reciprocal", lambda x: 1 / x, save=(("out", None),), float_only=True,
+                   elementwise=True)
 RECIPROCAL.def_vjp(lambda ctx, g: (g * -_conj(ctx.saved[0] * ctx.saved[0]),))
 
 
@@ -130,7 +133,7 @@ def _sigmoid_bw_fwd(g, y):
     return gy - gyy
 
 
-TANH = unary("tanh", np.tanh, save=(("out", None),), float_only=True)
+TANH = unary("tanh", np.tanh, save=(("out", None),), float_only=True, elementwise=True)
 TANH_BW = binary("tanh_backward", _tanh_bw_fwd, save=((0, 1), (1, None)))
 
 
@@ -167,7 +170,7 @@ def _sigmoid_fwd(x):
         return 1 / (1 + np.exp(-x))
 
 
-SIGMOID = unary("sigmoid", _sigmoid_fwd, save=(("out", None),), float_only=True)
+SIGMOID = unary("sigmoid", _sigmoid_fwd, save=(("out", None),), float_only=True, elementwise=True)
 SIGMOID_BW = binary("sigmoid_backward", _sigmoid_bw_fwd, save=((0, 1), (1, None)))
 
 
@@ -192,7 +195,7 @@ def _relu_fwd(x):
     return np.maximum(x, 0) if x.dtype.kind != "b" else x.copy()
 
 
-RELU = unary("relu", _relu_fwd, save=(("out", None),))
+RELU = unary("relu", _relu_fwd, save=(("out", None),), elementwise=True)
 
 
 def _threshold_bw_fwd(g, x, threshold):
@@ -217,6 +220,14 @@ def _(ctx, gg):
     return THRESHOLD_BW.call(gg, x, ctx._params), None
 
 
+TANH_BW.def_jvp_parts(lambda ctx, tg: TANH_BW.call(tg, ctx.inputs[1]),
+                      lambda ctx, ty: ty * (-2 * ctx.inputs[0] * ctx.inputs[1]))
+SIGMOID_BW.def_jvp_parts(lambda ctx, tg: SIGMOID_BW.call(tg, ctx.inputs[1]),
+                         lambda ctx, ty: ty * (ctx.inputs[0] * (1 - 2 * ctx.inputs[1])))
+THRESHOLD_BW.def_jvp_parts(lambda ctx, tg: THRESHOLD_BW.call(tg, ctx.inputs[1], ctx.params),
+                           None)
+
+
 def tanh_backward(grad_output, output):
     return TANH_BW.call(grad_output, output)
 
@@ -238,7 +249,7 @@ def _sign_fwd(x):
     return np.sign(x)
 
 
-SIGN = unary("sign", _sign_fwd)
+SIGN = unary("sign", _sign_fwd, elementwise=True)
 SIGN.def_vjp(lambda ctx, g: (g * 0,))
 
 
@@ -307,16 +318,17 @@ CONJ = unary("conj", np.conjugate, linear=True)
 CONJ.def_vjp(lambda ctx, g: (_conj(g),))
 
 
-def _rounding(name, fn):
-    """floor/ceil/trunc: integers pass through (copied), the gradient is zero."""
-    op = unary(name, lambda x: x.copy() if x.dtype.kind in "biu" else fn(x))
-    op.def_vjp(lambda ctx, g: (g * 0,))
-    return op
+def _integers_kept(fn):
+    """floor/ceil/trunc kernels: integer inputs pass through (copied)."""
+    return lambda x: x.copy() if x.dtype.kind in "biu" else fn(x)
 
 
-_FLOOR = _rounding("floor", np.floor)
-_CEIL = _rounding("ceil", np.ceil)
-_TRUNC = _rounding("trunc", np.trunc)
+_FLOOR = unary("floor", _integers_kept(np.floor), elementwise=True)
+_FLOOR.def_vjp(lambda ctx, g: (g * 0,))
+_CEIL = unary("ceil", _integers_kept(np.ceil), elementwise=True)
+_CEIL.def_vjp(lambda ctx, g: (g * 0,))
+_TRUNC = unary("trunc", _integers_kept(np.trunc), elementwise=True)
+_TRUNC.def_vjp(lambda ctx, g: (g * 0,))
 
 
 def floor(input):
@@ -342,9 +354,10 @@ def _round_fwd(x, decimals):
 
 
 # torch: round(x) is RoundBackward0, round(x, decimals=d) (any d, even 0) RoundBackward1.
-ROUND = unary("round", _round_fwd, params=True)
+ROUND = unary("round", _round_fwd, params=True, elementwise=True)
 ROUND.def_vjp(lambda ctx, g: (g * 0,))
-ROUND_DECIMALS = unary("round_decimals", _round_fwd, "RoundBackward1", params=True)
+ROUND_DECIMALS = unary("round_decimals", _round_fwd, "RoundBackward1", params=True,
+                       elementwise=True)
 ROUND_DECIMALS.def_vjp(lambda ctx, g: (g * 0,))
 
 
@@ -784,44 +797,46 @@ def _quiet(fn):
     return kernel
 
 
-def _u(name, fwd, save, rule, node_name=None, params=False, float_only=True):
-    op = unary(name, fwd, node_name, save=save, float_only=float_only, params=params)
-    op.def_vjp(rule)
-    return op
+EXP2 = unary("exp2", _quiet(np.exp2), save=(("out", None),), float_only=True, elementwise=True)
+EXP2.def_vjp(lambda ctx, g: (g * (_conj(ctx.saved[0]) * _LN2),))
+LOG2 = unary("log2", _quiet(np.log2), save=((0, None),), float_only=True, elementwise=True)
+LOG2.def_vjp(lambda ctx, g: (g / (_conj(ctx.saved[0]) * _LN2),))
+LOG10 = unary("log10", _quiet(np.log10), save=((0, None),), float_only=True, elementwise=True)
+LOG10.def_vjp(lambda ctx, g: (g / (_conj(ctx.saved[0]) * _LN10),))
+TAN = unary("tan", np.tan, save=(("out", None),), float_only=True, elementwise=True)
+TAN.def_vjp(lambda ctx, g: (g * _conj(1 + ctx.saved[0] * ctx.saved[0]),))
+ASIN = unary("asin", _quiet(np.arcsin), save=((0, None),), float_only=True, elementwise=True)
+ASIN.def_vjp(lambda ctx, g: (g * _conj(rsqrt(1 - ctx.saved[0] * ctx.saved[0])),))
+ACOS = unary("acos", _quiet(np.arccos), save=((0, None),), float_only=True, elementwise=True)
+ACOS.def_vjp(lambda ctx, g: (g * -_conj(rsqrt(1 - ctx.saved[0] * ctx.saved[0])),))
+ATAN = unary("atan", np.arctan, save=((0, None),), float_only=True, elementwise=True)
+ATAN.def_vjp(lambda ctx, g: (g / _conj(ctx.saved[0] * ctx.saved[0] + 1),))
+SINH = unary("sinh", _quiet(np.sinh), save=((0, None),), float_only=True, elementwise=True)
+SINH.def_vjp(lambda ctx, g: (g * _conj(cosh(ctx.saved[0])),))
+COSH = unary("cosh", _quiet(np.cosh), save=((0, None),), float_only=True, elementwise=True)
+COSH.def_vjp(lambda ctx, g: (g * _conj(sinh(ctx.saved[0])),))
+ASINH = unary("asinh", np.arcsinh, save=((0, None),), float_only=True, elementwise=True)
+ASINH.def_vjp(lambda ctx, g: (g * _conj(rsqrt(ctx.saved[0] * ctx.saved[0] + 1)),))
+ACOSH = unary("acosh", _quiet(np.arccosh), save=((0, None),), float_only=True, elementwise=True)
+ACOSH.def_vjp(lambda ctx, g: (g * _conj(rsqrt(ctx.saved[0] * ctx.saved[0] - 1)),))
+ATANH = unary("atanh", _quiet(np.arctanh), save=((0, None),), float_only=True, elementwise=True)
+ATANH.def_vjp(lambda ctx, g: (g / _conj(1 - ctx.saved[0] * ctx.saved[0]),))
 
-
-EXP2 = _u("exp2", _quiet(np.exp2), (("out", None),),
-          lambda ctx, g: (g * (_conj(ctx.saved[0]) * _LN2),))
-LOG2 = _u("log2", _quiet(np.log2), ((0, None),), lambda ctx, g: (g / (_conj(ctx.saved[0]) * _LN2),))
-LOG10 = _u("log10", _quiet(np.log10), ((0, None),),
-           lambda ctx, g: (g / (_conj(ctx.saved[0]) * _LN10),))
-TAN = _u("tan", np.tan, (("out", None),),
-         lambda ctx, g: (g * _conj(1 + ctx.saved[0] * ctx.saved[0]),))
-ASIN = _u("asin", _quiet(np.arcsin), ((0, None),),
-          lambda ctx, g: (g * _conj(rsqrt(1 - ctx.saved[0] * ctx.saved[0])),))
-ACOS = _u("acos", _quiet(np.arccos), ((0, None),),
-          lambda ctx, g: (g * -_conj(rsqrt(1 - ctx.saved[0] * ctx.saved[0])),))
-ATAN = _u("atan", np.arctan, ((0, None),),
-          lambda ctx, g: (g / _conj(ctx.saved[0] * ctx.saved[0] + 1),))
-SINH = _u("sinh", _quiet(np.sinh), ((0, None),), lambda ctx, g: (g * _conj(cosh(ctx.saved[0])),))
-COSH = _u("cosh", _quiet(np.cosh), ((0, None),), lambda ctx, g: (g * _conj(sinh(ctx.saved[0])),))
-ASINH = _u("asinh", np.arcsinh, ((0, None),),
-           lambda ctx, g: (g * _conj(rsqrt(ctx.saved[0] * ctx.saved[0] + 1)),))
-ACOSH = _u("acosh", _quiet(np.arccosh), ((0, None),),
-           lambda ctx, g: (g * _conj(rsqrt(ctx.saved[0] * ctx.saved[0] - 1)),))
-ATANH = _u("atanh", _quiet(np.arctanh), ((0, None),),
-           lambda ctx, g: (g / _conj(1 - ctx.saved[0] * ctx.saved[0]),))
-
-ERF = _u("erf", _in_f64(_erf64, "erf", math.erf), ((0, None),),
-         lambda ctx, g: (g * (_TWO_OVER_SQRTPI * exp(-ctx.saved[0] * ctx.saved[0])),))
-ERFC = _u("erfc", _in_f64(_erfc64, "erfc", math.erfc), ((0, None),),
-          lambda ctx, g: (g * (-_TWO_OVER_SQRTPI * exp(-ctx.saved[0] * ctx.saved[0])),))
-ERFINV = _u("erfinv", _in_f64(_erfinv64, "erfinv", _erfinv_scalar), (("out", None),),
-            lambda ctx, g: (g * (_HALF_SQRTPI * exp(ctx.saved[0] * ctx.saved[0])),))
-LGAMMA = _u("lgamma", _in_f64(_lgamma64, "lgamma", math.lgamma), ((0, None),),
-            lambda ctx, g: (g * digamma(ctx.saved[0]),))
-DIGAMMA = _u("digamma", _in_f64(_digamma64, "digamma", _digamma_scalar), ((0, None),),
-             lambda ctx, g: (g * polygamma(1, ctx.saved[0]),))
+ERF = unary("erf", _in_f64(_erf64, "erf", math.erf), save=((0, None),), float_only=True,
+            elementwise=True)
+ERF.def_vjp(lambda ctx, g: (g * (_TWO_OVER_SQRTPI * exp(-ctx.saved[0] * ctx.saved[0])),))
+ERFC = unary("erfc", _in_f64(_erfc64, "erfc", math.erfc), save=((0, None),), float_only=True,
+             elementwise=True)
+ERFC.def_vjp(lambda ctx, g: (g * (-_TWO_OVER_SQRTPI * exp(-ctx.saved[0] * ctx.saved[0])),))
+ERFINV = unary("erfinv", _in_f64(_erfinv64, "erfinv", _erfinv_scalar), save=(("out", None),),
+               float_only=True, elementwise=True)
+ERFINV.def_vjp(lambda ctx, g: (g * (_HALF_SQRTPI * exp(ctx.saved[0] * ctx.saved[0])),))
+LGAMMA = unary("lgamma", _in_f64(_lgamma64, "lgamma", math.lgamma), save=((0, None),),
+               float_only=True, elementwise=True)
+LGAMMA.def_vjp(lambda ctx, g: (g * digamma(ctx.saved[0]),))
+DIGAMMA = unary("digamma", _in_f64(_digamma64, "digamma", _digamma_scalar), save=((0, None),),
+                float_only=True, elementwise=True)
+DIGAMMA.def_vjp(lambda ctx, g: (g * polygamma(1, ctx.saved[0]),))
 
 
 def _polygamma_fwd(x, n):
@@ -829,8 +844,9 @@ def _polygamma_fwd(x, n):
     return _in_f64(lambda a: _polygamma64(n, a), "polygamma", scalar)(x)
 
 
-POLYGAMMA = _u("polygamma", _polygamma_fwd, ((0, None),),
-               lambda ctx, g: (g * polygamma(ctx._params + 1, ctx.saved[0]),), params=True)
+POLYGAMMA = unary("polygamma", _polygamma_fwd, save=((0, None),), float_only=True, params=True,
+                  elementwise=True)
+POLYGAMMA.def_vjp(lambda ctx, g: (g * polygamma(ctx._params + 1, ctx.saved[0]),))
 
 
 def _logit_fwd(x, eps):
@@ -843,7 +859,8 @@ def _logit_fwd(x, eps):
         return np.log(x / (1 - x))
 
 
-LOGIT = unary("logit", _logit_fwd, save=((0, None),), float_only=True, params=True)
+LOGIT = unary("logit", _logit_fwd, save=((0, None),), float_only=True, params=True,
+              elementwise=True)
 
 
 @LOGIT.def_vjp
@@ -864,7 +881,8 @@ def _frac_fwd(x):
     return x - np.trunc(x)
 
 
-FRAC = _u("frac", _frac_fwd, (), lambda ctx, g: (g,), float_only=False)
+FRAC = unary("frac", _frac_fwd, elementwise=True)
+FRAC.def_vjp(lambda ctx, g: (g,))
 
 
 def _nan_to_num_fwd(x, p):
@@ -874,19 +892,18 @@ def _nan_to_num_fwd(x, p):
     return np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
 
 
-NAN_TO_NUM = unary("nan_to_num", _nan_to_num_fwd, save=((0, None),), params=True)
+NAN_TO_NUM = unary("nan_to_num", _nan_to_num_fwd, save=((0, None),), params=True, elementwise=True)
 NAN_TO_NUM.def_vjp(lambda ctx, g: (_cmp.where(_cmp.isfinite(ctx.saved[0]), g, 0.0),))
 
 
-def _scaled(name, node_name, factor):
-    op = unary(name, lambda x: x * np.asarray(factor, x.dtype), node_name, float_only=True,
-               linear=True)
-    op.def_vjp(lambda ctx, g: (g * factor,))
-    return op
-
-
-DEG2RAD = _scaled("deg2rad", "Deg2RadBackward0", math.pi / 180.0)
-RAD2DEG = _scaled("rad2deg", "Rad2DegBackward0", 180.0 / math.pi)
+_DEG2RAD = math.pi / 180.0
+_RAD2DEG = 180.0 / math.pi
+DEG2RAD = unary("deg2rad", lambda x: x * np.asarray(_DEG2RAD, x.dtype), "Deg2RadBackward0",
+                float_only=True, linear=True)
+DEG2RAD.def_vjp(lambda ctx, g: (g * _DEG2RAD,))
+RAD2DEG = unary("rad2deg", lambda x: x * np.asarray(_RAD2DEG, x.dtype), "Rad2DegBackward0",
+                float_only=True, linear=True)
+RAD2DEG.def_vjp(lambda ctx, g: (g * _RAD2DEG,))
 
 
 def exp2(input, *, out=None):
@@ -1062,7 +1079,8 @@ def _sinc_fwd(x):
         return np.sinc(x)
 
 
-SINC = _u("sinc", _sinc_fwd, ((0, None),), lambda ctx, g: (g * _sinc_grad(ctx.saved[0]),))
+SINC = unary("sinc", _sinc_fwd, save=((0, None),), float_only=True, elementwise=True)
+SINC.def_vjp(lambda ctx, g: (g * _sinc_grad(ctx.saved[0]),))
 
 
 def _sinc_grad(x):
@@ -1082,9 +1100,10 @@ def _mvlgamma_fwd(x, p):
     return (terms + p * (p - 1) / 4.0 * math.log(math.pi)).astype(x.dtype)
 
 
-MVLGAMMA = _u("mvlgamma", _mvlgamma_fwd, ((0, None),),
-              lambda ctx, g: (g * sum(digamma(ctx.saved[0] - i / 2.0)
-                                      for i in range(ctx._params)),), params=True)
+MVLGAMMA = unary("mvlgamma", _mvlgamma_fwd, save=((0, None),), float_only=True, params=True,
+                 elementwise=True)
+MVLGAMMA.def_vjp(
+    lambda ctx, g: (g * sum(digamma(ctx.saved[0] - i / 2.0) for i in range(ctx._params)),))
 
 
 def mvlgamma(input, p, *, out=None):

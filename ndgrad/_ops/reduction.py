@@ -390,6 +390,21 @@ MAX_DIM.def_vjp(_select_vjp)
 MIN_DIM.def_vjp(_select_vjp)
 
 
+def _select_jvp(ctx, t):
+    """The tangent at the selected positions (the indices output has none)."""
+    idx = ctx.outputs[1]
+    dim, keepdim, _ = ctx.params
+    if t._data.ndim == 0:
+        return (t.clone(), None)
+    if keepdim:
+        return (t.gather(dim, idx), None)
+    return (t.gather(dim, idx.unsqueeze(dim)).squeeze(dim), None)
+
+
+MAX_DIM.def_jvp(_select_jvp)
+MIN_DIM.def_jvp(_select_jvp)
+
+
 def _minmax(input, dim, keepdim, other, is_max):
     from .._tensor import Tensor
     from .comparison import maximum, minimum

@@ -5,7 +5,7 @@ While a dual level is active, ``_state.special`` is raised and an observer sits 
 set, computes the outputs' tangents by, in this order of preference:
 
 1. the op's own rule ``op.jvp(ctx, *tangents)`` (``ctx.inputs``, ``ctx.outputs``,
-   ``ctx.params``, ``ctx.node``); rules for the hot foundation ops are registered below;
+   ``ctx.params``, ``ctx.node``), declared in the op's module next to its VJP;
 2. the ``linear`` flag: the op applied to the tangents (zeros for inputs without one,
    the primal value for non-differentiable inputs such as indices and masks);
 3. the generic fallback, the JVP derived from the differentiable VJP ("double vjp"): with a
@@ -24,8 +24,6 @@ carry tangents of their own level, and rules may use dual primals without recurs
 """
 
 import weakref
-
-import numpy as np
 
 from .. import _state
 from .._ops import registry
@@ -179,14 +177,11 @@ def repr_suffixes(t):
 
 
 # --------------------------------------------------------------------------- level switch
-_RULES_INSTALLED = False
-
-
 def activate(level):
-    global _level, _RULES_INSTALLED
-    if not _RULES_INSTALLED:
-        _install_rules()
-        _RULES_INSTALLED = True
+    global _level, _LINALG_RULES_INSTALLED
+    if not _LINALG_RULES_INSTALLED:
+        _install_linalg_rules_until_merge()
+        _LINALG_RULES_INSTALLED = True
     _level = level
     from . import function
     function._forward_ad_hook = _function_hook
@@ -719,182 +714,19 @@ def _fallback(op, args, params, outs, tans):
 
 
 
-# --------------------------------------------------------------------------- explicit rules
-def _install_rules():
-    """Register jvp rules for the hot foundation ops (on first use, when all ops exist).
+# --------------------------------------------------------------------------- linalg (temporary)
+_LINALG_RULES_INSTALLED = False
 
-    Rules are written in ndgrad ops so tangents are differentiable (reverse-over-forward).
-    An op that already has a jvp (declared by its own module) keeps it.
-    """
-    from .._ops import arithmetic as AR
-    from .._ops import comparison as CMP
-    from .._ops import pointwise as PW
-    from .._ops import indexing as I
+
+def _install_linalg_rules_until_merge():
+    """TEMPORARY (deleted at merge): JVPs of mm/bmm/mv/dot/addmm/triangular_solve, which the
+    arch-linalg branch declares next to their VJPs in ``_ops/linalg.py``. Every other op
+    declares its JVP in its own module."""
     from .._ops import linalg as L
-    from .._ops import reduction as R
-    from .._ops.pointwise import _conj
-    from .._ops.comparison import where
 
     def rule(op, fn):
         if op.jvp is None:
             op.def_jvp(fn)
-
-    def add_rule(sign_b, swap=False):
-        def jvp(ctx, ta, tb):
-            if swap:
-                ta, tb = tb, ta
-            alpha = ctx.params
-            if tb is not None:
-                k = sign_b * (1 if alpha is None else alpha)
-                tb = tb if k == 1 else (-tb if k == -1 else tb * k)
-            if ta is None:
-                return tb
-            if tb is None:
-                return ta
-            return ta + tb
-        return jvp
-
-    rule(AR.ADD, add_rule(1))
-    rule(AR.SUB, add_rule(-1))
-    # rsub(a, b, alpha) = b - alpha * a
-    rule(AR.RSUB, add_rule(-1, swap=True))
-
-    def mul_jvp(ctx, ta, tb):
-        a, b = ctx.inputs
-        r = ta * b if ta is not None else None
-        if tb is not None:
-            s = tb * a
-            r = s if r is None else r + s
-        return r
-
-    rule(AR.MUL, mul_jvp)
-
-    def div_jvp(ctx, ta, tb):
-        b = ctx.inputs[1]
-        if tb is None:
-            return ta / b
-        s = tb * ctx.outputs[0]
-        return ((ta - s) if ta is not None else -s) / b
-
-    rule(AR.DIV, div_jvp)
-
-    def pow_scalar_jvp(ctx, tx, te):
-        x, e = ctx.inputs
-        if e == 0:
-            return tx * 0
-        if e == 2:
-            return tx * (2 * x)
-        return tx * (e * x ** (e - 1))
-
-    rule(AR.POW_SCALAR, pow_scalar_jvp)
-
-    def pow_tensor_jvp(ctx, tx, ty):
-        x, y = ctx.inputs
-        out = ctx.outputs[0]
-        r = None
-        if tx is not None:
-            r = where(y == 0, 0.0, tx * (y * x ** (y - 1)))
-        if ty is not None:
-            lg = where((x == 0) & (y >= 0), 0.0, PW.log(x))
-            s = ty * (out * lg)
-            r = s if r is None else r + s
-        return r
-
-    rule(AR.POW_TENSOR, pow_tensor_jvp)
-
-    def pow_rscalar_jvp(ctx, tb, ty):
-        base = ctx.inputs[0]
-        if base == 0:
-            return ty * 0
-        lb = complex(np.log(complex(base))) if isinstance(base, complex) or base < 0 else \
-            float(np.log(base))
-        return ty * (ctx.outputs[0] * lb)
-
-    rule(AR.POW_RSCALAR, pow_rscalar_jvp)
-
-    rule(PW.EXP, lambda ctx, t: t * ctx.outputs[0])
-    rule(PW.LOG, lambda ctx, t: t / ctx.inputs[0])
-    rule(PW.SQRT, lambda ctx, t: t / (2 * ctx.outputs[0]))
-    rule(PW.RSQRT, lambda ctx, t: t * (-0.5 * ctx.outputs[0] ** 3))
-    rule(PW.SIN, lambda ctx, t: t * PW.cos(ctx.inputs[0]))
-    rule(PW.COS, lambda ctx, t: t * -PW.sin(ctx.inputs[0]))
-    rule(PW.LOG1P, lambda ctx, t: t / (ctx.inputs[0] + 1))
-    rule(PW.EXPM1, lambda ctx, t: t * (ctx.outputs[0] + 1))
-    rule(PW.RECIPROCAL, lambda ctx, t: t * -(ctx.outputs[0] * ctx.outputs[0]))
-    rule(PW.TANH, lambda ctx, t: PW.TANH_BW.call(t, ctx.outputs[0]))
-    rule(PW.SIGMOID, lambda ctx, t: PW.SIGMOID_BW.call(t, ctx.outputs[0]))
-    rule(PW.RELU, lambda ctx, t: PW.THRESHOLD_BW.call(t, ctx.outputs[0], 0))
-    rule(PW.ABS, lambda ctx, t: t * PW.sgn(ctx.inputs[0]))
-
-    def tanh_bw_jvp(ctx, tg, ty):
-        g, y = ctx.inputs
-        r = PW.TANH_BW.call(tg, y) if tg is not None else None
-        if ty is not None:
-            s = ty * (-2 * g * y)
-            r = s if r is None else r + s
-        return r
-
-    rule(PW.TANH_BW, tanh_bw_jvp)
-
-    def sigmoid_bw_jvp(ctx, tg, ty):
-        g, y = ctx.inputs
-        r = PW.SIGMOID_BW.call(tg, y) if tg is not None else None
-        if ty is not None:
-            s = ty * (g * (1 - 2 * y))
-            r = s if r is None else r + s
-        return r
-
-    rule(PW.SIGMOID_BW, sigmoid_bw_jvp)
-    rule(PW.THRESHOLD_BW, lambda ctx, tg, tx: None if tg is None else
-         PW.THRESHOLD_BW.call(tg, ctx.inputs[1], ctx.params))
-
-    for op in (PW.SIGN, PW.SGN, PW.ROUND, PW._FLOOR, PW._CEIL, PW._TRUNC):
-        rule(op, lambda ctx, t: t * 0)
-    for op in (AR.FLOOR_DIV, AR.TRUNC_DIV):
-        rule(op, lambda ctx, ta, tb: (ta if ta is not None else tb) * 0)
-
-    def remainder_jvp(ctx, ta, tb):
-        a, b = ctx.inputs
-        r = ta
-        if tb is not None:
-            s = -tb * AR.floor_divide(a, b)
-            r = s if r is None else r + s
-        return r
-
-    rule(AR.REMAINDER, remainder_jvp)
-
-    def clamp_jvp(ctx, t):
-        x = ctx.inputs[0]
-        lo, hi = ctx.params
-        mask = None
-        if lo is not None:
-            mask = x >= lo
-        if hi is not None:
-            m2 = x <= hi
-            mask = m2 if mask is None else mask & m2
-        return where(mask, t, 0.0)
-
-    rule(CMP.CLAMP, clamp_jvp)
-
-    def minmax_jvp(first):
-        def jvp(ctx, ta, tb):
-            a, b = ctx.inputs
-            ta = ta if ta is not None else 0.0
-            tb = tb if tb is not None else 0.0
-            picked = where(first(a, b), ta, tb)
-            return where(a == b, (ta + tb) * 0.5, picked)
-        return jvp
-
-    rule(CMP.MAXIMUM, minmax_jvp(lambda a, b: a > b))
-    rule(CMP.MINIMUM, minmax_jvp(lambda a, b: a < b))
-
-    def where_jvp(ctx, tc, ta, tb):
-        cond = ctx.inputs[0]
-        if ta is None and tb is None:
-            return None
-        return where(cond, ta if ta is not None else 0.0, tb if tb is not None else 0.0)
-
-    rule(CMP.WHERE, where_jvp)
 
     # ------------------------------------------------------------------ matrix products
     def bilinear(fn):
@@ -930,19 +762,6 @@ def _install_rules():
 
     rule(L.ADDMM, addmm_jvp)
 
-    # ------------------------------------------------------------------ reductions
-    def select_dim_jvp(ctx, t):
-        idx = ctx.outputs[1]
-        dim, keepdim, _ = ctx.params
-        if t._data.ndim == 0:
-            return (t.clone(), None)
-        if keepdim:
-            return (t.gather(dim, idx), None)
-        return (t.gather(dim, idx.unsqueeze(dim)).squeeze(dim), None)
-
-    rule(R.MAX_DIM, select_dim_jvp)
-    rule(R.MIN_DIM, select_dim_jvp)
-
     tri = getattr(L, "TRI_LEGACY", None)
     if tri is not None:
         def triangular_solve_jvp(ctx, tb, ta):
@@ -958,14 +777,6 @@ def _install_rules():
             return sol, ta
 
         rule(tri, triangular_solve_jvp)
-
-    # ------------------------------------------------------------------ affine "linear" ops
-    # These are flagged linear but write a constant: their tangent writes zero instead.
-    rule(I.FILL, lambda ctx, t: t * 0)
-    rule(I.ZERO, lambda ctx, t: t * 0)
-    rule(I.MASKED_FILL, lambda ctx, t, tm: None if t is None else
-         I.MASKED_FILL.call(t, ctx.inputs[1], params=0))
-    del _conj
 
 
 # --------------------------------------------------------------------------- batched tangents
