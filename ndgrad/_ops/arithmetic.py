@@ -318,6 +318,7 @@ POW_RSCALAR = binary("pow_rscalar", _pow_any, "PowBackward2", save=((0, None), (
 # rules whose torch formula multiplies by a C++ scalar, so recorded graphs read the same.
 MUL_SCALAR = primitive("mul_scalar", lambda x, s: x * s, "MulBackward1", linear=True)
 MUL_SCALAR.def_vjp(lambda ctx, g: (MUL_SCALAR.call(g, params=_conj_any(ctx._params)),))
+MUL_SCALAR.batch_transparent = True
 
 
 @POW_SCALAR.def_vjp

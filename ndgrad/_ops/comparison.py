@@ -331,6 +331,7 @@ def _(ctx, g):
             where(cond, zero, g) if n[2] else None)
 
 
+WHERE.batch_transparent = True  # its VJP is elementwise in g: a leading batch dim broadcasts
 WHERE.def_jvp_parts(None, lambda ctx, ta: where(ctx.inputs[0], ta, 0.0),
                     lambda ctx, tb: where(ctx.inputs[0], 0.0, tb))
 

@@ -216,6 +216,51 @@ MEAN_ALL.def_vjp(_mean_vjp)
 MEAN_DIM.def_vjp(_mean_vjp)
 
 
+def _batched_dims(dims, nd, lead):
+    """`dims` of a rank-`nd` input (None: all) as a tuple, shifted by `lead` batch dims."""
+    if dims is None:
+        return tuple(range(lead, lead + nd))
+    return tuple(lead + (d % nd if nd else 0) for d in ((dims,) if isinstance(dims, int)
+                                                          else dims))
+
+
+def _reduce_back_batched(mean):
+    """Batched VJP of sum/mean: g (B, *out) expanded back to (B, *input) (divided by n)."""
+    def vjp(ctx, g):
+        dims, keepdim, _ = ctx._params
+        shape = tuple(ctx._shape)
+        nd = len(shape)
+        dims_t = _batched_dims(dims, nd, 0)
+        if not keepdim and nd:
+            for d in sorted(dims_t):
+                g = g.unsqueeze(1 + d)
+        g = g.expand((g._data.shape[0],) + shape)
+        if mean:
+            n = 1
+            for d in dims_t:
+                n *= shape[d] if nd else 1
+            g = g / n
+        return (g,)
+    return vjp
+
+
+def _reduce_batched_jvp(mean):
+    """Batched JVP of sum/mean: the same reduction over the dims after the batch one."""
+    def jvp(ctx, t):
+        dims, keepdim, _ = ctx.params
+        dims = _batched_dims(dims, ctx.inputs[0]._data.ndim, 1)
+        if not dims:
+            return t.clone()
+        r = t.mean(dims, keepdim=keepdim) if mean else t.sum(dims, keepdim=keepdim)
+        return r.reshape((t._data.shape[0],) + ctx.outputs[0]._data.shape)
+    return jvp
+
+
+for _op, _mean in ((SUM_ALL, False), (SUM_DIM, False), (MEAN_ALL, True), (MEAN_DIM, True)):
+    _op.def_batched_vjp(_reduce_back_batched(_mean))
+    _op.def_batched_jvp(_reduce_batched_jvp(_mean))
+
+
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """Arithmetic mean; integer inputs need a floating `dtype`, as in torch."""
     x = as_tensor_arg(input)

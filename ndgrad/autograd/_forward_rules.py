@@ -793,7 +793,7 @@ def _compute_batched(op, args, params, outs, tans):
         res = op.jvp(ctx, *tans) if op.jvp is not None else call_op(op, tans, params)
     elif op.jvp is not None and (op.kind == "binary" or op.name == "where"):
         nd = outs[0]._data.ndim
-        res = op.jvp(ctx, *[_align(t, a, nd) for t, a in zip(tans, args)])
+        res = op.jvp(ctx, *[align_batched(t, a, nd) for t, a in zip(tans, args)])
     else:
         try:
             return _per_sample(op, args, params, outs, tans)
@@ -802,7 +802,7 @@ def _compute_batched(op, args, params, outs, tans):
     return list(res) if type(res) is tuple or type(res) is list else [res]
 
 
-def _align(t, a, nd):
+def align_batched(t, a, nd):
     """(B, *a.shape) -> (B, 1, ..., *a.shape) so it broadcasts against rank-`nd` values."""
     if t is None:
         return None
@@ -881,54 +881,11 @@ def _batched_rules():
         if r is not None and alpha != 1:
             r = r * alpha
         if tc is not None and beta != 0:
-            s = _align(tc, ctx.inputs[0], 2)
+            s = align_batched(tc, ctx.inputs[0], 2)
             s = s if beta == 1 else s * beta
             r = s if r is None else r + s
         return r
 
-    def reshape(ctx, t):
-        return t.reshape((t._data.shape[0],) + ctx.outputs[0]._data.shape)
-
-    def reduce(mean):
-        def jvp(ctx, t):
-            dims, keepdim, _ = ctx.params
-            nd = ctx.inputs[0]._data.ndim
-            if dims is None:
-                dims = tuple(range(nd))
-            elif isinstance(dims, int):
-                dims = (dims,)
-            dims = tuple(1 + (d % nd if nd else 0) for d in dims)
-            if not dims:
-                return t.clone()
-            r = t.mean(dims, keepdim=keepdim) if mean else t.sum(dims, keepdim=keepdim)
-            return r.reshape((t._data.shape[0],) + ctx.outputs[0]._data.shape)
-        return jvp
-
-    def transpose(ctx, t):
-        d0, d1 = ctx.params
-        return t.transpose(1 + d0, 1 + d1)
-
-    def t_op(ctx, t):
-        return t.transpose(1, 2) if t._data.ndim == 3 else t
-
-    def permute(ctx, t):
-        return t.permute([0] + [1 + d for d in ctx.params])
-
-    def expand(ctx, t):
-        out = ctx.outputs[0]._data.shape
-        return _align(t, ctx.inputs[0], len(out)).expand((t._data.shape[0],) + out)
-
-    def to_copy(ctx, t):
-        from .._dtype import from_np
-        return t.to(from_np(ctx.outputs[0]._data.dtype))
-
     _BATCHED = {"mm": bilinear(mm), "bmm": bilinear(mm), "mv": bilinear(mv),
-                "dot": bilinear(dot), "addmm": addmm,
-                "view": reshape, "_unsafe_view": reshape, "_reshape_alias": reshape,
-                "squeeze": reshape,
-                "squeeze_dim": reshape, "squeeze_dims": reshape, "unsqueeze": reshape,
-                "alias": reshape, "clone": lambda ctx, t: t.clone(),
-                "sum": reduce(False), "sum_dim": reduce(False), "mean": reduce(True),
-                "mean_dim": reduce(True), "transpose": transpose, "t": t_op,
-                "permute": permute, "expand": expand, "_to_copy": to_copy}
+                "dot": bilinear(dot), "addmm": addmm}
     return _BATCHED
