@@ -118,6 +118,53 @@ BINARY = {
 def test_binary_tangents_match_torch(name):
     _jvp_both(BINARY[name], [(2, 3), (2, 3)])
     _jvp_both(BINARY[name], [(2, 3), (2, 3)], n_dual=1)
+    # only the second operand dual
+    _jvp_both(lambda T, b, a: BINARY[name](T, a, b), [(2, 3), (2, 3)], seed=7, n_dual=1)
+
+
+# Unary ops whose JVP is derived from their VJP (the elementwise flag), with inputs where both
+# libraries are finite; complex inputs (ops marked None: torch has complex kernels for them)
+# check the conj(vjp(conj(t))) derivation.
+DERIVED = {
+    "exp": None, "log": None, "sqrt": None, "rsqrt": None, "sin": None, "cos": None,
+    "tanh": None, "sigmoid": None, "log1p": None, "expm1": None, "reciprocal": None,
+    "tan": None, "asin": None, "acos": None, "atan": None, "sinh": None, "cosh": None,
+    "asinh": None, "acosh": None, "atanh": None, "exp2": None, "log2": None, "log10": None,
+    "sinc": None, "erf": "real", "erfc": "real", "erfinv": "real", "lgamma": "real",
+    "digamma": "real", "logit": "real", "frac": "real", "relu": "real", "sign": "real",
+    "round": "real", "floor": "real", "nan_to_num": "real", "deg2rad": "real",
+}
+
+
+@pytest.mark.parametrize("name,dtype", [(n, d) for n in sorted(DERIVED)
+                                         for d in ("float64", "complex128")
+                                         if d == "float64" or DERIVED[n] is None])
+def test_derived_elementwise_tangents_match_torch(name, dtype):
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-0.9, 0.9, size=6) * 0.9
+    t = rng.normal(size=6)
+    if dtype == "complex128":
+        x = x + 1j * rng.uniform(-0.9, 0.9, size=6)
+        t = t + 1j * rng.normal(size=6)
+    with nfw.dual_level():
+        nt = nfw.unpack_dual(getattr(ndgrad, name)(
+            nfw.make_dual(ndgrad.tensor(x), ndgrad.tensor(t)))).tangent
+    with tfw.dual_level():
+        tt = tfw.unpack_dual(getattr(torch, name)(
+            tfw.make_dual(torch.tensor(x), torch.tensor(t)))).tangent
+    np.testing.assert_allclose(nt._data, tt.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_logit_tangent_outside_unit_interval_is_nan_like_torch():
+    x = [-0.5, 0.25, 1.5]
+    with nfw.dual_level():
+        nt = nfw.unpack_dual(ndgrad.logit(nfw.make_dual(
+            ndgrad.tensor(x, dtype=ndgrad.float64), ndgrad.ones(3, dtype=ndgrad.float64)))).tangent
+    with tfw.dual_level():
+        tt = tfw.unpack_dual(torch.logit(tfw.make_dual(
+            torch.tensor(x, dtype=torch.float64), torch.ones(3, dtype=torch.float64)))).tangent
+    np.testing.assert_array_equal(np.isnan(nt._data), np.isnan(tt.numpy()))
+    np.testing.assert_allclose(nt._data[1], tt.numpy()[1], rtol=1e-12)
 
 
 def test_broadcast_tangent_has_output_shape():

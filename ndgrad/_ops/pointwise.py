@@ -818,7 +818,9 @@ COSH.def_vjp(lambda ctx, g: (g * _conj(sinh(ctx.saved[0])),))
 ASINH = unary("asinh", np.arcsinh, save=((0, None),), float_only=True, elementwise=True)
 ASINH.def_vjp(lambda ctx, g: (g * _conj(rsqrt(ctx.saved[0] * ctx.saved[0] + 1)),))
 ACOSH = unary("acosh", _quiet(np.arccosh), save=((0, None),), float_only=True, elementwise=True)
-ACOSH.def_vjp(lambda ctx, g: (g * _conj(rsqrt(ctx.saved[0] * ctx.saved[0] - 1)),))
+# rsqrt(x - 1) rsqrt(x + 1), not rsqrt(x^2 - 1): the two differ in sign across the branch cut
+# for complex x, and torch uses this one.
+ACOSH.def_vjp(lambda ctx, g: (g * _conj(rsqrt(ctx.saved[0] - 1) * rsqrt(ctx.saved[0] + 1)),))
 ATANH = unary("atanh", _quiet(np.arctanh), save=((0, None),), float_only=True, elementwise=True)
 ATANH.def_vjp(lambda ctx, g: (g / _conj(1 - ctx.saved[0] * ctx.saved[0]),))
 
@@ -1080,7 +1082,7 @@ def _sinc_fwd(x):
 
 
 SINC = unary("sinc", _sinc_fwd, save=((0, None),), float_only=True, elementwise=True)
-SINC.def_vjp(lambda ctx, g: (g * _sinc_grad(ctx.saved[0]),))
+SINC.def_vjp(lambda ctx, g: (g * _conj(_sinc_grad(ctx.saved[0])),))
 
 
 def _sinc_grad(x):
