@@ -157,23 +157,36 @@ class _VjpArgs:
 
     __slots__ = ("saved", "_saved", "_params", "_next", "_extra")
 
-    def __init__(self, op, ctx):
-        outs, ins = ctx.outputs, ctx.inputs
-        self.saved = self._saved = tuple(
-            outs[0] if what == "out" else outs[int(what[3:])] if type(what) is str
-            else ins[what] for what, _ in op.save)
-        self._params = ctx.params
+    def __init__(self, saved, params):
+        self.saved = self._saved = saved
+        self._params = params
         self._next = _ONE_TRUE
         self._extra = None
+
+
+def _saved_picker(save):
+    """``(inputs, outputs) -> saved values`` for a save spec (what the node would hold)."""
+    where = tuple((True, 0) if w == "out" else (True, int(w[3:])) if type(w) is str
+                  else (False, w) for w, _ in save)
+    if len(where) == 1:
+        out, k = where[0]
+        return (lambda ins, outs: (outs[k],)) if out else (lambda ins, outs: (ins[k],))
+    return lambda ins, outs: tuple([outs[k] if out else ins[k] for out, k in where])
 
 
 def elementwise_jvp(op):
     """The JVP of a unary op whose VJP is ``g * conj(f'(x))``: ``conj(vjp(conj(t)))``, which
     is ``f'(x) t`` for holomorphic and real functions alike (torch's auto_element_wise)."""
+    pick = None
+
     def jvp(ctx, t):
+        nonlocal pick
+        if pick is None:
+            pick = _saved_picker(op.save)
+        args = _VjpArgs(pick(ctx.inputs, ctx.outputs), ctx.params)
         if t._data.dtype.kind == "c":
-            return op.vjp(_VjpArgs(op, ctx), t.conj())[0].conj()
-        r = op.vjp(_VjpArgs(op, ctx), t)[0]
+            return op.vjp(args, t.conj())[0].conj()
+        r = op.vjp(args, t)[0]
         return r.conj() if r._data.dtype.kind == "c" else r
     return jvp
 
