@@ -799,9 +799,21 @@ def _quiet(fn):
 
 EXP2 = unary("exp2", _quiet(np.exp2), save=(("out", None),), float_only=True, elementwise=True)
 EXP2.def_vjp(lambda ctx, g: (g * (_conj(ctx.saved[0]) * _LN2),))
-LOG2 = unary("log2", _quiet(np.log2), save=((0, None),), float_only=True, elementwise=True)
+def _rounded_from_f64(fn):
+    """Half and single precision computed in float64 and rounded once: NumPy's float32 log2 and
+    log10 are off by an ulp where torch's are correctly rounded (log10(1000.) is 3)."""
+    def kernel(x):
+        if x.dtype == np.float32 or x.dtype == np.float16:
+            return fn(x.astype(_F64)).astype(x.dtype)
+        return fn(x)
+    return _quiet(kernel)
+
+
+LOG2 = unary("log2", _rounded_from_f64(np.log2), save=((0, None),), float_only=True,
+             elementwise=True)
 LOG2.def_vjp(lambda ctx, g: (g / (_conj(ctx.saved[0]) * _LN2),))
-LOG10 = unary("log10", _quiet(np.log10), save=((0, None),), float_only=True, elementwise=True)
+LOG10 = unary("log10", _rounded_from_f64(np.log10), save=((0, None),), float_only=True,
+              elementwise=True)
 LOG10.def_vjp(lambda ctx, g: (g / (_conj(ctx.saved[0]) * _LN10),))
 TAN = unary("tan", np.tan, save=(("out", None),), float_only=True, elementwise=True)
 TAN.def_vjp(lambda ctx, g: (g * _conj(1 + ctx.saved[0] * ctx.saved[0]),))
