@@ -410,6 +410,7 @@ def square(input):
     return POW_SCALAR.call(input, 2)
 
 
+# -------------------------------------------------------------- atan2, hypot, copysign, xlogy, fmod
 ATAN2 = binary("atan2", _guarded("atan2_cpu", np.arctan2), save=((0, None), (1, None)),
                promote="float")
 
@@ -553,7 +554,7 @@ def fmod(input, other, *, out=None):
     return _out(op.call(input, other), out)
 
 
-# =========================================================================== float_power
+# ----------------------------------------------------------------------------- float_power
 def _float_power_dtype(*vals):
     for v in vals:
         if isinstance(v, Tensor) and v._data.dtype.kind == "c" or isinstance(v, complex):
@@ -576,7 +577,7 @@ def float_power(input, exponent, *, out=None):
     return _out(pow(base, exponent.to(dt)), out)
 
 
-# =========================================================================== ternary ops
+# --------------------------------------------------------------------------- lerp, addcmul, addcdiv
 def _broadcast_meta(out, inputs):
     """Let the engine reduce each gradient to its input's shape (and dtype)."""
     node = out._grad_fn
@@ -734,6 +735,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     return _out(_addc(ADDCDIV, "addcdiv", input, tensor1, tensor2, value), out)
 
 
+# ----------------------------------------------------------- logaddexp, ldexp, nextafter, heaviside
 def _float_kernel(name, fn):
     def kernel(a, b):
         if a.dtype.kind not in "fc":
@@ -929,7 +931,7 @@ def _apply_docs():
 _apply_docs()
 
 
-# =========================================================================== methods
+# ----------------------------------------------------------------------------- methods
 # Tensor methods of this module's functions; methods.py binds them.
 def _binary_inplace(fname, pick):
     def method(self, other):

@@ -491,7 +491,7 @@ def _cmp_inplace(name, fn):
     return lambda self, other: apply_inplace(op, self, other)
 
 
-# =========================================================================== closeness
+# ----------------------------------------------------------------------------- closeness
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """``|input - other| <= atol + rtol * |other|`` elementwise (equal infinities count)."""
     _tensor_only("isclose", other)
@@ -604,7 +604,7 @@ def _apply_docs():
 _apply_docs()
 
 
-# =========================================================================== methods
+# ----------------------------------------------------------------------------- methods
 # Tensor methods of this module's functions; methods.py binds them.
 _METHODS = {
     "fmax": fmax, "fmin": fmin, "isclose": isclose, "allclose": allclose, "equal": equal,

@@ -91,7 +91,7 @@ def _wrap(out):
     return _from_array(out if type(out) is _ndarray else np.asarray(out))
 
 
-# ----------------------------------------------------------------------------- unary math
+# --------------------------------------- exp, log, roots, trigonometry, activations, sign, rounding
 EXP = unary("exp", np.exp, save=(("out", None),), float_only=True, elementwise=True)
 EXP.def_vjp(lambda ctx, g: (g * _conj(ctx.saved[0]),))
 LOG = unary("log", np.log, save=((0, None),), float_only=True, elementwise=True)
@@ -450,7 +450,7 @@ _HALF_SQRTPI = math.sqrt(math.pi) / 2.0
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
-# =========================================================================== special numerics
+# --------------------------------------------------------------- special functions' float64 kernels
 # Below this many elements the per-element C library call beats the vectorised loops.
 _SMALL = 16
 
@@ -788,7 +788,7 @@ def _polygamma64(n, x):
     return out
 
 
-# =========================================================================== unary ops
+# --------------------- exp2/log2/log10, trigonometric, hyperbolic and special functions, logit, ...
 def _quiet(fn):
     """A NumPy kernel without RuntimeWarnings (torch returns inf/NaN silently)."""
     def kernel(*args):
@@ -1052,7 +1052,7 @@ def absolute(input, *, out=None):
     return _out(abs(input), out)
 
 
-# =========================================================================== binary ops
+# -------------------------------------- kernel guards (shared with arithmetic.py and comparison.py)
 def _no_kernel(kernel_name, dt):
     from .. import _dtype
     return NotImplementedError(f'"{kernel_name}" not implemented for '
@@ -1082,7 +1082,7 @@ def _guarded(kernel_name, fn, complex_ok=False, bool_ok=True):
     return kernel
 
 
-# =========================================================================== more pointwise ops
+# ---------------------------------------------------------------------------- sinc, mvlgamma, frexp
 def fix(input, *, out=None):
     """Alias of ``trunc``."""
     return _out(trunc(input), out)
@@ -1308,7 +1308,7 @@ def _apply_docs():
 _apply_docs()
 
 
-# =========================================================================== methods
+# ----------------------------------------------------------------------------- methods
 # Tensor methods of this module's functions; methods.py binds them.
 def _inplace_unary(op, params=False):
     if params:
