@@ -111,6 +111,16 @@ BINARY = {
     T.tanh_backward(a, b),
     "sigmoid_backward": lambda T, a, b: T.ops.aten.sigmoid_backward(a, b) if T is torch else
     T.sigmoid_backward(a, b),
+    # JVPs derived from the VJP, one input at a time (binary(..., elementwise=True))
+    "atan2": lambda T, a, b: T.atan2(a, b), "hypot": lambda T, a, b: T.hypot(a, b),
+    "copysign": lambda T, a, b: T.copysign(a, b), "copysign_scalar": lambda T, a, b: T.copysign(
+        a, -1.0) * b, "xlogy": lambda T, a, b: T.xlogy(a, b.abs() + 0.1),
+    "fmod": lambda T, a, b: T.fmod(a, b.abs() + 0.5), "logaddexp": lambda T, a, b: T.logaddexp(
+        a, b), "logaddexp2": lambda T, a, b: T.logaddexp2(a, b),
+    "ldexp": lambda T, a, b: T.ldexp(a, b), "nextafter": lambda T, a, b: T.nextafter(a, b),
+    "fmax": lambda T, a, b: T.fmax(a, b), "fmin": lambda T, a, b: T.fmin(a, b),
+    "clamp_min": lambda T, a, b: T.clamp_min(a, b), "clamp_max": lambda T, a, b: T.clamp_max(
+        a, 0.2) * b,
 }
 
 
@@ -548,3 +558,15 @@ def test_failed_op_with_generic_rule_leaves_flags_and_grad_mode():
         z = x * 2
         assert not x.requires_grad and ndgrad.is_grad_enabled() and not z.requires_grad
     assert not x.requires_grad
+
+
+def test_derived_binary_tangent_of_complex_logaddexp_matches_torch():
+    rng = np.random.default_rng(1)
+    a, b, ta, tb = (rng.normal(size=4) + 1j * rng.normal(size=4) for _ in range(4))
+    with nfw.dual_level():
+        nt = nfw.unpack_dual(ndgrad.logaddexp(nfw.make_dual(ndgrad.tensor(a), ndgrad.tensor(ta)),
+                                              nfw.make_dual(ndgrad.tensor(b), ndgrad.tensor(tb))))
+    with tfw.dual_level():
+        tt = tfw.unpack_dual(torch.logaddexp(tfw.make_dual(torch.tensor(a), torch.tensor(ta)),
+                                             tfw.make_dual(torch.tensor(b), torch.tensor(tb))))
+    np.testing.assert_allclose(nt.tangent._data, tt.tangent.numpy(), rtol=1e-12, atol=1e-14)

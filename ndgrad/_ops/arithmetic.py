@@ -412,7 +412,7 @@ def square(input):
 
 # -------------------------------------------------------------- atan2, hypot, copysign, xlogy, fmod
 ATAN2 = binary("atan2", _guarded("atan2_cpu", np.arctan2), save=((0, None), (1, None)),
-               promote="float")
+               promote="float", elementwise=True)
 
 
 @ATAN2.def_vjp
@@ -440,7 +440,8 @@ def _hypot_fwd(a, b):
     return np.hypot(a, b)
 
 
-HYPOT = binary("hypot", _quiet(_hypot_fwd), save=((0, None), (1, None), ("out", None)))
+HYPOT = binary("hypot", _quiet(_hypot_fwd), save=((0, None), (1, None), ("out", None)),
+               elementwise=True)
 
 
 @HYPOT.def_vjp
@@ -468,10 +469,10 @@ def _copysign_vjp(ctx, g):
 
 
 COPYSIGN = binary("copysign", _guarded("copysign_cpu", np.copysign),
-                  save=((0, None), ("out", None)), promote="float")
+                  save=((0, None), ("out", None)), promote="float", elementwise=True)
 COPYSIGN_SCALAR = binary("copysign_scalar", _guarded("copysign_cpu", np.copysign),
                          "CopysignBackward1",
-                         save=((0, None), ("out", None)), promote="float")
+                         save=((0, None), ("out", None)), promote="float", elementwise=True)
 COPYSIGN.def_vjp(_copysign_vjp)
 COPYSIGN_SCALAR.def_vjp(_copysign_vjp)
 
@@ -489,11 +490,11 @@ def _xlogy_fwd(x, y):
 
 
 _xlogy_k = _guarded("xlogy_cpu", _xlogy_fwd)
-XLOGY = binary("xlogy", _xlogy_k, save=((0, None), (1, None)), promote="float")
+XLOGY = binary("xlogy", _xlogy_k, save=((0, None), (1, None)), promote="float", elementwise=True)
 XLOGY_SELF_SCALAR = binary("xlogy_self_scalar", _xlogy_k, "XlogyBackward1",
-                           save=((0, None), (1, None)), promote="float")
+                           save=((0, None), (1, None)), promote="float", elementwise=True)
 XLOGY_OTHER_SCALAR = binary("xlogy_other_scalar", _xlogy_k, "XlogyBackward2",
-                            save=((0, None), (1, None)), promote="float")
+                            save=((0, None), (1, None)), promote="float", elementwise=True)
 
 
 def _xlogy_vjp(ctx, g):
@@ -533,8 +534,8 @@ def _fmod_fwd(a, b):
 
 
 _fmod_k = _guarded("fmod_cpu", _fmod_fwd, bool_ok=False)
-FMOD = binary("fmod", _fmod_k, "FmodBackward1", save=((0, 1), (1, 1)))
-FMOD_SCALAR = binary("fmod_scalar", _fmod_k, "FmodBackward0")
+FMOD = binary("fmod", _fmod_k, "FmodBackward1", save=((0, 1), (1, 1)), elementwise=True)
+FMOD_SCALAR = binary("fmod_scalar", _fmod_k, "FmodBackward0", elementwise=True)
 
 
 @FMOD.def_vjp
@@ -755,9 +756,9 @@ def _logaddexp_fwd(a, b):
 
 
 LOGADDEXP = binary("logaddexp", _float_kernel("logaddexp_cpu", _logaddexp_fwd),
-                   save=((0, None), (1, None)))
+                   save=((0, None), (1, None)), elementwise=True)
 LOGADDEXP2 = binary("logaddexp2", _float_kernel("logaddexp2_cpu", np.logaddexp2),
-                    save=((0, None), (1, None)))
+                    save=((0, None), (1, None)), elementwise=True)
 
 
 @LOGADDEXP.def_vjp
@@ -792,7 +793,7 @@ def _ldexp_fwd(a, b):
         return a * np.exp2(b.astype(a.dtype))
 
 
-LDEXP = binary("ldexp", _ldexp_fwd, save=((1, None), ("out", 1)), promote="float")
+LDEXP = binary("ldexp", _ldexp_fwd, save=((1, None), ("out", 1)), promote="float", elementwise=True)
 
 
 @LDEXP.def_vjp
@@ -817,7 +818,7 @@ def ldexp(input, other, *, out=None):
 
 NEXTAFTER = binary("nextafter", _guarded("nextafter_cpu", _float_kernel("nextafter_cpu",
                                                                          np.nextafter)),
-                   save=((0, None), (1, None)))
+                   save=((0, None), (1, None)), elementwise=True)
 
 
 @NEXTAFTER.def_vjp

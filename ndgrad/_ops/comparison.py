@@ -364,7 +364,7 @@ def where(condition, input=None, other=None):
 
 
 def _fminmax(name, fn, cmp):
-    op = binary(name, fn, save=((0, None), (1, None)))
+    op = binary(name, fn, save=((0, None), (1, None)), elementwise=True)
 
     @op.def_vjp
     def _(ctx, g):
@@ -403,8 +403,10 @@ def fmin(input, other, *, out=None):
 
 def _clamp_one(name, fn, keep):
     """clamp_min/clamp_max: Scalar bound (...Backward0) and Tensor bound (...Backward1)."""
-    scalar_op = binary(name + "_scalar", fn, _node_name_of(name, 0), save=((0, None), (1, None)))
-    tensor_op = binary(name, fn, _node_name_of(name, 1), save=((0, None), (1, None)))
+    scalar_op = binary(name + "_scalar", fn, _node_name_of(name, 0), save=((0, None), (1, None)),
+                       elementwise=True)
+    tensor_op = binary(name, fn, _node_name_of(name, 1), save=((0, None), (1, None)),
+                       elementwise=True)
 
     def vjp(ctx, g):
         x, b = ctx.saved

@@ -65,8 +65,7 @@ class OpDef:
         # One Node subclass per op so grad_fn prints as torch's (MulBackward0, ...).
         self.node = type(node_name, (Node,), {"__slots__": (), "_op": self})
         self.vjp = _no_vjp(name)
-        # `elementwise`: the JVP is derived from the VJP (torch's auto_element_wise).
-        self.jvp = elementwise_jvp(self) if elementwise else None
+        self.jvp = None
         # Rules for gradients and tangents carrying a leading batch dimension B
         # (autograd.grad(is_grads_batched=True), vectorized Jacobians): None means the
         # batched engines run the plain rule once per batch element, unless
@@ -82,6 +81,8 @@ class OpDef:
         self.view = view
         # primitives only (see reduction.record_input_shape): nodes store input 0's shape
         self.records_shape = False
+        if elementwise:  # the JVP derived from the VJP (torch's auto_element_wise)
+            self.jvp = elementwise_jvp(self)
 
     def def_vjp(self, fn):
         self.vjp = fn
@@ -152,15 +153,15 @@ def jvp_from_parts(parts):
 
 
 class _VjpArgs:
-    """What a VJP reads from its node (saved values, params, needed inputs), built from a JVP
-    context, so a JVP can call the op's VJP without a recorded node."""
+    """What a VJP reads from its node (saved values, params, the inputs whose gradient is
+    needed), built from a JVP context, so a JVP can call the op's VJP without a node."""
 
     __slots__ = ("saved", "_saved", "_params", "_next", "_extra")
 
-    def __init__(self, saved, params):
+    def __init__(self, saved, params, needed):
         self.saved = self._saved = saved
         self._params = params
-        self._next = _ONE_TRUE
+        self._next = needed
         self._extra = None
 
 
@@ -175,20 +176,30 @@ def _saved_picker(save):
 
 
 def elementwise_jvp(op):
-    """The JVP of a unary op whose VJP is ``g * conj(f'(x))``: ``conj(vjp(conj(t)))``, which
-    is ``f'(x) t`` for holomorphic and real functions alike (torch's auto_element_wise)."""
+    """The JVP of a pointwise op whose VJP is ``g * conj(df/dx_i)`` for each input:
+    ``conj(vjp(conj(t_i)))``, which is ``df/dx_i t_i`` for real and holomorphic functions
+    alike (torch's auto_element_wise). A binary op's VJP is asked for one input's gradient at
+    a time, and the registry sums the parts (``jvp_from_parts``)."""
     pick = None
 
-    def jvp(ctx, t):
-        nonlocal pick
-        if pick is None:
-            pick = _saved_picker(op.save)
-        args = _VjpArgs(pick(ctx.inputs, ctx.outputs), ctx.params)
-        if t._data.dtype.kind == "c":
-            return op.vjp(args, t.conj())[0].conj()
-        r = op.vjp(args, t)[0]
-        return r.conj() if r._data.dtype.kind == "c" else r
-    return jvp
+    def part(i, n):
+        needed = tuple(True if k == i else None for k in range(n))
+
+        def tangent(ctx, t):
+            nonlocal pick
+            if pick is None:
+                pick = _saved_picker(op.save)
+            args = _VjpArgs(pick(ctx.inputs, ctx.outputs), ctx.params, needed)
+            if t._data.dtype.kind == "c":
+                r = op.vjp(args, t.conj())[i]
+                return None if r is None else r.conj()
+            r = op.vjp(args, t)[i]
+            return r.conj() if r is not None and r._data.dtype.kind == "c" else r
+        return tangent
+
+    if op.kind == "binary":
+        return jvp_from_parts((part(0, 2), part(1, 2)))
+    return part(0, 1)
 
 
 def bilinear_jvp(product):
@@ -497,14 +508,17 @@ def unary(name, fwd, node_name=None, save=(), float_only=False, linear=False, pa
     return _register(op)
 
 
-def binary(name, fwd, node_name=None, save=(), promote="binary", params=False, plain_fwd=None):
+def binary(name, fwd, node_name=None, save=(), promote="binary", params=False, plain_fwd=None,
+           elementwise=False):
     """Declare a broadcasting binary primitive; ``op.call(a, b)`` runs it.
 
     `promote`: "binary" (torch type promotion), "float" (and integer results become the
     default float dtype, as true division), "compare" (inputs promoted, bool result, no grad).
     `plain_fwd`: for ops with params, a two-argument kernel used when params is None.
+    `elementwise`: derive the JVP from the VJP (``elementwise_jvp``).
     """
-    op = OpDef(name, fwd, node_name or _node_name(name), save=save, kind="binary")
+    op = OpDef(name, fwd, node_name or _node_name(name), save=save, kind="binary",
+               elementwise=elementwise)
     fast_fwd = plain_fwd if plain_fwd is not None else (
         (lambda x, y: fwd(x, y, None)) if params else fwd)
     to_float = promote == "float"
