@@ -121,6 +121,9 @@ BINARY = {
     "fmax": lambda T, a, b: T.fmax(a, b), "fmin": lambda T, a, b: T.fmin(a, b),
     "clamp_min": lambda T, a, b: T.clamp_min(a, b), "clamp_max": lambda T, a, b: T.clamp_max(
         a, 0.2) * b,
+    "lerp": lambda T, a, b: T.lerp(a, b, 0.3), "lerp_tensor": lambda T, a, b: T.lerp(a, b, a * b),
+    "addcmul": lambda T, a, b: T.addcmul(a, b, a, value=1.5),
+    "addcdiv": lambda T, a, b: T.addcdiv(b, a, b.abs() + 0.5, value=-0.5),
 }
 
 

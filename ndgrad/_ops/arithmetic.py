@@ -636,6 +636,12 @@ def _(ctx, g):
             (g * (e - s)) if n[2] else None)
 
 
+LERP.def_jvp_parts(lambda ctx, ts: ts * (1 - ctx.params), lambda ctx, te: te * ctx.params)
+LERP_T.def_jvp_parts(lambda ctx, ts: ts * (1 - ctx.inputs[2]),
+                     lambda ctx, te: te * ctx.inputs[2],
+                     lambda ctx, tw: tw * (ctx.inputs[1] - ctx.inputs[0]))
+
+
 def _expand_for(*ts):
     """Common broadcast shape of tensors (error text as torch's)."""
     shapes = [t._data.shape for t in ts if isinstance(t, Tensor)]
@@ -689,6 +695,13 @@ def _(ctx, g):
     return (g if n[0] else None,
             (g * v / b) if n[1] else None,
             (-g * v * _conj(a) / (b * b)) if n[2] else None)
+
+
+ADDCMUL.def_jvp_parts(_same_tangent, lambda ctx, ta: ta * (ctx.inputs[2] * ctx.params),
+                      lambda ctx, tb: tb * (ctx.inputs[1] * ctx.params))
+ADDCDIV.def_jvp_parts(_same_tangent, lambda ctx, ta: ta * ctx.params / ctx.inputs[2],
+                      lambda ctx, tb: -tb * ctx.params * ctx.inputs[1]
+                      / (ctx.inputs[2] * ctx.inputs[2]))
 
 
 def _addc(op, fname, input, tensor1, tensor2, value):
