@@ -20,7 +20,9 @@ from . import autograd  # noqa: F401
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled,  # noqa: F401
                                  inference_mode, is_grad_enabled, is_inference_mode_enabled)
 from ._ops import registry as _registry  # noqa: F401
-from ._ops.elementwise import *  # noqa: F401,F403
+from ._ops.arithmetic import *  # noqa: F401,F403
+from ._ops.comparison import *  # noqa: F401,F403
+from ._ops.pointwise import *  # noqa: F401,F403
 from ._ops.reduction import *  # noqa: F401,F403
 from ._ops.shape import *  # noqa: F401,F403
 from ._ops.indexing import *  # noqa: F401,F403
@@ -30,7 +32,6 @@ from ._ops.decompositions import *  # noqa: F401,F403
 from ._ops.complex_ops import *  # noqa: F401,F403
 from ._ops import methods as _methods  # noqa: F401
 from ._creation import *  # noqa: F401,F403
-from ._ops.pointwise import *  # noqa: F401,F403
 from ._ops.sorting import *  # noqa: F401,F403
 from ._ops.bessel import i0, igamma, igammac  # noqa: F401
 from ._ops import random_fills as _random_fills  # noqa: F401  (Tensor.uniform_, ...)

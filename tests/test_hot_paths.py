@@ -365,15 +365,15 @@ def test_ops_on_a_parameter_equal_ops_on_a_tensor_and_torch(name, f):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("op,name,f", [
-    ("MUL", "_scalar_promote", lambda t: t * 2.0),
-    ("TANH", "default_dtype", lambda t: t.tanh()),
+@pytest.mark.parametrize("module,op,name,f", [
+    ("arithmetic", "MUL", "_scalar_promote", lambda t: t * 2.0),
+    ("pointwise", "TANH", "default_dtype", lambda t: t.tanh()),
 ])
-def test_parameter_takes_the_fast_paths(op, name, f):
+def test_parameter_takes_the_fast_paths(module, op, name, f):
     """A function only the general path calls (dtype promotion) is not called for a
     Parameter, and is for an integer tensor (which the fast paths leave)."""
-    from ndgrad._ops import elementwise
-    env = getattr(elementwise, op).impl.__globals__  # the generated code's namespace
+    import importlib
+    env = getattr(importlib.import_module(f"ndgrad._ops.{module}"), op).impl.__globals__  # the generated code's namespace
     orig = env[name]
     calls = []
     env[name] = lambda *a: calls.append(a) or orig(*a)

@@ -203,9 +203,9 @@ _NOT_OPS = {"tanh_backward": "fused kernel behind tanh's double backward (torch.
 
 
 def test_every_pointwise_function_has_an_entry():
-    from ndgrad._ops import elementwise, pointwise
+    from ndgrad._ops import arithmetic, comparison, pointwise
     covered = {e.name for e in DB} | {a for e in DB for a in e.aliases}
-    missing = [n for mod in (elementwise, pointwise) for n in mod.__all__
+    missing = [n for mod in (arithmetic, comparison, pointwise) for n in mod.__all__
                if n not in covered and n not in _NOT_OPS]
     assert missing == []
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import _state
 from .._tensor import Tensor
-from . import elementwise as E
+from .comparison import where
 from .registry import binary, primitive, unary
 from .shape import cat
 
@@ -440,11 +440,11 @@ def _(ctx, gs):
         neg = ggx * w if ggx is not None else None
         if ggw is not None:
             neg = ggw * x if neg is None else neg + ggw * x
-        d_g = E.where(pos, ggx if ggx is not None else neg * 0, neg)
+        d_g = where(pos, ggx if ggx is not None else neg * 0, neg)
     if n[1] is not None and ggw is not None:
-        d_x = E.where(pos, g * 0, g * ggw)
+        d_x = where(pos, g * 0, g * ggw)
     if n[2] is not None and ggx is not None:
-        d_w = _sum_to(E.where(pos, g * 0, g * ggx), w.shape)
+        d_w = _sum_to(where(pos, g * 0, g * ggx), w.shape)
     return d_g, d_x, d_w
 
 

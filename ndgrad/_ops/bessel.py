@@ -28,7 +28,8 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
-from . import elementwise as E
+from . import comparison as CMP
+from . import pointwise as PW
 from .pointwise import _erfc64, _int_kernel_error, _lgamma64, lgamma
 from .inplace import apply_inplace
 from .registry import binary, no_forward_ad, unary
@@ -474,30 +475,30 @@ def _(ctx, g):
 @I0E.def_vjp
 def _(ctx, g):
     x, res = ctx.saved
-    return (g * (I1E.call(x) - E.sgn(x) * res),)
+    return (g * (I1E.call(x) - PW.sgn(x) * res),)
 
 
 def _tiny_safe(x):
     """(|x| > eps, x with the tiny values replaced by eps): torch's guard in i1/i1e's
     backward, where the 1/x term would give NaN at 0 (the limit there is 1/2)."""
     eps = float(np.finfo(x._data.dtype).eps)
-    big = E.abs(x) > eps
-    return big, E.where(big, x, eps)
+    big = PW.abs(x) > eps
+    return big, CMP.where(big, x, eps)
 
 
 @I1.def_vjp
 def _(ctx, g):
     x, res = ctx.saved
     big, safe = _tiny_safe(x)
-    return (g * E.where(big, I0.call(safe) - res * E.reciprocal(safe), 0.5),)
+    return (g * CMP.where(big, I0.call(safe) - res * PW.reciprocal(safe), 0.5),)
 
 
 @I1E.def_vjp
 def _(ctx, g):
     x, res = ctx.saved
     big, safe = _tiny_safe(x)
-    slope = I0E.call(safe) - res * (E.sgn(safe) + E.reciprocal(safe))
-    return (g * E.where(big, slope, 0.5),)
+    slope = I0E.call(safe) - res * (PW.sgn(safe) + PW.reciprocal(safe))
+    return (g * CMP.where(big, slope, 0.5),)
 
 
 # zeta: SpecialZetaBackward0 (two tensors), 1 (scalar x), 2 (scalar q). torch differentiates
@@ -548,7 +549,7 @@ def _igamma_vjp(name, sign):
             return None, None
         a, x = ctx.saved
         # the density x^(a-1) e^-x / Gamma(a), by torch's formula
-        density = E.exp((a - 1) * E.log(x) - x - lgamma(a))
+        density = PW.exp((a - 1) * PW.log(x) - x - lgamma(a))
         return None, (g * density if sign > 0 else -g * density)
     return vjp
 
@@ -572,30 +573,30 @@ def _tensor_arg(fname, value, argname="input", pos=1):
 def i0(input, *, out=None):
     """The modified Bessel function of the first kind of order 0 (``torch.i0``)."""
     _tensor_arg("i0", input)
-    return E._out(I0.call(input), out)
+    return PW._out(I0.call(input), out)
 
 
 def special_i0(input, *, out=None):
     _tensor_arg("special_i0", input)
-    return E._out(I0.call(input), out)
+    return PW._out(I0.call(input), out)
 
 
 def special_i0e(input, *, out=None):
     """``i0(x) * exp(-|x|)``, finite for every finite x."""
     _tensor_arg("special_i0e", input)
-    return E._out(I0E.call(input), out)
+    return PW._out(I0E.call(input), out)
 
 
 def special_i1(input, *, out=None):
     """The modified Bessel function of the first kind of order 1 (odd in x)."""
     _tensor_arg("special_i1", input)
-    return E._out(I1.call(input), out)
+    return PW._out(I1.call(input), out)
 
 
 def special_i1e(input, *, out=None):
     """``i1(x) * exp(-|x|)``."""
     _tensor_arg("special_i1e", input)
-    return E._out(I1E.call(input), out)
+    return PW._out(I1E.call(input), out)
 
 
 _ZETA_SIGNATURES = ("special_zeta() received an invalid combination of arguments - got "
@@ -616,14 +617,14 @@ def special_zeta(input, other, *, out=None):
         op = ZETA_OTHER_SCALAR
     else:
         raise TypeError(_ZETA_SIGNATURES.format(type(input).__name__, type(other).__name__))
-    return E._out(op.call(input, other), out)
+    return PW._out(op.call(input, other), out)
 
 
 def _igamma_fn(op, fname):
     def fn(input, other, *, out=None):
         _tensor_arg(fname, input)
         _tensor_arg(fname, other, "other", 2)
-        return E._out(op.call(input, other), out)
+        return PW._out(op.call(input, other), out)
     return fn
 
 

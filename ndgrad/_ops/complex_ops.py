@@ -11,7 +11,8 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
-from .elementwise import CONJ, _conj, sgn, where
+from .pointwise import CONJ, _conj, sgn
+from .comparison import where
 from .registry import as_tensor_arg, primitive, unary
 
 __all__ = [
@@ -266,7 +267,7 @@ def _broadcast_check(a, b):
 def _out(result, out):
     if out is None:
         return result
-    from .elementwise import _out as _eout
+    from .pointwise import _out as _eout
     return _eout(result, out)
 
 

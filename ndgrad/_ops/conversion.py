@@ -31,6 +31,10 @@ def _(ctx, g):
     return (g.to(_dtype.from_np(src)),)
 
 
+TO_COPY.batch_transparent = True  # the cast passes any leading batch dimension through
+TO_COPY.def_batched_jvp(lambda ctx, t: t.to(_dtype.from_np(ctx.outputs[0]._data.dtype)))
+
+
 def to_dtype(x, dtype, copy=False):
     npd = _dtype.to_np(dtype)
     if npd == x._data.dtype and not copy:

@@ -17,8 +17,7 @@ mode observes the primitives.
 import numpy as np
 
 from .._tensor import Tensor
-from .elementwise import _conj, where
-from .elementwise import log as _log
+from .comparison import where
 from .linalg_common import (
     LinAlgError,
     _batch_prefix,
@@ -35,6 +34,8 @@ from .linalg_common import (
     _triu,
 )
 from .matmul import matmul
+from .pointwise import _conj
+from .pointwise import log as _log
 from .registry import add_tangents, as_tensor_arg, primitive, wrap
 from .solvers import _lu_np, linalg_inv, linalg_solve, linalg_solve_triangular
 

@@ -464,6 +464,9 @@ FILL_T.def_vjp(lambda ctx, g: (g * 0 if ctx._next[0] else None,
                                g.sum() if ctx._next[1] else None))
 ZERO = primitive("zero", lambda x, p: np.zeros_like(x), linear=True)
 ZERO.def_vjp(lambda ctx, g: (g * 0,))
+# Flagged linear, but they write a constant: the tangent they leave is zero.
+FILL.def_jvp(lambda ctx, t: t * 0)
+ZERO.def_jvp(lambda ctx, t: t * 0)
 
 
 def fill_(self, value):
@@ -489,8 +492,11 @@ MASKED_FILL = primitive("masked_fill", _masked_fill_fwd, save=((1, None),), line
 @MASKED_FILL.def_vjp
 def _(ctx, g):
     (mask,) = ctx.saved
-    from .elementwise import where
+    from .comparison import where
     return _sum_to(where(mask, 0.0, g), _extra_shape(ctx, g)), None
+
+
+MASKED_FILL.def_jvp_parts(lambda ctx, t: MASKED_FILL.call(t, ctx.inputs[1], params=0), None)
 
 
 def _extra_shape(ctx, g):
@@ -789,7 +795,7 @@ SCATTER_REDUCE = primitive("scatter_reduce", _scatter_reduce_fwd,
 @SCATTER_REDUCE.def_vjp
 def _(ctx, g):
     """torch's scatter_reduce_backward (ties of amax/amin share the gradient evenly)."""
-    from .elementwise import where
+    from .comparison import where
     x, idx, src, out = ctx.saved
     dim, reduce, include_self = ctx._params
     if reduce == "sum":
@@ -1127,7 +1133,7 @@ MASKED_FILL_T = primitive("masked_fill_tensor", lambda x, m, v, p: np.where(m, v
 
 @MASKED_FILL_T.def_vjp
 def _(ctx, g):
-    from .elementwise import where
+    from .comparison import where
     (mask,) = ctx.saved
     n = ctx._next
     gx = _sum_to(where(mask, 0.0, g), _extra_shape(ctx, g)) if n[0] else None
@@ -1193,7 +1199,7 @@ MASKED_SCATTER = primitive("masked_scatter", _masked_scatter_fwd, save=((1, None
 @MASKED_SCATTER.def_vjp
 def _(ctx, g):
     from .. import zeros
-    from .elementwise import where
+    from .comparison import where
     from .shape import cat
     (mask,) = ctx.saved
     sshape = ctx._params

@@ -15,7 +15,7 @@ import builtins
 import numpy as np
 
 from .._tensor import Tensor
-from .elementwise import _conj
+from .pointwise import _conj
 from .registry import as_tensor_arg
 
 
@@ -98,7 +98,7 @@ def _reduce_meta(out, *inputs):
 def _out(result, out):
     if out is None:
         return result
-    from .elementwise import _out as _eout
+    from .pointwise import _out as _eout
     return _eout(result, out)
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _state
 from .._tensor import Tensor
-from .elementwise import _conj
+from .pointwise import _conj
 from .registry import primitive
 
 __all__ = []

@@ -15,8 +15,8 @@ import numpy as np
 
 from .. import _state
 from .._tensor import Tensor
-from . import elementwise as E
 from .activations import SOFTPLUS
+from .comparison import where
 from .registry import no_forward_ad, primitive
 
 __all__ = []
@@ -235,9 +235,9 @@ def _loss_derivs(kind, x, t, extra, w, pw, need_t):
         d = x - t
         small = d.abs() < extra
         if kind == "smooth_l1":
-            dx = E.where(small, d / extra, d.sign())
+            dx = where(small, d / extra, d.sign())
         else:
-            dx = E.where(small, d, d.sign() * extra)
+            dx = where(small, d, d.sign() * extra)
         dt = -dx if need_t else None
     elif kind == "bce":
         dx = (x - t) / (x * (1 - x)).clamp(min=1e-12)

@@ -26,8 +26,8 @@ import numpy as np
 from .. import _state
 from .._tensor import Tensor, _from_array
 from ..autograd.graph import FREED, SavedTensor
-from .elementwise import _conj
 from .linalg_common import _broadcast_shapes, _mH, _out, _reduce_meta, _tname
+from .pointwise import _conj
 from .registry import as_tensor_arg, bilinear_jvp, jvp_from_parts, primitive
 from .shape import T_OP
 

@@ -6,7 +6,9 @@ place that decides which function a method name calls.
 import numpy as np
 
 from .._tensor import Tensor
-from . import elementwise as E
+from . import arithmetic as AR
+from . import comparison as CMP
+from . import pointwise as PW
 from . import reduction as R
 from . import shape as S
 from . import indexing as I
@@ -21,11 +23,11 @@ def _method(name, fn):
 
 # ----------------------------------------------------------------------------- operators
 def _rtruediv(self, other):
-    return E.MUL.call(E.RECIPROCAL.call(self), other)
+    return AR.MUL.call(PW.RECIPROCAL.call(self), other)
 
 
 def _rpow(self, other):
-    return E.POW_RSCALAR.call(other, self)
+    return AR.POW_RSCALAR.call(other, self)
 
 
 def _rmatmul(self, other):
@@ -33,11 +35,11 @@ def _rmatmul(self, other):
 
 
 def _rfloordiv(self, other):
-    return E.FLOOR_DIV.call(other, self)
+    return AR.FLOOR_DIV.call(other, self)
 
 
 def _rmod(self, other):
-    return E.REMAINDER.call(other, self)
+    return AR.REMAINDER.call(other, self)
 
 
 def _cmp(op):
@@ -46,7 +48,7 @@ def _cmp(op):
     def method(self, other):
         if other is None or not isinstance(other, (Tensor, int, float, bool, complex,
                                                    np.generic, np.ndarray)):
-            return NotImplemented if op is not E.EQ and op is not E.NE else (op is E.NE)
+            return NotImplemented if op is not CMP.EQ and op is not CMP.NE else (op is CMP.NE)
         return call(self, other)
     return method
 
@@ -60,20 +62,20 @@ def _rbin(op):
 
 
 _OPERATORS = {
-    "__add__": E.ADD.call, "__radd__": E.ADD.call, "__sub__": E.SUB.call,
-    "__rsub__": E.RSUB.call, "__mul__": E.MUL.call, "__rmul__": E.MUL.call,
-    "__truediv__": E.DIV.call, "__rtruediv__": _rtruediv, "__div__": E.DIV.call,
-    "__floordiv__": E.FLOOR_DIV.call, "__rfloordiv__": _rfloordiv,
-    "__mod__": E.remainder, "__rmod__": _rmod, "__pow__": E.pow, "__rpow__": _rpow,
-    "__matmul__": L.matmul, "__rmatmul__": _rmatmul, "__neg__": E.NEG.call,
-    "__abs__": E.ABS.call, "__invert__": E.bitwise_not, "__pos__": lambda self: self,
-    "__and__": E.BITWISE_AND.call, "__rand__": _rbin(E.BITWISE_AND),
-    "__or__": E.BITWISE_OR.call, "__ror__": _rbin(E.BITWISE_OR),
-    "__xor__": E.BITWISE_XOR.call, "__rxor__": _rbin(E.BITWISE_XOR),
-    "__lshift__": E.LSHIFT.call, "__rlshift__": _rbin(E.LSHIFT),
-    "__rshift__": E.RSHIFT.call, "__rrshift__": _rbin(E.RSHIFT),
-    "__eq__": _cmp(E.EQ), "__ne__": _cmp(E.NE), "__lt__": _cmp(E.LT), "__le__": _cmp(E.LE),
-    "__gt__": _cmp(E.GT), "__ge__": _cmp(E.GE),
+    "__add__": AR.ADD.call, "__radd__": AR.ADD.call, "__sub__": AR.SUB.call,
+    "__rsub__": AR.RSUB.call, "__mul__": AR.MUL.call, "__rmul__": AR.MUL.call,
+    "__truediv__": AR.DIV.call, "__rtruediv__": _rtruediv, "__div__": AR.DIV.call,
+    "__floordiv__": AR.FLOOR_DIV.call, "__rfloordiv__": _rfloordiv,
+    "__mod__": AR.remainder, "__rmod__": _rmod, "__pow__": AR.pow, "__rpow__": _rpow,
+    "__matmul__": L.matmul, "__rmatmul__": _rmatmul, "__neg__": AR.NEG.call,
+    "__abs__": PW.ABS.call, "__invert__": CMP.bitwise_not, "__pos__": lambda self: self,
+    "__and__": CMP.BITWISE_AND.call, "__rand__": _rbin(CMP.BITWISE_AND),
+    "__or__": CMP.BITWISE_OR.call, "__ror__": _rbin(CMP.BITWISE_OR),
+    "__xor__": CMP.BITWISE_XOR.call, "__rxor__": _rbin(CMP.BITWISE_XOR),
+    "__lshift__": CMP.LSHIFT.call, "__rlshift__": _rbin(CMP.LSHIFT),
+    "__rshift__": CMP.RSHIFT.call, "__rrshift__": _rbin(CMP.RSHIFT),
+    "__eq__": _cmp(CMP.EQ), "__ne__": _cmp(CMP.NE), "__lt__": _cmp(CMP.LT), "__le__": _cmp(CMP.LE),
+    "__gt__": _cmp(CMP.GT), "__ge__": _cmp(CMP.GE),
     "__getitem__": I.getitem, "__setitem__": I.setitem,
 }
 for _name, _fn in _OPERATORS.items():
@@ -96,36 +98,36 @@ def _inplace_unary(op):
 
 
 def _div_(self, other, *, rounding_mode=None):
-    op = {None: E.DIV, "floor": E.FLOOR_DIV_MODE, "trunc": E.TRUNC_DIV}[rounding_mode]
+    op = {None: AR.DIV, "floor": AR.FLOOR_DIV_MODE, "trunc": AR.TRUNC_DIV}[rounding_mode]
     return apply_inplace(op, self, other)
 
 
 def _pow_(self, exponent):
     if isinstance(exponent, Tensor):
-        return apply_inplace(E.POW_TENSOR, self, exponent)
-    return apply_inplace(E.POW_SCALAR, self, exponent)
+        return apply_inplace(AR.POW_TENSOR, self, exponent)
+    return apply_inplace(AR.POW_SCALAR, self, exponent)
 
 
 def _clamp_(self, min=None, max=None):
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        res = E.clamp(self, min, max)
+        res = CMP.clamp(self, min, max)
         return S.copy_(self, res) if hasattr(S, "copy_") else I.copy_(self, res)
-    return apply_inplace(E.CLAMP, self, params=(min, max))
+    return apply_inplace(CMP.CLAMP, self, params=(min, max))
 
 
 def _round_(self, *, decimals=None):
-    return apply_inplace(E.ROUND if decimals is None else E.ROUND_DECIMALS, self,
+    return apply_inplace(PW.ROUND if decimals is None else PW.ROUND_DECIMALS, self,
                          params=decimals)
 
 
 _INPLACE = {
-    "add_": _inplace_binary(E.ADD, True), "sub_": _inplace_binary(E.SUB, True),
-    "mul_": _inplace_binary(E.MUL), "div_": _div_, "true_divide_": _div_,
+    "add_": _inplace_binary(AR.ADD, True), "sub_": _inplace_binary(AR.SUB, True),
+    "mul_": _inplace_binary(AR.MUL), "div_": _div_, "true_divide_": _div_,
     "pow_": _pow_, "clamp_": _clamp_, "clip_": _clamp_, "round_": _round_,
     "remainder_": lambda self, other: apply_inplace(
-        E.REMAINDER if isinstance(other, Tensor) else E.REMAINDER_SCALAR, self, other),
-    "floor_divide_": _inplace_binary(E.FLOOR_DIV),
-    "maximum_": _inplace_binary(E.MAXIMUM), "minimum_": _inplace_binary(E.MINIMUM),
+        AR.REMAINDER if isinstance(other, Tensor) else AR.REMAINDER_SCALAR, self, other),
+    "floor_divide_": _inplace_binary(AR.FLOOR_DIV),
+    "maximum_": _inplace_binary(CMP.MAXIMUM), "minimum_": _inplace_binary(CMP.MINIMUM),
     "copy_": I.copy_, "fill_": I.fill_, "zero_": I.zero_, "masked_fill_": I.masked_fill_,
     "index_put_": I.index_put_, "scatter_": I.scatter_, "scatter_add_": I.scatter_add_,
     "index_add_": I.index_add_,
@@ -133,13 +135,14 @@ _INPLACE = {
 for _name in ("neg", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "relu",
               "abs", "sign", "reciprocal", "log1p", "expm1", "floor", "ceil", "trunc",
               "logical_not", "bitwise_not", "conj"):
-    _op = getattr(E, _name.upper(), None) or getattr(E, "_" + _name.upper())
+    _mod = AR if _name == "neg" else CMP if _name in ("logical_not", "bitwise_not") else PW
+    _op = getattr(_mod, _name.upper(), None) or getattr(_mod, "_" + _name.upper())
     _INPLACE[_name + "_"] = _inplace_unary(_op)
 _INPLACE["negative_"] = _INPLACE["neg_"]
 def _abs_(self):
     if self._data.dtype.kind == "c":
         raise RuntimeError("In-place abs is not supported for complex tensors.")
-    return apply_inplace(E.ABS, self)
+    return apply_inplace(PW.ABS, self)
 
 
 _INPLACE["abs_"] = _INPLACE["absolute_"] = _abs_
@@ -167,18 +170,29 @@ def _ibitwise(op):
     return method
 
 
-for _aug, _op in (("__iand__", E.BITWISE_AND), ("__ior__", E.BITWISE_OR),
-                  ("__ixor__", E.BITWISE_XOR), ("__ilshift__", E.LSHIFT),
-                  ("__irshift__", E.RSHIFT)):
+for _aug, _op in (("__iand__", CMP.BITWISE_AND), ("__ior__", CMP.BITWISE_OR),
+                  ("__ixor__", CMP.BITWISE_XOR), ("__ilshift__", CMP.LSHIFT),
+                  ("__irshift__", CMP.RSHIFT)):
     _method(_aug, _ibitwise(_op))
-_method("bitwise_and_", _ibitwise(E.BITWISE_AND))
-_method("bitwise_or_", _ibitwise(E.BITWISE_OR))
-_method("bitwise_xor_", _ibitwise(E.BITWISE_XOR))
+_method("bitwise_and_", _ibitwise(CMP.BITWISE_AND))
+_method("bitwise_or_", _ibitwise(CMP.BITWISE_OR))
+_method("bitwise_xor_", _ibitwise(CMP.BITWISE_XOR))
 
 
 # ----------------------------------------------------------------------------- methods
+def bind(fns, overwrite=False):
+    """Attach functions as Tensor methods, keeping any already bound (unless `overwrite`)."""
+    for name, fn in fns.items():
+        if overwrite or not hasattr(Tensor, name):
+            setattr(Tensor, name, fn)
+
+
+# The pointwise modules' own method tables first (polygamma's argument order, in-place
+# variants), then every public function of the op modules not bound yet.
+for _mod in (PW, AR, CMP):
+    bind(_mod._METHODS)
 _METHODS = {}
-for _mod in (E, R, S, I, L):
+for _mod in (AR, CMP, PW, R, S, I, L):
     for _name in _mod.__all__:
         _METHODS[_name] = getattr(_mod, _name)
 for _skip in ("where", "stack", "cat", "concat", "concatenate", "dims_of", "wrap_dim",
@@ -186,7 +200,7 @@ for _skip in ("where", "stack", "cat", "concat", "concatenate", "dims_of", "wrap
               "alias"):
     _METHODS.pop(_skip, None)
 _METHODS.update({
-    "absolute": E.abs, "arccos": None, "mT": None,
+    "absolute": PW.abs, "arccos": None, "mT": None,
     "to": C.to, "type": C.type_,
     "float": lambda self, memory_format=None: C.to_dtype(self, "float32"),
     "double": lambda self, memory_format=None: C.to_dtype(self, "float64"),
@@ -202,7 +216,7 @@ _METHODS.update({
     "cpu": lambda self, memory_format=None: self,
     "cuda": lambda self, *a, **k: C.to(self, "cuda"),
     "type_as": lambda self, other: C.to_dtype(self, other.dtype),
-    "where": lambda self, condition, other: E.where(condition, self, other),
+    "where": lambda self, condition, other: CMP.where(condition, self, other),
     "masked_fill": I.masked_fill,
     "sum_to_size": lambda self, *size: _sum_to_size(self, size),
     "new_tensor": lambda self, data, dtype=None, **k: _new(self, "tensor", data, dtype=dtype),
@@ -239,8 +253,8 @@ def _new(self, kind, *args, dtype=None):
 
 Tensor.T = property(lambda self: S.permute(self, tuple(range(self._data.ndim - 1, -1, -1))))
 Tensor.mT = property(lambda self: S.transpose(self, -2, -1))
-Tensor.H = property(lambda self: E.conj(Tensor.T.fget(self)))
-Tensor.mH = property(lambda self: E.conj(S.transpose(self, -2, -1)))
+Tensor.H = property(lambda self: PW.conj(Tensor.T.fget(self)))
+Tensor.mH = property(lambda self: PW.conj(S.transpose(self, -2, -1)))
 Tensor.real = property(lambda self: _real(self), lambda self, v: _set_real(self, v))
 Tensor.imag = property(lambda self: _imag(self), lambda self, v: _set_imag(self, v))
 
@@ -266,13 +280,6 @@ def _set_real(self, value):
 def _set_imag(self, value):
     # writes through the imag view (CopySlices on the base when autograd records)
     _imag(self).copy_(value)
-
-
-def bind(fns, overwrite=False):
-    """Attach functions as Tensor methods (op modules call this for their own ops)."""
-    for name, fn in fns.items():
-        if overwrite or not hasattr(Tensor, name):
-            setattr(Tensor, name, fn)
 
 
 # ----------------------------------------------------------------------------- bessel.py

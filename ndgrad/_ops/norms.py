@@ -14,10 +14,11 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
+from .comparison import where
 from .decompositions import linalg_svdvals
-from .elementwise import abs as _abs
-from .elementwise import sgn, where
 from .linalg_common import _TYPE_NAMES, _check_matrix, _out, _tname
+from .pointwise import abs as _abs
+from .pointwise import sgn
 from .registry import as_tensor_arg, primitive
 from .solvers import _pinv_tols, linalg_inv
 

@@ -16,7 +16,8 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import _from_array
-from .elementwise import _conj, where
+from .pointwise import _conj
+from .comparison import where
 from .registry import as_tensor_arg, primitive, raw_view, unrecorded_float
 
 __all__ = [
@@ -215,6 +216,51 @@ MEAN_ALL.def_vjp(_mean_vjp)
 MEAN_DIM.def_vjp(_mean_vjp)
 
 
+def _batched_dims(dims, nd, lead):
+    """`dims` of a rank-`nd` input (None: all) as a tuple, shifted by `lead` batch dims."""
+    if dims is None:
+        return tuple(range(lead, lead + nd))
+    return tuple(lead + (d % nd if nd else 0) for d in ((dims,) if isinstance(dims, int)
+                                                          else dims))
+
+
+def _reduce_back_batched(mean):
+    """Batched VJP of sum/mean: g (B, *out) expanded back to (B, *input) (divided by n)."""
+    def vjp(ctx, g):
+        dims, keepdim, _ = ctx._params
+        shape = tuple(ctx._shape)
+        nd = len(shape)
+        dims_t = _batched_dims(dims, nd, 0)
+        if not keepdim and nd:
+            for d in sorted(dims_t):
+                g = g.unsqueeze(1 + d)
+        g = g.expand((g._data.shape[0],) + shape)
+        if mean:
+            n = 1
+            for d in dims_t:
+                n *= shape[d] if nd else 1
+            g = g / n
+        return (g,)
+    return vjp
+
+
+def _reduce_batched_jvp(mean):
+    """Batched JVP of sum/mean: the same reduction over the dims after the batch one."""
+    def jvp(ctx, t):
+        dims, keepdim, _ = ctx.params
+        dims = _batched_dims(dims, ctx.inputs[0]._data.ndim, 1)
+        if not dims:
+            return t.clone()
+        r = t.mean(dims, keepdim=keepdim) if mean else t.sum(dims, keepdim=keepdim)
+        return r.reshape((t._data.shape[0],) + ctx.outputs[0]._data.shape)
+    return jvp
+
+
+for _op, _mean in ((SUM_ALL, False), (SUM_DIM, False), (MEAN_ALL, True), (MEAN_DIM, True)):
+    _op.def_batched_vjp(_reduce_back_batched(_mean))
+    _op.def_batched_jvp(_reduce_batched_jvp(_mean))
+
+
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """Arithmetic mean; integer inputs need a floating `dtype`, as in torch."""
     x = as_tensor_arg(input)
@@ -278,7 +324,7 @@ def _even_vjp(ctx, g):
 def _even_all_vjp(ctx, g):
     """max()/min() over everything: torch's evenly_distribute_backward (a NaN result shares
     its gradient among the NaNs)."""
-    from .elementwise import isnan
+    from .comparison import isnan
     x, out = ctx.saved
     xd = x.detach()
     if out._data.dtype.kind in "fc" and np.isnan(out._data):
@@ -389,9 +435,24 @@ MAX_DIM.def_vjp(_select_vjp)
 MIN_DIM.def_vjp(_select_vjp)
 
 
+def _select_jvp(ctx, t):
+    """The tangent at the selected positions (the indices output has none)."""
+    idx = ctx.outputs[1]
+    dim, keepdim, _ = ctx.params
+    if t._data.ndim == 0:
+        return (t.clone(), None)
+    if keepdim:
+        return (t.gather(dim, idx), None)
+    return (t.gather(dim, idx.unsqueeze(dim)).squeeze(dim), None)
+
+
+MAX_DIM.def_jvp(_select_jvp)
+MIN_DIM.def_jvp(_select_jvp)
+
+
 def _minmax(input, dim, keepdim, other, is_max):
     from .._tensor import Tensor
-    from .elementwise import maximum, minimum
+    from .comparison import maximum, minimum
     x = as_tensor_arg(input)
     name = "max" if is_max else "min"
     if isinstance(dim, Tensor):
@@ -672,7 +733,7 @@ LOGSUMEXP = primitive("logsumexp", lambda x, p: _lse_np(x, *p), save=((0, None),
 
 @LOGSUMEXP.def_vjp
 def _(ctx, g):
-    from .elementwise import exp
+    from .pointwise import exp
     x, out = ctx.saved
     dims, keepdim = ctx._params
     return (_unsqueeze_dims(g, dims, keepdim) *
@@ -748,8 +809,9 @@ VECTOR_NORM = primitive("linalg_vector_norm", _vnorm_np, "LinalgVectorNormBackwa
 def _(ctx, g):
     """torch's norm_backward, case by case (the 0/0 at a zero norm gives a zero gradient)."""
     from .. import zeros_like
-    from .elementwise import abs as _abs
-    from .elementwise import isnan, sgn
+    from .pointwise import abs as _abs
+    from .comparison import isnan
+    from .pointwise import sgn
     x, out = ctx.saved
     p, dims, keepdim = ctx._params
     dims = dims if dims is not None else tuple(range(x._data.ndim))
@@ -836,7 +898,7 @@ NANSUM = primitive("nansum", _nansum_fwd, save=((0, None),))
 
 @NANSUM.def_vjp
 def _(ctx, g):
-    from .elementwise import isnan, logical_not
+    from .comparison import isnan, logical_not
     (x,) = ctx.saved
     dims, keepdim, _ = ctx._params
     dims = dims if dims is not None else tuple(range(x._data.ndim))
@@ -857,7 +919,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean of the non-NaN elements (a composite: nansum / count, DivBackward0 as torch)."""
-    from .elementwise import isnan, logical_not
+    from .comparison import isnan, logical_not
     x = as_tensor_arg(input)
     if x._data.dtype.kind not in "fc":
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
@@ -914,7 +976,7 @@ def _(ctx, g):
 
 @CUMPROD.def_vjp
 def _(ctx, g):
-    from .elementwise import logical_not
+    from .comparison import logical_not
     x, out = ctx.saved
     dim, _ = ctx._params
     if x._data.ndim == 0:
@@ -1038,8 +1100,8 @@ def _(ctx, g):
     # grad_k = sum_{j >= k} g_j exp(x_k - out_j), split by the sign of g so that every term is
     # a logcumsumexp of logs (stable for large |x|; TensorFlow's formulation, as torch). The
     # "log of zero" is the dtype's lowest finite value, not -inf, so no inf - inf appears.
-    from .elementwise import abs as _abs
-    from .elementwise import exp, log
+    from .pointwise import abs as _abs
+    from .pointwise import exp, log
     x, out = ctx.saved
     dim = ctx._params
     if x._data.ndim == 0 or x._data.size == 0:
@@ -1091,7 +1153,7 @@ def _numpy_aliases(fn):
 
 def write_out(res, out):
     """Copy `res` (a tensor or a tuple of them) into the ``out=`` tensor(s) and return them."""
-    from .elementwise import _out
+    from .pointwise import _out
     if isinstance(res, tuple):
         written = [_out(r, o) for r, o in zip(res, out)]
         return type(res)(*written) if hasattr(res, "_fields") else tuple(written)

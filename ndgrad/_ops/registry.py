@@ -5,7 +5,7 @@ An OpDef holds, in one place: the forward kernel on NumPy arrays, the backward r
 written in ndgrad ops (so backward is itself differentiable and ``create_graph`` works), the
 forward rule (JVP) or a flag that derives it, what to save for backward, and dtype behaviour.
 
-How to declare a primitive (see ``elementwise.py`` for many)::
+How to declare a primitive (see ``pointwise.py`` for many)::
 
     exp = unary("exp", np.exp, save=(("out", None),), float_only=True)
 
@@ -37,13 +37,13 @@ import os
 
 import numpy as np
 
-from .. import _dtype
-from .. import _state
+from .. import _dtype, _state
 from .._tensor import Tensor, _from_array
 from ..autograd.graph import Node, SavedTensor
 
 __all__ = ["OpDef", "unary", "binary", "primitive", "wrap", "as_tensor_arg", "special_hooks",
-           "unrecorded_float", "raw_view", "add_tangents", "jvp_from_parts", "bilinear_jvp"]
+           "unrecorded_float", "raw_view", "add_tangents", "jvp_from_parts", "bilinear_jvp",
+           "elementwise_jvp"]
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -65,7 +65,7 @@ class OpDef:
                  "batch_transparent", "__dict__")
 
     def __init__(self, name, fwd, node_name, save=(), n_out=1, diff_outs=None, kind=None,
-                 linear=False, view=False):
+                 linear=False, view=False, elementwise=False):
         self.name = name
         self.fwd = fwd
         # One Node subclass per op so grad_fn prints as torch's (MulBackward0, ...).
@@ -87,6 +87,8 @@ class OpDef:
         self.view = view
         # primitives only (see reduction.record_input_shape): nodes store input 0's shape
         self.records_shape = False
+        if elementwise:  # the JVP derived from the VJP (torch's auto_element_wise)
+            self.jvp = elementwise_jvp(self)
 
     def def_vjp(self, fn):
         self.vjp = fn
@@ -154,6 +156,56 @@ def jvp_from_parts(parts):
                 r = add_tangents(r, part(ctx, t))
         return r
     return jvp
+
+
+class _VjpArgs:
+    """What a VJP reads from its node (saved values, params, the inputs whose gradient is
+    needed), built from a JVP context, so a JVP can call the op's VJP without a node."""
+
+    __slots__ = ("saved", "_saved", "_params", "_next", "_extra")
+
+    def __init__(self, saved, params, needed):
+        self.saved = self._saved = saved
+        self._params = params
+        self._next = needed
+        self._extra = None
+
+
+def _saved_picker(save):
+    """``(inputs, outputs) -> saved values`` for a save spec (what the node would hold)."""
+    where = tuple((True, 0) if w == "out" else (True, int(w[3:])) if type(w) is str
+                  else (False, w) for w, _ in save)
+    if len(where) == 1:
+        out, k = where[0]
+        return (lambda ins, outs: (outs[k],)) if out else (lambda ins, outs: (ins[k],))
+    return lambda ins, outs: tuple([outs[k] if out else ins[k] for out, k in where])
+
+
+def elementwise_jvp(op):
+    """The JVP of a pointwise op whose VJP is ``g * conj(df/dx_i)`` for each input:
+    ``conj(vjp(conj(t_i)))``, which is ``df/dx_i t_i`` for real and holomorphic functions
+    alike (torch's auto_element_wise). A binary op's VJP is asked for one input's gradient at
+    a time, and the registry sums the parts (``jvp_from_parts``)."""
+    pick = None
+
+    def part(i, n):
+        needed = tuple(True if k == i else None for k in range(n))
+
+        def tangent(ctx, t):
+            nonlocal pick
+            if pick is None:
+                pick = _saved_picker(op.save)
+            args = _VjpArgs(pick(ctx.inputs, ctx.outputs), ctx.params, needed)
+            if t._data.dtype.kind == "c":
+                r = op.vjp(args, t.conj())[i]
+                return None if r is None else r.conj()
+            r = op.vjp(args, t)[i]
+            return r.conj() if r is not None and r._data.dtype.kind == "c" else r
+        return tangent
+
+    if op.kind == "binary":
+        return jvp_from_parts((part(0, 2), part(1, 2)))
+    return part(0, 1)
 
 
 def bilinear_jvp(product):
@@ -605,14 +657,16 @@ def _unary_code(saver):
                     record=_record_src([("x", "tensor")], saver=saver, when=floating))
 
 
-def unary(name, fwd, node_name=None, save=(), float_only=False, linear=False, params=False):
+def unary(name, fwd, node_name=None, save=(), float_only=False, linear=False, params=False,
+          elementwise=False):
     """Declare an elementwise unary primitive; ``op.call(x[, params])`` runs it.
 
     `float_only`: integer and bool inputs are computed in the default float dtype (torch's
-    behaviour for exp, sin, sqrt, ...).
+    behaviour for exp, sin, sqrt, ...). `elementwise`: derive the JVP from the VJP
+    (``elementwise_jvp``).
     """
     op = OpDef(name, fwd, node_name or _node_name(name), save=save, kind="unary",
-               linear=linear)
+               linear=linear, elementwise=elementwise)
     saver = _compile_save(op, 1)
     env = {"op": op, "fwd": fwd, "params": params, "float_only": float_only, "ints": _INTS,
            "saver": saver, "node_cls": op.node, "default_dtype": _dtype.get_default_dtype}
@@ -720,14 +774,17 @@ def _binary_code(saver):
         record=_record_src([("a", "any"), ("b", "any")], broadcast=True, saver=saver))
 
 
-def binary(name, fwd, node_name=None, save=(), promote="binary", params=False, plain_fwd=None):
+def binary(name, fwd, node_name=None, save=(), promote="binary", params=False, plain_fwd=None,
+           elementwise=False):
     """Declare a broadcasting binary primitive; ``op.call(a, b)`` runs it.
 
     `promote`: "binary" (torch type promotion), "float" (and integer results become the
     default float dtype, as true division), "compare" (inputs promoted, bool result, no grad).
     `plain_fwd`: for ops with params, a two-argument kernel used when params is None.
+    `elementwise`: derive the JVP from the VJP (``elementwise_jvp``).
     """
-    op = OpDef(name, fwd, node_name or _node_name(name), save=save, kind="binary")
+    op = OpDef(name, fwd, node_name or _node_name(name), save=save, kind="binary",
+               elementwise=elementwise)
     fast_fwd = plain_fwd if plain_fwd is not None else (
         (lambda x, y: fwd(x, y, None)) if params else fwd)
     saver = _compile_save(op, 2)

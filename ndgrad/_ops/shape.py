@@ -152,6 +152,21 @@ RESHAPE_ALIAS.def_vjp(_view_vjp)
 record_input_shape(VIEW, UNSAFE_VIEW, RESHAPE_ALIAS)
 
 
+# Batched rules (gradients and tangents with a leading batch dimension B; see OpDef):
+# reshapes keep the batch dimension in front.
+def _reshape_back_batched(ctx, g):
+    return (g.reshape((g._data.shape[0],) + tuple(ctx._shape)),)
+
+
+def _reshape_batched_jvp(ctx, t):
+    return t.reshape((t._data.shape[0],) + ctx.outputs[0]._data.shape)
+
+
+for _op in (VIEW, UNSAFE_VIEW, RESHAPE_ALIAS):
+    _op.def_batched_vjp(_reshape_back_batched)
+    _op.def_batched_jvp(_reshape_batched_jvp)
+
+
 def view(input, *shape):
     """A view with a new shape (RuntimeError when the strides do not allow one)."""
     x = input
@@ -258,6 +273,10 @@ TRANSPOSE = primitive("transpose", _transpose_fwd, view=True, linear=True)
 TRANSPOSE.def_vjp(lambda ctx, g: (g.transpose(*ctx._params),))
 T_OP = primitive("t", lambda x, p: x.T, "TBackward0", view=True, linear=True)
 T_OP.def_vjp(lambda ctx, g: (g.t(),))
+TRANSPOSE.def_batched_vjp(lambda ctx, g: (g.transpose(1 + ctx._params[0], 1 + ctx._params[1]),))
+TRANSPOSE.def_batched_jvp(lambda ctx, t: t.transpose(1 + ctx.params[0], 1 + ctx.params[1]))
+T_OP.def_batched_vjp(lambda ctx, g: (g.transpose(1, 2) if g._data.ndim == 3 else g,))
+T_OP.def_batched_jvp(lambda ctx, t: t.transpose(1, 2) if t._data.ndim == 3 else t)
 
 
 def transpose(input, dim0, dim1):
@@ -291,6 +310,17 @@ def _(ctx, g):
     for i, p in enumerate(ctx._params):
         inv[p] = i
     return (g.permute(inv),)
+
+
+@PERMUTE.def_batched_vjp
+def _(ctx, g):
+    inv = [0] * len(ctx._params)
+    for i, p in enumerate(ctx._params):
+        inv[p] = i
+    return (g.permute([0] + [1 + d for d in inv]),)
+
+
+PERMUTE.def_batched_jvp(lambda ctx, t: t.permute([0] + [1 + d for d in ctx.params]))
 
 
 def permute(input, *dims):
@@ -361,6 +391,19 @@ def _(ctx, g):
     return (sum_to(g, ctx._shape),)
 
 
+@EXPAND.def_batched_vjp
+def _(ctx, g):
+    from ..autograd._batched import sum_to_batched
+    return (sum_to_batched(g, tuple(ctx._shape), g._data.shape[0]),)
+
+
+@EXPAND.def_batched_jvp
+def _(ctx, t):
+    from ..autograd._forward_rules import align_batched
+    out = ctx.outputs[0]._data.shape
+    return align_batched(t, ctx.inputs[0], len(out)).expand((t._data.shape[0],) + out)
+
+
 def expand(input, *sizes):
     x = as_tensor_arg(input)
     if not sizes:
@@ -419,6 +462,9 @@ SQUEEZE_DIMS = primitive("squeeze_dims", _squeeze_fwd, "SqueezeBackward2", view=
 for _op in (SQUEEZE_ALL, SQUEEZE_DIM, SQUEEZE_DIMS):
     _op.def_vjp(_view_vjp)
 record_input_shape(SQUEEZE_ALL, SQUEEZE_DIM, SQUEEZE_DIMS)
+for _op in (SQUEEZE_ALL, SQUEEZE_DIM, SQUEEZE_DIMS):
+    _op.def_batched_vjp(_reshape_back_batched)
+    _op.def_batched_jvp(_reshape_batched_jvp)
 
 
 def squeeze(input, dim=None):
@@ -440,6 +486,8 @@ def squeeze(input, dim=None):
 
 UNSQUEEZE = primitive("unsqueeze", lambda x, d: np.expand_dims(x, d), view=True, linear=True)
 UNSQUEEZE.def_vjp(lambda ctx, g: (g.squeeze(ctx._params),))
+UNSQUEEZE.def_batched_vjp(lambda ctx, g: (g.squeeze(1 + ctx._params),))
+UNSQUEEZE.def_batched_jvp(_reshape_batched_jvp)
 
 
 def unsqueeze(input, dim):
@@ -467,6 +515,14 @@ def _(ctx, g):
     return (_select_scatter(z, g, dim, index),)
 
 
+@SELECT.def_batched_vjp
+def _(ctx, g):
+    from .. import zeros
+    dim, index = ctx._params
+    z = zeros((g._data.shape[0],) + tuple(ctx._shape), dtype=g.dtype)
+    return (_select_scatter(z, g, 1 + dim, index),)
+
+
 def _slice_fwd(x, p):
     dim, start, stop, step = p
     return x[(slice(None),) * dim + (slice(start, stop, step),)]
@@ -483,6 +539,14 @@ def _(ctx, g):
     shape = ctx._shape
     z = zeros(shape, dtype=g.dtype)
     return (_slice_scatter(z, g, dim, start, stop, step),)
+
+
+@SLICE.def_batched_vjp
+def _(ctx, g):
+    from .. import zeros
+    dim, start, stop, step = ctx._params
+    z = zeros((g._data.shape[0],) + tuple(ctx._shape), dtype=g.dtype)
+    return (_slice_scatter(z, g, 1 + dim, start, stop, step),)
 
 
 # Functional "scatter into zeros" used by backward of select/slice; differentiable.
@@ -575,6 +639,8 @@ def narrow(input, dim, start, length):
 
 ALIAS = primitive("alias", lambda x, p: x.view(), view=True, linear=True)
 ALIAS.def_vjp(lambda ctx, g: (g,))
+ALIAS.batch_transparent = True  # its VJP passes any leading batch dimension through
+ALIAS.def_batched_jvp(_reshape_batched_jvp)
 
 
 def alias(input):
@@ -610,6 +676,16 @@ def _(ctx, gs):
     dtype = next(g for g in gs if g is not None).dtype
     part = shape[:dim] + shape[dim + 1:]
     return (stack(_materialize(gs, [part] * len(gs), dtype), dim),)
+
+
+@UNBIND.def_batched_vjp
+def _(ctx, gs):
+    dim = ctx._params
+    shape = tuple(ctx._shape)
+    ref = next(g for g in gs if g is not None)
+    part = (ref._data.shape[0],) + shape[:dim] + shape[dim + 1:]
+    gs = list(gs) + [None] * (shape[dim] - len(gs))
+    return (stack(_materialize(gs, [part] * len(gs), ref.dtype), 1 + dim),)
 
 
 def _split_vjp(ctx, gs):
@@ -745,6 +821,8 @@ def _clone_fwd(x, fmt):
 
 CLONE = primitive("clone", _clone_fwd, linear=True)
 CLONE.def_vjp(lambda ctx, g: (g,))
+CLONE.batch_transparent = True
+CLONE.def_batched_jvp(lambda ctx, t: t.clone())
 
 
 def clone(input, *, memory_format=None):
@@ -781,6 +859,16 @@ def _(ctx, g):
     return tuple(out)
 
 
+@CAT.def_batched_vjp
+def _(ctx, g):
+    dim = 1 + ctx._params
+    out, a = [], 0
+    for size, e in zip(ctx._extra["sizes"], ctx._next):
+        out.append(g.narrow(dim, a, size) if e is not None else None)
+        a += size
+    return tuple(out)
+
+
 def cat(tensors, dim=0, *, out=None, axis=None):
     """Concatenate along `dim` (``axis`` as NumPy); 1-d empty tensors are skipped, as in
     torch."""
@@ -810,7 +898,7 @@ def cat(tensors, dim=0, *, out=None, axis=None):
     if res._grad_fn is not None:
         res._grad_fn._extras()["sizes"] = [t._data.shape[d] for t in keep]
     if out is not None:
-        from .elementwise import _out
+        from .pointwise import _out
         return _out(res, out)
     return res
 
@@ -832,6 +920,12 @@ def _(ctx, g):
     return tuple(p if e is not None else None for p, e in zip(parts, ctx._next))
 
 
+@STACK.def_batched_vjp
+def _(ctx, g):
+    parts = g.unbind(1 + ctx._params)
+    return tuple(p if e is not None else None for p, e in zip(parts, ctx._next))
+
+
 def stack(tensors, dim=0, *, out=None, axis=None):
     """Join equally shaped tensors along a new dim (StackBackward0)."""
     if axis is not None:
@@ -849,7 +943,7 @@ def stack(tensors, dim=0, *, out=None, axis=None):
     ts = [t if t._data.dtype == dt else t.to(_dtype.from_np(dt)) for t in ts]
     res = STACK.call(*ts, params=d)
     if out is not None:
-        from .elementwise import _out
+        from .pointwise import _out
         return _out(res, out)
     return res
 

@@ -15,7 +15,6 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
-from .elementwise import _conj
 from .linalg_common import (
     LinAlgError,
     _batch_prefix,
@@ -32,6 +31,7 @@ from .linalg_common import (
     _triu,
 )
 from .matmul import matmul
+from .pointwise import _conj
 from .registry import add_tangents, as_tensor_arg, primitive, wrap
 
 __all__ = ["cholesky_inverse", "cholesky_solve", "inverse", "pinverse", "triangular_solve"]

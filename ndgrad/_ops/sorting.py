@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from .elementwise import where
+from .comparison import where
 from .reduction import _index_grad, _numpy_aliases, record_input_shape, return_type, wrap_dim
 from .registry import as_tensor_arg, primitive, wrap
 
@@ -576,7 +576,7 @@ NANMEDIAN_ALL = primitive("nanmedian", lambda x, p: _median_all_fwd(x, True),
 def _evenly_vjp(ctx, g):
     """torch's evenly_distribute_backward: split among the elements equal to the result (or
     among the NaNs when the result is NaN)."""
-    from .elementwise import isnan
+    from .comparison import isnan
     x, out = ctx.saved
     if bool(np.isnan(out._data)) if out._data.dtype.kind == "f" else False:
         mask = isnan(x.detach())

@@ -4,13 +4,14 @@ Every gradient flowing through the graph carries a leading batch dimension B (co
 number b is ``g[b]``). The traversal is the engine's (dependency counts, newest node first),
 and each node is run in one of three ways:
 
-1. a *batched rule*, the op's own (``OpDef.batched_vjp``: the matrix products declare theirs
-   in ``_ops/matmul.py``) or one from ``_RULES`` (views, reductions, casts): the op's VJP
-   rewritten so that a leading batch dimension passes through (``matmul`` broadcasts over
-   it, ``sum``/``view`` backwards shift their dims by one);
-2. *transparent* ops (elementwise unary/binary ops and ``where``): their VJP multiplies ``g``
-   elementwise with saved values, so NumPy broadcasting already carries the batch; only the
-   reduction of broadcast gradients back to the input shape is made batch-aware;
+1. the op's *batched rule* (``OpDef.def_batched_vjp``, declared in the op's module: views,
+   reductions, joins, matrix products, softmax): the op's VJP rewritten so that a leading
+   batch dimension passes through (``matmul`` broadcasts over it, ``sum``/``view`` backwards
+   shift their dims by one);
+2. *transparent* ops (``OpDef.batch_transparent``: elementwise unary/binary ops, ``where``,
+   ``clone``, casts): their VJP works on ``g`` elementwise, so NumPy broadcasting already
+   carries the batch; only the reduction of broadcast gradients back to the input shape is
+   made batch-aware;
 3. anything else (custom Functions, CopySlices, indexing, ...): the node's own VJP runs once
    per batch element and the results are stacked. Always correct, just not vectorised.
 
@@ -177,8 +178,8 @@ def _add_to(buffers, node, nr, g):
 def _apply(node, gs, B):
     op = type(node)._op
     if op is not None:
-        rule = op.batched_vjp or _rules().get(op.name)
-        transparent = op.batch_transparent or op.name in _TRANSPARENT
+        rule = op.batched_vjp
+        transparent = op.batch_transparent
         if rule is not None or transparent:
             fn = rule if rule is not None else op.vjp
             try:
@@ -253,123 +254,3 @@ def sum_to_batched(g, shape, B):
     if dims:
         g = g.sum(dims, keepdim=True)
     return g.reshape((B,) + tuple(shape))
-
-
-# --------------------------------------------------------------------------- batched rules
-_TRANSPARENT = {"where", "clamp", "mul_scalar"}
-_RULE_TABLE = None
-
-
-def _rules():
-    global _RULE_TABLE
-    if _RULE_TABLE is None:
-        _RULE_TABLE = _build_rules()
-    return _RULE_TABLE
-
-
-def _build_rules():
-    from .. import matmul
-    from .._ops.elementwise import _conj
-
-    def reshape_back(ctx, g):
-        shape = ctx._shape
-        return (g.reshape((g._data.shape[0],) + tuple(shape)),)
-
-    def reduce_back(scale):
-        def rule(ctx, g):
-            dims, keepdim, _ = ctx._params
-            shape = tuple(ctx._shape)
-            nd = len(shape)
-            dims_t = tuple(range(nd)) if dims is None else tuple(
-                d % nd if nd else 0 for d in ((dims,) if isinstance(dims, int) else dims))
-            if not keepdim and nd:
-                for d in sorted(dims_t):
-                    g = g.unsqueeze(1 + d)
-            g = g.expand((g._data.shape[0],) + shape)
-            if scale:
-                n = 1
-                for d in dims_t:
-                    n *= shape[d] if nd else 1
-                g = g / n
-            return (g,)
-        return rule
-
-    def transpose(ctx, g):
-        d0, d1 = ctx._params
-        return (g.transpose(1 + d0, 1 + d1),)
-
-    def t(ctx, g):
-        return (g.transpose(1, 2) if g._data.ndim == 3 else g,)
-
-    def permute(ctx, g):
-        dims = ctx._params
-        inv = [0] * len(dims)
-        for i, d in enumerate(dims):
-            inv[d] = i
-        return (g.permute([0] + [1 + d for d in inv]),)
-
-    def expand(ctx, g):
-        return (sum_to_batched(g, tuple(ctx._shape), g._data.shape[0]),)
-
-    def unsqueeze(ctx, g):
-        return (g.squeeze(1 + ctx._params),)
-
-    def identity(ctx, g):
-        return (g,)
-
-    def to_copy(ctx, g):
-        from .._dtype import from_np
-        src = ctx._extra["dtype"]
-        if g._data.dtype.kind == "c" and src.kind != "c":
-            g = g.real
-        return (g.to(from_np(src)),)
-
-    def stack(ctx, g):
-        parts = g.unbind(1 + ctx._params)
-        return tuple(p if e is not None else None for p, e in zip(parts, ctx._next))
-
-    def cat(ctx, g):
-        dim = 1 + ctx._params
-        out, a = [], 0
-        for size, e in zip(ctx._extra["sizes"], ctx._next):
-            out.append(g.narrow(dim, a, size) if e is not None else None)
-            a += size
-        return tuple(out)
-
-    def select(ctx, g):
-        from .. import zeros
-        from .._ops.shape import _select_scatter
-        dim, index = ctx._params
-        z = zeros((g._data.shape[0],) + tuple(ctx._shape), dtype=g.dtype)
-        return (_select_scatter(z, g, 1 + dim, index),)
-
-    def slice_(ctx, g):
-        from .. import zeros
-        from .._ops.shape import _slice_scatter
-        dim, start, stop, step = ctx._params
-        z = zeros((g._data.shape[0],) + tuple(ctx._shape), dtype=g.dtype)
-        return (_slice_scatter(z, g, 1 + dim, start, stop, step),)
-
-    def unbind(ctx, gs):
-        from .. import stack as stack_
-        from .. import zeros
-        dim = ctx._params
-        shape = tuple(ctx._shape)
-        ref = next(g for g in gs if g is not None)
-        part = (ref._data.shape[0],) + shape[:dim] + shape[dim + 1:]
-        gs = list(gs) + [None] * (shape[dim] - len(gs))
-        full = [g if g is not None else zeros(part, dtype=ref.dtype) for g in gs]
-        return (stack_(full, 1 + dim),)
-
-    table = {"stack": stack, "cat": cat, "select": select,
-             "slice": slice_, "unbind": unbind,
-             "view": reshape_back, "_unsafe_view": reshape_back,
-             "_reshape_alias": reshape_back,
-             "squeeze": reshape_back, "squeeze_dim": reshape_back,
-             "squeeze_dims": reshape_back, "unsqueeze": unsqueeze,
-             "sum": reduce_back(False), "sum_dim": reduce_back(False),
-             "mean": reduce_back(True), "mean_dim": reduce_back(True),
-             "transpose": transpose, "t": t, "permute": permute, "expand": expand,
-             "clone": identity, "alias": identity, "_to_copy": to_copy}
-    return table
-

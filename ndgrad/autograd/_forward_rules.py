@@ -5,7 +5,7 @@ While a dual level is active, ``_state.special`` is raised and an observer sits 
 set, computes the outputs' tangents by, in this order of preference:
 
 1. the op's own rule ``op.jvp(ctx, *tangents)`` (``ctx.inputs``, ``ctx.outputs``,
-   ``ctx.params``, ``ctx.node``); rules for the hot foundation ops are registered below;
+   ``ctx.params``, ``ctx.node``), declared in the op's module next to its VJP;
 2. the ``linear`` flag: the op applied to the tangents (zeros for inputs without one,
    the primal value for non-differentiable inputs such as indices and masks);
 3. the generic fallback, the JVP derived from the differentiable VJP ("double vjp"): with a
@@ -24,8 +24,6 @@ carry tangents of their own level, and rules may use dual primals without recurs
 """
 
 import weakref
-
-import numpy as np
 
 from .. import _state
 from .._ops import registry
@@ -179,14 +177,8 @@ def repr_suffixes(t):
 
 
 # --------------------------------------------------------------------------- level switch
-_RULES_INSTALLED = False
-
-
 def activate(level):
-    global _level, _RULES_INSTALLED
-    if not _RULES_INSTALLED:
-        _install_rules()
-        _RULES_INSTALLED = True
+    global _level
     _level = level
     from . import function
     function._forward_ad_hook = _function_hook
@@ -719,206 +711,11 @@ def _fallback(op, args, params, outs, tans):
 
 
 
-# --------------------------------------------------------------------------- explicit rules
-def _install_rules():
-    """Register jvp rules for the hot foundation ops (on first use, when all ops exist).
-
-    Rules are written in ndgrad ops so tangents are differentiable (reverse-over-forward).
-    An op that already has a jvp (declared by its own module) keeps it.
-    """
-    from .._ops import elementwise as E
-    from .._ops import indexing as I
-    from .._ops import reduction as R
-    from .._ops.elementwise import _conj, where
-
-    def rule(op, fn):
-        if op.jvp is None:
-            op.def_jvp(fn)
-
-    def add_rule(sign_b, swap=False):
-        def jvp(ctx, ta, tb):
-            if swap:
-                ta, tb = tb, ta
-            alpha = ctx.params
-            if tb is not None:
-                k = sign_b * (1 if alpha is None else alpha)
-                tb = tb if k == 1 else (-tb if k == -1 else tb * k)
-            if ta is None:
-                return tb
-            if tb is None:
-                return ta
-            return ta + tb
-        return jvp
-
-    rule(E.ADD, add_rule(1))
-    rule(E.SUB, add_rule(-1))
-    # rsub(a, b, alpha) = b - alpha * a
-    rule(E.RSUB, add_rule(-1, swap=True))
-
-    def mul_jvp(ctx, ta, tb):
-        a, b = ctx.inputs
-        r = ta * b if ta is not None else None
-        if tb is not None:
-            s = tb * a
-            r = s if r is None else r + s
-        return r
-
-    rule(E.MUL, mul_jvp)
-
-    def div_jvp(ctx, ta, tb):
-        b = ctx.inputs[1]
-        if tb is None:
-            return ta / b
-        s = tb * ctx.outputs[0]
-        return ((ta - s) if ta is not None else -s) / b
-
-    rule(E.DIV, div_jvp)
-
-    def pow_scalar_jvp(ctx, tx, te):
-        x, e = ctx.inputs
-        if e == 0:
-            return tx * 0
-        if e == 2:
-            return tx * (2 * x)
-        return tx * (e * x ** (e - 1))
-
-    rule(E.POW_SCALAR, pow_scalar_jvp)
-
-    def pow_tensor_jvp(ctx, tx, ty):
-        x, y = ctx.inputs
-        out = ctx.outputs[0]
-        r = None
-        if tx is not None:
-            r = where(y == 0, 0.0, tx * (y * x ** (y - 1)))
-        if ty is not None:
-            lg = where((x == 0) & (y >= 0), 0.0, E.log(x))
-            s = ty * (out * lg)
-            r = s if r is None else r + s
-        return r
-
-    rule(E.POW_TENSOR, pow_tensor_jvp)
-
-    def pow_rscalar_jvp(ctx, tb, ty):
-        base = ctx.inputs[0]
-        if base == 0:
-            return ty * 0
-        lb = complex(np.log(complex(base))) if isinstance(base, complex) or base < 0 else \
-            float(np.log(base))
-        return ty * (ctx.outputs[0] * lb)
-
-    rule(E.POW_RSCALAR, pow_rscalar_jvp)
-
-    rule(E.EXP, lambda ctx, t: t * ctx.outputs[0])
-    rule(E.LOG, lambda ctx, t: t / ctx.inputs[0])
-    rule(E.SQRT, lambda ctx, t: t / (2 * ctx.outputs[0]))
-    rule(E.RSQRT, lambda ctx, t: t * (-0.5 * ctx.outputs[0] ** 3))
-    rule(E.SIN, lambda ctx, t: t * E.cos(ctx.inputs[0]))
-    rule(E.COS, lambda ctx, t: t * -E.sin(ctx.inputs[0]))
-    rule(E.LOG1P, lambda ctx, t: t / (ctx.inputs[0] + 1))
-    rule(E.EXPM1, lambda ctx, t: t * (ctx.outputs[0] + 1))
-    rule(E.RECIPROCAL, lambda ctx, t: t * -(ctx.outputs[0] * ctx.outputs[0]))
-    rule(E.TANH, lambda ctx, t: E.TANH_BW.call(t, ctx.outputs[0]))
-    rule(E.SIGMOID, lambda ctx, t: E.SIGMOID_BW.call(t, ctx.outputs[0]))
-    rule(E.RELU, lambda ctx, t: E.THRESHOLD_BW.call(t, ctx.outputs[0], 0))
-    rule(E.ABS, lambda ctx, t: t * E.sgn(ctx.inputs[0]))
-
-    def tanh_bw_jvp(ctx, tg, ty):
-        g, y = ctx.inputs
-        r = E.TANH_BW.call(tg, y) if tg is not None else None
-        if ty is not None:
-            s = ty * (-2 * g * y)
-            r = s if r is None else r + s
-        return r
-
-    rule(E.TANH_BW, tanh_bw_jvp)
-
-    def sigmoid_bw_jvp(ctx, tg, ty):
-        g, y = ctx.inputs
-        r = E.SIGMOID_BW.call(tg, y) if tg is not None else None
-        if ty is not None:
-            s = ty * (g * (1 - 2 * y))
-            r = s if r is None else r + s
-        return r
-
-    rule(E.SIGMOID_BW, sigmoid_bw_jvp)
-    rule(E.THRESHOLD_BW, lambda ctx, tg, tx: None if tg is None else
-         E.THRESHOLD_BW.call(tg, ctx.inputs[1], ctx.params))
-
-    for op in (E.SIGN, E.SGN, E.ROUND, E._FLOOR, E._CEIL, E._TRUNC):
-        rule(op, lambda ctx, t: t * 0)
-    for op in (E.FLOOR_DIV, E.TRUNC_DIV):
-        rule(op, lambda ctx, ta, tb: (ta if ta is not None else tb) * 0)
-
-    def remainder_jvp(ctx, ta, tb):
-        a, b = ctx.inputs
-        r = ta
-        if tb is not None:
-            s = -tb * E.floor_divide(a, b)
-            r = s if r is None else r + s
-        return r
-
-    rule(E.REMAINDER, remainder_jvp)
-
-    def clamp_jvp(ctx, t):
-        x = ctx.inputs[0]
-        lo, hi = ctx.params
-        mask = None
-        if lo is not None:
-            mask = x >= lo
-        if hi is not None:
-            m2 = x <= hi
-            mask = m2 if mask is None else mask & m2
-        return where(mask, t, 0.0)
-
-    rule(E.CLAMP, clamp_jvp)
-
-    def minmax_jvp(first):
-        def jvp(ctx, ta, tb):
-            a, b = ctx.inputs
-            ta = ta if ta is not None else 0.0
-            tb = tb if tb is not None else 0.0
-            picked = where(first(a, b), ta, tb)
-            return where(a == b, (ta + tb) * 0.5, picked)
-        return jvp
-
-    rule(E.MAXIMUM, minmax_jvp(lambda a, b: a > b))
-    rule(E.MINIMUM, minmax_jvp(lambda a, b: a < b))
-
-    def where_jvp(ctx, tc, ta, tb):
-        cond = ctx.inputs[0]
-        if ta is None and tb is None:
-            return None
-        return where(cond, ta if ta is not None else 0.0, tb if tb is not None else 0.0)
-
-    rule(E.WHERE, where_jvp)
-
-    # ------------------------------------------------------------------ reductions
-    def select_dim_jvp(ctx, t):
-        idx = ctx.outputs[1]
-        dim, keepdim, _ = ctx.params
-        if t._data.ndim == 0:
-            return (t.clone(), None)
-        if keepdim:
-            return (t.gather(dim, idx), None)
-        return (t.gather(dim, idx.unsqueeze(dim)).squeeze(dim), None)
-
-    rule(R.MAX_DIM, select_dim_jvp)
-    rule(R.MIN_DIM, select_dim_jvp)
-
-    # ------------------------------------------------------------------ affine "linear" ops
-    # These are flagged linear but write a constant: their tangent writes zero instead.
-    rule(I.FILL, lambda ctx, t: t * 0)
-    rule(I.ZERO, lambda ctx, t: t * 0)
-    rule(I.MASKED_FILL, lambda ctx, t, tm: None if t is None else
-         I.MASKED_FILL.call(t, ctx.inputs[1], params=0))
-    del _conj
-
-
 # --------------------------------------------------------------------------- batched tangents
 def _compute_batched(op, args, params, outs, tans):
     """Tangents with a leading batch dimension B: batched rules, broadcasting rules of
     elementwise ops, or the op's unbatched rule once per batch element."""
-    rule = op.batched_jvp or _batched_rules().get(op.name)
+    rule = op.batched_jvp
     ctx = JvpContext(args, outs, params, None)
     if rule is not None:
         res = rule(ctx, *tans)
@@ -928,7 +725,7 @@ def _compute_batched(op, args, params, outs, tans):
         res = op.jvp(ctx, *tans) if op.jvp is not None else call_op(op, tans, params)
     elif op.jvp is not None and (op.kind == "binary" or op.name == "where"):
         nd = outs[0]._data.ndim
-        res = op.jvp(ctx, *[_align(t, a, nd) for t, a in zip(tans, args)])
+        res = op.jvp(ctx, *[align_batched(t, a, nd) for t, a in zip(tans, args)])
     else:
         try:
             return _per_sample(op, args, params, outs, tans)
@@ -937,7 +734,7 @@ def _compute_batched(op, args, params, outs, tans):
     return list(res) if type(res) is tuple or type(res) is list else [res]
 
 
-def _align(t, a, nd):
+def align_batched(t, a, nd):
     """(B, *a.shape) -> (B, 1, ..., *a.shape) so it broadcasts against rank-`nd` values."""
     if t is None:
         return None
@@ -973,57 +770,3 @@ def _fit_unbatched(t, o):
     if t._data.shape != o._data.shape:
         t = t.expand(o._data.shape)
     return t
-
-
-_BATCHED = None
-
-
-def _batched_rules():
-    global _BATCHED
-    if _BATCHED is not None:
-        return _BATCHED
-
-    def reshape(ctx, t):
-        return t.reshape((t._data.shape[0],) + ctx.outputs[0]._data.shape)
-
-    def reduce(mean):
-        def jvp(ctx, t):
-            dims, keepdim, _ = ctx.params
-            nd = ctx.inputs[0]._data.ndim
-            if dims is None:
-                dims = tuple(range(nd))
-            elif isinstance(dims, int):
-                dims = (dims,)
-            dims = tuple(1 + (d % nd if nd else 0) for d in dims)
-            if not dims:
-                return t.clone()
-            r = t.mean(dims, keepdim=keepdim) if mean else t.sum(dims, keepdim=keepdim)
-            return r.reshape((t._data.shape[0],) + ctx.outputs[0]._data.shape)
-        return jvp
-
-    def transpose(ctx, t):
-        d0, d1 = ctx.params
-        return t.transpose(1 + d0, 1 + d1)
-
-    def t_op(ctx, t):
-        return t.transpose(1, 2) if t._data.ndim == 3 else t
-
-    def permute(ctx, t):
-        return t.permute([0] + [1 + d for d in ctx.params])
-
-    def expand(ctx, t):
-        out = ctx.outputs[0]._data.shape
-        return _align(t, ctx.inputs[0], len(out)).expand((t._data.shape[0],) + out)
-
-    def to_copy(ctx, t):
-        from .._dtype import from_np
-        return t.to(from_np(ctx.outputs[0]._data.dtype))
-
-    _BATCHED = {"view": reshape, "_unsafe_view": reshape, "_reshape_alias": reshape,
-                "squeeze": reshape,
-                "squeeze_dim": reshape, "squeeze_dims": reshape, "unsqueeze": reshape,
-                "alias": reshape, "clone": lambda ctx, t: t.clone(),
-                "sum": reduce(False), "sum_dim": reduce(False), "mean": reduce(True),
-                "mean_dim": reduce(True), "transpose": transpose, "t": t_op,
-                "permute": permute, "expand": expand, "_to_copy": to_copy}
-    return _BATCHED

@@ -13,8 +13,9 @@ import warnings
 import numpy as np
 
 from .. import _random, _state
-from .._ops import elementwise as E
+from .._ops import comparison as CMP
 from .._ops import matmul as L
+from .._ops import pointwise as PW
 from .._ops import shape as S
 from .._ops.activations import (CELU, ELU, GELU, HARDSIGMOID, HARDSWISH, HARDTANH, LEAKY_RELU,
                                 LOG_SOFTMAX, LOGSIGMOID, MISH, SILU, SOFTMAX, SOFTPLUS, glu_prim,
@@ -100,7 +101,7 @@ def bilinear(input1, input2, weight, bias=None):
 def relu(input, inplace=False):
     if inplace:
         return input.relu_()
-    return E.relu(input)
+    return PW.relu(input)
 
 
 def relu_(input):
@@ -108,7 +109,7 @@ def relu_(input):
 
 
 def threshold(input, threshold, value, inplace=False):
-    out = E.where(input > threshold, input, value)
+    out = CMP.where(input > threshold, input, value)
     return _inplace_result(input, out, inplace)
 
 
@@ -185,11 +186,11 @@ def hardswish(input, inplace=False):
 
 
 def sigmoid(input):
-    return E.sigmoid(input)
+    return PW.sigmoid(input)
 
 
 def tanh(input):
-    return E.tanh(input)
+    return PW.tanh(input)
 
 
 def logsigmoid(input):
@@ -201,12 +202,12 @@ def tanhshrink(input):
 
 
 def softshrink(input, lambd=0.5):
-    return E.where(input > lambd, input - lambd, E.where(input < -lambd, input + lambd,
+    return CMP.where(input > lambd, input - lambd, CMP.where(input < -lambd, input + lambd,
                                                          input * 0))
 
 
 def hardshrink(input, lambd=0.5):
-    return E.where((input > lambd) | (input < -lambd), input, input * 0)
+    return CMP.where((input > lambd) | (input < -lambd), input, input * 0)
 
 
 def _dtype_name(t):
@@ -1091,7 +1092,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     input, target = _broadcast_pair(input, target, "huber_loss")
     if weight is not None:
         d = (input - target).abs()
-        loss = E.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+        loss = CMP.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
         return _reduce(loss * weight, reduction)
     return pointwise_loss("huber", input, target, reduction, delta)
 
@@ -1135,7 +1136,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        tl = E.where(target > 0, target * E.where(target > 0, target, 1.0).log(), target * 0)
+        tl = CMP.where(target > 0, target * CMP.where(target > 0, target, 1.0).log(), target * 0)
         loss = tl - target * input
     if reduction == "batchmean":
         if input.dim() == 0:
@@ -1156,8 +1157,8 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     reduction = _reduction(size_average, reduce, reduction)
     zeros = input * 0
     margin_clamp = (margin - input).clamp(min=0)
-    out_margin = E.where(target != 1, margin_clamp, zeros)
-    out_self = E.where(target != -1, input, zeros)
+    out_margin = CMP.where(target != 1, margin_clamp, zeros)
+    out_self = CMP.where(target != -1, input, zeros)
     return _reduce(out_margin + out_self, reduction)
 
 
@@ -1172,7 +1173,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     zeros = cos * 0
     pos = 1 - cos
     neg = (cos - margin).clamp(min=0)
-    out = E.where(target == 1, pos, zeros) + E.where(target == -1, neg, zeros)
+    out = CMP.where(target == 1, pos, zeros) + CMP.where(target == -1, neg, zeros)
     return _reduce(out, reduction)
 
 
@@ -1182,7 +1183,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
-        d_neg = E.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+        d_neg = CMP.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
     loss = (d_pos - d_neg + margin).clamp(min=0)
     return _reduce(loss, reduction)
 

@@ -1,4 +1,5 @@
-"""Op database entries for the pointwise ops (``elementwise.py`` and ``pointwise.py``).
+"""Op database entries for the pointwise ops (``arithmetic.py``, ``comparison.py`` and
+``pointwise.py``).
 
 Samples are few and tiny: a 2x3 tensor, a 0-d tensor, an empty tensor and a transposed
 (non-contiguous) view for unary ops; equal shapes, a broadcasting pair, a 0-d operand and a
