@@ -18,6 +18,7 @@ import sys
 import numpy as np
 
 from .. import _state
+from .._ops.broadcast import validated_sum_to
 from . import _special_engine
 from .graph import FREED, AccumulateGrad
 
@@ -25,60 +26,6 @@ __all__ = ["run_backward", "accumulate_grad", "reduce_grads"]
 
 _tls = _state.tls
 _getrefcount = sys.getrefcount
-
-
-def sum_to(g, shape):
-    """Sum a broadcast gradient back to `shape`, as torch's sum_to: ``g.sum()`` for a 0-d
-    target, else one ``sum(dims, keepdim=True)`` over the broadcast dims followed by a
-    ``view(shape)`` when leading dims were added (so grad_fns read SumBackward0, SumBackward1
-    or ViewBackward0 as in torch)."""
-    gshape = g._data.shape
-    if gshape == shape:
-        return g
-    lead = len(gshape) - len(shape)
-    dims = list(range(lead))
-    for i, s in enumerate(shape):
-        if s == 1 and gshape[lead + i] != 1:
-            dims.append(lead + i)
-    d = g._data
-    if not _tls.grad_enabled and not _state.special and d.dtype.kind == "f" and \
-            d.dtype.itemsize > 2 and type(g) is (_TensorCls or _tensor_cls()):
-        # Plain backward: the NumPy sums the ops below would run, without their dispatch
-        # (float16 is left to sum's float32 accumulation). The result is a fresh tensor
-        # (torch's is a view of the sum; the values are the same).
-        if not shape:
-            return _from_array(np.asarray(np.add.reduce(d, axis=None)))
-        if dims:
-            # np.sum's reduction for float32/64, without its Python-level wrapper
-            d = np.add.reduce(d, axis=tuple(dims), keepdims=True)
-        if d.shape != shape:
-            d = d.reshape(shape)
-        return _from_array(d)
-    # Recorded (create_graph), or a dtype/subclass the shortcut leaves to the ops.
-    global SUM_ALL, SUM_DIM, VIEW
-    if SUM_DIM is None:
-        from .._ops.reduction import SUM_ALL, SUM_DIM
-        from .._ops.shape import VIEW
-    if type(g) is _TensorCls:
-        # the methods' ops without their argument parsing (same ops, same params)
-        if not shape:
-            return SUM_ALL.call(g, params=(None, False, None))
-        if dims:
-            g = SUM_DIM.call(g, params=(tuple(dims), True, None))
-        if lead:
-            g = VIEW.call(g, params=tuple(shape))
-        return g
-    if not shape:
-        return g.sum()
-    if dims:
-        g = g.sum(dims, keepdim=True)
-    if lead:
-        g = g.view(tuple(shape))
-    return g
-
-
-# The sum and view ops, imported on first use (their modules import this one).
-SUM_ALL = SUM_DIM = VIEW = None
 
 
 def reduce_grads(node, gx):
@@ -94,7 +41,7 @@ def reduce_grads(node, gx):
                 continue
             shape, dtype = m
             if g._data.shape != shape:
-                g = _validated_sum_to(node, i, g, shape)
+                g = validated_sum_to(node, i, g, shape)
             if g._data.dtype != dtype:
                 if g._data.dtype.kind == "c" and dtype.kind != "c":
                     g = g.real  # a real input of a complex op gets Re(grad), as torch
@@ -107,22 +54,6 @@ def reduce_grads(node, gx):
 def _dtype_of(np_dtype):
     from .._dtype import from_np
     return from_np(np_dtype)
-
-
-def _validated_sum_to(node, i, g, shape):
-    gs = g._data.shape
-    lead = len(gs) - len(shape)
-    ok = lead >= 0
-    if ok:
-        for k, s in enumerate(shape):
-            if s != 1 and s != gs[lead + k]:
-                ok = False
-                break
-    if not ok:
-        raise RuntimeError(
-            f"Function {node.name()} returned an invalid gradient at index {i} - got "
-            f"{list(gs)} but expected shape compatible with {list(shape)}")
-    return sum_to(g, shape)
 
 
 def _owned(g):
