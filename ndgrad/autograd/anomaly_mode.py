@@ -26,7 +26,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import _state
-from . import _special_engine
+from . import engine as _engine
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "set_record_inplace"]
@@ -306,7 +306,7 @@ def _apply(mode, check_nan, check_inf, record_inplace):
     _record_inplace = bool(record_inplace) and _enabled
     hooks = _registry_hooks()
     _install(_hook, hooks, _enabled)
-    _install(_observer, _special_engine.node_observers, _enabled)
+    _install(_observer, _engine.node_observers, _enabled)
     _install(_recorder, hooks, _record_inplace or _record_inplace_alone)
     if not (_record_inplace or _record_inplace_alone):
         _inplace_sites.clear()

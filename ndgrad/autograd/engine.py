@@ -1,4 +1,4 @@
-"""The reverse-mode engine: runs the backward graph from some roots.
+"""The reverse-mode engine: one traversal of the backward graph, with pluggable behaviours.
 
 Scheduling is iterative (no recursion, so a 100 000-op chain works): first count, for every
 node reachable from the roots, how many edges point at it; then repeatedly run the ready node
@@ -10,22 +10,45 @@ Gradients are Tensors; ``None`` means zero and is never materialised. Under ``cr
 the rules run with grad mode on, so the backward itself is recorded (higher-order grads), and
 gradients are accumulated out of place; otherwise rules run under no_grad and saved values
 are released right after their node ran (unless ``retain_graph``).
+
+What running one node means is a *behaviour* (`Backward` and its subclasses); the traversal
+(`run_backward`: dependency counts, ready heap, input buffers, captures, release of saved
+values) is the same for all of them:
+
+- plain (`Backward`): the node's rule, its hooks, AccumulateGrad into ``.grad``. The loop
+  inlines this behaviour's node step on its fast path;
+- observed (`ObservedBackward`, while a special mode is on): the same steps wrapped by the
+  registered observers (profiler events, anomaly-mode checks), see `node_observers`;
+- batched (``autograd._batched.BatchedBackward``): every gradient carries a leading batch
+  dimension (``autograd.grad(..., is_grads_batched=True)``).
 """
 
 import heapq
 import sys
+from functools import partial
 
 import numpy as np
 
 from .. import _state
 from .._ops.broadcast import validated_sum_to
-from . import _special_engine
 from .graph import FREED, AccumulateGrad
 
-__all__ = ["run_backward", "accumulate_grad", "reduce_grads"]
+__all__ = ["run_backward", "accumulate_grad", "reduce_grads", "Backward", "ObservedBackward",
+           "node_observers", "leaf_observers"]
 
 _tls = _state.tls
 _getrefcount = sys.getrefcount
+
+# Observers of the observed behaviour (they register themselves while their mode is on).
+# A node observer has ``around(node, run)`` returning the node's gradients (it must call
+# ``run()`` exactly once), ``check(node, grads)`` returning them checked, and
+# ``on_error(node, exc)`` called when running or checking the node raised (before the
+# exception propagates); they run in registration order, the first outermost.
+# A leaf observer (the profilers) sees an AccumulateGrad node's phases: ``open_leaf(node)`` /
+# ``open_accumulate(node, grad_shape)`` return an event that ``close(event)`` ends, and
+# ``begin_kernel(var)`` / ``end_kernel(token, var, g)`` bracket the accumulation itself.
+node_observers = []
+leaf_observers = []
 
 
 def reduce_grads(node, gx):
@@ -127,42 +150,202 @@ def _is_dense(a):
     return True
 
 
-def _run_hooks(hooks, g):
-    for fn in list(hooks.values()):
-        r = fn(g)
-        if r is not None:
-            g = r
-    return g
+class Backward:
+    """The plain behaviour: how one node of a backward runs.
 
+    Every method is one step of a node as torch's engine takes it. `run_backward` inlines
+    `apply` on its fast path (keep the two in step); subclasses override steps to change
+    what running a node means (ObservedBackward below, autograd._batched.BatchedBackward).
+    """
 
-def _call_pre_hooks(node, gs, extra):
-    tensor_hooks = extra.get("tensor_pre_hooks")
-    if tensor_hooks:
-        for nr, hooks in tensor_hooks.items():
-            if nr < len(gs) and gs[nr] is not None and hooks:
-                gs[nr] = _run_hooks(hooks, gs[nr])
-    retain = extra.get("retain_hooks")
-    if retain:
-        for nr, fn in list(retain.items()):
-            if nr < len(gs) and gs[nr] is not None:
-                fn(gs[nr])
-    pre = extra.get("pre_hooks")
-    if pre:
-        for fn in list(pre.values()):
+    __slots__ = ()
+
+    def apply(self, node, gs):
+        """The node's rule on its incoming gradients `gs`: one gradient per input edge,
+        fitted to its input's shape and dtype."""
+        gx = node._apply(gs)
+        if type(gx) is not tuple or node._meta is not None:
+            gx = reduce_grads(node, gx)
+        return gx
+
+    def tensor_hooks(self, hooks, g):
+        """A tensor's ``register_hook`` hooks on its gradient `g`; what one returns replaces
+        `g` for the hooks after it and for the graph."""
+        for fn in list(hooks.values()):
+            r = fn(g)
+            if r is not None:
+                g = r
+        return g
+
+    def pre_hooks(self, node, gs, extra):
+        """Before a node runs: its outputs' tensor hooks, ``retain_grad``, then the node's
+        ``register_prehook`` hooks. Returns the (possibly replaced) gradients."""
+        tensor_hooks = extra.get("tensor_pre_hooks")
+        if tensor_hooks:
+            for nr, hooks in tensor_hooks.items():
+                if nr < len(gs) and gs[nr] is not None and hooks:
+                    gs[nr] = self.tensor_hooks(hooks, gs[nr])
+        retain = extra.get("retain_hooks")
+        if retain:
+            for nr, fn in list(retain.items()):
+                if nr < len(gs) and gs[nr] is not None:
+                    fn(gs[nr])
+        pre = extra.get("pre_hooks")
+        if pre:
+            self.node_prehooks(pre, gs)
+        return gs
+
+    def node_prehooks(self, hooks, gs):
+        """A node's ``register_prehook`` hooks on `gs` (replaced in place by a hook's
+        result)."""
+        for fn in list(hooks.values()):
             r = fn(tuple(gs))
             if r is not None:
                 gs[:] = list(r)
-    return gs
 
-
-def _call_post_hooks(node, gx, gs, extra):
-    post = extra.get("hooks")
-    if post:
-        for fn in list(post.values()):
+    def post_hooks(self, hooks, gx, gs):
+        """A node's ``register_hook`` hooks ``fn(grad_inputs, grad_outputs)`` after it ran."""
+        for fn in list(hooks.values()):
             r = fn(tuple(gx), tuple(gs))
             if r is not None:
                 gx = tuple(r)
-    return gx
+        return gx
+
+    # --- AccumulateGrad ---------------------------------------------------------------------
+    def leaf(self, node, gs, runs, captures, captured, create_graph):
+        """An AccumulateGrad node: the leaf's tensor hooks and the capture for autograd.grad;
+        then, when this backward accumulates into the leaf (`runs`), the node's pre-hooks,
+        the accumulation, the post-accumulate-grad hooks and the node's hooks."""
+        self.leaf_gradient(node, gs, captures, captured)
+        if runs and gs and gs[0] is not None:
+            extra = node._extra
+            if extra is None:
+                self.accumulate(node, gs, create_graph)
+                return
+            # register_prehook hooks run before the accumulation, register_hook ones after
+            # it with ((), grad_outputs), as in torch.
+            pre = extra.get("pre_hooks")
+            if pre:
+                self.node_prehooks(pre, gs)
+            post = extra.get("hooks")
+            grad_outputs = tuple(gs) if post else None
+            self.accumulate(node, gs, create_graph)
+            if post:
+                for fn in list(post.values()):
+                    fn((), grad_outputs)
+
+    def leaf_gradient(self, node, gs, captures, captured):
+        """A leaf's incoming gradient ``gs[0]`` after its tensor hooks, captured for
+        autograd.grad when the leaf is a target."""
+        var = node.variable
+        if var._extra is not None:
+            hooks = var._extra.get("hooks")
+            if hooks and gs and gs[0] is not None:
+                gs[0] = self.tensor_hooks(hooks, gs[0])
+        if captures is not None and (node, 0) in captures and gs and gs[0] is not None:
+            captured[(node, 0)] = gs[0]
+
+    def accumulate(self, node, gs, create_graph):
+        """``gs[0]`` into the leaf's ``.grad``, then its post-accumulate-grad hooks."""
+        var = node.variable
+        g = gs[0]
+        gs[0] = None  # drop the engine's reference so an owned gradient can be stolen
+        accumulate_grad(var, g, create_graph)
+        extra = var._extra
+        if extra is not None:
+            hooks = extra.get("post_acc_hooks")
+            if hooks:
+                for fn in list(hooks.values()):
+                    fn(var)
+
+
+class ObservedBackward(Backward):
+    """The plain steps, announced to `node_observers` and `leaf_observers` (the profiler's
+    events, anomaly mode's checks). The engine takes it while a special mode is on."""
+
+    __slots__ = ()
+
+    def apply(self, node, gs):
+        observers = tuple(node_observers)
+        # Wrap the node in its observers, innermost last. Partials, not nested closures: a
+        # closure calling itself is a reference cycle that would keep `gs` alive until a GC.
+        call = partial(node._apply, gs)
+        for obs in reversed(observers):
+            call = partial(obs.around, node, call)
+        try:
+            gx = call()
+            for obs in observers:
+                gx = obs.check(node, gx)
+        except Exception as exc:
+            for obs in observers:
+                obs.on_error(node, exc)
+            raise
+        if type(gx) is not tuple or node._meta is not None:
+            gx = reduce_grads(node, gx)
+        return gx
+
+    def leaf(self, node, gs, runs, captures, captured, create_graph):
+        """As in torch's engine, the leaf's tensor hooks, the capture for autograd.grad and
+        the node's own pre- and post-hooks run inside the node's evaluation event, while only
+        the accumulation and the post-accumulate-grad hooks run inside the node itself, which
+        runs (with an undefined gradient too) only when this backward accumulates into it."""
+        observers = tuple(leaf_observers)
+        outer = [obs.open_leaf(node) for obs in observers]
+        try:
+            self.leaf_gradient(node, gs, captures, captured)
+            if runs:
+                self._observed_accumulate(node, gs, create_graph, observers)
+        finally:
+            for obs, ev in zip(reversed(observers), reversed(outer)):
+                obs.close(ev)
+
+    def _observed_accumulate(self, node, gs, create_graph, observers):
+        extra = node._extra
+        post = None
+        if gs and gs[0] is not None and extra is not None:
+            pre = extra.get("pre_hooks")
+            if pre:
+                self.node_prehooks(pre, gs)
+            post = extra.get("hooks")
+        grad_outputs = tuple(gs) if post else None
+        g = gs[0] if gs else None
+        shape = list(g._data.shape) if g is not None else []
+        inner = [obs.open_accumulate(node, shape) for obs in observers]
+        try:
+            if g is not None:
+                g = None  # only `gs` holds the gradient now, so it can be stolen
+                self.accumulate(node, gs, create_graph)
+        finally:
+            for obs, ev in zip(reversed(observers), reversed(inner)):
+                obs.close(ev)
+        if post:
+            for fn in list(post.values()):
+                fn((), grad_outputs)
+
+    def accumulate(self, node, gs, create_graph):
+        """Backward.accumulate with anomaly checks on the gradient and the profilers' kernel
+        events around the accumulation into ``.grad``."""
+        var = node.variable
+        g = gs[0]
+        gs[0] = None  # only this frame may hold the gradient now, so it can be stolen
+        for obs in tuple(node_observers):
+            g = obs.check(node, (g,))[0]
+        observers = tuple(leaf_observers)
+        kernels = [obs.begin_kernel(var) for obs in observers]
+        accumulate_grad(var, g, create_graph)
+        for obs, token in zip(reversed(observers), reversed(kernels)):
+            obs.end_kernel(token, var, g)
+        g = None
+        extra = var._extra
+        if extra is not None:
+            hooks = extra.get("post_acc_hooks")
+            if hooks:
+                for fn in list(hooks.values()):
+                    fn(var)
+
+
+PLAIN = Backward()
+OBSERVED = ObservedBackward()
 
 
 def graph_dependencies(roots):
@@ -241,14 +424,21 @@ def needed_nodes(root_nodes, deps, terminals, targets):
 
 
 def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True,
-                 accumulate_only=None):
+                 accumulate_only=None, behaviour=None):
     """Run the graph from `roots` (a list of ``((node, nr), grad)``).
 
     `captures`: ``{(node, nr): [result slots...]}`` for autograd.grad, filled with the
     gradient arriving at that edge (after tensor hooks). `accumulate`: run AccumulateGrad nodes
     (backward) or not (grad). `accumulate_only`: when given, only these AccumulateGrad nodes run.
+    `behaviour`: how each node runs (a `Backward`); by default the plain one, or the observed
+    one while a special mode (profiler, anomaly detection, ...) is on when the backward starts.
     Returns the captured gradients as a dict ``{(node, nr): grad}``.
     """
+    if behaviour is None:
+        behaviour = OBSERVED if _state.special else PLAIN
+    # The plain behaviour's node step is inlined below.
+    plain = behaviour is PLAIN
+
     # 1. Dependencies of every reachable node.
     root_nodes, deps, terminals = graph_dependencies(roots)
 
@@ -309,26 +499,16 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                 runs = accumulate and (accumulate_only is None or node in accumulate_only)
                 if not runs and (captures is None or (node, 0) not in captures):
                     continue  # a leaf this backward does not target: its hooks stay quiet
-                if _state.special:  # the same steps, with events for the profiler
-                    _special_engine.accumulate_leaf(node, gs, runs, captures, captured,
-                                                    create_graph)
-                    continue
-                leaf_gradient(node, gs, captures, captured)
-                if runs:
-                    if gs and gs[0] is not None:
-                        if node._extra is not None:
-                            _accumulate_with_node_hooks(node, gs, create_graph, node._extra)
-                        else:
-                            _accumulate(node, gs, create_graph)
+                behaviour.leaf(node, gs, runs, captures, captured, create_graph)
                 continue
             # autograd.grad captures a non-leaf's gradient before its tensor hooks run (a
-            # leaf's is captured after them, above), as torch does.
+            # leaf's is captured after them, in Backward.leaf_gradient), as torch does.
             if captures is not None and node in capture_nodes:
                 for nr in range(len(gs)):
                     if (node, nr) in captures and gs[nr] is not None:
                         captured[(node, nr)] = gs[nr]
             if extra is not None:
-                gs = _call_pre_hooks(node, gs, extra)
+                gs = behaviour.pre_hooks(node, gs, extra)
             if needed is not None and not needed.get(node, False):
                 continue
             # Skip a node whose incoming gradients are all None (zero), unless it asks to be
@@ -347,16 +527,20 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                 _propagate_none(node, deps, heap)
                 continue
             op = node._op
-            if _state.special:
-                gx = _apply_special(node, gs)
-            elif op is not None and op.n_out == 1:
-                gx = op.vjp(node, gs[0])  # the common case, without Node._apply's frame
+            if not plain:
+                gx = behaviour.apply(node, gs)
             else:
-                gx = node._apply(gs)
-            if type(gx) is not tuple or node._meta is not None:
-                gx = reduce_grads(node, gx)
-            if extra is not None and extra.get("hooks"):
-                gx = _call_post_hooks(node, gx, gs, extra)
+                # Backward.apply, inline
+                if op is not None and op.n_out == 1:
+                    gx = op.vjp(node, gs[0])  # the common case, without Node._apply's frame
+                else:
+                    gx = node._apply(gs)
+                if type(gx) is not tuple or node._meta is not None:
+                    gx = reduce_grads(node, gx)
+            if extra is not None:
+                post = extra.get("hooks")
+                if post:
+                    gx = behaviour.post_hooks(post, gx, gs)
             if not keep_graph and node._saved:
                 if op is not None:
                     node._saved = FREED  # op nodes release as Node._release does
@@ -411,18 +595,6 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
     return captured
 
 
-def leaf_gradient(node, gs, captures, captured):
-    """A leaf's incoming gradient (``gs[0]``) after its tensor hooks, captured for
-    autograd.grad when it is a target: the first steps of an AccumulateGrad node."""
-    var = node.variable
-    if var._extra is not None:
-        hooks = var._extra.get("hooks")
-        if hooks and gs and gs[0] is not None:
-            gs[0] = _run_hooks(hooks, gs[0])
-    if captures is not None and (node, 0) in captures and gs and gs[0] is not None:
-        captured[(node, 0)] = gs[0]
-
-
 def _deliver(buffers, m, nr, g):
     """Add gradient `g` for output `nr` of node `m` into its input buffer."""
     buf = buffers.get(m)
@@ -443,6 +615,19 @@ def _add_to(buf, nr, g):
     buf[nr] = g if prev is None else prev + g
 
 
+def _propagate_none(node, deps, heap):
+    for e in node._next:
+        if e is None:
+            continue
+        m = e[0]
+        d = deps[m] - 1
+        if d:
+            deps[m] = d
+        else:
+            del deps[m]
+            heapq.heappush(heap, (-m._seq, m))
+
+
 class GraphTask:
     """What a running backward still has to do: pending dependency counts, the ready heap,
     and which nodes it needs (None: all). Hooks never see the lone `ready` node of the
@@ -460,64 +645,3 @@ def current_graph_task():
     """The innermost backward running on this thread, or None."""
     tasks = _tls.__dict__.get("graph_tasks")
     return tasks[-1] if tasks else None
-
-
-def _accumulate_with_node_hooks(node, gs, create_graph, extra):
-    """AccumulateGrad whose node has hooks: ``register_prehook`` ones run before the
-    accumulation, ``register_hook`` ones after it with ``((), grad_outputs)``, as in torch."""
-    run_node_prehooks(extra, gs)
-    post = extra.get("hooks")
-    grad_outputs = tuple(gs) if post else None
-    _accumulate(node, gs, create_graph)
-    if post:
-        for fn in list(post.values()):
-            fn((), grad_outputs)
-
-
-def run_node_prehooks(extra, gs):
-    """A node's ``register_prehook`` hooks on its incoming gradients `gs` (replaced in place
-    by what a hook returns)."""
-    pre = extra.get("pre_hooks")
-    if pre:
-        for fn in list(pre.values()):
-            r = fn(tuple(gs))
-            if r is not None:
-                gs[:] = list(r)
-
-
-def _accumulate(node, gs, create_graph):
-    var = node.variable
-    g = gs[0]
-    gs[0] = None  # drop the engine's reference so an owned gradient can be stolen
-    if _state.special:
-        g = _special_engine.check_grad(node, (g,))[0]
-    accumulate_grad(var, g, create_graph)
-    extra = var._extra
-    if extra is not None:
-        hooks = extra.get("post_acc_hooks")
-        if hooks:
-            for fn in list(hooks.values()):
-                fn(var)
-
-
-def _release_if(node, keep_graph):
-    if not keep_graph:
-        node._release()
-
-
-def _propagate_none(node, deps, heap):
-    for e in node._next:
-        if e is None:
-            continue
-        m = e[0]
-        d = deps[m] - 1
-        if d:
-            deps[m] = d
-        else:
-            del deps[m]
-            heapq.heappush(heap, (-m._seq, m))
-
-
-def _apply_special(node, gs):
-    """Run a node while a special mode (anomaly detection, profiler) is active."""
-    return _special_engine.apply_node(node, gs)

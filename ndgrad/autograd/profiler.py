@@ -30,7 +30,7 @@ import weakref
 from collections import OrderedDict
 
 from .. import _state
-from . import _special_engine
+from . import engine as _engine
 
 __all__ = ["profile", "record_function", "emit_nvtx", "emit_itt", "EventList", "FunctionEvent",
            "FunctionEventAvg", "aten_name", "Interval"]
@@ -608,7 +608,7 @@ class _Recorder:
             self.close(inner)
             self.close(outer)
 
-    # AccumulateGrad (the engine runs it itself: see _special_engine.accumulate_leaf)
+    # AccumulateGrad (the engine runs it itself: see engine.ObservedBackward.leaf)
     def open_leaf(self, node):
         return self.open(_EVALUATE + _ACCUMULATE_GRAD, "backward")
 
@@ -722,8 +722,8 @@ class profile:
         rec = self._recorder = _Recorder(self)
         from .._ops.registry import special_hooks
         special_hooks.append(rec)
-        _special_engine.node_observers.append(rec)
-        _special_engine.leaf_observers.append(rec)
+        _engine.node_observers.append(rec)
+        _engine.leaf_observers.append(rec)
         _active.append(rec)
         _state.enter_special()
         return self
@@ -735,8 +735,8 @@ class profile:
         from .._ops.registry import special_hooks
         _state.exit_special()
         _active.remove(rec)
-        _special_engine.leaf_observers.remove(rec)
-        _special_engine.node_observers.remove(rec)
+        _engine.leaf_observers.remove(rec)
+        _engine.node_observers.remove(rec)
         special_hooks.remove(rec)
         rec.stop()
         for ev in rec.events:
