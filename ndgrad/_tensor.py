@@ -19,7 +19,8 @@ import warnings
 import numpy as np
 
 from . import _dtype
-from . import _state
+from . import _graph_core, _state
+from ._graph_core import AccumulateGrad, _add_hook, _HookDict
 from ._size import Size
 
 __all__ = ["Tensor"]
@@ -514,8 +515,6 @@ def _legacy_name(np_dtype):
     return _dtype.from_np(np_dtype)._legacy.replace("Tensor", "")
 
 
-# Imported last: the autograd package imports modules that need the Tensor class defined above.
-
 def _from_array(data):
     """``Tensor(data)`` for an ndarray `data`, without the public constructor's argument
     handling: the dispatcher's way to wrap every result. Sets exactly the state of
@@ -535,5 +534,5 @@ def _from_array(data):
     return t
 
 
-from .autograd.graph import AccumulateGrad, _add_hook, _HookDict  # noqa: E402
-
+# The graph core (below this module) creates and rebuilds tensors with these.
+_graph_core.bind_tensor(Tensor, _from_array)

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _state
 from .._tensor import Tensor, _from_array
-from ..autograd.graph import FREED, SavedTensor
+from .._graph_core import FREED, SavedTensor
 from .registry import unary, binary, primitive
 
 _tls = _state.tls

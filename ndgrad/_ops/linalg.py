@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import _dtype, _state
 from .._tensor import Tensor, _from_array
-from ..autograd.graph import FREED, SavedTensor
+from .._graph_core import FREED, SavedTensor
 from .elementwise import _conj, sgn, where
 from .elementwise import abs as _abs
 from .elementwise import log as _log

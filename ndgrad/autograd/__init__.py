@@ -11,6 +11,7 @@ from . import graph
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,
                         is_grad_enabled, is_inference_mode_enabled, set_multithreading_enabled)
 from .engine import run_backward
+from .._graph_core import accumulate_grad
 from .function import *  # noqa: F401,F403
 from .gradcheck import *  # noqa: F401,F403
 from .anomaly_mode import *  # noqa: F401,F403
@@ -136,7 +137,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     captured = run_backward(roots, retain_graph, create_graph, captures=captures,
                             accumulate=True, accumulate_only=accumulate_only)
     # backward(inputs=[non_leaf]) accumulates into the non-leaf's .grad, as torch does.
-    from .engine import accumulate_grad
     for t, e in extra_targets:
         g = captured.get(e)
         if g is not None:

@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import threading
 
-from .graph import BACKWARD_TWICE, FREED, AccumulateGrad, Node, SavedTensor
+from .._graph_core import BACKWARD_TWICE, FREED, AccumulateGrad, Node, SavedTensor
 
 __all__ = ["register_multi_grad_hook", "to_dot", "render", "register_saved_names",
            "saved_values"]

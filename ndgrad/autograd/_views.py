@@ -8,7 +8,7 @@ code works for any base layout.
 """
 
 from .. import _state
-from .graph import Node
+from .._graph_core import Node
 
 __all__ = ["CopySlices", "regenerate_view_grad_fn", "rebase_history", "multi_output_error"]
 

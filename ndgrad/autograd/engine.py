@@ -24,20 +24,17 @@ values) is the same for all of them:
 """
 
 import heapq
-import sys
 from functools import partial
 
-import numpy as np
-
 from .. import _state
+from .._dtype import from_np
+from .._graph_core import FREED, AccumulateGrad, accumulate_grad
 from .._ops.broadcast import validated_sum_to
-from .graph import FREED, AccumulateGrad
 
-__all__ = ["run_backward", "accumulate_grad", "reduce_grads", "Backward", "ObservedBackward",
-           "node_observers", "leaf_observers"]
+__all__ = ["run_backward", "reduce_grads", "Backward", "ObservedBackward", "node_observers",
+           "leaf_observers", "current_graph_task"]
 
 _tls = _state.tls
-_getrefcount = sys.getrefcount
 
 # Observers of the observed behaviour (they register themselves while their mode is on).
 # A node observer has ``around(node, run)`` returning the node's gradients (it must call
@@ -68,86 +65,10 @@ def reduce_grads(node, gx):
             if g._data.dtype != dtype:
                 if g._data.dtype.kind == "c" and dtype.kind != "c":
                     g = g.real  # a real input of a complex op gets Re(grad), as torch
-                g = g.to(_dtype_of(dtype))
+                g = g.to(from_np(dtype))
             out[i] = g
         gx = tuple(out)
     return gx
-
-
-def _dtype_of(np_dtype):
-    from .._dtype import from_np
-    return from_np(np_dtype)
-
-
-def _owned(g):
-    """True when nothing but the engine holds `g` and its array, so it can become ``.grad``.
-
-    The counts are those of the one call chain that reaches here (_accumulate's local,
-    accumulate_grad's and this function's arguments, getrefcount's own; for the array also
-    accumulate_grad's `data`); any other holder (a
-    second leaf given the same gradient, the user's grad_outputs) makes them higher and the
-    gradient is copied instead. tests/test_engine.py checks both outcomes.
-    """
-    d = g._data
-    return (_getrefcount(g) <= 4 and _getrefcount(d) <= 4 and d.base is None
-            and d.flags.writeable and g._grad_fn is None)
-
-
-def accumulate_grad(var, g, create_graph):
-    """Add `g` into ``var.grad`` following torch's default gradient layouts."""
-    Tensor = _TensorCls or _tensor_cls()
-    old = var._grad
-    if old is None:
-        if create_graph:
-            var._grad = g
-            return
-        data = g._data
-        vdata = var._data
-        # Keep the parameter's memory layout (strides) when it is dense, like torch.
-        if data.strides != vdata.strides and vdata.flags.c_contiguous is False and \
-                (vdata.flags.f_contiguous or _is_dense(vdata)):
-            new = np.empty_like(vdata)
-            np.copyto(new, data)
-            var._grad = Tensor(new)
-        elif _owned(g) and data.shape == vdata.shape:
-            var._grad = _from_array(data) if g._extra is None and g._base is None else g.detach()
-        else:
-            var._grad = Tensor(np.array(data, order="K" if data.shape == vdata.shape else "C"))
-        if var._grad._data.shape != vdata.shape:
-            var._grad = Tensor(np.broadcast_to(var._grad._data, vdata.shape).copy())
-    elif create_graph or _tls.grad_enabled:
-        var._grad = old + g
-    else:
-        od = old._data
-        if od.flags.writeable:
-            np.add(od, g._data, out=od, casting="unsafe")
-            old._vc[0] += 1
-        else:
-            var._grad = Tensor(od + g._data)
-
-
-_TensorCls = None
-
-
-def _tensor_cls():
-    global _TensorCls, _from_array
-    from .._tensor import Tensor, _from_array
-    _TensorCls = Tensor
-    return Tensor
-
-
-_from_array = None
-
-
-def _is_dense(a):
-    """Non-overlapping and dense: some permutation of the dims is contiguous."""
-    order = sorted(range(a.ndim), key=lambda i: a.strides[i])
-    expected = a.itemsize
-    for i in order:
-        if a.shape[i] != 1 and a.strides[i] != expected:
-            return False
-        expected *= a.shape[i]
-    return True
 
 
 class Backward:

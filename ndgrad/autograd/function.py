@@ -45,7 +45,7 @@ import warnings
 import numpy as np
 
 from .. import _state
-from .graph import BACKWARD_TWICE, FREED, Node, SavedTensor
+from .._graph_core import BACKWARD_TWICE, FREED, Node, SavedTensor
 
 # ndgrad.autograd star-imports this list: torch's public names only (run_jvp and
 # BackwardCFunction stay reachable as ndgrad.autograd.function.<name>).

@@ -32,7 +32,8 @@ from .. import _random, _state
 from .._tensor import Tensor
 from ..autograd.engine import current_graph_task
 from ..autograd.grad_mode import enable_grad, no_grad
-from ..autograd.graph import FREED, Node, SavedTensor, saved_tensors_hooks
+from .._graph_core import FREED, Node, SavedTensor
+from ..autograd.graph import saved_tensors_hooks
 
 __all__ = ["CheckpointError", "checkpoint", "checkpoint_sequential", "noop_context_fn",
            "set_checkpoint_debug_enabled", "set_checkpoint_early_stop"]
