@@ -8,9 +8,15 @@ values (``_graph_introspection``) and the saved-tensor hook contexts (``_saved_h
 
 from .._graph_core import (BACKWARD_TWICE, FREED, AccumulateGrad, Node,  # noqa: F401
                            RemovableHandle, SavedTensor, version_error)
+# The introspection API (saved-value attributes, multi-grad hooks, graph pictures) and the
+# saved-tensor hook contexts live in their own modules; ``autograd.graph`` is their public home.
+from ._graph_introspection import *  # noqa: F401,F403
+from ._graph_introspection import __all__ as _introspection_all
+from ._saved_hooks import *  # noqa: F401,F403
+from ._saved_hooks import __all__ as _hooks_all
 
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "GradientEdge",
-           "get_gradient_edge", "increment_version"]
+           "get_gradient_edge", "increment_version"] + _introspection_all + _hooks_all
 
 
 class GradientEdge:
@@ -46,12 +52,3 @@ def increment_version(tensor):
     else:
         tensor._vc[0] += 1
 
-
-# The introspection API (saved-value attributes, multi-grad hooks, graph pictures) and the
-# saved-tensor hook contexts live in their own modules; ``autograd.graph`` is their public home.
-from ._graph_extras import *  # noqa: E402,F401,F403
-from ._graph_extras import __all__ as _extras_all  # noqa: E402
-from ._saved_hooks import *  # noqa: E402,F401,F403
-from ._saved_hooks import __all__ as _hooks_all  # noqa: E402
-
-__all__ = __all__ + _extras_all + _hooks_all
