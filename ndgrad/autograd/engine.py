@@ -95,6 +95,9 @@ class Backward:
         for fn in list(hooks.values()):
             r = fn(g)
             if r is not None:
+                if r._data.shape != g._data.shape:
+                    raise RuntimeError(f"hook '{getattr(fn, '__name__', fn)}' has changed the "
+                                       "size of value")
                 g = r
         return g
 
