@@ -28,7 +28,7 @@ from ._dtype import from_np
 
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "FREED",
            "BACKWARD_TWICE", "accumulate_grad", "pack_saved", "unpack_saved", "version_error",
-           "bind_tensor", "version_error_explainers"]
+           "bind_tensor", "version_error_explainers", "GraphTask", "current_graph_task"]
 
 _tls = _state.tls
 _getrefcount = sys.getrefcount
@@ -473,3 +473,24 @@ def unpack_saved(saved, node):
             out._grad_fn = fn
             out._output_nr = nr
     return out
+
+
+# --------------------------------------------------------------- the running backward
+class GraphTask:
+    """What a running backward still has to do: pending dependency counts, the ready heap,
+    and which nodes it needs (None: all). Hooks never see the lone `ready` node of the
+    engine's loop: it is always empty while hooks run."""
+
+    __slots__ = ("deps", "heap", "needed")
+
+    def __init__(self, deps, heap, needed):
+        self.deps = deps
+        self.heap = heap
+        self.needed = needed
+
+
+def current_graph_task():
+    """The innermost backward running on this thread, or None (ops whose rule depends on
+    which inputs the running backward needs, checkpointing and multi-grad hooks ask)."""
+    tasks = _tls.__dict__.get("graph_tasks")
+    return tasks[-1] if tasks else None

@@ -1,8 +1,9 @@
 """Broadcasting's adjoint: summing a gradient back to the shape of an input that was broadcast.
 
-What lives here: ``sum_to`` (torch's ``at::sum_to``), used by the engine to fit every rule's
-result to its input and by the VJPs of ops that broadcast (expand, masked ops, prelu, ...);
-``validated_sum_to``, the engine's checked form for gradients returned by a rule.
+What lives here: ``sum_to`` (torch's ``at::sum_to``), used by the VJPs of ops that broadcast
+(expand, masked ops, prelu, ...); ``reduce_grads``, which fits every rule's result to its
+inputs (shape through ``validated_sum_to``, the checked form; then dtype), for the engine and
+every other caller of a node's rule.
 
 Invariant: written in ops (``sum`` over the broadcast dims, then ``view``) so that under
 ``create_graph`` the reduction is recorded with torch's node names (SumBackward0/1,
@@ -12,11 +13,12 @@ ViewBackward0); the plain-backward shortcut gives the same values without record
 import numpy as np
 
 from .. import _state
+from .._dtype import from_np
 from .._tensor import Tensor, _from_array
 from .reduction import SUM_ALL, SUM_DIM
 from .shape import VIEW
 
-__all__ = ["sum_to", "validated_sum_to"]
+__all__ = ["sum_to", "validated_sum_to", "reduce_grads"]
 
 _tls = _state.tls
 
@@ -83,3 +85,26 @@ def validated_sum_to(node, i, g, shape):
             f"Function {node.name()} returned an invalid gradient at index {i} - got "
             f"{list(gs)} but expected shape compatible with {list(shape)}")
     return sum_to(g, shape)
+
+
+def reduce_grads(node, gx):
+    """Normalise a rule's result to a tuple and fit each gradient to its input (shape, dtype)."""
+    if type(gx) is not tuple:
+        gx = tuple(gx) if isinstance(gx, list) else (gx,)
+    meta = node._meta
+    if meta is not None:
+        out = list(gx)
+        for i, m in enumerate(meta):
+            g = out[i] if i < len(out) else None
+            if m is None or g is None:
+                continue
+            shape, dtype = m
+            if g._data.shape != shape:
+                g = validated_sum_to(node, i, g, shape)
+            if g._data.dtype != dtype:
+                if g._data.dtype.kind == "c" and dtype.kind != "c":
+                    g = g.real  # a real input of a complex op gets Re(grad), as torch
+                g = g.to(from_np(dtype))
+            out[i] = g
+        gx = tuple(out)
+    return gx

@@ -20,7 +20,8 @@ that element's gradients (torch calls them once, with vmap's BatchedTensors that
 same); what they return replaces that element's gradients.
 """
 
-from .engine import Backward, reduce_grads, run_backward
+from .._ops.broadcast import reduce_grads
+from .engine import Backward, run_backward
 
 __all__ = ["batch_size", "batched_grad", "BatchedBackward"]
 

@@ -11,11 +11,11 @@ import shutil
 import subprocess
 import threading
 
-from .._graph_core import BACKWARD_TWICE, FREED, AccumulateGrad, Node, SavedTensor
+from .._graph_core import (BACKWARD_TWICE, FREED, AccumulateGrad, Node, SavedTensor,
+                           current_graph_task)
 from .._ops.registry import as_tensor_arg
 from .._tensor import Tensor
 from ._saved_hooks import register_raw_hooks
-from .engine import current_graph_task
 
 __all__ = ["register_multi_grad_hook", "to_dot", "render", "register_saved_names",
            "saved_values"]
@@ -366,7 +366,7 @@ Node.__dir__ = _node_dir
 def _current_task():
     """``(deps, heap, needed, None, None)`` of the innermost backward on this thread, or None.
 
-    The engine keeps a GraphTask per running backward (see engine.current_graph_task).
+    The engine keeps a GraphTask per running backward (see _graph_core.current_graph_task).
     """
     task = current_graph_task()
     if task is None:

@@ -27,12 +27,10 @@ import heapq
 from functools import partial
 
 from .. import _state
-from .._dtype import from_np
-from .._graph_core import FREED, AccumulateGrad, accumulate_grad
-from .._ops.broadcast import validated_sum_to
+from .._graph_core import FREED, AccumulateGrad, GraphTask, accumulate_grad
+from .._ops.broadcast import reduce_grads
 
-__all__ = ["run_backward", "reduce_grads", "Backward", "ObservedBackward", "node_observers",
-           "leaf_observers", "current_graph_task"]
+__all__ = ["run_backward", "Backward", "ObservedBackward", "node_observers", "leaf_observers"]
 
 _tls = _state.tls
 
@@ -46,29 +44,6 @@ _tls = _state.tls
 # ``begin_kernel(var)`` / ``end_kernel(token, var, g)`` bracket the accumulation itself.
 node_observers = []
 leaf_observers = []
-
-
-def reduce_grads(node, gx):
-    """Normalise a rule's result to a tuple and fit each gradient to its input (shape, dtype)."""
-    if type(gx) is not tuple:
-        gx = tuple(gx) if isinstance(gx, list) else (gx,)
-    meta = node._meta
-    if meta is not None:
-        out = list(gx)
-        for i, m in enumerate(meta):
-            g = out[i] if i < len(out) else None
-            if m is None or g is None:
-                continue
-            shape, dtype = m
-            if g._data.shape != shape:
-                g = validated_sum_to(node, i, g, shape)
-            if g._data.dtype != dtype:
-                if g._data.dtype.kind == "c" and dtype.kind != "c":
-                    g = g.real  # a real input of a complex op gets Re(grad), as torch
-                g = g.to(from_np(dtype))
-            out[i] = g
-        gx = tuple(out)
-    return gx
 
 
 class Backward:
@@ -550,22 +525,3 @@ def _propagate_none(node, deps, heap):
         else:
             del deps[m]
             heapq.heappush(heap, (-m._seq, m))
-
-
-class GraphTask:
-    """What a running backward still has to do: pending dependency counts, the ready heap,
-    and which nodes it needs (None: all). Hooks never see the lone `ready` node of the
-    engine's loop: it is always empty while hooks run."""
-
-    __slots__ = ("deps", "heap", "needed")
-
-    def __init__(self, deps, heap, needed):
-        self.deps = deps
-        self.heap = heap
-        self.needed = needed
-
-
-def current_graph_task():
-    """The innermost backward running on this thread, or None."""
-    tasks = _tls.__dict__.get("graph_tasks")
-    return tasks[-1] if tasks else None

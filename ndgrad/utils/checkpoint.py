@@ -30,9 +30,8 @@ import weakref
 
 from .. import _random, _state
 from .._tensor import Tensor
-from ..autograd.engine import current_graph_task
 from ..autograd.grad_mode import enable_grad, no_grad
-from .._graph_core import FREED, Node, SavedTensor
+from .._graph_core import FREED, Node, SavedTensor, current_graph_task
 from ..autograd.graph import saved_tensors_hooks
 
 __all__ = ["CheckpointError", "checkpoint", "checkpoint_sequential", "noop_context_fn",
