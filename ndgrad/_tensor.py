@@ -21,7 +21,9 @@ import numpy as np
 from . import _dtype
 from . import _graph_core, _state
 from ._graph_core import AccumulateGrad, _add_hook, _HookDict
+from ._device import cpu
 from ._size import Size
+from ._tensor_str import tensor_repr
 
 __all__ = ["Tensor"]
 
@@ -79,7 +81,6 @@ class Tensor:
 
     @property
     def device(self):
-        from ._device import cpu
         return cpu
 
     @property
@@ -429,7 +430,6 @@ class Tensor:
         return id(self)
 
     def __repr__(self, *, tensor_contents=None):
-        from ._tensor_str import tensor_repr
         try:
             fn = self.grad_fn
             # torch prints the node's class name (CopySlices), not name()'s C++ namespace
@@ -451,7 +451,6 @@ class Tensor:
         return (_rebuild, (self._data, self.requires_grad))
 
     def __deepcopy__(self, memo):
-        from .autograd.grad_mode import no_grad
         if not self.is_leaf:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
                                "support the deepcopy protocol at the moment.  If you were "
@@ -460,14 +459,14 @@ class Tensor:
                                "https://github.com/pytorch/pytorch/pull/103001")
         if id(self) in memo:
             return memo[id(self)]
-        with no_grad():
-            new = type(self).__new__(type(self))
-            Tensor.__init__(new, self._data.copy())
-            new._rg = self._rg
-            if self._grad is not None:
-                new._grad = self._grad.__deepcopy__(memo)
-            if type(self) is not Tensor:
-                new.__dict__.update({k: v for k, v in self.__dict__.items()})
+        # Only arrays are copied here (no op runs), so nothing is recorded.
+        new = type(self).__new__(type(self))
+        Tensor.__init__(new, self._data.copy())
+        new._rg = self._rg
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        if type(self) is not Tensor:
+            new.__dict__.update({k: v for k, v in self.__dict__.items()})
         memo[id(self)] = new
         return new
 

@@ -30,6 +30,7 @@ import weakref
 from collections import OrderedDict
 
 from .. import _state
+from .._ops.registry import special_hooks
 from . import engine as _engine
 
 __all__ = ["profile", "record_function", "emit_nvtx", "emit_itt", "EventList", "FunctionEvent",
@@ -720,7 +721,6 @@ class profile:
         self.entered = True
         self._function_events = None
         rec = self._recorder = _Recorder(self)
-        from .._ops.registry import special_hooks
         special_hooks.append(rec)
         _engine.node_observers.append(rec)
         _engine.leaf_observers.append(rec)
@@ -732,7 +732,6 @@ class profile:
         if not self.enabled or self._recorder is None:
             return
         rec = self._recorder
-        from .._ops.registry import special_hooks
         _state.exit_special()
         _active.remove(rec)
         _engine.leaf_observers.remove(rec)
