@@ -10,10 +10,11 @@ with ``--with-root``.
 Prints the strongly connected components of more than one module (import circles), the number
 of function-local imports of package modules (per file with ``-v``), and the largest file.
 
-    python tools/import_graph.py [-v] [--with-root] [--files a.py b.py ...]
+    python tools/import_graph.py [-v] [--with-root] [--files a.py b.py ...] [--tree DIR]
 
 ``--files`` limits the function-local count shown per file to those paths (the totals stay
-package-wide).
+package-wide); ``--tree`` reads the ``ndgrad`` package of another checkout (e.g. an exported
+older commit, for before/after figures).
 """
 
 import argparse
@@ -25,15 +26,15 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 PKG = "ndgrad"
 
 
-def modules():
-    """``{module name: path}`` of every module of the package."""
+def modules(root=ROOT):
+    """``{module name: path}`` of every module of the package under `root`."""
     out = {}
-    for dirpath, _dirs, files in os.walk(ROOT):
+    for dirpath, _dirs, files in os.walk(root):
         for f in files:
             if not f.endswith(".py"):
                 continue
             path = os.path.join(dirpath, f)
-            rel = os.path.relpath(path, os.path.dirname(ROOT))[:-3].split(os.sep)
+            rel = os.path.relpath(path, os.path.dirname(root))[:-3].split(os.sep)
             if rel[-1] == "__init__":
                 rel = rel[:-1]
             out[".".join(rel)] = path
@@ -132,8 +133,10 @@ def main(argv=None):
     ap.add_argument("--with-root", action="store_true",
                     help="keep edges to the root package (ndgrad/__init__.py)")
     ap.add_argument("--files", nargs="*", help="show the local-import count of these files")
+    ap.add_argument("--tree", help="a checkout whose ndgrad package to read (default: this one)")
     args = ap.parse_args(argv)
-    mods = modules()
+    root = os.path.join(os.path.abspath(args.tree), PKG) if args.tree else ROOT
+    mods = modules(root)
     graph = {m: set() for m in mods}
     local_count = {}
     root_imports = 0
@@ -163,7 +166,8 @@ def main(argv=None):
     if args.v or args.files:
         wanted = None
         if args.files:
-            wanted = {os.path.abspath(f) for f in args.files}
+            base = os.path.dirname(root)
+            wanted = {os.path.join(base, f) for f in args.files}
         rows = [(n, m) for m, n in local_count.items()
                 if n and (wanted is None or os.path.abspath(mods[m]) in wanted)]
         for n, m in sorted(rows, reverse=True):
