@@ -17,8 +17,9 @@ values) is the same for all of them:
 
 - plain (`Backward`): the node's rule, its hooks, AccumulateGrad into ``.grad``. The loop
   inlines this behaviour's node step on its fast path;
-- observed (`ObservedBackward`, while a special mode is on): the same steps wrapped by the
-  registered observers (profiler events, anomaly-mode checks), see `node_observers`;
+- observed (`ObservedBackward`, when a special mode is on as the backward starts): the same
+  steps wrapped by the registered observers (profiler events, anomaly-mode checks), see
+  `node_observers`;
 - batched (``autograd._batched.BatchedBackward``): every gradient carries a leading batch
   dimension (``autograd.grad(..., is_grads_batched=True)``).
 """
