@@ -19,8 +19,11 @@ import warnings
 import numpy as np
 
 from . import _dtype
-from . import _state
+from . import _graph_core, _state
+from ._graph_core import AccumulateGrad, _add_hook, _HookDict
+from ._device import cpu
 from ._size import Size
+from ._tensor_str import tensor_repr
 
 __all__ = ["Tensor"]
 
@@ -78,7 +81,6 @@ class Tensor:
 
     @property
     def device(self):
-        from ._device import cpu
         return cpu
 
     @property
@@ -428,7 +430,6 @@ class Tensor:
         return id(self)
 
     def __repr__(self, *, tensor_contents=None):
-        from ._tensor_str import tensor_repr
         try:
             fn = self.grad_fn
             # torch prints the node's class name (CopySlices), not name()'s C++ namespace
@@ -450,7 +451,6 @@ class Tensor:
         return (_rebuild, (self._data, self.requires_grad))
 
     def __deepcopy__(self, memo):
-        from .autograd.grad_mode import no_grad
         if not self.is_leaf:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
                                "support the deepcopy protocol at the moment.  If you were "
@@ -459,14 +459,14 @@ class Tensor:
                                "https://github.com/pytorch/pytorch/pull/103001")
         if id(self) in memo:
             return memo[id(self)]
-        with no_grad():
-            new = type(self).__new__(type(self))
-            Tensor.__init__(new, self._data.copy())
-            new._rg = self._rg
-            if self._grad is not None:
-                new._grad = self._grad.__deepcopy__(memo)
-            if type(self) is not Tensor:
-                new.__dict__.update({k: v for k, v in self.__dict__.items()})
+        # Only arrays are copied here (no op runs), so nothing is recorded.
+        new = type(self).__new__(type(self))
+        Tensor.__init__(new, self._data.copy())
+        new._rg = self._rg
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        if type(self) is not Tensor:
+            new.__dict__.update({k: v for k, v in self.__dict__.items()})
         memo[id(self)] = new
         return new
 
@@ -514,8 +514,6 @@ def _legacy_name(np_dtype):
     return _dtype.from_np(np_dtype)._legacy.replace("Tensor", "")
 
 
-# Imported last: the autograd package imports modules that need the Tensor class defined above.
-
 def _from_array(data):
     """``Tensor(data)`` for an ndarray `data`, without the public constructor's argument
     handling: the dispatcher's way to wrap every result. Sets exactly the state of
@@ -535,5 +533,5 @@ def _from_array(data):
     return t
 
 
-from .autograd.graph import AccumulateGrad, _add_hook, _HookDict  # noqa: E402
-
+# The graph core (below this module) creates and rebuilds tensors with these.
+_graph_core.bind_tensor(Tensor, _from_array)

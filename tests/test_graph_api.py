@@ -223,7 +223,7 @@ def test_to_dot_with_profile_times():
 def test_render_needs_dot_and_says_so(monkeypatch, tmp_path):
     _, loss = _graph()
     monkeypatch.setattr(ngraph.shutil if hasattr(ngraph, "shutil") else
-                        __import__("ndgrad.autograd._graph_extras", fromlist=["x"]).shutil,
+                        __import__("ndgrad.autograd._graph_introspection", fromlist=["x"]).shutil,
                         "which", lambda name: None)
     with pytest.raises(RuntimeError, match="Graphviz's `dot` program, which was not found"):
         ngraph.render(loss, str(tmp_path / "g.svg"))
@@ -246,7 +246,7 @@ def test_render_calls_dot(monkeypatch, tmp_path):
 def test_engine_state_visible_to_multi_grad_hooks_and_checkpoint():
     # register_multi_grad_hook and checkpoint read the running backward's GraphTask: the
     # pending dependencies still list the leaf's accumulator while y's hook runs.
-    from ndgrad.autograd._graph_extras import _current_task
+    from ndgrad.autograd._graph_introspection import _current_task
     seen = []
     x = ndgrad.ones(2, requires_grad=True)
     y = x * 2

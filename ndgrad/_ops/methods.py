@@ -240,7 +240,7 @@ for _name, _fn in _METHODS.items():
 
 
 def _sum_to_size(self, size):
-    from ..autograd.engine import sum_to
+    from .broadcast import sum_to
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     return sum_to(self, tuple(size))

@@ -387,7 +387,7 @@ record_input_shape(EXPAND)
 
 @EXPAND.def_vjp
 def _(ctx, g):
-    from ..autograd.engine import sum_to
+    from .broadcast import sum_to
     return (sum_to(g, ctx._shape),)
 
 

@@ -5,6 +5,7 @@ import functools
 import inspect
 
 from .. import _state
+from .._ops.registry import special_hooks
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "set_multithreading_enabled"]
@@ -160,7 +161,6 @@ _marker = None
 def _install_marker():
     global _marker
     if _marker is None:
-        from .._ops.registry import special_hooks
         _marker = _InferenceMarker()
         special_hooks.append(_marker)
 

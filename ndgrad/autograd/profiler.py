@@ -30,7 +30,8 @@ import weakref
 from collections import OrderedDict
 
 from .. import _state
-from . import _special_engine
+from .._ops.registry import special_hooks
+from . import engine as _engine
 
 __all__ = ["profile", "record_function", "emit_nvtx", "emit_itt", "EventList", "FunctionEvent",
            "FunctionEventAvg", "aten_name", "Interval"]
@@ -608,7 +609,7 @@ class _Recorder:
             self.close(inner)
             self.close(outer)
 
-    # AccumulateGrad (the engine runs it itself: see _special_engine.accumulate_leaf)
+    # AccumulateGrad (the engine runs it itself: see engine.ObservedBackward.leaf)
     def open_leaf(self, node):
         return self.open(_EVALUATE + _ACCUMULATE_GRAD, "backward")
 
@@ -720,10 +721,9 @@ class profile:
         self.entered = True
         self._function_events = None
         rec = self._recorder = _Recorder(self)
-        from .._ops.registry import special_hooks
         special_hooks.append(rec)
-        _special_engine.node_observers.append(rec)
-        _special_engine.leaf_observers.append(rec)
+        _engine.node_observers.append(rec)
+        _engine.leaf_observers.append(rec)
         _active.append(rec)
         _state.enter_special()
         return self
@@ -732,11 +732,10 @@ class profile:
         if not self.enabled or self._recorder is None:
             return
         rec = self._recorder
-        from .._ops.registry import special_hooks
         _state.exit_special()
         _active.remove(rec)
-        _special_engine.leaf_observers.remove(rec)
-        _special_engine.node_observers.remove(rec)
+        _engine.leaf_observers.remove(rec)
+        _engine.node_observers.remove(rec)
         special_hooks.remove(rec)
         rec.stop()
         for ev in rec.events:
