@@ -35,6 +35,7 @@ from .serialization import *  # noqa: F401,F403
 from . import linalg  # noqa: F401,E402
 from . import testing  # noqa: F401,E402
 from . import utils  # noqa: F401,E402
+from .utils.dlpack import from_dlpack  # noqa: F401,E402
 from . import nn  # noqa: F401,E402
 from . import optim  # noqa: F401,E402
 from . import profiler  # noqa: F401,E402

@@ -38,7 +38,10 @@ def set_rng_state(new_state):
 
 
 def _finish(arr, requires_grad=False):
-    """Wrap a fresh array as a leaf; marks inference tensors inside inference_mode."""
+    """Wrap a fresh array as a leaf; marks inference tensors inside inference_mode. An ndarray
+    subclass (np.memmap, ...) is wrapped through a plain view of the same memory."""
+    if type(arr) is not np.ndarray:
+        arr = arr.view(np.ndarray)
     t = Tensor(arr)
     if requires_grad:
         if arr.dtype.kind not in "fc":
@@ -71,7 +74,33 @@ def _unwrap_nested(data):
     return data
 
 
+_SCALARS = (int, float, complex, bool, np.generic)
+
+
+def _refuse(leaf):
+    """torch's error for a value that is no number, sequence, array or tensor."""
+    if isinstance(leaf, (str, bytes)):
+        return TypeError(f"new(): invalid data type '{type(leaf).__name__}'")
+    return RuntimeError(f"Could not infer dtype of {type(leaf).__name__}")
+
+
+def _bad_leaf(data):
+    if isinstance(data, (list, tuple)):
+        for d in data:
+            bad = _bad_leaf(d)
+            if bad is not None:
+                return bad
+        return None
+    if isinstance(data, (Tensor, np.ndarray) + _SCALARS) and not isinstance(data, np.str_):
+        return None
+    return data
+
+
 def _array_from(data, dtype):
+    if not isinstance(data, (list, tuple, np.ndarray, Tensor) + _SCALARS) or \
+            isinstance(data, (np.str_, np.bytes_)):
+        # torch reads no __array__ / __array_interface__ objects, dicts, sets or strings
+        raise _refuse(data)
     if isinstance(data, np.generic):
         data = np.asarray(data)
     if isinstance(data, np.ndarray):
@@ -89,8 +118,9 @@ def _array_from(data, dtype):
         arr = np.array(raw)
     except ValueError:
         raise ValueError("expected sequence of equal-length lists") from None
-    if arr.dtype == object:
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    if arr.dtype.kind in "OUS":
+        bad = _bad_leaf(data)
+        raise _refuse(bad if bad is not None else data)
     if dtype is None:
         if isinstance(raw, list) and _contains_tensor(data):
             return arr
@@ -138,11 +168,24 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     return t
 
 
+_warned_not_writable = False
+
+
 def from_numpy(ndarray):
-    """A tensor sharing memory with a NumPy array (writes show in both)."""
+    """A tensor sharing memory with a NumPy array or subclass (np.memmap, ...): writes show in
+    both. A read-only array is shared too, with torch's (once per process) warning."""
+    global _warned_not_writable
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     _dtype.from_np(ndarray.dtype)
+    if not ndarray.flags.writeable and not _warned_not_writable:
+        _warned_not_writable = True
+        warnings.warn("The given NumPy array is not writable, and PyTorch does not support "
+                      "non-writable tensors. This means writing to this tensor will result in "
+                      "undefined behavior. You may want to copy the array to protect its data "
+                      "or make it writable before converting it to a tensor. This type of "
+                      "warning will be suppressed for the rest of this program.", UserWarning,
+                      stacklevel=2)
     return _finish(ndarray)
 
 
