@@ -106,7 +106,7 @@ def test_decoder_stack_with_causal_hint_and_eval_dropout():
     copy_weights(td, nd)
     tgt, mem = arr(7, 2, 5, D), arr(8, 2, 3, D)
     for causal in (None, True):
-        n, t = both(lambda lib: (nd if lib is ndgrad else td)(
+        n, t = both(lambda lib, causal=causal: (nd if lib is ndgrad else td)(
             lib.tensor(tgt), lib.tensor(mem),
             tgt_mask=lib.nn.Transformer.generate_square_subsequent_mask(5),
             tgt_is_causal=causal))
@@ -115,7 +115,7 @@ def test_decoder_stack_with_causal_hint_and_eval_dropout():
 
 def test_square_subsequent_mask_and_errors():
     for sz in (1, 4):
-        n, t = both(lambda lib: lib.nn.Transformer.generate_square_subsequent_mask(sz))
+        n, t = both(lambda lib, sz=sz: lib.nn.Transformer.generate_square_subsequent_mask(sz))
         assert n.dtype == ndgrad.float32 and n.tolist() == t.tolist()
     n, t = both(lambda lib: lib.nn.Transformer.generate_square_subsequent_mask(
         3, dtype=lib.float64))
