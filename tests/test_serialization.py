@@ -482,3 +482,19 @@ def test_allowed_globals_cannot_be_made_to_allocate():
     data = _archive(b"\x80\x02c__builtin__\nbytearray\n\x8a\x06" + huge + b"\x85R.")
     with pytest.raises(pickle.UnpicklingError, match="bytearray is only allowed from data"):
         ndgrad.load(io.BytesIO(data))
+
+
+def test_records_are_aligned_so_torch_can_map_them(tmp_path):
+    p = str(tmp_path / "n.pt")
+    obj = {"a": ndgrad.arange(10.0), "b": ndgrad.ones(3, 3, dtype=ndgrad.float64),
+           "c": ndgrad.tensor([1, 2, 3], dtype=ndgrad.int16)}
+    ndgrad.save(obj, p)
+    with open(p, "rb") as fh, zipfile.ZipFile(p) as z:
+        for info in z.infolist():
+            fh.seek(info.header_offset + 26)
+            name_len, extra_len = struct.unpack("<HH", fh.read(4))
+            start = info.header_offset + 30 + name_len + extra_len
+            if "/data/" in info.filename:
+                assert start % 64 == 0 and info.compress_type == zipfile.ZIP_STORED
+    out = torch.load(p, mmap=True)
+    assert describe(out) == describe({k: to_torch(v) for k, v in obj.items()})
