@@ -12,8 +12,8 @@ Invariants:
   ``APPEND(S)`` only extends lists and ``SETITEM(S)`` only fills dicts.
 - Every read is bounded by the bytes actually present, so a length field claiming more data
   than the pickle holds fails instead of allocating.
-- Any malformed input raises ``pickle.UnpicklingError`` (or ``EOFError`` for an empty
-  stream), with torch's messages for the refusals it names.
+- Any malformed input raises ``pickle.UnpicklingError`` (``EOFError`` when the data is
+  truncated), with torch's messages for the refusals it names.
 """
 
 import struct
@@ -101,8 +101,10 @@ class Unpickler:
 
     # -------------------------------------------------------------- reading primitives
     def read(self, n):
-        if n < 0 or self.pos + n > len(self.data):
-            raise UnpicklingError("pickle data was truncated")
+        if n < 0:
+            raise UnpicklingError("negative length in pickle data")
+        if self.pos + n > len(self.data):
+            raise EOFError                  # truncated data: torch's unpickler ends in EOFError
         out = self.data[self.pos:self.pos + n]
         self.pos += n
         return out
@@ -110,7 +112,7 @@ class Unpickler:
     def readline(self):
         end = bytes(self.data[self.pos:self.pos + 4096]).find(b"\n")
         if end < 0:
-            raise UnpicklingError("pickle data was truncated")
+            raise EOFError
         line = bytes(self.data[self.pos:self.pos + end])
         self.pos += end + 1
         return line
@@ -162,7 +164,7 @@ class Unpickler:
             raise EOFError
         while True:
             if self.pos >= len(self.data):
-                raise UnpicklingError("pickle data was truncated")
+                raise EOFError                  # as torch's: the stream ended between opcodes
             op = self.data[self.pos]
             self.pos += 1
             if op == 0x80:                                   # PROTO

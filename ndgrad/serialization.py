@@ -12,8 +12,9 @@ dtypes are spelled) lives in ``_torch_pickle``; the restricted unpickler in
 ``load`` reads torch's files without torch: with ``weights_only=True`` (the default, as in
 torch 2.6+) only tensors, containers, primitive types and allowlisted globals load, and nothing
 else is imported or called; with ``weights_only=False`` any object loads, torch's classes being
-replaced by ndgrad's equivalents. Files written by earlier ndgrad versions (``.npz``) and, when
-the ``safetensors`` package is installed, ``.safetensors`` files load too.
+replaced by ndgrad's equivalents. torch's pre-1.6 format (a stream of pickles followed by the
+storages' bytes), files written by earlier ndgrad versions (``.npz``) and, when the
+``safetensors`` package is installed, ``.safetensors`` files load too.
 
 Invariants: ``save`` pickles the whole object before touching the destination, so a failed
 save writes nothing; ``load`` reads at most the bytes the file holds (every size field is
@@ -164,7 +165,7 @@ def _load_file(fh, path, map_location, pickle_module, weights_only, mmap, pickle
                                f"`torch.save({shown}_use_new_zipfile_serialization=True), "
                                "please torch.save your checkpoint with this option in order "
                                "to use mmap.")
-        return _load_legacy(fh, weights_only)
+        return _load_legacy(fh, map_location, pickle_module, weights_only, pickle_load_args)
     try:
         zf = zipfile.ZipFile(fh)
     except (zipfile.BadZipFile, OSError, ValueError, EOFError, struct.error) as e:
@@ -218,24 +219,123 @@ def _weights_only_message(message):
     return out + "\n\n" + message + _DOCS_MESSAGE
 
 
-def _load_legacy(fh, weights_only):
-    """A file that is not a zip archive: torch's pre-1.6 format (not read here) or garbage;
-    raise what torch raises for a file whose first pickle does not load."""
+_LEGACY_MAGIC = 0x1950A86A20F9469CFC6C
+_LEGACY_PROTOCOL = 1001
+
+
+def _load_legacy(fh, map_location, pickle_module, weights_only, pickle_load_args):
+    """torch's pre-1.6 format (``_use_new_zipfile_serialization=False``): four pickles (magic
+    number, protocol version, system info, the object), the storage keys, then each storage
+    as an int64 element count and its bytes. Anything else raises what torch raises."""
     data = fh.read()
+    if not data:
+        raise EOFError("Ran out of input")
+    loader = _LegacyStorages(data, map_location)
+    encoding = pickle_load_args.get("encoding", "utf-8")
     if weights_only:
+        reader = _WeightsOnlyUnpickler(data, torch_globals(), loader.persistent_load,
+                                       build_types=_build_types(), encoding=encoding)
         try:
-            _WeightsOnlyUnpickler(data, {}, _no_persistent).load()
+            header = [reader.load()]
+            if header[0] != _LEGACY_MAGIC:
+                raise RuntimeError("Invalid magic number; corrupt file?")
+            header += [reader.load(), reader.load()]
+            _check_legacy_header(header)
+            result = reader.load()
+            keys = reader.load()
         except pickle.UnpicklingError as e:
             raise pickle.UnpicklingError(_weights_only_message(str(e))) from None
-    elif not data:
-        raise EOFError("Ran out of input")
-    raise RuntimeError("ndgrad.load reads torch's zip checkpoint format (torch >= 1.6, the "
-                       "default of torch.save); this file is not in that format. Re-save it "
-                       "with torch.save(obj, f) to convert it.")
+        end = reader.pos
+    else:
+        stream = io.BytesIO(data)
+        header = [pickle_module.load(stream, **pickle_load_args)]
+        if header[0] != _LEGACY_MAGIC:
+            raise RuntimeError("Invalid magic number; corrupt file?")
+        header += [pickle_module.load(stream, **pickle_load_args) for _ in range(2)]
+        _check_legacy_header(header)
+        unpickler = _full_unpickler(pickle_module, stream, **pickle_load_args)
+        unpickler.persistent_load = loader.persistent_load
+        result = unpickler.load()
+        keys = pickle_module.load(stream, **pickle_load_args)
+        end = stream.tell()
+    if not isinstance(keys, list):
+        raise RuntimeError("corrupt legacy checkpoint: no list of storage keys")
+    little = header[2].get("little_endian", True) if isinstance(header[2], dict) else True
+    loader.fill(keys, end, swap=little != (sys.byteorder == "little"))
+    return result
 
 
-def _no_persistent(pid):
-    raise pickle.UnpicklingError("unsupported persistent id encountered")
+def _unexpected_eof(missing):
+    return RuntimeError(f"unexpected EOF, expected {missing} more bytes. The file might be "
+                        f"corrupted.")
+
+
+def _check_legacy_header(header):
+    if header[1] != _LEGACY_PROTOCOL:
+        raise RuntimeError(f"Invalid protocol version: {header[1]}")
+
+
+class _LegacyStorages:
+    """Storages of a legacy file: made (zeroed, bounded by the file's size) when the pickle
+    names them, filled from the bytes after it."""
+
+    def __init__(self, data, map_location):
+        self.data = data
+        self.map_location = map_location
+        self.roots = {}
+        self.views = {}
+
+    def persistent_load(self, pid):
+        if isinstance(pid, tuple) and len(pid) == 4 and _ascii(pid[0]) == "module":
+            return pid[1]            # a module class whose source torch saved (not compared)
+        if not isinstance(pid, tuple) or len(pid) != 6 or _ascii(pid[0]) != "storage":
+            raise pickle.UnpicklingError("unsupported persistent id in a legacy checkpoint")
+        _, storage_type, key, location, numel, view = pid
+        if not isinstance(storage_type, StorageType) or type(numel) is not int or numel < 0:
+            raise pickle.UnpicklingError("unsupported persistent id in a legacy checkpoint")
+        found = self.roots.get(key)
+        if found is None:
+            if numel * storage_type.file_itemsize > len(self.data):
+                raise RuntimeError(f"storage {key!r} claims {numel} elements, more than the "
+                                   f"file holds")
+            storage = _restore(Storage(np.zeros(numel, storage_type.dtype.np)),
+                               _ascii(location), self.map_location)
+            found = self.roots[key] = (storage_type, storage)
+        if view is None:
+            return found[1]
+        view_key, offset, size = view
+        if view_key not in self.views:
+            root = found[1]._array
+            if offset < 0 or size < 0 or offset + size > root.size:
+                raise RuntimeError(f"storage view {view_key!r} lies outside its storage")
+            self.views[view_key] = Storage(root[offset:offset + size])
+        return self.views[view_key]
+
+    def fill(self, keys, pos, swap):
+        data = self.data
+        for key in keys:
+            if key not in self.roots:
+                raise RuntimeError(f"storage key {key!r} not found in deserialized_objects")
+            storage_type, storage = self.roots[key]
+            if pos + 8 > len(data):
+                raise _unexpected_eof(pos + 8 - len(data))
+            numel = struct.unpack("<q", data[pos:pos + 8])[0]
+            nbytes = numel * storage_type.file_itemsize
+            pos += 8
+            if numel != storage._array.size:
+                raise RuntimeError(f"storage {key!r} holds {numel} elements in the file, "
+                                   f"{storage._array.size} in its record")
+            if pos + nbytes > len(data):
+                raise _unexpected_eof(pos + nbytes - len(data))
+            raw = np.frombuffer(data, np.uint8, nbytes, pos)
+            pos += nbytes
+            if storage_type.bfloat16:
+                bits = raw.view(np.uint16)
+                bits = bits.byteswap() if swap else bits
+                storage._array[...] = (bits.astype(np.uint32) << 16).view(np.float32)
+            else:
+                values = raw.view(storage.dtype.np)
+                storage._array[...] = values.byteswap() if swap else values
 
 
 class _ArchiveReader:
@@ -361,29 +461,30 @@ class _StorageLoader:
             array = raw.view(storage_type.dtype.np)
             if self.reader.swap:
                 array = array.byteswap()
-        storage = self._restore(Storage(array), location)
+        storage = _restore(Storage(array), location, self.map_location)
         self.loaded[key] = storage
         return storage
 
-    def _restore(self, storage, location):
-        ml = self.map_location
-        if ml is None:
-            target = location
-        elif isinstance(ml, dict):
-            target = ml.get(location, location)
-        elif isinstance(ml, (str, bytes)):
-            target = _ascii(ml)
-        elif callable(ml) and not _is_device(ml):
-            result = ml(storage, location)
-            if result is not None:
-                if not isinstance(result, Storage):
-                    raise TypeError(f"map_location should return a storage or None, got "
-                                    f"{type(result).__name__}")
-                return result
-            target = location
-        else:
-            target = str(ml)
-        return _default_restore(storage, str(target))
+
+def _restore(storage, location, ml):
+    """`storage` (loaded on the CPU, tagged `location`) put where `ml` (map_location) says."""
+    if ml is None:
+        target = location
+    elif isinstance(ml, dict):
+        target = ml.get(location, location)
+    elif isinstance(ml, (str, bytes)):
+        target = _ascii(ml)
+    elif callable(ml) and not _is_device(ml):
+        result = ml(storage, location)
+        if result is not None:
+            if not isinstance(result, Storage):
+                raise TypeError(f"map_location should return a storage or None, got "
+                                f"{type(result).__name__}")
+            return result
+        target = location
+    else:
+        target = str(ml)
+    return _default_restore(storage, str(target))
 
 
 def _is_device(x):

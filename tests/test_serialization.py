@@ -407,6 +407,46 @@ def test_code_in_a_pickle_is_never_run(tmp_path):
     assert not os.path.exists(marker)
 
 
+@pytest.mark.parametrize("weights_only", [True, False])
+def test_torch_legacy_format_loads(tmp_path, weights_only):
+    p = str(tmp_path / "legacy.pt")
+    obj = odd_dtypes(torch)
+    obj["bf16"] = torch.tensor([1.5, -2.25], dtype=torch.bfloat16)
+    obj["param"] = torch.nn.Parameter(torch.ones(2))
+    obj["nested"] = OrderedDict([("a", [1, (2.5, "x")])])
+    torch.save(obj, p, _use_new_zipfile_serialization=False)
+    n, t = ndgrad.load(p, weights_only=weights_only), torch.load(p, weights_only=weights_only)
+    t["bf16"] = t["bf16"].float()
+    assert describe(n) == describe(t)
+    n["base"][0, 1] = -1.0                               # views share their storage again
+    assert n["column"][0].item() == -1.0 and n["transposed"][1, 0].item() == -1.0
+
+
+def test_torch_legacy_whole_module_and_refusal(tmp_path):
+    p = str(tmp_path / "legacy_model.pt")
+    torch.manual_seed(0)
+    tm = torch.nn.Linear(3, 2)
+    torch.save(tm, p, _use_new_zipfile_serialization=False)
+    nm = ndgrad.load(p, weights_only=False)
+    assert type(nm) is ndgrad.nn.Linear
+    assert nm.weight.tolist() == tm.weight.tolist()
+    with pytest.raises(pickle.UnpicklingError) as ne:
+        ndgrad.load(p)
+    with pytest.raises(pickle.UnpicklingError) as te:
+        torch.load(p)
+    assert str(ne.value) == str(te.value)
+    data = open(p, "rb").read()
+    for cut in (len(data) - 3, len(data) - 20, len(data) - 40, 100):
+        for wo in (True, False):
+            with pytest.raises(Exception) as te:
+                torch.load(io.BytesIO(data[:cut]), weights_only=wo)
+            with pytest.raises(Exception) as ne:
+                ndgrad.load(io.BytesIO(data[:cut]), weights_only=wo)
+            assert type(ne.value) is type(te.value)
+            if type(te.value) is RuntimeError:
+                assert str(ne.value) == str(te.value)
+
+
 def test_truncated_empty_and_garbage_files(tmp_path):
     buf = io.BytesIO()
     torch.save({"a": torch.ones(100)}, buf)
