@@ -199,6 +199,49 @@ def _load_file(fh, path, map_location, pickle_module, weights_only, mmap, pickle
         return unpickler.load()
 
 
+def get_unsafe_globals_in_checkpoint(f):
+    """The ``module.name`` globals in a checkpoint's ``data.pkl`` that a weights-only load would
+    refuse (neither built in nor allowlisted). Nothing is unpickled: the opcodes are only
+    scanned."""
+    import pickletools
+    from ._weights_only_unpickler import _RENAMED_MODULES, _ndgrad_spelling, user_allowed_globals
+    safe = set(torch_globals()) | set(user_allowed_globals())
+    opened = open(f, "rb") if isinstance(f, (str, os.PathLike)) else f
+    try:
+        if opened.read(4) != b"PK\x03\x04":
+            raise ValueError("Expected input to be a checkpoint returned by torch.save")
+        opened.seek(-4, os.SEEK_CUR)
+        try:
+            zf = zipfile.ZipFile(opened)
+        except zipfile.BadZipFile:
+            raise ValueError("Expected input to be a checkpoint returned by torch.save") \
+                from None
+        with zf:
+            reader = _ArchiveReader(zf, opened, None)
+            if reader.has("constants.pkl"):
+                raise ValueError("Expected input to be a checkpoint returned by torch.save but "
+                                 "got a torchscript checkpoint")
+            data = reader.read_record("data.pkl")
+    finally:
+        if opened is not f:
+            opened.close()
+    found, strings = set(), []
+    for op, arg, _ in pickletools.genops(data):
+        if op.name in ("SHORT_BINUNICODE", "BINUNICODE", "UNICODE"):
+            strings.append(arg)
+        elif op.name == "GLOBAL":
+            module, name = arg.split(" ", 1)
+            found.add((module, name))
+        elif op.name == "STACK_GLOBAL" and len(strings) >= 2:
+            found.add((strings[-2], strings[-1]))
+    out = []
+    for module, name in found:
+        path = f"{_RENAMED_MODULES.get(module, module)}.{name}"
+        if path not in safe and _ndgrad_spelling(path) not in safe:
+            out.append(path)
+    return out
+
+
 def _build_types():
     from ._tensor import Tensor
     from .nn.parameter import Parameter

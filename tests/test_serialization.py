@@ -538,3 +538,26 @@ def test_records_are_aligned_so_torch_can_map_them(tmp_path):
                 assert start % 64 == 0 and info.compress_type == zipfile.ZIP_STORED
     out = torch.load(p, mmap=True)
     assert describe(out) == describe({k: to_torch(v) for k, v in obj.items()})
+
+
+def test_unsafe_globals_in_checkpoint_and_allowlisted_whole_modules(tmp_path):
+    for lib in (torch, ndgrad):
+        lib.serialization.clear_safe_globals()
+    tp, np_ = str(tmp_path / "t.pt"), str(tmp_path / "n.pt")
+    torch.save({"m": torch.nn.Linear(2, 2), "pt": Point(1, 2)}, tp)
+    ndgrad.save({"m": ndgrad.nn.Linear(2, 2), "pt": Point(1, 2)}, np_)
+    want = sorted(torch.serialization.get_unsafe_globals_in_checkpoint(tp))
+    assert sorted(ndgrad.serialization.get_unsafe_globals_in_checkpoint(tp)) == want
+    assert sorted(ndgrad.serialization.get_unsafe_globals_in_checkpoint(np_)) == sorted(
+        w.replace("torch.nn", "ndgrad.nn") for w in want)
+    torch.save({"w": torch.ones(2)}, tp)
+    assert ndgrad.serialization.get_unsafe_globals_in_checkpoint(tp) == [] == \
+        torch.serialization.get_unsafe_globals_in_checkpoint(tp)
+    with pytest.raises(ValueError, match="Expected input to be a checkpoint"):
+        ndgrad.serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(b"garbage"))
+    # allowlisting ndgrad's Linear admits torch's spelling of it too
+    torch.save(torch.nn.Linear(2, 3), tp)
+    with ndgrad.serialization.safe_globals([ndgrad.nn.Linear]):
+        m = ndgrad.load(tp)
+        assert ndgrad.serialization.get_unsafe_globals_in_checkpoint(tp) == []
+    assert type(m) is ndgrad.nn.Linear and m(ndgrad.ones(1, 2)).shape == (1, 3)
