@@ -15,7 +15,7 @@ from . import _state
 from ._device import check_device
 from ._tensor import Tensor
 
-__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty",
+__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "frombuffer", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range", "linspace",
            "logspace", "eye", "rand", "randn", "randint", "randperm", "rand_like", "randn_like",
            "randint_like", "normal", "bernoulli", "multinomial", "scalar_tensor",
@@ -187,6 +187,45 @@ def from_numpy(ndarray):
                       "warning will be suppressed for the rest of this program.", UserWarning,
                       stacklevel=2)
     return _finish(ndarray)
+
+
+_warned_buffer_not_writable = False
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-D tensor sharing memory with an object exposing the buffer protocol (bytes,
+    bytearray, memoryview, mmap, ...): `count` elements of `dtype` from byte `offset`."""
+    global _warned_buffer_not_writable
+    try:
+        view = memoryview(buffer)
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    length = view.nbytes
+    item = _dtype.to_np(dtype).itemsize
+    if length == 0 or count == 0:
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if offset < 0 or offset >= length:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than "
+                         f"buffer length ({length} bytes) minus 1")
+    if count < 0:
+        if (length - offset) % item:
+            raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} "
+                             f"bytes) must be a multiple of element size ({item})")
+        count = (length - offset) // item
+    elif offset + count * item > length:
+        raise ValueError(f"requested buffer length ({count} * {item} bytes) after offset "
+                         f"({offset} bytes) must not be greater than actual buffer length "
+                         f"({length} bytes)")
+    if view.readonly and not _warned_buffer_not_writable:
+        _warned_buffer_not_writable = True
+        warnings.warn("The given buffer is not writable, and PyTorch does not support "
+                      "non-writable tensors. This means you can write to the underlying "
+                      "(supposedly non-writable) buffer using the tensor. You may want to copy "
+                      "the buffer to protect its data or make it writable before converting it "
+                      "to a tensor. This type of warning will be suppressed for the rest of "
+                      "this program.", UserWarning, stacklevel=2)
+    arr = np.frombuffer(view.cast("B"), _dtype.to_np(dtype), count, offset)
+    return _finish(arr, requires_grad)
 
 
 def _size(size):

@@ -121,3 +121,29 @@ def test_dlpack_strides_devices_and_errors():
     n = ndgrad.from_dlpack(a)
     a[0] = 9
     assert n[0].item() == 9.0 and np.from_dlpack(n)[0] == 9.0
+
+
+@pytest.mark.parametrize("kw", [{}, {"count": 2, "offset": 4}, {"count": 5}, {"offset": 13},
+                                {"offset": 2}, {"count": 0}, {"offset": -1}])
+def test_frombuffer_like_torch(kw):
+    def go(lib):
+        ba = bytearray(np.array([1, 2, 3], dtype=np.int32).tobytes())
+        try:
+            t = lib.frombuffer(ba, dtype=lib.int32, **kw)
+        except Exception as e:  # noqa: BLE001  (the exception is the observable)
+            return type(e).__name__, str(e)
+        ba[4] = 9                                       # shares the buffer's memory
+        return str(t.dtype), t.tolist()
+    assert go(ndgrad) == go(torch)
+
+
+def test_frombuffer_read_only_and_empty():
+    for lib in (torch, ndgrad):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")             # (torch warns once per process)
+            t = lib.frombuffer(b"abcd", dtype=lib.uint8)
+        assert t.tolist() == [97, 98, 99, 100]
+        with pytest.raises(ValueError, match="must not be 0"):
+            lib.frombuffer(bytearray(), dtype=lib.int32)
+        with pytest.raises(ValueError, match="buffer protocol"):
+            lib.frombuffer([1, 2], dtype=lib.int32)
