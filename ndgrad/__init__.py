@@ -40,7 +40,7 @@ from . import nn  # noqa: F401,E402
 from . import optim  # noqa: F401,E402
 from . import profiler  # noqa: F401,E402
 from . import special  # noqa: F401,E402
-from . import amp, backends, cpu, cuda, mps, onnx  # noqa: F401,E402
+from . import amp, backends, cpu, cuda, mps, onnx, random  # noqa: F401,E402
 from .amp import GradScaler, autocast  # noqa: F401,E402
 from .amp.autocast_mode import (get_autocast_dtype, is_autocast_enabled,  # noqa: F401,E402
                                 set_autocast_dtype, set_autocast_enabled,

@@ -237,3 +237,23 @@ def test_data_parallel_forwards_to_the_module():
     np.testing.assert_allclose(ndp(ndgrad.tensor(x)).detach().numpy(),
                                tdp(torch.tensor(x)).detach().numpy(), rtol=1e-6)
     assert repr(ndp) == repr(tdp)
+
+
+def test_random_namespace_like_torch():
+    def draws(lib):
+        lib.random.manual_seed(7)
+        out = [lib.rand(3).tolist()]
+        with lib.random.fork_rng():
+            out.append(lib.randn(2).tolist())
+        out.append(lib.rand(3).tolist())             # as if the fork never drew
+        state = lib.random.get_rng_state()
+        out.append(lib.rand(2).tolist())
+        lib.random.set_rng_state(state)
+        out.append(lib.rand(2).tolist())
+        out.append(lib.random.initial_seed())
+        with lib.random.fork_rng(enabled=False):
+            lib.rand(1)
+        out.append(lib.rand(1).tolist())
+        out.append(lib.random.thread_safe_generator())
+        return out
+    assert draws(ndgrad) == draws(torch)
