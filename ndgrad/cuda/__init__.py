@@ -4,9 +4,11 @@ GPU run unchanged: ``is_available()`` is False, ``device_count()`` 0, seeding an
 ``AssertionError("Torch not compiled with CUDA enabled")``.
 """
 
+import contextlib
 import warnings
+from collections import OrderedDict
 
-from . import amp  # noqa: F401
+from . import amp, nvtx  # noqa: F401
 
 __all__ = ["is_available", "device_count", "is_initialized", "manual_seed", "manual_seed_all",
            "seed", "seed_all", "empty_cache", "synchronize", "current_device", "set_device",
@@ -17,7 +19,16 @@ __all__ = ["is_available", "device_count", "is_initialized", "manual_seed", "man
            "memory_summary", "is_bf16_supported", "get_rng_state", "set_rng_state",
            "get_rng_state_all", "set_rng_state_all", "initial_seed", "init", "ipc_collect",
            "device", "device_of", "Stream", "Event", "current_stream", "default_stream",
-           "stream", "amp"]
+           "stream", "amp", "nvtx", "get_arch_list", "get_gencode_flags", "has_half",
+           "has_magma", "is_tf32_supported", "memory_stats", "memory_stats_as_nested_dict",
+           "host_memory_stats", "caching_allocator_disabled", "current_blas_handle",
+           "current_solver_handle", "get_per_process_memory_fraction",
+           "set_per_process_memory_fraction", "get_sync_debug_mode", "set_sync_debug_mode",
+           "reset_accumulated_memory_stats", "reset_max_memory_cached",
+           "reset_peak_host_memory_stats"]
+
+has_half = True
+has_magma = False
 
 _NOT_COMPILED = "Torch not compiled with CUDA enabled"
 
@@ -81,12 +92,46 @@ def max_memory_reserved(device=None):
 memory_cached = memory_reserved
 max_memory_cached = max_memory_reserved
 
+
+def get_arch_list():
+    return []
+
+
+def get_gencode_flags():
+    return ""
+
+
+def is_tf32_supported():
+    return False
+
+
+def memory_stats(device=None):
+    return OrderedDict()
+
+
+def memory_stats_as_nested_dict(device=None):
+    return {}
+
+
+def host_memory_stats():
+    return OrderedDict()
+
+
+@contextlib.contextmanager
+def caching_allocator_disabled():
+    """There is no CUDA caching allocator: raises on entry, like the other CUDA calls."""
+    _no_cuda()
+    yield
+
 # What needs a CUDA device fails as in torch's CPU build.
 synchronize = current_device = set_device = get_device_name = get_device_capability = \
     get_device_properties = reset_peak_memory_stats = reset_max_memory_allocated = \
     mem_get_info = memory_summary = get_rng_state = set_rng_state = get_rng_state_all = \
     set_rng_state_all = initial_seed = init = ipc_collect = current_stream = \
-    default_stream = _no_cuda
+    default_stream = current_blas_handle = current_solver_handle = \
+    get_per_process_memory_fraction = set_per_process_memory_fraction = \
+    get_sync_debug_mode = set_sync_debug_mode = reset_accumulated_memory_stats = \
+    reset_max_memory_cached = reset_peak_host_memory_stats = _no_cuda
 
 
 class device:
