@@ -75,6 +75,7 @@ def _unwrap_nested(data):
 
 
 _SCALARS = (int, float, complex, bool, np.generic)
+_READABLE = (list, tuple, np.ndarray, Tensor) + _SCALARS
 
 
 def _refuse(leaf):
@@ -97,8 +98,7 @@ def _bad_leaf(data):
 
 
 def _array_from(data, dtype):
-    if not isinstance(data, (list, tuple, np.ndarray, Tensor) + _SCALARS) or \
-            isinstance(data, (np.str_, np.bytes_)):
+    if not isinstance(data, _READABLE) or isinstance(data, (np.str_, np.bytes_)):
         # torch reads no __array__ / __array_interface__ objects, dicts, sets or strings
         raise _refuse(data)
     if isinstance(data, np.generic):
