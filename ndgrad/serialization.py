@@ -29,6 +29,7 @@ import os
 import pickle
 import struct
 import sys
+import warnings
 import zipfile
 
 import numpy as np
@@ -141,6 +142,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                            "specified")
     if pickle_module is None:
         pickle_module = pickle
+    if pickle_load_args and weights_only:
+        warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
     pickle_load_args.setdefault("encoding", "utf-8")
     if isinstance(f, (str, os.PathLike)) and os.fspath(f).endswith(".safetensors"):
         return _load_safetensors(os.fspath(f), map_location)

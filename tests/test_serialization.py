@@ -275,6 +275,18 @@ def test_paths_file_objects_and_buffers(tmp_path):
         torch.save(torch.ones(1), str(tmp_path / "missing" / "x.pt"))
 
 
+def test_pickle_load_args_warn_under_weights_only(tmp_path):
+    p = str(tmp_path / "t.pt")
+    torch.save({"a": torch.ones(1)}, p)
+    for lib in (torch, ndgrad):
+        with pytest.warns(UserWarning, match="pickle_load_args only works if"):
+            lib.load(p, encoding="latin1")
+        with pytest.raises(RuntimeError, match="Can not safely load weights when explicit "
+                                               "pickle_module is specified"):
+            lib.load(p, pickle_module=pickle, weights_only=True)
+        assert lib.load(p, pickle_module=pickle)["a"].tolist() == [1.0]
+
+
 def test_map_location_forms(tmp_path):
     p = str(tmp_path / "t.pt")
     torch.save({"a": torch.arange(3.0)}, p)
