@@ -147,3 +147,18 @@ def test_frombuffer_read_only_and_empty():
             lib.frombuffer(bytearray(), dtype=lib.int32)
         with pytest.raises(ValueError, match="buffer protocol"):
             lib.frombuffer([1, 2], dtype=lib.int32)
+
+
+def test_numpy_copies_and_views_like_torch():
+    for lib in (torch, ndgrad):
+        t = lib.arange(3.0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)   # torch's __array__ lacks copy=
+            copied = np.array(t)
+            copied_f32 = np.array(t, dtype=np.float32)
+            shared = np.asarray(t)
+        copied[0] = 99.0
+        copied_f32[1] = 99.0
+        assert t.tolist() == [0.0, 1.0, 2.0]
+        shared[2] = 5.0
+        assert t.tolist() == [0.0, 1.0, 5.0]
