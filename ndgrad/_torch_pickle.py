@@ -53,6 +53,8 @@ class _TorchName:
 
 _REBUILD_TENSOR = _TorchName("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_PARAMETER = _TorchName("torch._utils", "_rebuild_parameter")
+_REBUILD_FROM_TYPE = _TorchName("torch._tensor", "_rebuild_from_type_v2")
+_TENSOR = _TorchName("torch", "Tensor")
 _SIZE = _TorchName("torch", "Size")
 _DEVICE = _TorchName("torch", "device")
 _STORAGE_GLOBALS = {d: _TorchName("torch", n) for d, n in _STORAGE_NAMES.items()}
@@ -115,7 +117,12 @@ class TorchPickler(pickle._Pickler):
             if isinstance(obj, Parameter):
                 return (_REBUILD_PARAMETER, (Tensor(obj._data), obj.requires_grad,
                                              OrderedDict()))
-            return self._tensor_args(obj, obj.requires_grad)
+            reduced = self._tensor_args(obj, obj.requires_grad)
+            if type(obj) is Tensor and not obj.__dict__:
+                return reduced
+            # Python attributes (or a subclass): torch's _rebuild_from_type_v2 wrapping
+            kind = _TENSOR if type(obj) is Tensor else type(obj)
+            return (_REBUILD_FROM_TYPE, (reduced[0], kind, reduced[1], dict(obj.__dict__)))
         if type(obj) is Size:
             return (_SIZE, (tuple(int(s) for s in obj),))
         if isinstance(obj, device):

@@ -573,3 +573,16 @@ def test_unsafe_globals_in_checkpoint_and_allowlisted_whole_modules(tmp_path):
         m = ndgrad.load(tp)
         assert ndgrad.serialization.get_unsafe_globals_in_checkpoint(tp) == []
     assert type(m) is ndgrad.nn.Linear and m(ndgrad.ones(1, 2)).shape == (1, 3)
+
+
+def test_tensor_attributes_travel_both_ways(tmp_path):
+    for writer, reader in ((ndgrad, torch), (torch, ndgrad), (ndgrad, ndgrad)):
+        t = writer.arange(3.0)
+        t.tag = "input"
+        t.scale = 2.5
+        p = str(tmp_path / "a.pt")
+        writer.save({"t": t, "plain": writer.ones(1)}, p)
+        out = reader.load(p)
+        assert type(out["t"]).__name__ == "Tensor" and out["t"].tolist() == [0.0, 1.0, 2.0]
+        assert (out["t"].tag, out["t"].scale) == ("input", 2.5)
+        assert not hasattr(out["plain"], "tag")
