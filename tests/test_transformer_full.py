@@ -145,3 +145,19 @@ def test_encoder_nested_tensor_warning_like_torch(kw):
             enc = lib.nn.TransformerEncoder(lib.nn.TransformerEncoderLayer(D, H, FF, **kw2), 2)
         return [str(x.message) for x in w], enc.use_nested_tensor
     assert make(ndgrad) == make(torch)
+
+
+def test_is_causal_needs_a_mask_like_torch():
+    for lib in (torch, ndgrad):
+        lib.manual_seed(0)
+        x, mem = lib.ones(3, 2, D), lib.ones(4, 2, D)
+        calls = [
+            lambda: lib.nn.MultiheadAttention(D, H)(x, x, x, is_causal=True),
+            lambda: lib.nn.TransformerDecoderLayer(D, H, FF)(x, mem, tgt_is_causal=True),
+            lambda: lib.nn.TransformerDecoderLayer(D, H, FF)(x, mem, memory_is_causal=True),
+            lambda: lib.nn.TransformerEncoderLayer(D, H, FF)(x, is_causal=True),
+        ]
+        for call in calls:
+            with pytest.raises(RuntimeError, match="Need attn_mask if specifying the "
+                                                   "is_causal hint"):
+                call()

@@ -95,6 +95,11 @@ class MultiheadAttention(Module):
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True, is_causal=False):
+        if is_causal and attn_mask is None:
+            # torch: is_causal is only a hint about attn_mask, which must be given
+            raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use "
+                               "the Transformer module method `generate_square_subsequent_mask`"
+                               " to create this mask.")
         batched = query.dim() == 3
         if not batched:
             query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
@@ -120,9 +125,6 @@ class MultiheadAttention(Module):
         v = F.linear(value, wv, bv)
         attn_mask = _float_mask(attn_mask, q._data.dtype)
         key_padding_mask = _float_mask(key_padding_mask, q._data.dtype)
-        if is_causal and attn_mask is None:
-            causal = np.triu(np.full((tgt_len, src_len), -np.inf, q._data.dtype), 1)
-            attn_mask = Tensor(causal)
         if self.bias_k is not None:
             from ..._ops import shape as S
             k = S.cat([k, self.bias_k.expand(1, bsz, E)])
