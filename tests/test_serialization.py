@@ -586,3 +586,38 @@ def test_tensor_attributes_travel_both_ways(tmp_path):
         assert type(out["t"]).__name__ == "Tensor" and out["t"].tolist() == [0.0, 1.0, 2.0]
         assert (out["t"].tag, out["t"].scale) == ("input", 2.5)
         assert not hasattr(out["plain"], "tag")
+
+
+def test_mutated_checkpoints_fail_only_with_torchs_exception_classes(tmp_path, monkeypatch):
+    """Random byte changes to a checkpoint (archive or pickle) load or raise RuntimeError,
+    UnpicklingError, EOFError or TypeError (a wrong call of an allowed global, as in torch);
+    nothing else escapes and nothing is written."""
+    import random
+    buf = io.BytesIO()
+    base = ndgrad.arange(12.0).reshape(3, 4)
+    ndgrad.save({"w": base, "v": base[:, 1], "i": ndgrad.tensor([1, 2]),
+                 "n": {"a": [1, 2.5, "x"]}}, buf)
+    good = buf.getvalue()
+    with zipfile.ZipFile(io.BytesIO(good)) as z:
+        records = [(i.filename, z.read(i.filename)) for i in z.infolist()]
+    rng = random.Random(0)
+    monkeypatch.chdir(tmp_path)
+    for trial in range(400):
+        if trial % 2:
+            data = bytearray(good)
+        else:
+            data = bytearray(records[0][1])                  # archive/data.pkl
+        for _ in range(rng.randint(1, 3)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        if not trial % 2:
+            out = io.BytesIO()
+            with zipfile.ZipFile(out, "w") as z:
+                z.writestr(records[0][0], bytes(data))
+                for name, payload in records[1:]:
+                    z.writestr(name, payload)
+            data = out.getvalue()
+        try:
+            ndgrad.load(io.BytesIO(bytes(data)))
+        except (RuntimeError, pickle.UnpicklingError, EOFError, TypeError):
+            pass
+    assert os.listdir(tmp_path) == []
