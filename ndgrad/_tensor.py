@@ -376,9 +376,10 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        # NumPy 2 passes copy=True for np.array(t) and then trusts the result to be a copy.
         if dtype is None:
-            return self._data
-        return self._data.astype(dtype, copy=False)
+            return self._data.copy() if copy else self._data
+        return self._data.astype(dtype, copy=bool(copy))
 
     def item(self):
         if self._data.size != 1:
