@@ -4,6 +4,7 @@ from . import (
     functional,  # noqa: F401
     init,  # noqa: F401
     modules,  # noqa: F401
+    parallel,  # noqa: F401
     utils,  # noqa: F401
 )
 from .modules import *  # noqa: F403

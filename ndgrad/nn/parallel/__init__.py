@@ -1,0 +1,3 @@
+"""ndgrad.nn.parallel: data parallelism (DistributedDataParallel lives in ``distributed``)."""
+
+from .distributed import DistributedDataParallel  # noqa: F401
