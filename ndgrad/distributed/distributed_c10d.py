@@ -405,9 +405,9 @@ def _fingerprint(group, op, arr, redop=None, root=-1, extra=None):
 def _describe(fp):
     if fp[1] < 0 or fp[1] >= len(_OPS):
         return "an unknown collective"
-    parts = [f"SequenceNumber={fp[0]}", f"OpType={_OPS[fp[1]].upper()}"]
+    parts = [f"SequenceNumber={int(fp[0])}", f"OpType={_OPS[fp[1]].upper()}"]
     if fp[2] >= 0:
-        parts.append(f"TensorShape={list(fp[4:4 + min(fp[3], 6)])}")
+        parts.append(f"TensorShape={[int(d) for d in fp[4:4 + min(fp[3], 6)]]}")
         parts.append(f"TensorDtype={_DTYPES[fp[2]]}")
     if fp[10] >= 0:
         parts.append(f"ReduceOp={list(_OP_CODES)[fp[10]]}")
