@@ -26,7 +26,10 @@ class DistBackendError(DistError):
 
 def available():
     """True when mpi4py can be imported (checked without importing it)."""
-    return importlib.util.find_spec("mpi4py") is not None
+    try:
+        return importlib.util.find_spec("mpi4py") is not None
+    except (ImportError, ValueError):     # a blocked import (sys.modules["mpi4py"] = None)
+        return False
 
 
 _MPI = None
