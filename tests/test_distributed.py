@@ -458,17 +458,25 @@ def test_worker_loading_equals_torch_workers(kw):
 
 
 def test_worker_loading_equals_in_process_loading():
-    def strip(batches):         # the indices (the random draws depend on the process)
-        return [b[:1] if isinstance(b, list) else b for b in batches]
-    assert strip(_batches(ndgrad, num_workers=2)) == strip(_batches(ndgrad, num_workers=0))
     x = ndgrad.arange(40.0).reshape(20, 2)
     ds = nud.TensorDataset(x, ndgrad.arange(20))
-    for drop_last in (False, True):
-        a = [[t.tolist() for t in b] for b in nud.DataLoader(ds, batch_size=3,
-                                                               drop_last=drop_last)]
-        b = [[t.tolist() for t in b] for b in nud.DataLoader(ds, batch_size=3, num_workers=2,
-                                                               drop_last=drop_last)]
-        assert a == b
+
+    def epochs(**kw):
+        ndgrad.manual_seed(3)
+        loader = nud.DataLoader(ds, batch_size=3, **kw)
+        return [[t.tolist() for t in b] for _ in range(2) for b in loader] + [ndgrad.rand(1).item()]
+    for opts in (dict(drop_last=False), dict(drop_last=True, shuffle=True)):
+        ref = epochs(**opts)
+        assert epochs(num_workers=2, **opts) == ref
+        assert epochs(num_workers=3, prefetch_factor=1, **opts) == ref
+    # persistent workers draw the base seed once, so only the first epoch's state matches
+    ndgrad.manual_seed(3)
+    a = [[t.tolist() for t in b] for b in nud.DataLoader(ds, batch_size=4, shuffle=True)]
+    ndgrad.manual_seed(3)
+    b = [[t.tolist() for t in b] for b in nud.DataLoader(ds, batch_size=4, shuffle=True,
+                                                           num_workers=2,
+                                                           persistent_workers=True)]
+    assert a == b
 
 
 @pytest.mark.filterwarnings("ignore:This DataLoader will create")
