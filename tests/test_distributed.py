@@ -551,3 +551,17 @@ def test_launcher_exports_torchrun_variables_and_hosts_option(tmp_path):
     rc, out, err, _ = run(cmd, timeout=60)
     assert rc == 0, err
     assert sorted(out.split("\n")[:2]) == ["0 0 2 2 0 2", "1 1 2 2 1 2"]
+
+
+def test_demo_data_parallel_mode(tmp_path):
+    out = tmp_path / "demo"
+    cmd = [sys.executable, "-m", "ndgrad", "--nproc", "2", "--epochs", "3", "--points", "100",
+           "--out", str(out)]
+    rc, stdout, err, _ = run(cmd, timeout=90)
+    assert rc == 0, stdout + err
+    assert "data-parallel on 2 ranks (MPI): DistributedDataParallel, 80 samples" in stdout
+    assert "replicas identical on all 2 ranks: yes" in stdout
+    assert stdout.count("epoch   3/3") == 1          # rank 0 alone prints
+    rows = (out / "loss_curve.csv").read_text().splitlines()
+    assert rows[0] == "epoch,loss,train_accuracy,lr" and len(rows) == 4
+    assert (out / "model.pt").exists()
