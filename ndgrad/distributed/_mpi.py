@@ -52,9 +52,9 @@ def mpi():
 def wait(req, timeout, what, status=None):
     """Complete ``req`` (an MPI request) or raise after ``timeout`` seconds.
 
-    MPI progresses a non-blocking operation only inside MPI calls, so the first milliseconds
-    spin on ``Test`` (the transfer itself); a long wait means a peer is late, and then the loop
-    sleeps between tests.
+    MPI progresses a non-blocking operation only inside MPI calls, so the loop spins on
+    ``Test`` as MPI's own blocking calls do; after a second a peer is late (not a transfer in
+    progress) and the loop sleeps between tests.
     """
     if req.Test(status):
         return
@@ -63,14 +63,15 @@ def wait(req, timeout, what, status=None):
     spins = 0
     while not req.Test(status):
         spins += 1
-        if spins > 2000:
+        if spins & 1023 == 0:
             now = time.monotonic()
             if now > deadline:
                 raise DistBackendError(
                     f"[ndgrad.distributed] Timed out after {timeout:g} s waiting for {what} to "
                     "complete: a peer rank did not join the collective (it may have failed, "
                     "hung, or be running a different collective).")
-            time.sleep(0 if now - start < 0.05 else 0.0002)
+            if now - start > 1.0:       # a late peer, not a transfer: stop burning the core
+                time.sleep(0.0005)
 
 
 def wait_all(reqs, timeout, what):

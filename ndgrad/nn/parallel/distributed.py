@@ -33,12 +33,12 @@ _DEFAULT_FIRST_BUCKET_BYTES = 1024 * 1024
 
 
 class _Bucket:
-    __slots__ = ("index", "params", "dtype", "pending", "work", "flat")
+    __slots__ = ("index", "params", "dtype", "pending", "work", "flat", "buffer")
 
     def __init__(self, index, params, dtype):
         self.index, self.params, self.dtype = index, params, dtype
         self.pending = len(params)
-        self.work = self.flat = None
+        self.work = self.flat = self.buffer = None
 
 
 def _assign_buckets(params, first_cap, cap):
@@ -202,10 +202,17 @@ class DistributedDataParallel(Module):
             self._finalize()
 
     def _launch(self, b):
-        parts = [p.grad._data.ravel() if p.grad is not None else np.zeros(p._data.size, b.dtype)
-                 for p in b.params]
-        flat = np.concatenate(parts).astype(b.dtype, copy=False)
-        flat /= np.asarray(self._world, dtype=b.dtype)
+        if b.buffer is None:        # one buffer per bucket, reused every iteration
+            b.buffer = np.empty(sum(p._data.size for p in b.params), dtype=b.dtype)
+        flat, off = b.buffer, 0
+        for p in b.params:
+            n = p._data.size
+            if p.grad is None:
+                flat[off:off + n] = 0
+            else:
+                np.divide(p.grad._data.ravel(), self._world, out=flat[off:off + n],
+                          casting="unsafe")
+            off += n
         b.flat = Tensor(flat)
         b.work = self._dist.all_reduce(b.flat, group=self.process_group, async_op=True)
 
