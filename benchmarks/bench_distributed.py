@@ -29,11 +29,15 @@ sys.path.insert(0, ROOT)
 
 
 def worker(args):
-    import numpy as np
+    import importlib
 
-    import ndgrad
-    import ndgrad.distributed as dist
-    from ndgrad.nn.parallel import DistributedDataParallel
+    import numpy as np
+    ndgrad = importlib.import_module(args.lib)      # "ndgrad", or "torch" for the reference
+    dist = importlib.import_module(args.lib + ".distributed")
+    DistributedDataParallel = importlib.import_module(
+        args.lib + ".nn.parallel").DistributedDataParallel
+    if args.lib == "torch":
+        ndgrad.set_num_threads(1)
 
     dist.init_process_group("gloo")
     rank, world = dist.get_rank(), dist.get_world_size()
@@ -68,8 +72,7 @@ def worker(args):
             else:
                 with ctx():
                     step()
-            dt = np.array([time.perf_counter() - t0])
-            slowest = ndgrad.tensor(dt)
+            slowest = ndgrad.tensor([time.perf_counter() - t0], dtype=ndgrad.float64)
             dist.all_reduce(slowest, op=dist.ReduceOp.MAX)
             if i >= args.warmup:
                 times.append(slowest.item())
@@ -79,18 +82,32 @@ def worker(args):
     dist.destroy_process_group()
 
 
-def launch(n, args):
+def launch(n, args, lib="ndgrad"):
     from ndgrad.distributed.run import launch_env, mpiexec_command
     env = launch_env()
     env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
                PYTHONPATH=ROOT + os.pathsep + env.get("PYTHONPATH", ""))
-    cmd = mpiexec_command(n, [sys.executable, os.path.abspath(__file__), "--worker",
-                              "--steps", str(args.steps), "--warmup", str(args.warmup),
-                              "--global-batch", str(args.global_batch)])
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
-    if out.returncode:
-        raise SystemExit(out.stdout + out.stderr)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    argv = [sys.executable, os.path.abspath(__file__), "--worker", "--lib", lib,
+            "--steps", str(args.steps), "--warmup", str(args.warmup),
+            "--global-batch", str(args.global_batch)]
+    if lib == "ndgrad":
+        out = subprocess.run(mpiexec_command(n, argv), env=env, capture_output=True, text=True,
+                             timeout=600)
+        if out.returncode:
+            raise SystemExit(out.stdout + out.stderr)
+        return json.loads(out.stdout.strip().splitlines()[-1])
+    import socket                       # torch's ranks: torchrun's variables, gloo over TCP
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    procs = [subprocess.Popen(argv, env=dict(env, RANK=str(r), WORLD_SIZE=str(n),
+                                             MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port)),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for r in range(n)]
+    outs = [p.communicate(timeout=600) for p in procs]
+    if any(p.returncode for p in procs):
+        raise SystemExit("".join(o + e for o, e in outs))
+    return json.loads(outs[0][0].strip().splitlines()[-1])
 
 
 def main():
@@ -100,26 +117,34 @@ def main():
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--global-batch", type=int, default=256)
+    p.add_argument("--torch", action="store_true",
+                   help="also measure torch's DDP (gloo) on the same step, as a reference")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--lib", default="ndgrad", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
         return worker(args)
-    one, many, nosync = [], [], []
-    for _ in range(args.rounds):
-        one.append(launch(1, args)["ddp"])
-        r = launch(args.nproc, args)
-        many.append(r["ddp"])
-        nosync.append(r["no_sync"])
-    t1, tn, tns = (statistics.median(v) for v in (one, many, nosync))
+    libs = ["ndgrad"] + (["torch"] if args.torch else [])
     n = args.nproc
+    times = {(lib, k): [] for lib in libs for k in ("one", "ddp", "no_sync")}
+    for _ in range(args.rounds):
+        for lib in libs:
+            times[lib, "one"].append(launch(1, args, lib)["ddp"])
+            r = launch(n, args, lib)
+            times[lib, "ddp"].append(r["ddp"])
+            times[lib, "no_sync"].append(r["no_sync"])
     print(f"large MLP step 784-1024-1024-10, global batch {args.global_batch}, float32, "
-          f"1 BLAS thread per rank, {os.cpu_count()} cores")
-    print(f"{'configuration':34s} {'step ms':>9s} {'speedup':>8s} {'efficiency':>10s}")
-    print(f"{'1 rank (plain model)':34s} {1e3 * t1:9.2f} {1.0:8.2f} {1.0:10.2f}")
-    print(f"{f'{n} ranks, DDP':34s} {1e3 * tn:9.2f} {t1 / tn:8.2f} {t1 / (n * tn):10.2f}")
-    print(f"{f'{n} ranks, no_sync (no all-reduce)':34s} {1e3 * tns:9.2f} {t1 / tns:8.2f} "
-          f"{t1 / (n * tns):10.2f}")
-    print(f"all-reduce not hidden by backward: {1e3 * (tn - tns):.2f} ms per step")
+          f"1 BLAS thread per rank, {os.cpu_count()} cores, load average "
+          f"{os.getloadavg()[0]:.1f}")
+    print(f"{'configuration':42s} {'step ms':>9s} {'speedup':>8s} {'efficiency':>10s}")
+    for lib in libs:
+        t1, tn, tns = (statistics.median(times[lib, k]) for k in ("one", "ddp", "no_sync"))
+        print(f"{f'{lib}: 1 rank (plain model)':42s} {1e3 * t1:9.2f} {1.0:8.2f} {1.0:10.2f}")
+        print(f"{f'{lib}: {n} ranks, DDP':42s} {1e3 * tn:9.2f} {t1 / tn:8.2f} "
+              f"{t1 / (n * tn):10.2f}")
+        print(f"{f'{lib}: {n} ranks, no_sync (no all-reduce)':42s} {1e3 * tns:9.2f} "
+              f"{t1 / tns:8.2f} {t1 / (n * tns):10.2f}")
+        print(f"{lib}: all-reduce not hidden by backward: {1e3 * (tn - tns):.2f} ms per step")
 
 
 if __name__ == "__main__":
