@@ -565,3 +565,19 @@ def test_demo_data_parallel_mode(tmp_path):
     rows = (out / "loss_curve.csv").read_text().splitlines()
     assert rows[0] == "epoch,loss,train_accuracy,lr" and len(rows) == 4
     assert (out / "model.pt").exists()
+
+
+def test_dataloader_timeout_and_iterator_length():
+    class Slow(nud.Dataset):
+        def __len__(self):
+            return 2
+
+        def __getitem__(self, i):
+            time.sleep(1)
+            return ndgrad.tensor(i)
+    loader = nud.DataLoader(Slow(), batch_size=1, num_workers=1, timeout=0.5)
+    it = iter(loader)
+    assert len(it) == 2
+    with pytest.raises(RuntimeError, match=r"^DataLoader timed out after 0.5 seconds$"):
+        next(it)
+    del it

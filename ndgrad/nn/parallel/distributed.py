@@ -103,7 +103,9 @@ class DistributedDataParallel(Module):
                                       "are not supported by ndgrad")
         self.module = module
         self.device_ids, self.output_device, self.dim = None, None, dim
-        self.process_group = process_group if process_group is not None else dist.distributed_c10d._default()
+        if process_group is None:
+            process_group = dist.distributed_c10d._default()
+        self.process_group = process_group
         self._dist = dist
         self.find_unused_parameters = find_unused_parameters
         self.gradient_as_bucket_view = gradient_as_bucket_view

@@ -333,7 +333,7 @@ class _MultiProcessingIter:
         for iq in self._index_queues:
             iq.put(None)
         for w in self._workers:
-            w.join(timeout=5.0)
+            w.join(timeout=1.0)
             if w.is_alive():
                 w.terminate()
         for q in self._index_queues + [self._data_queue]:
