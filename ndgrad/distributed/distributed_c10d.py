@@ -261,7 +261,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
                              "init_process_group")
     backend = world._backend if backend is None else _check_backend(backend)
     secs = world._timeout if timeout is None else _seconds(timeout)
-    _agree(world, "new_group", None, np.array(ranks + [-1] * (8 - len(ranks)))[:8])
+    _agree(world, "new_group", None, extra=[len(ranks)] + (ranks + [-1] * 5)[:5])
     me = world.rank()
     MPI = _mpi.mpi()
     member = me in ranks
