@@ -394,6 +394,15 @@ def test_ddp_rejects_what_torch_rejects():
         assert list(ddp.state_dict()) == ["module.weight", "module.bias"]
         ddp(ndgrad.ones(1, 3)).sum().backward()
         np.testing.assert_allclose(lin.weight.grad.numpy(), np.ones((2, 3)))
+        two = ndgrad.nn.ModuleList([ndgrad.nn.Linear(3, 2), ndgrad.nn.Linear(3, 2)])
+        two.forward = lambda x: two[0](x)               # two[1] never gets a gradient
+        ddp = DDP(two)
+        ddp(ndgrad.ones(1, 3)).sum().backward()
+        with pytest.raises(RuntimeError, match="Expected to have finished reduction in the "
+                                               "prior iteration"):
+            ddp(ndgrad.ones(1, 3))
+        with ddp.no_sync(), ndgrad.no_grad():          # no reduction expected: no error
+            ddp(ndgrad.ones(1, 3))
     finally:
         dist.destroy_process_group()
     assert not dist.is_initialized()
