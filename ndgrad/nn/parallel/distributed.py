@@ -130,6 +130,7 @@ class DistributedDataParallel(Module):
                 self._bucket_of[id(p)] = b
         self._expect_hooks = False
         self._ready = set()
+        self._launched = []
         self._used_work = None
         if init_sync:
             with _no_grad():
@@ -162,6 +163,7 @@ class DistributedDataParallel(Module):
     def _prepare_for_backward(self, out):
         self._expect_hooks = True
         self._ready = set()
+        self._launched = []
         for b in self._buckets:
             b.pending, b.work, b.flat = len(b.params), None, None
         if not self.find_unused_parameters:
@@ -187,6 +189,8 @@ class DistributedDataParallel(Module):
     # ------------------------------------------------------------------ reduction
     def _grad_ready(self, param):
         if self._expect_hooks:
+            for b in self._launched:        # MPI progresses transfers only inside MPI calls
+                b.work.is_completed()
             self._mark_ready(param)
 
     def _mark_ready(self, p):
@@ -217,9 +221,11 @@ class DistributedDataParallel(Module):
             off += n
         b.flat = Tensor(flat)
         b.work = self._dist.all_reduce(b.flat, group=self.process_group, async_op=True)
+        self._launched.append(b)
 
     def _finalize(self):
         self._expect_hooks = False
+        self._launched = []
         used = None
         if self._used_work is not None:
             self._used_work.wait()
