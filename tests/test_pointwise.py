@@ -476,7 +476,28 @@ def test_docstring_examples_run():
     import doctest
 
     from ndgrad._ops import pointwise
-    result = doctest.testmod(pointwise, optionflags=doctest.NORMALIZE_WHITESPACE)
+
+    class TensorChecker(doctest.OutputChecker):
+        """A printed float tensor also matches when its values are the expected ones to
+        float32 precision: NumPy's float32 kernels round the last bit differently on
+        AVX-512 CPUs (log10(1000.) is 3.0000002 there), which changes the printed form."""
+
+        def check_output(self, want, got, optionflags):
+            if super().check_output(want, got, optionflags):
+                return True
+            try:
+                w, g = (eval(s, {"tensor": ndgrad.tensor}) for s in (want, got))
+            except Exception:
+                return False
+            return (isinstance(w, ndgrad.Tensor) and isinstance(g, ndgrad.Tensor)
+                    and w.dtype == g.dtype == ndgrad.float32 and w.shape == g.shape
+                    and np.allclose(g.numpy(), w.numpy(), rtol=1e-6, atol=0))
+
+    finder, runner = doctest.DocTestFinder(), doctest.DocTestRunner(
+        checker=TensorChecker(), optionflags=doctest.NORMALIZE_WHITESPACE)
+    for test in finder.find(pointwise):
+        runner.run(test)
+    result = runner.summarize(verbose=False)
     assert result.attempted > 50 and result.failed == 0
 
 
