@@ -168,6 +168,10 @@ class Tensor:
             return self
         if requires_grad and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if (requires_grad and self._extra is not None and self._extra.get("inference")
+                and not _state.tls.inference):
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._rg = bool(requires_grad)
         return self
 
@@ -314,6 +318,7 @@ class Tensor:
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         fn = self.grad_fn
+        hook = _checked_grad_hook(hook)
         if fn is None:
             return _add_hook(self._hook_dict("hooks"), hook)
         return fn._register_tensor_prehook(self._output_nr, hook)
@@ -536,4 +541,33 @@ def _from_array(data):
 
 
 from .autograd.graph import AccumulateGrad, _add_hook, _HookDict  # noqa: E402
+
+
+def _legacy_type_name(dt):
+    """torch's name of a CPU tensor type in hook errors (complex ones have no legacy name)."""
+    if dt.is_complex:
+        return "CPU" + dt._legacy[:-len("Tensor")] + "Type"
+    return "torch." + dt._legacy
+
+
+def _checked_grad_hook(hook):
+    """`hook` made to refuse, as torch does, a returned gradient of another type or size
+    before anything consumes it (so a failed backward writes no ``.grad``)."""
+    name = getattr(hook, "__name__", "<unknown>")
+
+    def checked(grad):
+        new = hook(grad)
+        if new is None:
+            return None
+        if not isinstance(new, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+        if new.dtype is not grad.dtype:
+            raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                               f"{_legacy_type_name(grad.dtype)} got "
+                               f"{_legacy_type_name(new.dtype)})")
+        if new.shape != grad.shape:
+            raise RuntimeError(f"hook '{name}' has changed the size of value")
+        return new
+    checked.__wrapped__ = hook
+    return checked
 
