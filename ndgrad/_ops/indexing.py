@@ -525,7 +525,7 @@ def masked_fill(input, mask, value):
         np.broadcast_shapes(x._data.shape, m._data.shape)
     except ValueError:
         from .registry import _broadcast_error
-        raise _broadcast_error(x._data, m._data) from None
+        raise _broadcast_error(m._data, x._data) from None
     if isinstance(value, Tensor):
         out = MASKED_FILL_T.call(x, m, value)
     else:
@@ -538,6 +538,14 @@ def masked_fill(input, mask, value):
 def masked_fill_(self, mask, value):
     m = _mask_arg(mask)
     value = _fill_value(value, self)
+    try:
+        shape = np.broadcast_shapes(self._data.shape, m._data.shape)
+    except ValueError:
+        from .registry import _broadcast_error
+        raise _broadcast_error(self._data, m._data) from None
+    if shape != self._data.shape:
+        raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
+                           f"broadcast shape {list(shape)}")
     if isinstance(value, Tensor):
         return apply_inplace(MASKED_FILL_T, self, m, value)
     return apply_inplace(MASKED_FILL, self, m, params=value)
@@ -1016,7 +1024,8 @@ def _check_index_vector(index, x, d, name):
 def _index_copy_fwd(x, idx, src, dim):
     out = x.copy()
     moved = np.moveaxis(out, dim, 0) if out.ndim else out.reshape(1)
-    s = np.moveaxis(np.asarray(src, dtype=x.dtype), dim, 0) if out.ndim else src.reshape(-1)
+    s = np.moveaxis(np.asarray(src, dtype=x.dtype), dim, 0) if out.ndim and src.ndim else \
+        src.reshape(-1)
     moved[idx.reshape(-1)] = s
     return out
 
@@ -1034,23 +1043,48 @@ def _(ctx, g):
     return gx, None, gs
 
 
+def _check_index_copy(x, d, index, src):
+    """torch's checks of index_copy's shapes and dtypes, in torch's order."""
+    xs, ss, n = x._data.shape, src._data.shape, index._data.size
+    if xs and ss and len(xs) != len(ss):
+        raise IndexError("index_copy_(): When source and destination are not scalars, their "
+                         f"dimensionality must match. Source dimensionality ({len(ss)}), "
+                         f"destination dimensionality ({len(xs)})")
+    if not ss and n != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element "
+                         f"(got {n})")
+    if ss and xs and n != ss[d]:
+        raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to "
+                         f"source.size(dim) ({ss[d]})")
+    if src._data.dtype != x._data.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
+                           f"but got (self) {_legacy(x._data.dtype)} and (source) "
+                           f"{_legacy(src._data.dtype)}")
+    if xs:
+        x_slice, s_slice = xs[:d] + xs[d + 1:], ss[:d] + ss[d + 1:]
+        if x_slice != s_slice:
+            raise RuntimeError(
+                "index_copy_(): Source/destination tensor must have same slice shapes. "
+                f"Destination slice shape: {' '.join(map(str, x_slice))} at dimension {d} and "
+                f"source slice shape: {' '.join(map(str, s_slice))} at dimension 0.")
+
+
 def index_copy(input, dim, index, source):
     """A copy of `input` whose slices at `index` along `dim` are replaced by `source`'s."""
     x = as_tensor_arg(input)
     d = wrap_dim(dim, x._data.ndim)
     _check_index_vector(index, x, d, "index_copy")
     src = as_tensor_arg(source)
-    if src._data.dtype != x._data.dtype:
-        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
-                           f"but got (self) {_legacy(x._data.dtype)} and (source) "
-                           f"{_legacy(src._data.dtype)}")
+    _check_index_copy(x, d, index, src)
     return INDEX_COPY.call(x, index, src, params=d)
 
 
 def index_copy_(self, dim, index, source):
     d = wrap_dim(dim, self._data.ndim)
     _check_index_vector(index, self, d, "index_copy")
-    return apply_inplace(INDEX_COPY, self, index, as_tensor_arg(source), params=d)
+    src = as_tensor_arg(source)
+    _check_index_copy(self, d, index, src)
+    return apply_inplace(INDEX_COPY, self, index, src, params=d)
 
 
 def _index_fill_fwd(x, idx, p):

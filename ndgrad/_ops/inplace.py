@@ -61,6 +61,18 @@ def check_inplace(t, others=()):
     elif base._rg and base._grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
+    elif base._rg and t._grad_fn is None and t._view_ver == t._vc[0]:
+        # A current view without history of a base with history was taken under no_grad
+        # (a view taken with grad on records one; a later write to the base makes it stale).
+        raise RuntimeError(_NO_GRAD_VIEW)
+
+
+_NO_GRAD_VIEW = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the no_grad block "
+    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace to "
+    "be tracked).")
 
 
 def _cast_error(res_dtype, self_dtype):

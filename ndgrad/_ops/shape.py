@@ -166,8 +166,33 @@ def view(input, *shape):
     return VIEW.call(x, params=s)
 
 
+def _scalar_name(dt):
+    return dt._legacy[:-len("Tensor")]       # torch's ScalarType name: Char, Int, Float...
+
+
+def _check_view_dtype(x, dtype):
+    """torch's conditions for reinterpreting the bytes of `x` as `dtype`."""
+    old, new = x.dtype.itemsize, dtype.itemsize
+    if old == new:
+        return
+    what = f"to view {_scalar_name(x.dtype)} as {_scalar_name(dtype)} (different element sizes)"
+    if x.dim() == 0:
+        raise RuntimeError(f"self.dim() cannot be 0 {what}")
+    strides = x.stride()
+    if strides[-1] != 1:
+        raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+    if new > old:
+        ratio = new // old
+        checks = [("self.size(-1)", x.shape[-1]), ("self.storage_offset()", x.storage_offset())]
+        checks += [(f"self.stride({i})", st) for i, st in enumerate(strides[:-1])]
+        for name, v in checks:
+            if v % ratio:
+                raise RuntimeError(f"{name} must be divisible by {ratio} {what}, but got {v}")
+
+
 def view_dtype(x, dtype):
     from .registry import wrap
+    _check_view_dtype(x, dtype)
     return wrap(x._data.view(dtype.np))
 
 
@@ -314,8 +339,15 @@ def movedim(input, source, destination):
     nd = x._data.ndim
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) "
+                           f"should contain the same number of dims as destination ({dst} dims)")
+    given = {"source": src, "destination": dst}
     src = [wrap_dim(s, nd) for s in src]
     dst = [wrap_dim(d, nd) for d in dst]
+    for name, dims in (("source", src), ("destination", dst)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({given[name]})")
     if nd == 0:
         return alias(x)  # torch: an alias of a 0-d tensor
     order = [d for d in range(nd) if d not in src]
@@ -862,6 +894,9 @@ def flip(input, dims):
     x = as_tensor_arg(input)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     dims = tuple(wrap_dim(d, x._data.ndim) for d in dims)
+    for i, d in enumerate(dims):
+        if d in dims[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     return FLIP.call(x, params=dims if x._data.ndim else ())
 
 
