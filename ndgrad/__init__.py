@@ -41,6 +41,9 @@ from . import profiler  # noqa: F401,E402
 from . import special  # noqa: F401,E402
 from .autograd.anomaly_mode import (is_anomaly_enabled,  # noqa: F401,E402
                                     is_anomaly_check_nan_enabled)
+from ._legacy import (is_inference, set_warn_always, is_warn_always_enabled,  # noqa: F401,E402
+                      TYPED_TENSORS as _TYPED_TENSORS)
+globals().update(_TYPED_TENSORS)  # FloatTensor, LongTensor, ... (legacy typed constructors)
 from ._dtype import result_type as _result_type
 
 import builtins as _builtins

@@ -107,6 +107,10 @@ def _pow_(self, exponent):
 
 
 def _clamp_(self, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if self._data.dtype.kind == "c":
+        raise NotImplementedError("clamp is not supported for complex types")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         res = E.clamp(self, min, max)
         return S.copy_(self, res) if hasattr(S, "copy_") else I.copy_(self, res)
@@ -205,6 +209,8 @@ _METHODS.update({
     "where": lambda self, condition, other: E.where(condition, self, other),
     "masked_fill": I.masked_fill,
     "sum_to_size": lambda self, *size: _sum_to_size(self, size),
+    "new": lambda self, *args, **kwargs: _legacy_new(self.dtype, args, kwargs),
+    "split_with_sizes": lambda self, split_sizes, dim=0: S.split(self, list(split_sizes), dim),
     "new_tensor": lambda self, data, dtype=None, **k: _new(self, "tensor", data, dtype=dtype),
     "new_zeros": lambda self, *size, dtype=None, **k: _new(self, "zeros", *size, dtype=dtype),
     "new_ones": lambda self, *size, dtype=None, **k: _new(self, "ones", *size, dtype=dtype),
@@ -266,6 +272,11 @@ def _set_real(self, value):
 def _set_imag(self, value):
     # writes through the imag view (CopySlices on the base when autograd records)
     _imag(self).copy_(value)
+
+
+def _legacy_new(dt, args, kwargs):
+    from .._legacy import legacy_new
+    return legacy_new(dt, args, kwargs)
 
 
 def bind(fns, overwrite=False):
