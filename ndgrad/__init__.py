@@ -48,6 +48,8 @@ from ._dtype import result_type as _result_type
 
 import builtins as _builtins
 
+inf = _builtins.float("inf")
+nan = _builtins.float("nan")
 strided = "torch.strided"
 contiguous_format = "torch.contiguous_format"
 preserve_format = "torch.preserve_format"

@@ -141,3 +141,19 @@ def test_split_with_sizes():
                 [p.detach().tolist() for p in x.split_with_sizes((1, 1), 1)])
     t, n = _both(parts)
     assert n == t
+
+
+def test_profiler_util_and_kineto_available():
+    from ndgrad.autograd import profiler, profiler_util
+    from torch.autograd.profiler_util import _format_time as torch_format_time
+    for name in ("EventList", "FunctionEvent", "FunctionEventAvg"):
+        assert getattr(profiler_util, name) is getattr(profiler, name)
+    for us in (0, 12, 999, 1234, 1234567, 98765432.5):
+        assert profiler_util._format_time(us) == torch_format_time(us)
+    # no Kineto backend: callers take their non-Kineto path (docs/decisions.md)
+    assert ndgrad.autograd.kineto_available() is False
+    assert ndgrad.autograd.profiler.kineto_available is ndgrad.autograd.kineto_available
+
+
+def test_inf_and_nan_constants():
+    assert ndgrad.inf == torch.inf and ndgrad.nan != ndgrad.nan and np.isnan(torch.nan)
