@@ -157,3 +157,21 @@ def test_profiler_util_and_kineto_available():
 
 def test_inf_and_nan_constants():
     assert ndgrad.inf == torch.inf and ndgrad.nan != ndgrad.nan and np.isnan(torch.nan)
+
+
+def test_unsafe_split_parts_share_memory_but_are_not_views():
+    def parts(L):
+        a = L.arange(6.0, requires_grad=True)
+        names = [[p.grad_fn.name() for p in ps] for ps in
+                 (a.unsafe_chunk(2), L.unsafe_split(a, 4), a.unsafe_split_with_sizes([2, 4]))]
+        b = L.arange(6.0)
+        first = b.unsafe_split(3)[0]
+        first.mul_(2)                               # writes into b, bumps only its own version
+        c = a * 1
+        q = c.unsafe_split(4)
+        q[0].mul_(2)                                # allowed: not a view
+        (q[0].sum() + q[1].sum() * 3).backward()
+        return (names, first._is_view(), b.tolist(), b._version, first._version,
+                q[0].grad_fn.name(), a.grad.tolist())
+    t, n = _both(parts)
+    assert n == t

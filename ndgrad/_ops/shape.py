@@ -76,6 +76,9 @@ __all__ = [
     "tril",
     "triu",
     "unbind",
+    "unsafe_chunk",
+    "unsafe_split",
+    "unsafe_split_with_sizes",
     "unflatten",
     "unsqueeze",
     "view",
@@ -627,6 +630,11 @@ def _split_fwd(x, p):
 UNBIND = primitive("unbind", _unbind_fwd, view=True, n_out=2, linear=True)
 SPLIT = primitive("split", _split_fwd, view=True, n_out=2, linear=True)
 SPLIT_WITH_SIZES = primitive("split_with_sizes", _split_fwd, view=True, n_out=2, linear=True)
+# torch's unsafe_split*: the same parts, sharing memory with the input, but not autograd views
+# (each has its own version counter and may be written in place, at the caller's risk).
+UNSAFE_SPLIT = primitive("unsafe_split", _split_fwd, n_out=2, linear=True)
+UNSAFE_SPLIT_WITH_SIZES = primitive("unsafe_split_with_sizes", _split_fwd, n_out=2,
+                                    linear=True)
 
 
 def _materialize(gs, like_shapes, dtype):
@@ -653,9 +661,9 @@ def _split_vjp(ctx, gs):
     return (cat(_materialize(gs, shapes, dtype), dim),)
 
 
-SPLIT.def_vjp(_split_vjp)
-SPLIT_WITH_SIZES.def_vjp(_split_vjp)
-record_input_shape(UNBIND, SPLIT, SPLIT_WITH_SIZES)
+for _op in (SPLIT, SPLIT_WITH_SIZES, UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES):
+    _op.def_vjp(_split_vjp)
+record_input_shape(UNBIND, SPLIT, SPLIT_WITH_SIZES, UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES)
 
 
 def _multi(op, x, p, n):
@@ -678,6 +686,24 @@ def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
     `dim` (``Tensor.split`` spells the size argument ``split_size``)."""
     if split_size_or_sections is None:
         split_size_or_sections = split_size
+    return _split(tensor, split_size_or_sections, dim, (SPLIT, SPLIT_WITH_SIZES))
+
+
+def unsafe_split(tensor, split_size, dim=0):
+    """``split`` whose parts are not views (torch's ``UnsafeSplitBackward0``)."""
+    return _split(tensor, split_size, dim, (UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES))
+
+
+def unsafe_split_with_sizes(tensor, split_sizes, dim=0):
+    return _split(tensor, list(split_sizes), dim, (UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES))
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    """``chunk`` whose parts are not views."""
+    return _chunk(input, chunks, dim, (UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES))
+
+
+def _split(tensor, split_size_or_sections, dim, ops):
     x = as_tensor_arg(tensor)
     if x._data.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
@@ -689,7 +715,7 @@ def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
                                f"dimension size of {size}")
         bounds = [(i, builtins.min(i + step, size)) for i in range(0, size, step)] or [(0, 0)]
-        op = SPLIT
+        op = ops[0]
     else:
         sizes = [int(s) for s in split_size_or_sections]
         if builtins.sum(sizes) != size:
@@ -700,11 +726,15 @@ def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
         for s in sizes:
             bounds.append((a, a + s))
             a += s
-        op = SPLIT_WITH_SIZES
+        op = ops[1]
     return tuple(_multi(op, x, (d, tuple(bounds)), len(bounds)))
 
 
 def chunk(input, chunks, dim=0):
+    return _chunk(input, chunks, dim, (SPLIT, SPLIT_WITH_SIZES))
+
+
+def _chunk(input, chunks, dim, ops):
     x = as_tensor_arg(input)
     if x._data.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
@@ -713,9 +743,9 @@ def chunk(input, chunks, dim=0):
     d = wrap_dim(dim, x._data.ndim)
     size = x._data.shape[d]
     if size == 0:
-        return split(x, [0] * chunks, d)
+        return _split(x, [0] * chunks, d, ops)
     step = -(-size // chunks)
-    return split(x, step, d)
+    return _split(x, step, d, ops)
 
 
 def _diagonal_fwd(x, p):

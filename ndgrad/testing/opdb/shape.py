@@ -84,6 +84,9 @@ register(
     _m("split", ((3, 4), (2,), {}, "size2"), ((3, 4), ([1, 3], -1), {}, "sizes")),
     _m("tensor_split", ((3, 4), (2,), {}, "sections"), ((3, 4), ([1, 3], 1), {}, "indices")),
     _m("chunk", ((3, 4), (2,), {}, "2"), ("T", (3, -1), {}, "transposed")),
+    _m("unsafe_split", ((3, 4), (2,), {}, "size2"), ("T", (3, -1), {}, "transposed")),
+    _m("unsafe_split_with_sizes", ((3, 4), ([1, 3], -1), {}, "sizes")),
+    _m("unsafe_chunk", ((3, 4), (2,), {}, "2"), ("T", (3, -1), {}, "transposed")),
     _m("unbind", ((3, 4), (), {}, "dim0"), ((3, 4), (-1,), {}, "neg-dim")),
     # ---- views
     _m("movedim", ((2, 3, 4), (0, -1), {}, "int"), ((2, 3, 4), ((0, 1), (2, 0)), {}, "tuple")),
