@@ -175,3 +175,108 @@ def test_unsafe_split_parts_share_memory_but_are_not_views():
                 q[0].grad_fn.name(), a.grad.tolist())
     t, n = _both(parts)
     assert n == t
+
+
+def test_inplace_transposes():
+    """t_, transpose_, swapdims_, swapaxes_: metadata changed in place (same tensor, new
+    version, TBackward1 / TransposeBackward1 on top of its history), views stay views of
+    their base and in-place writes through them reach it, leaves requiring grad refuse."""
+    def run(L):
+        out = []
+        a = L.arange(6.0).reshape(2, 3)
+        v0 = a._version
+        out.append((a.t_() is a, tuple(a.shape), a._version - v0, a.stride(), a.tolist()))
+        x = L.ones(2, 3, requires_grad=True)
+        out.append(error_of(lambda: x.t_())[1])
+        c = x.clone()
+        c.t_()
+        out.append((c.grad_fn.name(), c.grad_fn.next_functions[0][0].name()))
+        c.transpose_(0, 1)
+        c.swapdims_(0, -1)
+        c.swapaxes_(1, 0)
+        out.append((c.grad_fn.name(), tuple(c.shape)))
+        (c * L.arange(6.0).reshape(c.shape)).sum().backward()
+        out.append(x.grad.tolist())
+        w = L.arange(24.0, requires_grad=True)
+        base = (w * 1).reshape(2, 3, 4)
+        v = base[0]
+        v.t_()
+        out.append((v.grad_fn.name(), v._is_view(), tuple(v.shape)))
+        v.mul_(L.arange(12.0).reshape(4, 3))
+        base.sum().backward()
+        out.append(w.grad.tolist())
+        out.append(error_of(lambda: L.ones(2, 3, 4).t_())[1])
+        g = L.ones(2, 3, requires_grad=True).clone()
+        with L.no_grad():
+            g.t_()
+        out.append((g.grad_fn.name(), tuple(g.shape)))
+        return out
+    assert run(ndgrad) == run(torch)
+
+
+def test_storages_are_shared_by_a_tensor_and_its_views():
+    def run(L):
+        a = L.arange(6.0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            s = a.storage()
+        u = a.untyped_storage()
+        v = a[2:]
+        return ((s.size(), len(s), repr(s.dtype), s.tolist(), s.data_ptr() == a.data_ptr(),
+                 s.element_size(), s.nbytes(), s[1]),
+                (u.nbytes(), len(u), u.data_ptr() == a.data_ptr(), u.tolist()[:8], u[7]),
+                (v.untyped_storage().data_ptr() == u.data_ptr(), v.untyped_storage().nbytes(),
+                 v.storage_offset(), v.data_ptr() == a.data_ptr() + 8))
+    assert run(ndgrad) == run(torch)
+
+
+def test_typed_storage_warns_once():
+    from ndgrad import _storage
+    _storage._warned[0] = False
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        ndgrad.ones(2).storage()
+        ndgrad.ones(2).storage()
+    assert len(w) == 1 and "TypedStorage is deprecated" in str(w[0].message)
+
+
+def test_set_and_resize():
+    def run(L):
+        out = []
+        a = L.arange(6.0)
+        b = L.zeros(2)
+        v0 = b._version
+        b.set_(a)
+        out.append((b.tolist(), b._version - v0, b.data_ptr() == a.data_ptr(), a._version))
+        b.add_(1)
+        out.append(a.tolist())                      # same memory
+        c = L.zeros(1)
+        c.set_(a.untyped_storage(), 2, (2, 2), (1, 2))
+        out.append(c.tolist())
+        d = L.zeros(1)
+        d.set_(a.untyped_storage())
+        out.append(d.tolist())
+        e = L.zeros(3)
+        e.set_()
+        out.append(tuple(e.shape))
+        out.append(error_of(lambda: L.ones(2, requires_grad=True).set_(L.ones(2)))[1])
+        out.append(error_of(lambda: L.ones(2, dtype=L.float64).set_(L.ones(2)))[1])
+        f = L.arange(6.0)
+        v0 = f._version
+        f.resize_(2, 2)
+        out.append((f.tolist(), f._version - v0))
+        f.resize_(8)                                # grows: the storage's elements, then new
+        out.append((tuple(f.shape), f[:6].tolist()))
+        g = L.arange(6.0)
+        h = g[:3]
+        g.resize_(2)
+        out.append((g.tolist(), h.tolist()))
+        k = L.arange(6.0).reshape(2, 3).t()
+        k.resize_(2)                                # storage order, not k's order
+        out.append(k.tolist())
+        m = L.arange(6.0)
+        m.resize_as_(L.ones(3, 1))
+        out.append(tuple(m.shape))
+        out.append(error_of(lambda: L.ones(2, requires_grad=True).resize_(3))[1])
+        return out
+    assert run(ndgrad) == run(torch)

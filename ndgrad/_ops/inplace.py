@@ -18,7 +18,7 @@ from .._tensor import Tensor
 from ..autograd._views import multi_output_error, rebase_history
 from .registry import _needs_grad, _save, _meta_for, special_hooks
 
-__all__ = ["apply_inplace", "check_inplace", "Inplace"]
+__all__ = ["apply_inplace", "apply_inplace_view", "check_inplace", "Inplace"]
 
 _tls = _state.tls
 
@@ -142,4 +142,26 @@ def _apply_inplace(op, self, others, params):
         if meta is not None:
             node._meta = (None,) + meta[1:]
         rebase_history(self, node)
+    return self
+
+
+def apply_inplace_view(op, self, params=None):
+    """A metadata-only in-place op (``t_``, ``transpose_``): `self` becomes what the view op
+    `op` makes of it, sharing memory, with a new version and, when recorded, ``op``'s node
+    (torch's ``TBackward1`` / ``TransposeBackward1``) on top of its previous history. A view
+    stays a view of the same base, its replay chain extended by `op`."""
+    if not isinstance(self, Tensor):
+        raise TypeError(f"in-place op expects a Tensor, got {type(self).__name__}")
+    check_inplace(self)
+    new = op.call(self, params=params)
+    self._data = new._data
+    if self._base is not None:
+        self._view = new._view
+    if _tls.grad_enabled and new._grad_fn is not None:
+        self._grad_fn = new._grad_fn
+        self._output_nr = new._output_nr
+        self._rg = True
+    self._vc[0] += 1
+    if self._base is not None:
+        self._view_ver = self._vc[0]   # its history was just set, not made stale
     return self

@@ -211,6 +211,13 @@ _METHODS.update({
     "sum_to_size": lambda self, *size: _sum_to_size(self, size),
     "new": lambda self, *args, **kwargs: _legacy_new(self.dtype, args, kwargs),
     "split_with_sizes": lambda self, split_sizes, dim=0: S.split(self, list(split_sizes), dim),
+    "untyped_storage": lambda self: _storage().untyped_storage(self),
+    "storage": lambda self: _storage().typed_storage(self),
+    "set_": lambda self, *a, **k: _storage().set_(self, *a, **k),
+    "resize_": lambda self, *a, **k: _storage().resize_(self, *a, **k),
+    "resize_as_": lambda self, *a, **k: _storage().resize_as_(self, *a, **k),
+    "t_": S.t_, "transpose_": S.transpose_, "swapdims_": S.transpose_,
+    "swapaxes_": S.transpose_,
     "new_tensor": lambda self, data, dtype=None, **k: _new(self, "tensor", data, dtype=dtype),
     "new_zeros": lambda self, *size, dtype=None, **k: _new(self, "zeros", *size, dtype=dtype),
     "new_ones": lambda self, *size, dtype=None, **k: _new(self, "ones", *size, dtype=dtype),
@@ -272,6 +279,11 @@ def _set_real(self, value):
 def _set_imag(self, value):
     # writes through the imag view (CopySlices on the base when autograd records)
     _imag(self).copy_(value)
+
+
+def _storage():
+    from .. import _storage as storage
+    return storage
 
 
 def _legacy_new(dt, args, kwargs):

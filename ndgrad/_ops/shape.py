@@ -288,10 +288,33 @@ T_OP = primitive("t", lambda x, p: x.T, "TBackward0", view=True, linear=True)
 T_OP.def_vjp(lambda ctx, g: (g.t(),))
 
 
+# The in-place transposes (t_, transpose_, swapdims_, swapaxes_) record these nodes.
+TRANSPOSE_ = primitive("transpose_", _transpose_fwd, "TransposeBackward1", view=True,
+                       linear=True)
+TRANSPOSE_.def_vjp(lambda ctx, g: (g.transpose(*ctx._params),))
+T_OP_ = primitive("t_", lambda x, p: x.T, "TBackward1", view=True, linear=True)
+T_OP_.def_vjp(lambda ctx, g: (g.t(),))
+
+
 def transpose(input, dim0, dim1):
     x = as_tensor_arg(input)
     nd = x._data.ndim
     return TRANSPOSE.call(x, params=(wrap_dim(dim0, nd), wrap_dim(dim1, nd)))
+
+
+def transpose_(self, dim0, dim1):
+    """`self` transposed in place (its strides change, its memory does not)."""
+    from .inplace import apply_inplace_view
+    nd = self._data.ndim
+    return apply_inplace_view(TRANSPOSE_, self, (wrap_dim(dim0, nd), wrap_dim(dim1, nd)))
+
+
+def t_(self):
+    from .inplace import apply_inplace_view
+    if self._data.ndim > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is "
+                           f"{self._data.ndim}D")
+    return apply_inplace_view(T_OP_, self)
 
 
 swapdims = transpose
