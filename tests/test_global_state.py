@@ -296,8 +296,8 @@ def test_implicit_gradient_of_a_complex_scalar_is_refused():
     def run(L):
         a = L.ones(2, dtype=L.complex64, requires_grad=True)
         (a * 2).sum().backward()
-    assert _after(run) == ("RuntimeError", "grad can be implicitly created only for real "
-                                           "scalar outputs but got torch.complex64")
+    assert _after(run) == ("RuntimeError", ("grad can be implicitly created only for real "
+                                            "scalar outputs but got torch.complex64"))
 
     def grad(L):
         a = L.ones(2, dtype=L.complex64, requires_grad=True)

@@ -19,7 +19,7 @@ def _both(fn):
 
 
 def _same_error(fn):
-    errs = [error_of(lambda: fn(L)) for L in LIBS]
+    errs = [error_of(lambda L=L: fn(L)) for L in LIBS]
     assert errs[0] is not None and errs[1] is not None
     assert (errs[1][0].__name__, errs[1][1]) == (errs[0][0].__name__, errs[0][1])
 

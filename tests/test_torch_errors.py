@@ -16,7 +16,7 @@ def _same_error(fn):
     """``fn(L)`` raises in both libraries, with the same class and message."""
     errs = []
     for L in LIBS:
-        err = error_of(lambda: fn(L))
+        err = error_of(lambda L=L: fn(L))
         assert err is not None, f"{L.__name__} did not raise"
         errs.append((err[0].__name__, err[1]))
     assert errs[1] == errs[0]
@@ -209,7 +209,7 @@ def test_inplace_on_a_view_taken_under_no_grad():
     # torch names the no_grad view; ndgrad, which does not record where a view was taken,
     # names the leaf (both refuse the write)
     for L in LIBS:
-        assert error_of(lambda: leaf(L))[0] is RuntimeError
+        assert error_of(lambda L=L: leaf(L))[0] is RuntimeError
 
 
 def test_inplace_on_views_that_autograd_allows():
