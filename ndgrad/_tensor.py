@@ -124,8 +124,12 @@ class Tensor:
         return strides[_wrap_dim(dim, self._data.ndim)]
 
     def storage_offset(self):
-        base = self._base._data if self._base is not None else self._data
-        off = self._data.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+        """Elements between the start of the memory this tensor's array lives in (the array
+        owning it, shared with its views) and its first element."""
+        owner = self._data
+        while isinstance(owner.base, np.ndarray):
+            owner = owner.base
+        off = self._data.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
         return off // self._data.itemsize
 
     def data_ptr(self):

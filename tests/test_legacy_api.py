@@ -280,3 +280,46 @@ def test_set_and_resize():
         out.append(error_of(lambda: L.ones(2, requires_grad=True).resize_(3))[1])
         return out
     assert run(ndgrad) == run(torch)
+
+
+def test_as_strided():
+    """Views of the storage with given sizes, strides and offset (AsStridedBackward0/1):
+    values, torch's bounds and argument errors, the gradient scattered through the storage
+    (divided where the input itself overlaps), writes through the view, double backward."""
+    def run(L):
+        out = []
+        a = L.arange(6.0, requires_grad=True)
+        b = a.as_strided((2, 2), (1, 2))
+        out.append((b.grad_fn.name(), b._is_view(), b._base is a, b.tolist()))
+        out.append(error_of(lambda: a.as_strided((4, 2), (2, 1)))[1])
+        out.append((a[1:].as_strided((2,), (1,)).tolist(),
+                    a[1:].as_strided((2,), (1,), 0).tolist()))
+        o = a.as_strided((2, 2), (1, 1))
+        (o * L.tensor([[1.0, 2], [3, 4]])).sum().backward()
+        out.append(a.grad.tolist())
+        x = L.arange(4.0, requires_grad=True).clone()
+        x.as_strided_((2, 2), (1, 2))
+        out.append((x.grad_fn.name(), x.tolist()))
+        z = L.ones(2, 4, requires_grad=True)
+        w = (z * 1).as_strided((3,), (2,))
+        (w * L.tensor([1.0, 2, 3])).sum().backward()
+        out.append(z.grad.tolist())
+        e = L.ones(3, requires_grad=True)
+        (e * 1)[:1].expand(4).as_strided((2,), (1,)).sum().backward()
+        out.append(e.grad.tolist())
+        base = L.zeros(6)
+        base.as_strided((2, 2), (1, 3)).add_(1)
+        out.append(base.tolist())
+        q = L.arange(6.0, requires_grad=True)
+        r = q * 1
+        r.as_strided((3,), (2,)).mul_(10)
+        r.sum().backward()
+        out.append((r.tolist(), q.grad.tolist()))
+        h = L.arange(4.0, requires_grad=True, dtype=L.float64)
+        gg, = L.autograd.grad((h.as_strided((2, 2), (1, 1)) ** 2).sum(), h, create_graph=True)
+        gg.sum().backward()
+        out.append((gg.tolist(), h.grad.tolist()))
+        out.append(error_of(lambda: L.ones(4).as_strided((2,), (1, 1)))[1])
+        out.append(error_of(lambda: L.ones(4).as_strided((2,), (-1,)))[1])
+        return out
+    assert run(ndgrad) == run(torch)

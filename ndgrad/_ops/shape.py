@@ -19,6 +19,7 @@ from .registry import as_tensor_arg, primitive, raw_view, unrecorded_float
 
 __all__ = [
     "alias",
+    "as_strided",
     "atleast_1d",
     "atleast_2d",
     "atleast_3d",
@@ -331,6 +332,90 @@ def t(input):
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
                            f"{x._data.ndim}D")
     return T_OP.call(x)
+
+
+# --------------------------------------------------------------------------- as_strided
+def _owner_elements(x):
+    """The elements of the array owning `x`'s memory, as a flat array of x's dtype."""
+    owner = x
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    flat = owner.reshape(-1).view(np.uint8) if owner.flags.c_contiguous else \
+        np.ascontiguousarray(owner).reshape(-1).view(np.uint8)
+    return flat[:flat.size - flat.size % x.itemsize].view(x.dtype)
+
+
+def _as_strided_fwd(x, p):
+    size, stride, offset = p[:3]
+    flat = _owner_elements(x)
+    if size and not all(size):
+        return np.empty(size, x.dtype)
+    need = offset + builtins.sum((n - 1) * st for n, st in zip(size, stride)) + 1
+    if need > flat.size:
+        item = x.itemsize
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
+                           f"offset {offset}, and itemsize {item} requiring a storage size of "
+                           f"{need * item} are out of bounds for storage of size "
+                           f"{flat.size * item}")
+    return np.lib.stride_tricks.as_strided(flat[offset:], size,
+                                           tuple(st * x.itemsize for st in stride),
+                                           writeable=bool(x.flags.writeable))
+
+
+def _positions(size, stride, offset):
+    """Storage index of every element of the geometry (size, stride, offset), in order."""
+    pos = np.full((), offset, np.int64)
+    for n, st in zip(size, stride):
+        pos = pos[..., None] + np.arange(n, dtype=np.int64) * st
+    return pos.reshape(-1)
+
+
+def _as_strided_vjp(ctx, g):
+    """torch's as_strided_backward: the gradient is added into a zero storage at the output's
+    positions and read back at the input's, each input position divided by the number of
+    input elements sharing it."""
+    from .. import zeros
+    from .._tensor import Tensor
+    size, stride, offset, in_shape, in_stride, in_offset = ctx._params
+    out_pos, in_pos = _positions(size, stride, offset), _positions(in_shape, in_stride, in_offset)
+    n = int(builtins.max(out_pos.max(initial=-1), in_pos.max(initial=-1))) + 1
+    storage = zeros(n, dtype=g.dtype).index_add(0, Tensor(out_pos), g.reshape(-1))
+    gx = storage.take(Tensor(in_pos))
+    counts = np.bincount(in_pos, minlength=n)[in_pos]
+    if counts.size and counts.max() > 1:
+        gx = gx / Tensor(counts.astype(g._data.dtype))
+    return (gx.reshape(in_shape),)
+
+
+AS_STRIDED = primitive("as_strided", _as_strided_fwd, view=True, linear=True)
+AS_STRIDED.def_vjp(_as_strided_vjp)
+AS_STRIDED_ = primitive("as_strided_", _as_strided_fwd, "AsStridedBackward1", view=True,
+                        linear=True)
+AS_STRIDED_.def_vjp(_as_strided_vjp)
+
+
+def _as_strided_params(x, size, stride, storage_offset):
+    size, stride = tuple(int(v) for v in size), tuple(int(v) for v in stride)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if builtins.any(v < 0 for v in stride):
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {list(stride)}")
+    offset = x.storage_offset() if storage_offset is None else int(storage_offset)
+    return (size, stride, offset, tuple(x._data.shape), x.stride(), x.storage_offset())
+
+
+def as_strided(input, size, stride, storage_offset=None):
+    """A view of `input`'s memory with the given sizes, strides and offset, in elements of
+    its storage (the offset defaults to `input`'s own)."""
+    x = as_tensor_arg(input)
+    return AS_STRIDED.call(x, params=_as_strided_params(x, size, stride, storage_offset))
+
+
+def as_strided_(self, size, stride, storage_offset=None):
+    from .inplace import apply_inplace_view
+    return apply_inplace_view(AS_STRIDED_, self,
+                              _as_strided_params(self, size, stride, storage_offset))
 
 
 PERMUTE = primitive("permute", lambda x, p: np.transpose(x, p), view=True, linear=True)

@@ -87,6 +87,8 @@ register(
     _m("unsafe_split", ((3, 4), (2,), {}, "size2"), ("T", (3, -1), {}, "transposed")),
     _m("unsafe_split_with_sizes", ((3, 4), ([1, 3], -1), {}, "sizes")),
     _m("unsafe_chunk", ((3, 4), (2,), {}, "2"), ("T", (3, -1), {}, "transposed")),
+    _m("as_strided", ((3, 4), ((2, 2), (1, 2)), {}, "gaps"),
+       ((3, 4), ((2, 3), (1, 1), 1), {}, "overlapping")),
     _m("unbind", ((3, 4), (), {}, "dim0"), ((3, 4), (-1,), {}, "neg-dim")),
     # ---- views
     _m("movedim", ((2, 3, 4), (0, -1), {}, "int"), ((2, 3, 4), ((0, 1), (2, 0)), {}, "tuple")),
