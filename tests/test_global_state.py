@@ -303,3 +303,28 @@ def test_implicit_gradient_of_a_complex_scalar_is_refused():
         a = L.ones(2, dtype=L.complex64, requires_grad=True)
         L.autograd.grad((a * 2).sum(), a)
     assert _after(grad)[0] == "RuntimeError"
+
+
+def test_checkpoint_debug_override_restored_after_an_exception():
+    """After an exception inside set_checkpoint_debug_enabled(True), checkpoints are back to
+    their own ``debug`` flag: a non-deterministic recomputation reports without the op logs."""
+    def scenario(L):
+        ck = importlib.import_module(L.__name__ + ".utils.checkpoint")
+        try:
+            with ck.set_checkpoint_debug_enabled(True):
+                _boom()
+        except ValueError:
+            pass
+        runs = []
+
+        def f(t):
+            runs.append(1)
+            return (t[:1] if len(runs) > 1 else t).exp()
+        x = L.ones(2, requires_grad=True)
+        out = ck.checkpoint(f, x, use_reentrant=False)
+        try:
+            out.sum().backward()
+        except ck.CheckpointError as e:
+            assert "Operations executed during the original forward" not in str(e)
+            raise RuntimeError("non-deterministic recomputation") from None
+    assert _after(scenario) == ("RuntimeError", "non-deterministic recomputation")
