@@ -474,7 +474,7 @@ class Generator:
             raise TypeError(f"normal_ not implemented for dtype {dtype}")
         mean, std = float(mean), float(std)
         if std < 0:
-            raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
         n = _numel(shape)
         if n < 16:
             return _cast_from_double(self._normal_scalar(n, mean, std), dtype).reshape(shape)

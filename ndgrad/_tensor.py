@@ -547,13 +547,6 @@ def _from_array(data):
 from .autograd.graph import AccumulateGrad, _add_hook, _HookDict  # noqa: E402
 
 
-def _legacy_type_name(dt):
-    """torch's name of a CPU tensor type in hook errors (complex ones have no legacy name)."""
-    if dt.is_complex:
-        return "CPU" + dt._legacy[:-len("Tensor")] + "Type"
-    return "torch." + dt._legacy
-
-
 def _checked_grad_hook(hook):
     """`hook` made to refuse, as torch does, a returned gradient of another type or size
     before anything consumes it (so a failed backward writes no ``.grad``)."""
@@ -567,8 +560,8 @@ def _checked_grad_hook(hook):
             raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
         if new.dtype is not grad.dtype:
             raise RuntimeError(f"hook '{name}' has changed the type of value (was "
-                               f"{_legacy_type_name(grad.dtype)} got "
-                               f"{_legacy_type_name(new.dtype)})")
+                               f"{_dtype.type_string(grad.dtype)} got "
+                               f"{_dtype.type_string(new.dtype)})")
         if new.shape != grad.shape:
             raise RuntimeError(f"hook '{name}' has changed the size of value")
         return new

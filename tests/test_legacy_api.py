@@ -323,3 +323,23 @@ def test_as_strided():
         out.append(error_of(lambda: L.ones(4).as_strided((2,), (-1,)))[1])
         return out
     assert run(ndgrad) == run(torch)
+
+
+def test_inplace_squeeze_and_unsqueeze():
+    def run(L):
+        x = L.ones(1, 3, 1, requires_grad=True)
+        out = []
+        for f in (lambda c: c.unsqueeze_(0), lambda c: c.squeeze_(), lambda c: c.squeeze_(0),
+                  lambda c: c.squeeze_((0, 2)), lambda c: c.squeeze_(-1),
+                  lambda c: c.unsqueeze_(-1)):
+            c = x.clone()
+            v = c._version
+            f(c)
+            out.append((c.grad_fn.name(), tuple(c.shape), c._version - v))
+        c = x.clone()
+        c.squeeze_()
+        c.unsqueeze_(1)
+        (c * L.arange(3.0).reshape(3, 1)).sum().backward()
+        out.append(x.grad.tolist())
+        return out
+    assert run(ndgrad) == run(torch)

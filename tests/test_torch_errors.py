@@ -247,3 +247,40 @@ def test_inplace_on_outputs_of_multi_output_views(op):
 def test_write_into_a_self_overlapping_tensor():
     _same_error(lambda L: L.ones(1).expand(3).copy_(L.ones(3)))
     _same_error(lambda L: L.ones(1).expand(3).add_(1))
+
+
+# ------------------------------------------------- refused in-place ops change nothing
+@pytest.mark.parametrize("fn", [
+    lambda L, x: x.copy_(L.ones(4)),
+    lambda L, x: x.__setitem__(slice(0, 2), L.ones(3)),
+    lambda L, x: x.index_add_(0, L.tensor([1, 5]), L.tensor([1.0, 2.0])),
+    lambda L, x: x.index_add_(0, L.tensor([0]), L.ones(2)),
+    lambda L, x: x.masked_scatter_(L.tensor([True, True, True]), L.tensor([1.0, 2.0])),
+    lambda L, x: x.masked_scatter_(L.ones(4, dtype=L.bool), L.ones(5)),
+    lambda L, x: x.masked_scatter_(L.ones(2, 3, dtype=L.bool), L.ones(9)),
+    lambda L, x: x.lerp_(L.ones(4), 0.5),
+    lambda L, x: x.addcmul_(L.ones(4), L.ones(4)),
+    lambda L, x: x.clamp_(L.zeros(4)),
+    lambda L, x: x.normal_(0, -1),
+    lambda L, x: x.normal_(0, -1.5),
+    lambda L, x: x.unsqueeze_(5),
+    lambda L, x: x.fill_(L.ones(2)),
+], ids=["copy_", "setitem", "index_add_-range", "index_add_-count", "masked_scatter_-short",
+        "masked_scatter_-mask", "masked_scatter_-mask-2d", "lerp_", "addcmul_", "clamp_",
+        "normal_-int", "normal_-float", "unsqueeze_", "fill_"])
+def test_refused_inplace_ops_raise_torchs_error_and_change_nothing(fn):
+    got = []
+    for L in LIBS:
+        x = L.tensor([1.0, 2.0, 3.0])
+        err = error_of(lambda L=L, x=x: fn(L, x))
+        assert err is not None
+        got.append((err[0].__name__, err[1], x.tolist(), x._version))
+    assert got[1][:2] == got[0][:2]
+    # ndgrad changes nothing (torch has already added the in-range rows of index_add_)
+    assert got[1][2:] == ([1.0, 2.0, 3.0], 0)
+
+
+def test_type_names_in_messages():
+    """torch names bool and complex tensor types CPUBoolType / CPUComplexFloatType."""
+    for dt in ("bool", "float32", "complex64", "float16", "int64"):
+        _same_error(lambda L, dt=dt: L.ones(2, 3, dtype=getattr(L, dt)).expand(3))

@@ -981,7 +981,13 @@ def index_add(input, dim, index, source, *, alpha=1):
 
 def index_add_(self, dim, index, source, *, alpha=1):
     d = wrap_dim(dim, self._data.ndim)
-    _check_same_type(self, as_tensor_arg(source), "index_add_")
+    source = as_tensor_arg(source)
+    _check_same_type(self, source, "index_add_")
+    _check_index_add_shapes(self, d, index, source)
+    if source._data.size and self._data.ndim == 1:  # torch's 1-d kernel words it differently
+        ind, size = index._data, self._data.shape[0]
+        if ind.size and (ind.max() >= size or ind.min() < 0):
+            raise IndexError("index out of range in self")
     _check_nonneg_index(index, self, d, RuntimeError)
     return apply_inplace(INDEX_ADD, self, index, source, params=(d, alpha))
 
@@ -1268,6 +1274,9 @@ def masked_scatter(input, mask, source):
 def masked_scatter_(self, mask, source):
     m = _bool_mask(mask, "masked_scatter_")
     src = as_tensor_arg(source)
+    need = int(m.expand(self._data.shape)._data.sum())    # torch's error when it cannot
+    if src._data.size < need:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
     return apply_inplace(MASKED_SCATTER, self, m, src, params=src._data.shape)
 
 

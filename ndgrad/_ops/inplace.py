@@ -75,6 +75,20 @@ _NO_GRAD_VIEW = (
     "be tracked).")
 
 
+def _operand_mismatch(self, others):
+    """torch's error for an operand of an in-place op that does not broadcast with `self`
+    (a NumPy broadcasting failure inside the kernel never reaches the user)."""
+    from .registry import _broadcast_error
+    for o in others:
+        if isinstance(o, Tensor):
+            try:
+                np.broadcast_shapes(self._data.shape, o._data.shape)
+            except ValueError:
+                return _broadcast_error(self._data, o._data)
+    shapes = [self._data.shape] + [o._data.shape for o in others if isinstance(o, Tensor)]
+    return RuntimeError(f"shapes {[list(s) for s in shapes]} are not broadcastable")
+
+
 def _cast_error(res_dtype, self_dtype):
     return RuntimeError(f"result type {_dtype.from_np(res_dtype)._legacy[:-6]} can't be cast to "
                         f"the desired output type {_dtype.from_np(self_dtype)._legacy[:-6]}")
@@ -100,6 +114,10 @@ def _apply_inplace(op, self, others, params):
     _tls.grad_enabled = False
     try:
         res = op.impl(self, *others, params, _plain=True)
+    except ValueError as e:
+        if "broadcast" not in str(e):
+            raise
+        raise _operand_mismatch(self, others) from None
     finally:
         _tls.grad_enabled = grad_on
     if type(res) is tuple:

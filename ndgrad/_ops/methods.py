@@ -216,7 +216,7 @@ _METHODS.update({
     "set_": lambda self, *a, **k: _storage().set_(self, *a, **k),
     "resize_": lambda self, *a, **k: _storage().resize_(self, *a, **k),
     "resize_as_": lambda self, *a, **k: _storage().resize_as_(self, *a, **k),
-    "as_strided_": S.as_strided_,
+    "as_strided_": S.as_strided_, "squeeze_": S.squeeze_, "unsqueeze_": S.unsqueeze_,
     "t_": S.t_, "transpose_": S.transpose_, "swapdims_": S.transpose_,
     "swapaxes_": S.transpose_,
     "new_tensor": lambda self, data, dtype=None, **k: _new(self, "tensor", data, dtype=dtype),

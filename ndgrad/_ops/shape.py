@@ -511,8 +511,8 @@ def expand(input, *sizes):
     sizes = _shape_arg(sizes)
     shape = x._data.shape
     if len(sizes) < len(shape):
-        kind = _dtype.from_np(x._data.dtype)._legacy
-        raise RuntimeError(f"expand(torch.{kind}{{{list(shape)}}}, size={list(sizes)}): the "
+        kind = _dtype.type_string(_dtype.from_np(x._data.dtype))
+        raise RuntimeError(f"expand({kind}{{{list(shape)}}}, size={list(sizes)}): the "
                            f"number of sizes provided ({len(sizes)}) must be greater or equal to "
                            f"the number of dimensions in the tensor ({len(shape)})")
     lead = len(sizes) - len(shape)
@@ -564,30 +564,55 @@ for _op in (SQUEEZE_ALL, SQUEEZE_DIM, SQUEEZE_DIMS):
 record_input_shape(SQUEEZE_ALL, SQUEEZE_DIM, SQUEEZE_DIMS)
 
 
-def squeeze(input, dim=None):
-    x = as_tensor_arg(input)
+# The in-place squeeze_ / unsqueeze_ record torch's SqueezeBackward3/4/5, UnsqueezeBackward1.
+SQUEEZE_ALL_ = primitive("squeeze_", _squeeze_fwd, "SqueezeBackward3", view=True, linear=True)
+SQUEEZE_DIM_ = primitive("squeeze_dim_", _squeeze_fwd, "SqueezeBackward4", view=True,
+                         linear=True)
+SQUEEZE_DIMS_ = primitive("squeeze_dims_", _squeeze_fwd, "SqueezeBackward5", view=True,
+                          linear=True)
+for _op in (SQUEEZE_ALL_, SQUEEZE_DIM_, SQUEEZE_DIMS_):
+    _op.def_vjp(_view_vjp)
+record_input_shape(SQUEEZE_ALL_, SQUEEZE_DIM_, SQUEEZE_DIMS_)
+
+
+def _squeeze_args(x, dim, ops):
     shape = x._data.shape
     nd = x._data.ndim
     if dim is None:
-        dims = tuple(i for i, s in enumerate(shape) if s == 1)
-        op = SQUEEZE_ALL
-    elif isinstance(dim, (tuple, list)):
-        dims = tuple(d for d in (wrap_dim(d, nd) for d in dim) if nd and shape[d] == 1)
-        op = SQUEEZE_DIMS
-    else:
-        d = wrap_dim(dim, nd)
-        dims = (d,) if nd and shape[d] == 1 else ()
-        op = SQUEEZE_DIM
+        return ops[0], tuple(i for i, s in enumerate(shape) if s == 1)
+    if isinstance(dim, (tuple, list)):
+        return ops[2], tuple(d for d in (wrap_dim(d, nd) for d in dim) if nd and shape[d] == 1)
+    d = wrap_dim(dim, nd)
+    return ops[1], ((d,) if nd and shape[d] == 1 else ())
+
+
+def squeeze(input, dim=None):
+    x = as_tensor_arg(input)
+    op, dims = _squeeze_args(x, dim, (SQUEEZE_ALL, SQUEEZE_DIM, SQUEEZE_DIMS))
     return op.call(x, params=dims)
+
+
+def squeeze_(self, dim=None):
+    from .inplace import apply_inplace_view
+    op, dims = _squeeze_args(self, dim, (SQUEEZE_ALL_, SQUEEZE_DIM_, SQUEEZE_DIMS_))
+    return apply_inplace_view(op, self, dims)
 
 
 UNSQUEEZE = primitive("unsqueeze", lambda x, d: np.expand_dims(x, d), view=True, linear=True)
 UNSQUEEZE.def_vjp(lambda ctx, g: (g.squeeze(ctx._params),))
+UNSQUEEZE_ = primitive("unsqueeze_", lambda x, d: np.expand_dims(x, d), "UnsqueezeBackward1",
+                       view=True, linear=True)
+UNSQUEEZE_.def_vjp(lambda ctx, g: (g.squeeze(ctx._params),))
 
 
 def unsqueeze(input, dim):
     x = as_tensor_arg(input)
     return UNSQUEEZE.call(x, params=wrap_dim(dim, x._data.ndim + 1))
+
+
+def unsqueeze_(self, dim):
+    from .inplace import apply_inplace_view
+    return apply_inplace_view(UNSQUEEZE_, self, wrap_dim(dim, self._data.ndim + 1))
 
 
 # --------------------------------------------------------------------------- select / slice
