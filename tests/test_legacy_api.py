@@ -343,3 +343,29 @@ def test_inplace_squeeze_and_unsqueeze():
         out.append(x.grad.tolist())
         return out
     assert run(ndgrad) == run(torch)
+
+
+def test_put_and_put_():
+    def run(L):
+        out = []
+        x = L.arange(6.0, requires_grad=True)
+        y = x.reshape(2, 3) * 1
+        y.put_(L.tensor([1, 4]), L.tensor([10.0, 20.0]))
+        out.append((y.grad_fn.name(), y.tolist()))
+        (y * L.arange(6.0).reshape(2, 3)).sum().backward()
+        out.append(x.grad.tolist())
+        x2 = L.arange(6.0, requires_grad=True)
+        s = L.tensor([1.0, 2.0], requires_grad=True)
+        z = L.put(x2.reshape(2, 3), L.tensor([[0], [5]]), s * 1, accumulate=True)
+        (z * L.arange(6.0).reshape(2, 3)).sum().backward()
+        out.append((z.grad_fn.name(), z.tolist(), x2.grad.tolist(), s.grad.tolist()))
+        out.append(L.ones(3).put_(L.tensor([-1]), L.tensor([5.0])).tolist())
+        for bad in (lambda: L.ones(3).put_(L.tensor([1, 9]), L.tensor([1.0, 2.0])),
+                    lambda: L.ones(3).put_(L.tensor([1, 2]), L.tensor([1.0])),
+                    lambda: L.ones(3).put_(L.tensor([1.0, 2]), L.tensor([1.0, 2])),
+                    lambda: L.ones(3).put_(L.tensor([1]), L.tensor([5])),
+                    lambda: L.ones(3).put_(L.tensor([-4]), L.tensor([5.0]))):
+            e = error_of(bad)
+            out.append((e[0].__name__, e[1]))
+        return out
+    assert run(ndgrad) == run(torch)

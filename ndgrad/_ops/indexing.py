@@ -31,6 +31,7 @@ __all__ = [
     "masked_scatter",
     "masked_select",
     "nonzero",
+    "put",
     "scatter",
     "scatter_add",
     "scatter_reduce",
@@ -1318,9 +1319,73 @@ def take(input, index):
     return out
 
 
+# --------------------------------------------------------------------------- put
+def _put_fwd(x, idx, src, p):
+    accumulate = p[0]
+    out = x.copy()
+    flat = out.reshape(-1)
+    n = flat.size
+    ind = idx.reshape(-1)
+    if ind.size and (ind.max() >= n or ind.min() < -n):
+        bad = ind[(ind >= n) | (ind < -n)].flat[0]
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
+                         "elements.")
+    if accumulate:
+        np.add.at(flat, ind, src.reshape(-1))
+    else:
+        flat[ind] = src.reshape(-1)
+    return out
+
+
+PUT = primitive("put", _put_fwd, save=((1, None),), linear=True)
+
+
+@PUT.def_vjp
+def _(ctx, g):
+    (idx,) = ctx.saved
+    n = ctx._next
+    gx = gs = None
+    accumulate, src_shape = ctx._params
+    if n[0]:
+        gx = g if accumulate else put(g, idx, g.new_zeros(idx.shape), False)
+    if n[2]:
+        gs = g.take(idx).reshape(src_shape)
+    return gx, None, gs
+
+
+def _check_put(x, index, source):
+    if not isinstance(index, Tensor) or index._data.dtype != np.int64:
+        got = _legacy(index._data.dtype) if isinstance(index, Tensor) else type(index).__name__
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {got}")
+    if source._data.size != index._data.size:
+        raise IndexError("put_(): Expected source and index to have the same number of "
+                         f"elements, but got source.numel() = {source._data.size}, "
+                         f"index.numel() = {index._data.size}")
+    if source._data.dtype != x._data.dtype:
+        raise RuntimeError("put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {_legacy(x._data.dtype)} and source.dtype = "
+                           f"{_legacy(source._data.dtype)}")
+
+
+def put(input, index, source, accumulate=False):
+    """A copy of `input` whose elements at the flat positions `index` are `source`'s (added to
+    them with `accumulate`)."""
+    x = as_tensor_arg(input)
+    src = as_tensor_arg(source)
+    _check_put(x, index, src)
+    return PUT.call(x, index, src, params=(bool(accumulate), src._data.shape))
+
+
+def put_(self, index, source, accumulate=False):
+    src = as_tensor_arg(source)
+    _check_put(self, index, src)
+    return apply_inplace(PUT, self, index, src, params=(bool(accumulate), src._data.shape))
+
+
 # In-place variants as Tensor methods (the functions in __all__ are bound by methods.py, which
 # imports this module, so binding through it here would be circular).
 for _name, _fn in (("scatter_reduce_", scatter_reduce_), ("index_copy_", index_copy_),
-                   ("index_fill_", index_fill_), ("masked_scatter_", masked_scatter_)):
+                   ("index_fill_", index_fill_), ("masked_scatter_", masked_scatter_),
+                   ("put_", put_)):
     if not hasattr(Tensor, _name):
         setattr(Tensor, _name, _fn)
