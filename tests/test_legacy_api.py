@@ -37,6 +37,8 @@ def test_variable_is_a_detached_alias_that_may_require_grad():
         assert v.grad.tolist() == [6.0, 6.0, 6.0]
         assert not L.autograd.Variable(x).requires_grad
     assert not isinstance([1], ndgrad.autograd.Variable)
+    from ndgrad.autograd.variable import Variable
+    assert Variable is ndgrad.autograd.Variable
 
 
 def test_variable_volatile_warns_and_non_tensor_is_refused():

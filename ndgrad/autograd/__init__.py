@@ -18,6 +18,7 @@ from . import forward_ad  # noqa: F401
 from . import functional  # noqa: F401
 from . import profiler  # noqa: F401
 from .._legacy import Variable  # noqa: F401,E402
+from . import variable  # noqa: F401,E402
 from . import profiler_util  # noqa: F401,E402
 from .profiler import kineto_available  # noqa: F401,E402
 
