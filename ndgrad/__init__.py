@@ -51,10 +51,15 @@ from .amp.autocast_mode import (get_autocast_dtype, is_autocast_enabled,  # noqa
                                 is_autocast_cache_enabled, set_autocast_cache_enabled)
 from .autograd.anomaly_mode import (is_anomaly_enabled,  # noqa: F401,E402
                                     is_anomaly_check_nan_enabled)
+from ._legacy import (is_inference, set_warn_always, is_warn_always_enabled,  # noqa: F401,E402
+                      TYPED_TENSORS as _TYPED_TENSORS)
+globals().update(_TYPED_TENSORS)  # FloatTensor, LongTensor, ... (legacy typed constructors)
 from ._dtype import result_type as _result_type
 
 import builtins as _builtins
 
+inf = _builtins.float("inf")
+nan = _builtins.float("nan")
 strided = "torch.strided"
 contiguous_format = "torch.contiguous_format"
 preserve_format = "torch.preserve_format"

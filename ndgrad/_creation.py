@@ -117,8 +117,10 @@ def _array_from(data, dtype):
     try:
         arr = np.array(raw)
     except ValueError:
+        _raise_bad_data(raw)
         raise ValueError("expected sequence of equal-length lists") from None
     if arr.dtype.kind in "OUS":
+        _raise_bad_data(raw)
         bad = _bad_leaf(data)
         raise _refuse(bad if bad is not None else data)
     if dtype is None:
@@ -126,6 +128,61 @@ def _array_from(data, dtype):
             return arr
         return arr.astype(_infer_np_dtype(arr), copy=False)
     return arr.astype(_dtype.to_np(dtype), copy=False)
+
+
+def _is_seq(obj):
+    return isinstance(obj, (list, tuple, np.ndarray))
+
+
+def _raise_bad_data(data):
+    """Raise torch's error for nested data NumPy could not turn into a numeric array: the
+    shape is read along the first elements, every leaf must be a number, then every
+    sequence must have the length its depth had first."""
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    sizes, seq = [], data
+    while _is_seq(seq) or isinstance(seq, str):
+        if isinstance(seq, str):
+            raise ValueError("too many dimensions 'str'")
+        sizes.append(len(seq))
+        if not len(seq):
+            break
+        seq = seq[0]
+
+    integral = [True]
+
+    def infer(obj):
+        if _is_seq(obj) and not (isinstance(obj, np.ndarray) and obj.dtype.kind not in "OUS"):
+            for o in obj:
+                infer(o)
+        elif isinstance(obj, np.ndarray):
+            integral[0] &= obj.dtype.kind in "biu"
+        elif isinstance(obj, (str, bytes)):
+            raise TypeError(f"new(): invalid data type '{type(obj).__name__}'")
+        elif isinstance(obj, (bool, int, np.bool_, np.integer)):
+            pass
+        elif isinstance(obj, (float, complex, np.floating, np.complexfloating)):
+            integral[0] = False
+        else:
+            raise RuntimeError(f"Could not infer dtype of {type(obj).__name__}")
+
+    def store(obj, dim):
+        if dim == len(sizes):
+            if _is_seq(obj):
+                raise TypeError(f"'{type(obj).__name__}' object cannot be interpreted as an "
+                                "integer" if integral[0] else
+                                f"must be real number, not {type(obj).__name__}")
+            return
+        if not _is_seq(obj):
+            raise TypeError("not a sequence")
+        if len(obj) != sizes[dim]:
+            raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} "
+                             f"(got {len(obj)})")
+        for o in obj:
+            store(o, dim + 1)
+
+    infer(data)
+    store(data, 0)
 
 
 def _contains_tensor(data):

@@ -438,7 +438,13 @@ def pack_saved(saved, hooks, t):
         # pack hook already sees requires_grad=True, so mark it now.
         t._rg = True
     version = t._vc[0]
-    packed = pack(t)
+    # torch runs the pack hook with grad mode off: ops inside it record nothing (and so
+    # save nothing, which would otherwise call the pack hook again, without end).
+    prev, _tls.grad_enabled = _tls.grad_enabled, False
+    try:
+        packed = pack(t)
+    finally:
+        _tls.grad_enabled = prev
     if t._vc[0] != version:
         raise RuntimeError(_PACK_MUTATED)
     saved._packed = packed

@@ -126,8 +126,12 @@ class Tensor:
         return strides[_wrap_dim(dim, self._data.ndim)]
 
     def storage_offset(self):
-        base = self._base._data if self._base is not None else self._data
-        off = self._data.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+        """Elements between the start of the memory this tensor's array lives in (the array
+        owning it, shared with its views) and its first element."""
+        owner = self._data
+        while isinstance(owner.base, np.ndarray):
+            owner = owner.base
+        off = self._data.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
         return off // self._data.itemsize
 
     def data_ptr(self):
@@ -170,6 +174,10 @@ class Tensor:
             return self
         if requires_grad and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if (requires_grad and self._extra is not None and self._extra.get("inference")
+                and not _state.tls.inference):
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._rg = bool(requires_grad)
         return self
 
@@ -316,6 +324,7 @@ class Tensor:
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         fn = self.grad_fn
+        hook = _checked_grad_hook(hook)
         if fn is None:
             return _add_hook(self._hook_dict("hooks"), hook)
         return fn._register_tensor_prehook(self._output_nr, hook)
@@ -536,3 +545,26 @@ def _from_array(data):
 
 # The graph core (below this module) creates and rebuilds tensors with these.
 _graph_core.bind_tensor(Tensor, _from_array)
+
+
+def _checked_grad_hook(hook):
+    """`hook` made to refuse, as torch does, a returned gradient of another type or size
+    before anything consumes it (so a failed backward writes no ``.grad``)."""
+    name = getattr(hook, "__name__", "<unknown>")
+
+    def checked(grad):
+        new = hook(grad)
+        if new is None:
+            return None
+        if not isinstance(new, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+        if new.dtype is not grad.dtype:
+            raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                               f"{_dtype.type_string(grad.dtype)} got "
+                               f"{_dtype.type_string(new.dtype)})")
+        if new.shape != grad.shape:
+            raise RuntimeError(f"hook '{name}' has changed the size of value")
+        return new
+    checked.__wrapped__ = hook
+    return checked
+

@@ -447,6 +447,9 @@ def test_functional_default_scalars_keep_torchs_types():
         a, b, c = F.softplus(x), F.relu6(x), L.nn.Softplus()(x)
         got[L.__name__] = [(repr(n._saved_beta), repr(n._saved_threshold)) for n in
                            (a.grad_fn, c.grad_fn)] + [
-            (repr(b.grad_fn._saved_min_val), repr(b.grad_fn._saved_max_val))] + [
-            tuple(t.detach().numpy().tolist()) for t in (a, b, c)]
+            (repr(b.grad_fn._saved_min_val), repr(b.grad_fn._saved_max_val))]
+        got[L.__name__ + " values"] = [t.detach().numpy() for t in (a, b, c)]
     assert got["ndgrad"] == got["torch"]
+    # float32 log1p(exp(x)): NumPy's SIMD kernels (AVX-512) may round the last bit otherwise
+    for mine, theirs in zip(got["ndgrad values"], got["torch values"]):
+        np.testing.assert_allclose(mine, theirs, rtol=2.5e-7, atol=0)

@@ -16,6 +16,10 @@ from .anomaly_mode import *  # noqa: F401,F403
 from . import forward_ad  # noqa: F401
 from . import functional  # noqa: F401
 from . import profiler  # noqa: F401
+from .._legacy import Variable  # noqa: F401
+from . import variable  # noqa: F401
+from . import profiler_util  # noqa: F401
+from .profiler import kineto_available  # noqa: F401
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "set_multithreading_enabled", "graph"]

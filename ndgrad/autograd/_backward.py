@@ -39,7 +39,7 @@ def _make_grads(outputs, grads, is_grads_batched=False):
             if o.requires_grad:
                 if o._data.size != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if o._data.dtype.kind not in "fc":
+                if o._data.dtype.kind != "f":
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {o.dtype}")
                 out.append(_from_array(np.ones(o._data.shape, o._data.dtype)))  # ones_like

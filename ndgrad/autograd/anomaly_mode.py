@@ -295,8 +295,17 @@ def _install(obj, where, on):
         _state.exit_special()
 
 
+def _check_flags(mode, check_nan):
+    """torch's argument check of ``set_anomaly_enabled`` (before any setting changes)."""
+    for pos, (arg, v) in enumerate((("enabled", mode), ("check_nan", check_nan)), 1):
+        if type(v) is not bool:
+            raise TypeError(f"set_anomaly_enabled(): argument '{arg}' (position {pos}) must be "
+                            f"bool, not {type(v).__name__}")
+
+
 def _apply(mode, check_nan, check_inf, record_inplace):
     global _enabled, _check_nan, _check_inf, _record_inplace
+    _check_flags(mode, check_nan)
     _enabled = bool(mode)
     _check_nan = bool(check_nan)
     _check_inf = bool(check_inf) and _enabled

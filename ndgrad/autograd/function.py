@@ -109,6 +109,12 @@ class FunctionCtx:
         self.materialize_grads = bool(value)
 
 
+_ACCESSED_ONCE = (
+    "saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is set on "
+    "the autograd.Function. Either access saved_tensors only once, or set "
+    "clear_saved_tensors_on_access=False.")
+
+
 class BackwardCFunction(Node, FunctionCtx):
     """Base of the per-Function node classes (``MyFnBackward``); instances are the ``ctx``."""
 
@@ -141,6 +147,13 @@ class BackwardCFunction(Node, FunctionCtx):
         saved = self._saved
         if saved is FREED:
             raise RuntimeError(BACKWARD_TWICE)
+        if self._forward_cls.clear_saved_tensors_on_access:
+            if self.__dict__.get("_saved_accessed"):
+                raise RuntimeError(_ACCESSED_ONCE)
+            self._saved_accessed = True
+            out = tuple([s.unpack(self) if type(s) is SavedTensor else s for s in saved])
+            self._saved = ()     # the caller's tuple now holds the only references
+            return out
         return tuple([s.unpack(self) if type(s) is SavedTensor else s for s in saved])
 
     saved_variables = saved_tensors
@@ -164,7 +177,7 @@ class BackwardCFunction(Node, FunctionCtx):
                     shape, dtype = self._out_meta[i]
                     gs[i] = Tensor(np.zeros(shape, dtype))
         backward_fn = cls._backward_impl()
-        res = backward_fn(self, *gs)
+        res = backward_fn(self, gs) if cls.boxed_grads_call else backward_fn(self, *gs)
         if type(res) is not tuple:
             res = tuple(res) if isinstance(res, list) else (res,)
         return self._check_grads(res)
@@ -289,6 +302,10 @@ class Function:
     _backward_cls = None
     # Set by subclasses that want torch.func transforms; kept for API compatibility.
     generate_vmap_rule = False
+    # True: ``ctx.saved_tensors`` may be read once, and then drops its references.
+    clear_saved_tensors_on_access = False
+    # True: ``backward(ctx, grads)`` receives the output gradients as one mutable list.
+    boxed_grads_call = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -94,9 +94,12 @@ class set_grad_enabled(_DecoratorContextManager):
     """Set grad mode on or off; takes effect at once, and as a context manager restores it."""
 
     def __init__(self, mode):
+        if type(mode) is not bool:
+            raise TypeError("set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                            f"not {type(mode).__name__}")
         self.prev = _tls.grad_enabled
-        self.mode = bool(mode)
-        _tls.grad_enabled = self.mode
+        self.mode = mode
+        _tls.grad_enabled = mode
 
     def __enter__(self):
         _tls.grad_enabled = self.mode

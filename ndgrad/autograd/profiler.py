@@ -34,7 +34,13 @@ from .._ops.registry import special_hooks
 from . import engine as _engine
 
 __all__ = ["profile", "record_function", "emit_nvtx", "emit_itt", "EventList", "FunctionEvent",
-           "FunctionEventAvg", "aten_name", "Interval"]
+           "FunctionEventAvg", "aten_name", "Interval", "kineto_available"]
+
+
+def kineto_available():
+    """False: ndgrad's profiler records in Python, there is no Kineto backend (code that asks
+    takes its non-Kineto path, as on a torch build without Kineto)."""
+    return False
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
