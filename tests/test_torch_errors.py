@@ -284,3 +284,28 @@ def test_type_names_in_messages():
     """torch names bool and complex tensor types CPUBoolType / CPUComplexFloatType."""
     for dt in ("bool", "float32", "complex64", "float16", "int64"):
         _same_error(lambda L, dt=dt: L.ones(2, 3, dtype=getattr(L, dt)).expand(3))
+
+
+# ----------------------------------------------------------------------- where, clamp, uniform_
+@pytest.mark.parametrize("fn", [
+    lambda L: L.where(L.tensor([True, False, True]), L.ones(3), L.zeros(4)),
+    lambda L: L.where(L.tensor([True, False]), L.ones(3), L.zeros(3)),
+    lambda L: L.where(L.ones(2, 1, dtype=L.bool), L.ones(3), L.zeros(4, 2, 2)),
+    lambda L: L.clamp(L.ones(2, dtype=L.complex64), 0, 1),
+    lambda L: L.ones(2, dtype=L.complex128).clamp(min=0),
+    lambda L: L.clamp_min(L.ones(2, dtype=L.complex64), 0),
+    lambda L: L.clamp_max(L.ones(2, dtype=L.complex64), 0),
+    lambda L: L.empty(3).uniform_(2, 1),
+    lambda L: L.empty(3).uniform_(2.5, -1.25),
+])
+def test_where_clamp_uniform_refusals(fn):
+    _same_error(fn)
+
+
+def test_refused_uniform_leaves_the_tensor_as_it_was():
+    x = ndgrad.arange(3.0)
+    v = x._version
+    with pytest.raises(RuntimeError):
+        x.uniform_(2, 1)
+    assert x._version == v
+    np.testing.assert_array_equal(x.numpy(), [0.0, 1.0, 2.0])
