@@ -307,12 +307,12 @@ def _hfftn(fname, input, s, dim, norm):
 
 def _ihfftn(fname, input, s, dim, norm):
     _check_args(fname, input, ints_or_lists=(("s", s), ("dim", dim)))
-    if input._data.dtype.kind == "c":
-        raise RuntimeError(f"ihfftn expects a real-valued input tensor, but got "
-                           f"{_dtype_name(input)}")
     shape, dims = _shape_and_dims(input, s, dim)
     if not shape:
         raise RuntimeError("ihfftn must transform at least one axis")
+    if input._data.dtype.kind == "c":  # torch's check inside _fft_r2c
+        raise RuntimeError(f"Only supports floating-point dtypes, but found: "
+                           f"{_dtype_name(input)}")
     x = _resize(_promote(input), dims, shape)
     mode = _norm_mode(norm, False)
     out = _P.r2c(x, dims[-1:], mode, True)
