@@ -40,6 +40,8 @@ from . import optim  # noqa: F401,E402
 from . import profiler  # noqa: F401,E402
 from . import special  # noqa: F401,E402
 from . import fft  # noqa: F401,E402
+from ._windows import *  # noqa: F401,F403,E402
+from ._stft import istft, stft  # noqa: F401,E402
 from .autograd.anomaly_mode import (is_anomaly_enabled,  # noqa: F401,E402
                                     is_anomaly_check_nan_enabled)
 from ._dtype import result_type as _result_type
