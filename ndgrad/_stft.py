@@ -74,7 +74,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     torch.Size([9, 17])
     """
     if center and align_to_window is not None:
-        raise ValueError("stft align_to_window should only be set when center = false")
+        raise RuntimeError("stft align_to_window should only be set when center = false")
     if center:
         nd = input.dim()
         pad = int(n_fft // 2)
@@ -169,11 +169,11 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
                            f"input tensor to match n_fft when onesided=False, but got "
                            f"{fft_size}")
     if not 0 < hop <= win:
-        raise RuntimeError("istft expected 0 < hop_length <= win_length")
+        raise RuntimeError(head + ": expected 0 < hop_length <= win_length")
     if not 0 < win <= n_fft:
-        raise RuntimeError("istft expected 0 < win_length <= n_fft")
+        raise RuntimeError(head + ": expected 0 < win_length <= n_fft")
     if window is not None and (window.dim() != 1 or window.shape[0] != win):
-        raise RuntimeError("Invalid window shape. window has to be 1D and length of "
+        raise RuntimeError(head + ": Invalid window shape. window has to be 1D and length of "
                            "`win_length`")
     if window is None:
         window = ones(win, dtype=input.real.dtype)
@@ -201,8 +201,8 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
         end = signal_len - n_fft // 2
     else:
         end = signal_len
-    y = y[:, start:end]
-    envelope = envelope[:, start:end]
+    y = y.narrow(1, start, min(end, signal_len) - start)
+    envelope = envelope.narrow(1, start, min(end, signal_len) - start)
     if envelope.numel() and bool((envelope.abs().min() < 1e-11).item()):
         raise RuntimeError(head + "window overlap add min: 1\n[ CPUBoolType{} ]")
     y = y / envelope

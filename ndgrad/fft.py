@@ -375,7 +375,9 @@ def _freq_dtype(fname, dtype):
 def _freqs(k, n, d, dt, requires_grad):
     # torch computes arange in the dtype, then multiplies by the double 1 / (n d), rounded
     # to the dtype.
-    arr = k.astype(dt.np) * dt.np.type(1.0 / (n * d))
+    scale = 1.0 / (n * d) if n * d else float("inf")  # n = 0: rfftfreq gives [nan]
+    with np.errstate(invalid="ignore"):
+        arr = k.astype(dt.np) * dt.np.type(scale)
     t = Tensor(arr.astype(dt.np, copy=False))
     if requires_grad:
         t.requires_grad_(True)
