@@ -406,8 +406,9 @@ def fftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, requires_grad=Fal
 def rfftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, requires_grad=False):
     """The sample frequencies of `rfft`: ``[0, 1, ..., n // 2] / (d * n)``."""
     dt = _freq_dtype("rfftfreq", dtype)
-    _check_n(n)
-    return _freqs(np.arange(n // 2 + 1, dtype=np.int64), n, d, dt, requires_grad)
+    m = (n // 2 if n >= 0 else -(-n // 2)) + 1  # C's truncating division, as torch
+    _check_n(m)
+    return _freqs(np.arange(m, dtype=np.int64), n, d, dt, requires_grad)
 
 
 def _shift(input, dim, inverse):
