@@ -50,33 +50,53 @@ _COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
                np.dtype(np.complex128): np.dtype(np.complex128)}
 
 
+def _np_norm(norm, forward, dtype):
+    """NumPy's ``norm`` word for a transform, and whether the result must then be multiplied
+    by the signal size. Single-precision pocketfft runs several times slower unscaled (NumPy
+    2.x): an unnormalized float32/complex64 transform is computed scaled by 1/n and
+    multiplied back (exact for powers of two, within an ulp otherwise)."""
+    word = (_NP_NORM_FORWARD if forward else _NP_NORM_INVERSE)[norm]
+    if norm == NONE and dtype.itemsize <= 8 and dtype != np.float64:
+        return ("forward" if forward else "backward"), True
+    return word, False
+
+
+def _rescaled(out, rescale, sizes):
+    if rescale:
+        out *= out.real.dtype.type(np.prod(sizes, dtype=np.float64))
+    return out
+
+
 def _c2c_fwd(x, p):
     dims, norm, forward = p
     dt = _COMPLEX_OF[x.dtype]
     if not dims:
         return x.astype(dt)
+    word, rescale = _np_norm(norm, forward, x.dtype)
     if forward:
-        out = np.fft.fftn(x, axes=dims, norm=_NP_NORM_FORWARD[norm])
+        out = np.fft.fftn(x, axes=dims, norm=word)
     else:
-        out = np.fft.ifftn(x, axes=dims, norm=_NP_NORM_INVERSE[norm])
-    return out.astype(dt, copy=False)
+        out = np.fft.ifftn(x, axes=dims, norm=word)
+    return _rescaled(out.astype(dt, copy=False), rescale, [x.shape[d] for d in dims])
 
 
 def _r2c_fwd(x, p):
     dims, norm, onesided, _ = p
     dt = _COMPLEX_OF[x.dtype]
+    word, rescale = _np_norm(norm, True, x.dtype)
     if onesided:
-        out = np.fft.rfftn(x, axes=dims, norm=_NP_NORM_FORWARD[norm])
+        out = np.fft.rfftn(x, axes=dims, norm=word)
     else:
-        out = np.fft.fftn(x, axes=dims, norm=_NP_NORM_FORWARD[norm])
-    return out.astype(dt, copy=False)
+        out = np.fft.fftn(x, axes=dims, norm=word)
+    return _rescaled(out.astype(dt, copy=False), rescale, [x.shape[d] for d in dims])
 
 
 def _c2r_fwd(x, p):
     dims, norm, last_dim_size = p
     sizes = [x.shape[d] for d in dims[:-1]] + [last_dim_size]
-    out = np.fft.irfftn(x, s=sizes, axes=dims, norm=_NP_NORM_INVERSE[norm])
-    return out.astype(x.real.dtype, copy=False)
+    word, rescale = _np_norm(norm, False, x.dtype)
+    out = np.fft.irfftn(x, s=sizes, axes=dims, norm=word)
+    return _rescaled(out.astype(x.real.dtype, copy=False), rescale, sizes)
 
 
 C2C = primitive("_fft_c2c", _c2c_fwd, "FftC2CBackward0", linear=True)
