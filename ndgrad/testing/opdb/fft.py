@@ -130,3 +130,76 @@ register(
     OpInfo("fft.ifftshift", sample_inputs=_shift_samples, dtypes=_ANY, family="fft",
            supports_complex_autograd=True, error_inputs=_shift_errors),
 )
+
+
+# --------------------------------------------------------------------------- stft / istft
+def _window(dtype, requires_grad, n):
+    dtype = {ndgrad.complex64: ndgrad.float32, ndgrad.complex128: ndgrad.float64}.get(dtype,
+                                                                                     dtype)
+    w = ndgrad.hann_window(n, dtype=dtype) + 0.1  # no zero entries: istft divides by it
+    return w.detach().requires_grad_(requires_grad)
+
+
+def _stft_samples(op, dtype, requires_grad):
+    make = make_arg(dtype, requires_grad)
+    w16 = _window(dtype, requires_grad, 16)
+    yield SampleInput(make((40,)), args=(16,), kwargs={"window": w16, "return_complex": True},
+                      name="1-D")
+    yield SampleInput(make((2, 40)), args=(16,),
+                      kwargs={"hop_length": 3, "win_length": 10, "return_complex": True,
+                              "window": _window(dtype, requires_grad, 10)}, name="win_length")
+    yield SampleInput(make((2, 33)), args=(15,),
+                      kwargs={"hop_length": 5, "center": False, "normalized": True,
+                              "window": _window(dtype, requires_grad, 15),
+                              "return_complex": True}, name="no center, normalized")
+    yield SampleInput(make((30,)), args=(8,),
+                      kwargs={"onesided": False, "pad_mode": "constant", "window":
+                              _window(dtype, requires_grad, 8), "return_complex": True},
+                      name="two-sided")
+
+
+def _istft_samples(op, dtype, requires_grad):
+    cdt = {ndgrad.float32: ndgrad.complex64, ndgrad.float64: ndgrad.complex128}.get(dtype,
+                                                                                   dtype)
+    make = make_arg(cdt, requires_grad)
+    yield SampleInput(make((9, 11)), args=(16,),
+                      kwargs={"window": _window(cdt, requires_grad, 16)}, name="onesided")
+    yield SampleInput(make((2, 9, 14)), args=(16,),
+                      kwargs={"hop_length": 3, "win_length": 10, "length": 40,
+                              "window": _window(cdt, requires_grad, 10)}, name="batched")
+    yield SampleInput(make((8, 9)), args=(8,),
+                      kwargs={"onesided": False, "return_complex": True, "normalized": True,
+                              "window": _window(cdt, requires_grad, 8)}, name="two-sided")
+
+
+_FRAMING = ("stft cuts its frames with unfold (UnfoldBackward0 where torch records "
+            "AsStridedBackward0) and ends with an out-of-place transpose/squeeze "
+            "(TransposeBackward0/SqueezeBackward1 where torch's in-place ones record "
+            "TransposeBackward1/SqueezeBackward4); values and gradients are torch's")
+
+register(
+    OpInfo("stft", sample_inputs=_stft_samples, dtypes=FLOATING + COMPLEX, family="fft",
+           supports_complex_autograd=True, check_grad_fn=False, method="stft",
+           atol=1e-5, rtol=1e-5, notes=_FRAMING),
+    OpInfo("istft", sample_inputs=_istft_samples, dtypes=COMPLEX, family="fft",
+           supports_complex_autograd=True, method="istft", atol=1e-5, rtol=1e-5),
+)
+
+
+# --------------------------------------------------------------------------- windows
+def _window_samples(op, dtype, requires_grad):
+    for n, periodic in ((0, True), (1, False), (7, True), (8, False)):
+        yield SampleInput(n, args=(periodic,), kwargs={"dtype": dtype},
+                          name=f"{n}-{'periodic' if periodic else 'symmetric'}")
+
+
+def _window_errors(op):
+    yield SampleInput(-1, name="negative length")
+    yield SampleInput(4, kwargs={"dtype": ndgrad.int64}, name="integer dtype")
+
+
+register(*[
+    OpInfo(name, sample_inputs=_window_samples, family="fft", differentiable=False,
+           supports_autograd=False, error_inputs=_window_errors, atol=1e-6, rtol=1e-6)
+    for name in ("hann_window", "hamming_window", "blackman_window", "bartlett_window",
+                 "kaiser_window")])
