@@ -20,7 +20,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import ndgrad  # noqa: E402  (this checkout's ndgrad)
+import ndgrad
 
 
 def make_step(lib, batch, size):

@@ -13,10 +13,10 @@ transforms and dividing by the overlap-added squared window.
 import warnings
 
 from ._creation import ones
-from ._tensor import Tensor
 from ._ops import fft as _P
-from ._ops.frames import overlap_add, unfold
 from ._ops.complex_ops import view_as_real
+from ._ops.frames import overlap_add, unfold
+from ._tensor import Tensor
 from .nn import functional as _F
 
 __all__ = ["istft", "stft"]

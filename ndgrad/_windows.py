@@ -21,6 +21,9 @@ _CPP_TYPES = {"int64": "long int", "int32": "int", "int16": "short int", "int8":
 
 def _make(fname, window_length, periodic, dtype, requires_grad, values):
     """The window as a leaf tensor; `values(m)` gives the symmetric window of length m >= 2."""
+    if not isinstance(window_length, (int, np.integer)) or isinstance(window_length, bool):
+        raise TypeError(f"{fname}(): argument 'window_length' (position 1) must be int, not "
+                        f"{type(window_length).__name__}")
     dt = _dtype.get_default_dtype() if dtype is None else dtype
     if not dt.is_floating_point:
         if dt.is_complex:

@@ -16,15 +16,37 @@ Argument handling follows torch: integer and bool inputs become the default floa
 import numpy as np
 
 from . import _dtype
-from ._tensor import Tensor
 from ._ops import fft as _P
-from ._ops.complex_ops import conj as _conj, conj_physical as _conj_physical
+from ._ops.complex_ops import conj as _conj
+from ._ops.complex_ops import conj_physical as _conj_physical
 from ._ops.shape import roll as _roll
+from ._tensor import Tensor
 from .nn import functional as _F
 
-__all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
-           "rfftn", "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq",
-           "rfftfreq", "fftshift", "ifftshift"]
+__all__ = [
+    "fft",
+    "fft2",
+    "fftfreq",
+    "fftn",
+    "fftshift",
+    "hfft",
+    "hfft2",
+    "hfftn",
+    "ifft",
+    "ifft2",
+    "ifftn",
+    "ifftshift",
+    "ihfft",
+    "ihfft2",
+    "ihfftn",
+    "irfft",
+    "irfft2",
+    "irfftn",
+    "rfft",
+    "rfft2",
+    "rfftfreq",
+    "rfftn",
+]
 
 _TORCH_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long",
                 "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
@@ -36,11 +58,13 @@ def _type_name(v):
     return "NoneType" if v is None else type(v).__name__
 
 
-def _check_args(fname, input, ints=(), ints_or_lists=()):
+def _check_args(fname, input, ints=(), ints_or_lists=(), norm=None):
     """torch's argument-parser errors for a wrong Python type (before any other check)."""
     if not isinstance(input, Tensor):
         raise TypeError(f"fft_{fname}(): argument 'input' (position 1) must be Tensor, not "
                         f"{_type_name(input)}")
+    if norm is not None and not isinstance(norm, str):
+        raise TypeError(f"fft_{fname}(): argument 'norm' must be str, not {_type_name(norm)}")
     for name, v in ints:
         if v is not None and not _is_int(v):
             raise TypeError(f"fft_{fname}(): argument '{name}' must be int, not "
@@ -205,7 +229,7 @@ def fft(input, n=None, dim=-1, norm=None):
     >>> ndgrad.fft.fft(ndgrad.tensor([1., 2., 3., 4.]))
     tensor([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j])
     """
-    _check_args("fft", input, (("n", n), ("dim", dim)))
+    _check_args("fft", input, (("n", n), ("dim", dim)), norm=norm)
     if input._data.dtype.kind == "c":
         return _c2c_1d(input, n, dim, norm, True)
     return _r2c_1d(input, n, dim, norm, True, False)
@@ -213,7 +237,7 @@ def fft(input, n=None, dim=-1, norm=None):
 
 def ifft(input, n=None, dim=-1, norm=None):
     """The 1-D inverse discrete Fourier transform of `input` along `dim`."""
-    _check_args("ifft", input, (("n", n), ("dim", dim)))
+    _check_args("ifft", input, (("n", n), ("dim", dim)), norm=norm)
     if input._data.dtype.kind == "c":
         return _c2c_1d(input, n, dim, norm, False)
     return _r2c_1d(input, n, dim, norm, False, False)
@@ -221,7 +245,7 @@ def ifft(input, n=None, dim=-1, norm=None):
 
 def rfft(input, n=None, dim=-1, norm=None):
     """The 1-D transform of a real signal: the ``n // 2 + 1`` non-redundant frequencies."""
-    _check_args("rfft", input, (("n", n), ("dim", dim)))
+    _check_args("rfft", input, (("n", n), ("dim", dim)), norm=norm)
     if input._data.dtype.kind == "c":
         raise RuntimeError(f"rfft expects a real input tensor, but got {_dtype_name(input)}")
     return _r2c_1d(input, n, dim, norm, True, True)
@@ -229,19 +253,19 @@ def rfft(input, n=None, dim=-1, norm=None):
 
 def irfft(input, n=None, dim=-1, norm=None):
     """The inverse of `rfft`: a real signal of length `n` (default ``2 * (size - 1)``)."""
-    _check_args("irfft", input, (("n", n), ("dim", dim)))
+    _check_args("irfft", input, (("n", n), ("dim", dim)), norm=norm)
     return _c2r_1d(input, n, dim, norm, False)
 
 
 def hfft(input, n=None, dim=-1, norm=None):
     """The transform of a Hermitian-symmetric signal given by its one-sided half: real."""
-    _check_args("hfft", input, (("n", n), ("dim", dim)))
+    _check_args("hfft", input, (("n", n), ("dim", dim)), norm=norm)
     return _c2r_1d(input, n, dim, norm, True)
 
 
 def ihfft(input, n=None, dim=-1, norm=None):
     """The inverse of `hfft`: the one-sided inverse transform of a real signal."""
-    _check_args("ihfft", input, (("n", n), ("dim", dim)))
+    _check_args("ihfft", input, (("n", n), ("dim", dim)), norm=norm)
     if input._data.dtype.kind == "c":
         raise RuntimeError(f"ihfft expects a real input tensor, but got {_dtype_name(input)}")
     return _r2c_1d(input, n, dim, norm, False, True)
@@ -249,7 +273,7 @@ def ihfft(input, n=None, dim=-1, norm=None):
 
 # --------------------------------------------------------------------------- n-D
 def _c2c_nd(fname, input, s, dim, norm, forward):
-    _check_args(fname, input, ints_or_lists=(("s", s), ("dim", dim)))
+    _check_args(fname, input, ints_or_lists=(("s", s), ("dim", dim)), norm=norm)
     shape, dims = _shape_and_dims(input, s, dim)
     x = _promote(input, require_complex=True)
     x = _resize(x, dims, shape)
@@ -277,7 +301,7 @@ def ifft2(input, s=None, dim=(-2, -1), norm=None):
 
 
 def _rfftn(fname, input, s, dim, norm):
-    _check_args(fname, input, ints_or_lists=(("s", s), ("dim", dim)))
+    _check_args(fname, input, ints_or_lists=(("s", s), ("dim", dim)), norm=norm)
     if input._data.dtype.kind == "c":
         raise RuntimeError(f"rfftn expects a real-valued input tensor, but got "
                            f"{_dtype_name(input)}")
@@ -289,14 +313,14 @@ def _rfftn(fname, input, s, dim, norm):
 
 
 def _irfftn(fname, input, s, dim, norm):
-    _check_args(fname, input, ints_or_lists=(("s", s), ("dim", dim)))
+    _check_args(fname, input, ints_or_lists=(("s", s), ("dim", dim)), norm=norm)
     shape, dims, last = _c2r_shape_and_dims("irfftn", input, s, dim)
     x = _resize(_promote(input, require_complex=True), dims, shape)
     return _P.c2r(x, dims, _norm_mode(norm, False), last)
 
 
 def _hfftn(fname, input, s, dim, norm):
-    _check_args(fname, input, ints_or_lists=(("s", s), ("dim", dim)))
+    _check_args(fname, input, ints_or_lists=(("s", s), ("dim", dim)), norm=norm)
     shape, dims, last = _c2r_shape_and_dims("hfftn", input, s, dim)
     x = _resize(_promote(input, require_complex=True), dims, shape)
     mode = _norm_mode(norm, True)
@@ -306,7 +330,7 @@ def _hfftn(fname, input, s, dim, norm):
 
 
 def _ihfftn(fname, input, s, dim, norm):
-    _check_args(fname, input, ints_or_lists=(("s", s), ("dim", dim)))
+    _check_args(fname, input, ints_or_lists=(("s", s), ("dim", dim)), norm=norm)
     shape, dims = _shape_and_dims(input, s, dim)
     if not shape:
         raise RuntimeError("ihfftn must transform at least one axis")
@@ -362,7 +386,10 @@ def ihfft2(input, s=None, dim=(-2, -1), norm=None):
 
 
 # --------------------------------------------------------------------------- helpers
-def _freq_dtype(fname, dtype):
+def _freq_dtype(fname, n, dtype):
+    if not _is_int(n):
+        raise TypeError(f"fft_{fname}(): argument 'n' (position 1) must be int, not "
+                        f"{_type_name(n)}")
     dt = _dtype.get_default_dtype() if dtype is None else dtype
     if not (dt.is_floating_point or dt.is_complex):
         raise RuntimeError(f"{fname} requires a floating point or complex dtype")
@@ -396,7 +423,7 @@ def fftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, requires_grad=Fal
     >>> ndgrad.fft.fftfreq(4)
     tensor([ 0.0000,  0.2500, -0.5000, -0.2500])
     """
-    dt = _freq_dtype("fftfreq", dtype)
+    dt = _freq_dtype("fftfreq", n, dtype)
     _check_n(n)
     k = np.arange(n, dtype=np.int64)
     k[(n + 1) // 2:] -= n
@@ -405,16 +432,14 @@ def fftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
 def rfftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, requires_grad=False):
     """The sample frequencies of `rfft`: ``[0, 1, ..., n // 2] / (d * n)``."""
-    dt = _freq_dtype("rfftfreq", dtype)
+    dt = _freq_dtype("rfftfreq", n, dtype)
     m = (n // 2 if n >= 0 else -(-n // 2)) + 1  # C's truncating division, as torch
     _check_n(m)
     return _freqs(np.arange(m, dtype=np.int64), n, d, dt, requires_grad)
 
 
 def _shift(input, dim, inverse):
-    if not isinstance(input, Tensor):
-        raise TypeError(f"fft_{'i' if inverse else ''}fftshift(): argument 'input' "
-                        f"(position 1) must be Tensor, not {_type_name(input)}")
+    _check_args(f"{'i' if inverse else ''}fftshift", input, ints_or_lists=(("dim", dim),))
     nd = input._data.ndim
     if dim is None:
         dims = list(range(nd))

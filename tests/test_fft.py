@@ -170,7 +170,7 @@ def test_batched_grads_and_jacobian_match_torch():
         eye = lib.eye(y.numel(), dtype=lib.float64).reshape((y.numel(),) + tuple(y.shape))
         (g,) = lib.autograd.grad(y, x, eye, is_grads_batched=True)
         jac = lib.autograd.functional.jacobian(
-            lambda v: lib.fft.hfft(lib.fft.ifft(v), n=4), x, vectorize=True)
+            lambda v, lib=lib: lib.fft.hfft(lib.fft.ifft(v), n=4), x, vectorize=True)
         res.append((_np(g), _np(jac)))
     np.testing.assert_allclose(res[0][0], res[1][0], atol=1e-10)
     np.testing.assert_allclose(res[0][1], res[1][1], atol=1e-10)
@@ -201,9 +201,9 @@ def test_float32_gradients_keep_dtype():
         assert str(x.grad.dtype) == "torch.float32"
 
 
-def _error(fn):
+def _error(fn, *args):
     try:
-        fn()
+        fn(*args)
     except Exception as e:  # noqa: BLE001 - compared below
         return type(e).__name__, str(e)
     return None
@@ -237,8 +237,14 @@ def test_errors_match_torch(name, a, kw):
 def test_argument_type_errors_match_torch():
     for call in (lambda lib: lib.fft.fft([1.0, 2.0]),
                  lambda lib: lib.fft.fft(lib.ones(4), n=2.0),
-                 lambda lib: lib.fft.rfft(lib.ones(4), dim=(0,))):
-        errs = [_error(lambda lib=lib: call(lib)) for lib in LIBS]
+                 lambda lib: lib.fft.rfft(lib.ones(4), dim=(0,)),
+                 lambda lib: lib.fft.fft(lib.ones(4), norm=5),
+                 lambda lib: lib.fft.fftn(lib.ones(4), s=(2.5,)),
+                 lambda lib: lib.fft.fftn(lib.ones(4), dim=[0.0]),
+                 lambda lib: lib.fft.fftshift(lib.ones(3), dim=1.0),
+                 lambda lib: lib.fft.fftfreq(2.5),
+                 lambda lib: lib.hann_window(2.5)):
+        errs = [_error(call, lib) for lib in LIBS]
         assert errs[0] == errs[1] and errs[0][0] == "TypeError"
 
 
@@ -264,11 +270,11 @@ def test_frequencies_match_torch(fn):
     f = getattr(ndgrad.fft, fn)(4, requires_grad=True)
     assert f.requires_grad and f.is_leaf
     for kw in ({"dtype": "int64"}, {"dtype": "complex64"}):
-        errs = [_error(lambda lib=lib: getattr(lib.fft, fn)(4, dtype=getattr(lib, kw["dtype"])))
-                for lib in LIBS]
+        errs = [_error(lambda lib, kw=kw: getattr(lib.fft, fn)(4, dtype=getattr(lib, kw["dtype"])),
+                       lib) for lib in LIBS]
         assert errs[0] == errs[1]
     for n in (-1, -2, -4):
-        errs = [_error(lambda lib=lib: getattr(lib.fft, fn)(n)) for lib in LIBS]
+        errs = [_error(getattr(lib.fft, fn), n) for lib in LIBS]
         assert errs[0] == errs[1]
         if errs[0] is None:
             np.testing.assert_array_equal(getattr(ndgrad.fft, fn)(n).numpy(),
@@ -312,7 +318,7 @@ def test_windows_match_torch(name):
     assert w.requires_grad and w.is_leaf
     for bad in (lambda lib: getattr(lib, name)(-1),
                 lambda lib: getattr(lib, name)(5, dtype=lib.int64)):
-        errs = [_error(lambda lib=lib: bad(lib)) for lib in LIBS]
+        errs = [_error(bad, lib) for lib in LIBS]
         assert errs[0] == errs[1] and errs[0] is not None
 
 
@@ -399,7 +405,7 @@ def _stft_errors():
     yield lambda lib: lib.stft(lib.tensor(x), 16, center=True, align_to_window=True,
                                return_complex=True)
     w = np.hanning(16)
-    s = lambda lib: lib.stft(lib.tensor(x), 16, window=lib.tensor(w), return_complex=True)  # noqa
+    s = lambda lib: lib.stft(lib.tensor(x), 16, window=lib.tensor(w), return_complex=True)
     yield lambda lib: lib.istft(lib.view_as_real(s(lib)), 16, window=lib.tensor(w))
     yield lambda lib: lib.istft(s(lib), 16, window=lib.tensor(w), onesided=False)
     yield lambda lib: lib.istft(s(lib), 15, window=lib.tensor(w))
@@ -413,7 +419,7 @@ def _stft_errors():
 def test_stft_errors_match_torch(call):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        errs = [_error(lambda lib=lib: call(lib)) for lib in LIBS]
+        errs = [_error(call, lib) for lib in LIBS]
     assert errs[1] is not None and errs[0] == errs[1]
 
 

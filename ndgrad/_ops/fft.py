@@ -36,7 +36,7 @@ from .._tensor import Tensor
 from .complex_ops import real
 from .registry import primitive
 
-__all__ = ["C2C", "R2C", "C2R", "c2c", "r2c", "c2r"]
+__all__ = ["C2C", "C2R", "R2C", "c2c", "c2r", "r2c"]
 
 NONE, BY_ROOT_N, BY_N = 0, 1, 2
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from .registry import primitive
 
-__all__ = ["UNFOLD", "UNFOLD_BACKWARD", "unfold", "overlap_add"]
+__all__ = ["UNFOLD", "UNFOLD_BACKWARD", "overlap_add", "unfold"]
 
 
 def _unfold_fwd(x, p):
