@@ -191,6 +191,34 @@ def _c2r_shape_and_dims(fname, x, s, dim):
     return shape, dims, last
 
 
+def _write_out(result, out, fname, complex_out):
+    """torch's ``out=`` for a transform: `result` copied into `out` (resized), returned."""
+    if out is None:
+        return result
+    if not isinstance(out, Tensor):
+        raise TypeError(f"fft_{fname}(): argument 'out' must be Tensor, not {_type_name(out)}")
+    kind = out._data.dtype.kind
+    if complex_out and kind != "c":
+        raise RuntimeError(f"{fname} expects a complex output tensor, but got {_dtype_name(out)}")
+    if not complex_out and kind != "f":
+        raise RuntimeError(f"{fname} expects a floating point output tensor, but got "
+                           f"{_dtype_name(out)}")
+    node = result._grad_fn
+    prim = _OUT_PRIMITIVES.get(type(node).__name__) if node is not None else None
+    if prim is not None:
+        raise RuntimeError(f"{prim}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    if out._data.shape != result._data.shape:
+        out._data = np.empty(result._data.shape, out._data.dtype)
+    np.copyto(out._data, result._data, casting="unsafe")
+    out._vc[0] += 1
+    return out
+
+
+_OUT_PRIMITIVES = {"FftC2CBackward0": "_fft_c2c", "FftR2CBackward0": "_fft_r2c",
+                   "FftC2RBackward0": "_fft_c2r"}
+
+
 # --------------------------------------------------------------------------- 1-D
 def _c2c_1d(x, n, dim, norm, forward):
     d = _wrap_dim(dim, x._data.ndim)
@@ -223,7 +251,7 @@ def _c2r_1d(x, n, dim, norm, forward):
     return _P.c2r(x, (d,), mode, last)
 
 
-def fft(input, n=None, dim=-1, norm=None):
+def fft(input, n=None, dim=-1, norm=None, *, out=None):
     """The 1-D discrete Fourier transform of `input` along `dim` (torch.fft.fft).
 
     >>> ndgrad.fft.fft(ndgrad.tensor([1., 2., 3., 4.]))
@@ -231,44 +259,44 @@ def fft(input, n=None, dim=-1, norm=None):
     """
     _check_args("fft", input, (("n", n), ("dim", dim)), norm=norm)
     if input._data.dtype.kind == "c":
-        return _c2c_1d(input, n, dim, norm, True)
-    return _r2c_1d(input, n, dim, norm, True, False)
+        return _write_out(_c2c_1d(input, n, dim, norm, True), out, "fft", True)
+    return _write_out(_r2c_1d(input, n, dim, norm, True, False), out, "fft", True)
 
 
-def ifft(input, n=None, dim=-1, norm=None):
+def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     """The 1-D inverse discrete Fourier transform of `input` along `dim`."""
     _check_args("ifft", input, (("n", n), ("dim", dim)), norm=norm)
     if input._data.dtype.kind == "c":
-        return _c2c_1d(input, n, dim, norm, False)
-    return _r2c_1d(input, n, dim, norm, False, False)
+        return _write_out(_c2c_1d(input, n, dim, norm, False), out, "ifft", True)
+    return _write_out(_r2c_1d(input, n, dim, norm, False, False), out, "ifft", True)
 
 
-def rfft(input, n=None, dim=-1, norm=None):
+def rfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The 1-D transform of a real signal: the ``n // 2 + 1`` non-redundant frequencies."""
     _check_args("rfft", input, (("n", n), ("dim", dim)), norm=norm)
     if input._data.dtype.kind == "c":
         raise RuntimeError(f"rfft expects a real input tensor, but got {_dtype_name(input)}")
-    return _r2c_1d(input, n, dim, norm, True, True)
+    return _write_out(_r2c_1d(input, n, dim, norm, True, True), out, "rfft", True)
 
 
-def irfft(input, n=None, dim=-1, norm=None):
+def irfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The inverse of `rfft`: a real signal of length `n` (default ``2 * (size - 1)``)."""
     _check_args("irfft", input, (("n", n), ("dim", dim)), norm=norm)
-    return _c2r_1d(input, n, dim, norm, False)
+    return _write_out(_c2r_1d(input, n, dim, norm, False), out, "irfft", False)
 
 
-def hfft(input, n=None, dim=-1, norm=None):
+def hfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The transform of a Hermitian-symmetric signal given by its one-sided half: real."""
     _check_args("hfft", input, (("n", n), ("dim", dim)), norm=norm)
-    return _c2r_1d(input, n, dim, norm, True)
+    return _write_out(_c2r_1d(input, n, dim, norm, True), out, "hfft", False)
 
 
-def ihfft(input, n=None, dim=-1, norm=None):
+def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The inverse of `hfft`: the one-sided inverse transform of a real signal."""
     _check_args("ihfft", input, (("n", n), ("dim", dim)), norm=norm)
     if input._data.dtype.kind == "c":
         raise RuntimeError(f"ihfft expects a real input tensor, but got {_dtype_name(input)}")
-    return _r2c_1d(input, n, dim, norm, False, True)
+    return _write_out(_r2c_1d(input, n, dim, norm, False, True), out, "ihfft", True)
 
 
 # --------------------------------------------------------------------------- n-D
@@ -280,24 +308,24 @@ def _c2c_nd(fname, input, s, dim, norm, forward):
     return _P.c2c(x, dims, _norm_mode(norm, forward), forward)
 
 
-def fftn(input, s=None, dim=None, norm=None):
+def fftn(input, s=None, dim=None, norm=None, *, out=None):
     """The N-D discrete Fourier transform over `dim` (all dims by default)."""
-    return _c2c_nd("fftn", input, s, dim, norm, True)
+    return _write_out(_c2c_nd("fftn", input, s, dim, norm, True), out, "fftn", True)
 
 
-def ifftn(input, s=None, dim=None, norm=None):
+def ifftn(input, s=None, dim=None, norm=None, *, out=None):
     """The N-D inverse discrete Fourier transform over `dim` (all dims by default)."""
-    return _c2c_nd("ifftn", input, s, dim, norm, False)
+    return _write_out(_c2c_nd("ifftn", input, s, dim, norm, False), out, "fftn", True)
 
 
-def fft2(input, s=None, dim=(-2, -1), norm=None):
+def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """The 2-D discrete Fourier transform (over the last two dims by default)."""
-    return _c2c_nd("fft2", input, s, dim, norm, True)
+    return _write_out(_c2c_nd("fft2", input, s, dim, norm, True), out, "fftn", True)
 
 
-def ifft2(input, s=None, dim=(-2, -1), norm=None):
+def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """The 2-D inverse discrete Fourier transform (over the last two dims by default)."""
-    return _c2c_nd("ifft2", input, s, dim, norm, False)
+    return _write_out(_c2c_nd("ifft2", input, s, dim, norm, False), out, "fftn", True)
 
 
 def _rfftn(fname, input, s, dim, norm):
@@ -345,44 +373,44 @@ def _ihfftn(fname, input, s, dim, norm):
     return _P.c2c(_conj_physical(out), dims[:-1], mode, False)
 
 
-def rfftn(input, s=None, dim=None, norm=None):
+def rfftn(input, s=None, dim=None, norm=None, *, out=None):
     """The N-D transform of a real signal, one-sided in the last transformed dim."""
-    return _rfftn("rfftn", input, s, dim, norm)
+    return _write_out(_rfftn("rfftn", input, s, dim, norm), out, "rfftn", True)
 
 
-def irfftn(input, s=None, dim=None, norm=None):
+def irfftn(input, s=None, dim=None, norm=None, *, out=None):
     """The inverse of `rfftn`: a real signal (last dim ``2 * (size - 1)`` by default)."""
-    return _irfftn("irfftn", input, s, dim, norm)
+    return _write_out(_irfftn("irfftn", input, s, dim, norm), out, "irfftn", False)
 
 
-def rfft2(input, s=None, dim=(-2, -1), norm=None):
+def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """The 2-D transform of a real signal (`rfftn` over the last two dims by default)."""
-    return _rfftn("rfft2", input, s, dim, norm)
+    return _write_out(_rfftn("rfft2", input, s, dim, norm), out, "rfftn", True)
 
 
-def irfft2(input, s=None, dim=(-2, -1), norm=None):
+def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """The inverse of `rfft2` (`irfftn` over the last two dims by default)."""
-    return _irfftn("irfft2", input, s, dim, norm)
+    return _write_out(_irfftn("irfft2", input, s, dim, norm), out, "irfftn", False)
 
 
-def hfftn(input, s=None, dim=None, norm=None):
+def hfftn(input, s=None, dim=None, norm=None, *, out=None):
     """The N-D transform of a Hermitian-symmetric signal given by its one-sided half."""
-    return _hfftn("hfftn", input, s, dim, norm)
+    return _write_out(_hfftn("hfftn", input, s, dim, norm), out, "hfftn", False)
 
 
-def ihfftn(input, s=None, dim=None, norm=None):
+def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
     """The inverse of `hfftn`: one-sided in the last transformed dim."""
-    return _ihfftn("ihfftn", input, s, dim, norm)
+    return _write_out(_ihfftn("ihfftn", input, s, dim, norm), out, "ihfftn", True)
 
 
-def hfft2(input, s=None, dim=(-2, -1), norm=None):
+def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """`hfftn` over the last two dims by default."""
-    return _hfftn("hfft2", input, s, dim, norm)
+    return _write_out(_hfftn("hfft2", input, s, dim, norm), out, "hfftn", False)
 
 
-def ihfft2(input, s=None, dim=(-2, -1), norm=None):
+def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """`ihfftn` over the last two dims by default."""
-    return _ihfftn("ihfft2", input, s, dim, norm)
+    return _write_out(_ihfftn("ihfft2", input, s, dim, norm), out, "ihfftn", True)
 
 
 # --------------------------------------------------------------------------- helpers

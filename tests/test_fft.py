@@ -438,3 +438,34 @@ def test_spectral_convolution_training_step_matches_torch():
         res.append((_np(loss), _np(x.grad), _np(w.grad)))
     for u, v in zip(*res):
         np.testing.assert_allclose(u, v, atol=1e-12, rtol=1e-9)
+
+
+@pytest.mark.parametrize("name", _ONE_D + _N_D)
+def test_out_argument_matches_torch(name):
+    real_in = name in _REAL_ONLY
+    complex_out = not name.startswith(("irfft", "hfft"))
+    a = _data((4, 6), not real_in)
+    res = []
+    for lib in LIBS:
+        good = lib.empty(0, dtype=lib.complex128 if complex_out else lib.float64)
+        bad = lib.empty(0, dtype=lib.float64 if complex_out else lib.complex128)
+        r = getattr(lib.fft, name)(lib.tensor(a), out=good)
+        errs = [_error(lambda lib=lib, o=bad: getattr(lib.fft, name)(lib.tensor(a), out=o))]
+        if name != "ihfft":  # torch's ihfft(out=) records conj_physical_out's graph
+            x = lib.tensor(a, requires_grad=True)
+            errs.append(_error(lambda x=x, lib=lib, o=good: getattr(lib.fft, name)(x, out=o)))
+        res.append((r is good, _np(good), errs, good._version))
+    assert res[0][0] and res[1][0]
+    np.testing.assert_allclose(res[0][1], res[1][1], atol=1e-10)
+    assert res[0][2] == res[1][2]
+    assert res[0][3] == res[1][3]
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    from ndgrad import _stft, _windows
+    for mod in (ndgrad.fft, _windows, _stft):
+        result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE |
+                                 doctest.ELLIPSIS, extraglobs={"ndgrad": ndgrad})
+        assert result.attempted > 0 and result.failed == 0
