@@ -1,0 +1,382 @@
+"""A compiled region: the forward and backward programs of one traced call, and the one node
+(``CompiledFunctionBackward``) through which the eager graph reaches the backward program.
+
+Building a region (:func:`build_region`) from a finished forward trace:
+
+1. the joint graph: the VJP rules of the nodes the trace created are run once, newest first as
+   the engine would, on placeholder output gradients, under another tracer; the engine's own
+   steps (summing a broadcast gradient back to its input's shape, casts, accumulating the
+   gradients of a value used twice) are taken through the same helpers, so they are traced
+   too. Gradients reaching a node the trace did not create (a leaf's AccumulateGrad, the
+   history of an input) are the region's input gradients.
+2. both traces become Python functions on arrays (:mod:`.codegen`); the forward returns its
+   outputs and the values the backward reads.
+
+Running a region (:meth:`Region.run`): the forward program on the inputs' arrays, outputs
+wrapped as tensors, and when autograd records, one node whose edges are the inputs' current
+edges and whose saved values are the backward program's arrays. Its ``_apply`` checks the
+versions of the inputs the backward reads, runs the backward program and wraps the input
+gradients. Under ``create_graph`` it falls back to eager: the traced forward is replayed with
+ndgrad ops from the same inputs and differentiated with ``create_graph=True``.
+"""
+
+import heapq
+
+import numpy as np
+
+from .. import _state
+from .._dynamo.exc import Unsupported
+from .._tensor import Tensor, _from_array
+from ..autograd.engine import reduce_grads
+from ..autograd.graph import BACKWARD_TWICE, FREED, AccumulateGrad, Node, SavedTensor, version_error
+from .codegen import Program, emit
+from .tracer import Tracer
+
+__all__ = ["Region", "build_region", "CompiledFunctionBackward"]
+
+_tls = _state.tls
+
+
+class CompiledFunctionBackward(Node):
+    """The backward of a compiled region: one node for all the ops the region ran."""
+
+    __slots__ = ("_region", "_tensors", "_versions")
+    _wants_none = False
+
+    def _apply(self, gs):
+        saved = self._saved
+        if saved is FREED:
+            raise RuntimeError(BACKWARD_TWICE)
+        region = self._region
+        tensors = self._tensors
+        for k, ver in self._versions:
+            t = tensors[k]
+            if t._vc[0] != ver:
+                s = SavedTensor.of_input(t)
+                s._version = ver
+                raise RuntimeError(version_error(s, None))
+        if _tls.grad_enabled:
+            return region.eager_backward(tensors, gs)
+        garr = []
+        known = {}
+        for k, shape, dtype in region.grad_meta:
+            g = gs[k] if k < len(gs) else None
+            if g is None:
+                garr.append(np.zeros(shape, dtype))
+            else:
+                known[id(g._data)] = g
+                garr.append(g._data)
+        res = region.backward(*garr, *saved, *[tensors[k]._data for k in region.bwd_tensors])
+        out = []
+        for a in res:
+            if a is None:
+                out.append(None)
+                continue
+            t = known.get(id(a))
+            if t is None:
+                t = known[id(a)] = _from_array(a)
+            out.append(t)
+        return tuple(out)
+
+    def _release(self):
+        if self._saved:
+            self._saved = FREED
+
+
+class Region:
+    """One cache entry: guards are checked by the caller; this holds the programs."""
+
+    def __init__(self):
+        self.forward = None       # fn(tensors) -> (output arrays, saved arrays)
+        self.backward = None      # fn(*grads, *saved, *input arrays) -> input grads
+        self.insts = ()           # the forward trace, for explain() and eager replay
+        self.bwd_insts = ()
+        self.n_inputs = 0
+        self.externals = ()       # (tensor or None, source or None) per external
+        self.out_spec = None      # the output structure (see build_region)
+        self.out_slots = ()       # per output array of the forward program: its slot
+        self.out_rg = ()          # per output array: whether it is differentiable
+        self.grad_inputs = ()     # indices (in the region's tensors) that get a gradient
+        self.grad_meta = ()       # (output index, shape, dtype) per backward gradient input
+        self.bwd_tensors = ()     # indices of region tensors whose arrays backward reads
+        self.version_checks = ()  # same indices: their versions are checked in backward
+        self.has_backward = False
+        self.node_name = "CompiledFunctionBackward"
+
+    # ---------------------------------------------------------------- running
+    def run(self, tensors):
+        """Run the forward program on the region's tensors (inputs then externals)."""
+        outs, saved = self.forward(tensors)
+        values = {}
+        node = None
+        if self.has_backward and _tls.grad_enabled:
+            edges = tuple([tensors[k]._edge() for k in self.grad_inputs])
+            node = CompiledFunctionBackward(edges, saved, None)
+            node._region = self
+            node._tensors = tensors
+            node._versions = tuple([(k, tensors[k]._vc[0]) for k in self.version_checks])
+        k = 0
+        for slot, arr, rg in zip(self.out_slots, outs, self.out_rg):
+            t = values.get(slot)
+            if t is None:
+                t = values[slot] = _from_array(arr)
+                if rg and node is not None:
+                    t._rg = True
+                    t._grad_fn = node
+                    t._output_nr = k
+            k += 1
+        return _unflatten(self.out_spec, values, tensors, self.n_inputs)
+
+    def eager_backward(self, tensors, gs):
+        """create_graph through the region: replay the forward with ndgrad ops from the same
+        inputs, then differentiate that graph (the fallback to eager)."""
+        from ..autograd import grad
+        values = {}
+        for k, t in enumerate(tensors):
+            values[("i" if k < self.n_inputs else "e") + str(
+                k if k < self.n_inputs else k - self.n_inputs)] = t
+        for inst in self.insts:
+            args = [values[a] if type(a) is str else a[1] for a in inst.args]
+            if inst.inplace:
+                from .._ops.inplace import apply_inplace
+                apply_inplace(inst.op, args[0], *args[1:], params=inst.params)
+                continue
+            out = inst.op.call(*args) if inst.op.kind in ("unary", "binary") and \
+                inst.params is None else inst.op.impl(*args, inst.params)
+            outs = out if type(out) is tuple else (out,)
+            for slot, o in zip(inst.outs, outs):
+                values[slot] = o
+        outs = []
+        grads = []
+        for (k, _, _), _ in zip(self.grad_meta, range(len(self.grad_meta))):
+            g = gs[k] if k < len(gs) else None
+            if g is not None:
+                outs.append(values[self.out_slots[k]])
+                grads.append(g)
+        inputs = [tensors[k] for k in self.grad_inputs]
+        res = grad(outs, inputs, grads, create_graph=True, allow_unused=True)
+        return tuple(res)
+
+
+# ------------------------------------------------------------------------- output structure
+def flatten_output(out, slot_of):
+    """The output's structure with each tensor replaced by ("t", slot)."""
+    if isinstance(out, Tensor):
+        return ("t", slot_of(out))
+    if type(out) in (tuple, list):
+        return (type(out), [flatten_output(o, slot_of) for o in out])
+    if type(out) is dict:
+        return (dict, [(k, flatten_output(v, slot_of)) for k, v in out.items()])
+    if out is None or type(out) in (int, float, bool, str, complex):
+        return ("c", out)
+    raise Unsupported(f"a region returning {type(out).__name__} (only tensors, numbers and "
+                      "tuples, lists and dicts of them)")
+
+
+def _unflatten(spec, values, tensors, n_inputs):
+    kind = spec[0]
+    if kind == "t":
+        slot = spec[1]
+        t = values.get(slot)
+        if t is None:  # an input or external returned as is
+            k = int(slot[1:])
+            return tensors[k] if slot[0] == "i" else tensors[n_inputs + k]
+        return t
+    if kind == "c":
+        return spec[1]
+    if kind is dict:
+        return {k: _unflatten(v, values, tensors, n_inputs) for k, v in spec[1]}
+    return kind([_unflatten(v, values, tensors, n_inputs) for v in spec[1]])
+
+
+def _slots_in(spec, acc):
+    if spec[0] == "t":
+        acc.append(spec[1])
+    elif spec[0] != "c":
+        for item in spec[1]:
+            _slots_in(item[1] if spec[0] is dict else item, acc)
+    return acc
+
+
+# ------------------------------------------------------------------------- building
+def build_region(tracer, out, seq_start):
+    """A :class:`Region` from the finished forward trace `tracer` of a call that returned
+    `out` (the trace's tensors are still alive: the graph they recorded is used once for the
+    backward trace). `seq_start`: the first node sequence number of the trace."""
+    region = Region()
+    spec = flatten_output(out, tracer.slot_of)
+    slots = _slots_in(spec, [])
+    value_slots = []
+    for s in slots:
+        if s[0] == "v" and s not in value_slots:
+            value_slots.append(s)
+    out_tensors = {}
+    for t in tracer.keep:
+        if isinstance(t, Tensor):
+            s = tracer.by_tensor.get(id(t))
+            if s in value_slots and s not in out_tensors:
+                out_tensors[s] = t
+    region.out_slots = tuple(value_slots)
+    region.out_rg = tuple(bool(out_tensors[s]._rg) for s in value_slots)
+    region.out_spec = spec
+    region.insts = tuple(tracer.insts)
+
+    # 1. the joint graph
+    bwd = None
+    if _tls.grad_enabled and any(region.out_rg):
+        bwd, results = _trace_backward(tracer, region, out_tensors, seq_start)
+    n_in = len(tracer.inputs)
+    region.n_inputs = n_in
+    all_tensors = list(tracer.inputs) + list(tracer.externals)
+
+    # 2. the programs
+    fprog = Program()
+    fprog.n_inputs = n_in
+    for k in range(len(all_tensors)):
+        slot = f"i{k}" if k < n_in else f"e{k - n_in}"
+        fprog.lines.append(f"{slot} = _T[{k}]._data")
+    for inst in tracer.insts:
+        emit(fprog, inst)
+    saved_slots = list(bwd.used_forward) if bwd is not None else []
+    outs = "".join(f"{s}, " for s in value_slots)
+    saved = "".join(f"{s}, " for s in saved_slots)
+    region.forward = fprog.function("forward", ["_T"], f"({outs}), ({saved})")
+    if bwd is not None:
+        bprog = Program()
+        bprog.n_inputs = n_in
+        for inst in bwd.insts:
+            emit(bprog, inst)
+        used = set()
+        for inst in bwd.insts:
+            used.update(a for a in inst.args if type(a) is str and a[0] in "ie")
+        rets = []
+        for r in results:
+            if r is None:
+                rets.append("None")
+            elif r[0] == "b":
+                rets.append(r)
+            else:
+                if r[0] in "ie":
+                    used.add(r)
+                rets.append(r if r[0] == "g" else f"{r}.copy()")
+        tensor_slots = sorted(used, key=fprog.tensor_index)
+        region.bwd_tensors = tuple(fprog.tensor_index(s) for s in tensor_slots)
+        region.version_checks = region.bwd_tensors
+        params = [f"g{k}" for k, _, _ in region.grad_meta] + saved_slots + tensor_slots
+        region.backward = bprog.function("backward", params, f"({''.join(r + ', ' for r in rets)})")
+        region.bwd_insts = tuple(bwd.insts)
+        region.has_backward = True
+    return region, all_tensors
+
+
+def _trace_backward(tracer, region, out_tensors, seq_start):
+    """Run the VJP rules of the trace's nodes on placeholder gradients under a tracer.
+
+    Returns the backward tracer and, per region tensor that gets a gradient (in
+    ``region.grad_inputs`` order), the slot of its gradient or None."""
+    inputs = list(tracer.inputs) + list(tracer.externals)
+    grad_inputs = [k for k, t in enumerate(inputs) if t._rg]
+    boundary = {}
+    for j, k in enumerate(grad_inputs):
+        node, nr = inputs[k]._edge()
+        boundary.setdefault((id(node), nr), j)
+    region.grad_inputs = tuple(grad_inputs)
+    input_grads = [None] * len(grad_inputs)
+
+    bt = Tracer(fullgraph=True, parent=tracer)
+    grad_meta = []
+    roots = []
+    for k, s in enumerate(region.out_slots):
+        if not region.out_rg[k]:
+            continue
+        t = out_tensors[s]
+        g = _from_array(np.ones(t._data.shape, t._data.dtype))
+        bt.add_grad(k, g)
+        grad_meta.append((k, t._data.shape, t._data.dtype))
+        roots.append((t._edge(), g))
+    region.grad_meta = tuple(grad_meta)
+
+    def internal(node):
+        return type(node) is not AccumulateGrad and node._seq >= seq_start
+
+    def to_input(node, nr, g):
+        j = boundary.get((id(node), nr))
+        if j is None:
+            raise Unsupported("a gradient flows out of the region to a tensor it did not "
+                              "take as an argument (a non-leaf tensor from a closure?)")
+        input_grads[j] = g if input_grads[j] is None else input_grads[j] + g
+
+    prev = _tls.grad_enabled
+    _tls.grad_enabled = False
+    try:
+        with bt:
+            deps = {}
+            stack = []
+            seen = set()
+            for (node, nr), g in roots:
+                if internal(node) and node not in seen:
+                    seen.add(node)
+                    stack.append(node)
+            root_nodes = list(stack)
+            while stack:
+                node = stack.pop()
+                for e in node._next:
+                    if e is None or not internal(e[0]):
+                        continue
+                    m = e[0]
+                    if m in deps:
+                        deps[m] += 1
+                    else:
+                        deps[m] = 1
+                        if m not in seen:
+                            seen.add(m)
+                            stack.append(m)
+            buffers = {}
+            for (node, nr), g in roots:
+                if not internal(node):
+                    to_input(node, nr, g)
+                    continue
+                buf = buffers.setdefault(node, [])
+                while len(buf) <= nr:
+                    buf.append(None)
+                buf[nr] = g if buf[nr] is None else buf[nr] + g
+            heap = [(-n._seq, id(n), n) for n in root_nodes if n not in deps]
+            heapq.heapify(heap)
+            while heap:
+                node = heapq.heappop(heap)[2]
+                gs = buffers.pop(node, None) or []
+                op = node._op
+                if op is None or node._extra:
+                    raise Unsupported(f"the backward of {node.name()} (not an op of the "
+                                      "registry, or a node with hooks)")
+                if any(g is not None for g in gs):
+                    gx = op.vjp(node, gs[0]) if op.n_out == 1 else node._apply(gs)
+                    if type(gx) is not tuple or node._meta is not None:
+                        gx = reduce_grads(node, gx)
+                else:
+                    gx = ()
+                for e, g in zip(node._next, gx):
+                    if e is None or g is None:
+                        continue
+                    m, nr = e
+                    if not internal(m):
+                        to_input(m, nr, g)
+                        continue
+                    buf = buffers.setdefault(m, [])
+                    while len(buf) <= nr:
+                        buf.append(None)
+                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                for e in node._next:
+                    if e is None or not internal(e[0]):
+                        continue
+                    m = e[0]
+                    d = deps[m] - 1
+                    if d:
+                        deps[m] = d
+                    else:
+                        del deps[m]
+                        heapq.heappush(heap, (-m._seq, id(m), m))
+            results = [None if g is None else bt.slot_of(g) for g in input_grads]
+    finally:
+        _tls.grad_enabled = prev
+    return bt, results
