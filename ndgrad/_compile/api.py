@@ -178,6 +178,7 @@ def trace_call(fn, tensors, args, kwargs, fullgraph):
     tracer = Tracer(fullgraph=fullgraph)
     for t in tensors:
         tracer.add_input(t)
+    tracer.add_sources(fn)
     seq_start = _next_seq()
     with tracer:
         out = fn(*args, **kwargs)

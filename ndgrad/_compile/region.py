@@ -35,6 +35,7 @@ from .tracer import Tracer
 __all__ = ["Region", "build_region", "CompiledFunctionBackward"]
 
 _tls = _state.tls
+_HOOK_KEYS = frozenset(("hooks", "pre_hooks", "tensor_pre_hooks", "retain_hooks"))
 
 
 class CompiledFunctionBackward(Node):
@@ -165,6 +166,8 @@ def flatten_output(out, slot_of):
         return ("t", slot_of(out))
     if type(out) in (tuple, list):
         return (type(out), [flatten_output(o, slot_of) for o in out])
+    if isinstance(out, tuple) and hasattr(type(out), "_fields"):  # torch.return_types.*
+        return (type(out), [flatten_output(o, slot_of) for o in out])
     if type(out) is dict:
         return (dict, [(k, flatten_output(v, slot_of)) for k, v in out.items()])
     if out is None or type(out) in (int, float, bool, str, complex):
@@ -186,7 +189,10 @@ def _unflatten(spec, values, tensors, n_inputs):
         return spec[1]
     if kind is dict:
         return {k: _unflatten(v, values, tensors, n_inputs) for k, v in spec[1]}
-    return kind([_unflatten(v, values, tensors, n_inputs) for v in spec[1]])
+    items = [_unflatten(v, values, tensors, n_inputs) for v in spec[1]]
+    if kind is tuple or kind is list:
+        return kind(items)
+    return kind(*items)  # a named tuple
 
 
 def _slots_in(spec, acc):
@@ -205,6 +211,8 @@ def build_region(tracer, out, seq_start):
     backward trace). `seq_start`: the first node sequence number of the trace."""
     region = Region()
     spec = flatten_output(out, tracer.slot_of)
+    if tracer.breaks:
+        raise Unsupported(tracer.breaks[0].reason)
     slots = _slots_in(spec, [])
     value_slots = []
     for s in slots:
@@ -346,7 +354,7 @@ def _trace_backward(tracer, region, out_tensors, seq_start):
                 node = heapq.heappop(heap)[2]
                 gs = buffers.pop(node, None) or []
                 op = node._op
-                if op is None or node._extra:
+                if op is None or (node._extra and _HOOK_KEYS.intersection(node._extra)):
                     raise Unsupported(f"the backward of {node.name()} (not an op of the "
                                       "registry, or a node with hooks)")
                 if any(g is not None for g in gs):

@@ -29,6 +29,8 @@ import sys
 import threading
 import traceback
 
+import numpy as np
+
 from .. import _random, _state
 from .._dynamo.exc import Unsupported
 from .._ops import registry
@@ -110,6 +112,12 @@ class Tracer:
         self.depth = 0
         self.used_forward = {}  # forward slot -> True (backward traces)
         self.modules = {}       # id -> every nn.Module called inside the region
+        # Tensors the region may read besides its arguments: those reachable from the
+        # function (closure, globals, a bound module) and the modules it calls, and constants
+        # made inside it by factories. Anything else was computed outside the ops.
+        self.sources = {}
+        self.safe = {}
+        self._module_tensors = None
         self._prefix = "v" if parent is None else "b"
 
     # ---------------------------------------------------------------- slots
@@ -146,9 +154,58 @@ class Tracer:
                     return slot
                 self.used_forward[slot] = True
                 return slot
-            slot = self.parent.add_external(t)
-            return slot
+            if id(t) not in self.safe:
+                raise Unsupported("a backward rule computes a tensor outside ndgrad's ops")
+            return self.parent.add_external(t)
+        if id(t) not in self.safe and id(t) not in self.sources and \
+                id(t) not in self._owned_by_modules():
+            self.graph_break("a tensor computed outside ndgrad's ops (NumPy on a tensor's "
+                             "data, or reached from outside the function) is used")
         return self.add_external(t)
+
+    def _owned_by_modules(self):
+        if self._module_tensors is None or self._module_tensors[0] != len(self.modules):
+            ids = set()
+            for m in self.modules.values():
+                for d in (m.__dict__.get("_parameters"), m.__dict__.get("_buffers")):
+                    if d:
+                        ids.update(id(v) for v in d.values() if v is not None)
+            self._module_tensors = (len(self.modules), ids)
+        return self._module_tensors[1]
+
+    def add_sources(self, obj, depth=0):
+        """Note the tensors reachable from `obj` (a function, module, container) as
+        legitimate externals."""
+        from ..nn.modules.module import Module
+        if depth > 3:
+            return
+        if isinstance(obj, Tensor):
+            self.sources[id(obj)] = obj
+        elif isinstance(obj, Module):
+            for m in obj.modules():
+                self.modules.setdefault(id(m), m)
+        elif type(obj) in (list, tuple):
+            for o in obj:
+                self.add_sources(o, depth + 1)
+        elif type(obj) is dict:
+            for o in obj.values():
+                self.add_sources(o, depth + 1)
+        elif hasattr(obj, "__func__") and hasattr(obj, "__self__"):
+            self.add_sources(obj.__self__, depth + 1)
+            self.add_sources(obj.__func__, depth + 1)
+        elif hasattr(obj, "func") and hasattr(obj, "args"):  # functools.partial
+            self.add_sources(obj.func, depth + 1)
+            self.add_sources(obj.args, depth + 1)
+        elif hasattr(obj, "__code__"):
+            for cell in obj.__closure__ or ():
+                try:
+                    self.add_sources(cell.cell_contents, depth + 1)
+                except ValueError:
+                    pass
+            g = getattr(obj, "__globals__", {})
+            for name in obj.__code__.co_names:
+                if name in g:
+                    self.add_sources(g[name], depth + 1)
 
     def add_external(self, t):
         slot = f"e{len(self.externals)}"
@@ -192,6 +249,9 @@ class Tracer:
                     isinstance(a, Tensor) and a._rg for a in args[1:])):
                 self.graph_break(f"in-place {op.name}_ on a tensor that requires grad")
                 return
+        if _holds_array(params):
+            self.graph_break(f"{op.name}'s parameters hold arrays computed outside the ops "
+                             "(e.g. batch statistics)")
         refs = []
         meta = []
         for a in args:
@@ -226,6 +286,17 @@ class Tracer:
         registry.special_hooks.remove(self)
         _tracing.tracer = None
         return False
+
+
+def _holds_array(params, depth=0):
+    t = type(params)
+    if t is np.ndarray:
+        return True
+    if (t is tuple or t is list) and depth < 3:
+        return any(_holds_array(p, depth + 1) for p in params)
+    if t is dict and depth < 3:
+        return any(_holds_array(p, depth + 1) for p in params.values())
+    return False
 
 
 # ---------------------------------------------------------------------------- patches
@@ -287,6 +358,20 @@ def _module_watch(original):
     return call
 
 
+def _init_watch(original):
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        tr = getattr(_tracing, "tracer", None)
+        if tr is not None and tr.depth == 0:
+            caller = sys._getframe(1).f_code.co_filename
+            if not caller.startswith(_PACKAGE_DIR) or caller.endswith("_creation.py") or (
+                    caller.endswith("registry.py") and self._data.ndim == 0):
+                # a factory's constant, the user's Tensor(...), a number as_tensor_arg wrapped
+                tr.safe[id(self)] = self
+    init.__wrapped__ = original
+    return init
+
+
 def _has_hooks(m):
     from ..nn.modules import module as mm
     return bool(m._forward_hooks or m._forward_pre_hooks or m._backward_hooks
@@ -305,6 +390,9 @@ def _install_patches():
         original = Module.__dict__["__call__"]
         _saved_methods[(Module, "__call__")] = original
         Module.__call__ = _module_watch(original)
+        original = Tensor.__dict__["__init__"]
+        _saved_methods[(Tensor, "__init__")] = original
+        Tensor.__init__ = _init_watch(original)
         for name, reason in _BREAKING.items():
             original = Tensor.__dict__.get(name)
             if original is None:
