@@ -17,6 +17,7 @@ instead. Calls while a special mode is active (profiler, anomaly mode, forward A
 inference mode run eagerly too.
 """
 
+import builtins
 import functools
 import itertools
 import logging
@@ -25,7 +26,7 @@ import weakref
 from .. import _dtype, _state
 from .._dynamo import config
 from .._dynamo.exc import Unsupported
-from .._ops.registry import _needs_grad
+from .._ops.registry import _FAST_TYPES, _needs_grad
 from .._tensor import Tensor
 from ..autograd.graph import _next_seq
 from .region import build_region
@@ -36,12 +37,13 @@ __all__ = ["compile", "CompiledFunction", "OptimizedModule", "reset", "explain",
 
 log = logging.getLogger("ndgrad._dynamo")
 _tls = _state.tls
+_default_dtype = _dtype.get_default_dtype
 _ALL = weakref.WeakSet()
 _PRIMITIVES = (int, float, bool, str, complex, type(None))
 
 
 class _Entry:
-    __slots__ = ("region", "ext", "mods", "training", "compile_time")
+    __slots__ = ("region", "ext", "mods", "training", "compile_time", "_gather")
     breaks = ()
 
     def __init__(self, region, ext, mods, training, compile_time=0.0):
@@ -50,20 +52,39 @@ class _Entry:
         self.mods = mods
         self.training = training
         self.compile_time = compile_time
+        self._gather = _make_gather(mods, training, ext)
 
     def gather(self, tensors):
-        """The region's tensors (arguments then externals), or None when a guard fails."""
-        if self.mods and tuple([m.training for m in self.mods]) != self.training:
-            return None
-        for owner, key, shape, dtype, rg in self.ext:
-            t = key if owner is None else owner.get(key)
-            if t is None:
-                return None
-            d = t._data
-            if d.shape != shape or d.dtype != dtype or bool(t._rg) != rg:
-                return None
-            tensors.append(t)
-        return tensors
+        """The region's tensors (arguments then externals, appended to `tensors`), or None
+        when a guard fails."""
+        return self._gather(tensors)
+
+
+def _make_gather(mods, training, ext):
+    """A generated function checking an entry's guards and appending its externals."""
+    env = {}
+    lines = []
+    for k, (m, tr) in enumerate(zip(mods, training)):
+        env[f"_m{k}"] = m
+        lines.append(f"if _m{k}.training is not {tr}: return None")
+    for k, (owner, key, shape, dtype, rg) in enumerate(ext):
+        env[f"_d{k}"] = dtype
+        if owner is None:
+            env[f"_t{k}"] = key
+            lines.append(f"t = _t{k}")
+        else:
+            env[f"_o{k}"] = owner
+            env[f"_n{k}"] = key
+            lines.append(f"t = _o{k}.get(_n{k})")
+            lines.append("if t is None: return None")
+        lines.append("d = t._data")
+        lines.append(f"if d.shape != {shape!r} or d.dtype != _d{k} or t._rg is not {rg}: "
+                     "return None")
+        lines.append("tensors.append(t)")
+    src = "def gather(tensors):\n" + "".join(f"    {ln}\n" for ln in lines) + \
+        "    return tensors\n"
+    exec(builtins.compile(src, "<ndgrad.compile guards>", "exec"), env)
+    return env["gather"]
 
 
 def _flatten(obj, tensors, key):
@@ -71,8 +92,7 @@ def _flatten(obj, tensors, key):
     if t is Tensor or isinstance(obj, Tensor):
         d = obj._data
         tensors.append(obj)
-        key.append((t, d.shape, d.dtype, obj._rg or (obj._base is not None and
-                                                     _needs_grad(obj))))
+        key.append((d.shape, d.dtype, obj._rg if obj._base is None else _needs_grad(obj)))
     elif t in _PRIMITIVES:
         key.append((t, obj))
     elif t is tuple or t is list:
@@ -120,25 +140,29 @@ class CompiledFunction:
         if self.disable or _state.special or _tls.inference:
             return self._orig_fn(*args, **kwargs)
         tensors = []
-        key = [_tls.grad_enabled, _dtype.get_default_dtype()]
+        key = [_tls.grad_enabled, _default_dtype()]
         for a in args:
-            _flatten(a, tensors, key)
+            if type(a) in _FAST_TYPES:
+                d = a._data
+                tensors.append(a)
+                key.append((d.shape, d.dtype, a._rg if a._base is None else _needs_grad(a)))
+            else:
+                _flatten(a, tensors, key)
         if kwargs:
             for k in sorted(kwargs):
                 key.append(k)
                 _flatten(kwargs[k], tensors, key)
         if len(tensors) > 1 and len(set(map(id, tensors))) != len(tensors):
             key.append(tuple(map(id, tensors)))  # aliased arguments: guarded as given
-        key = tuple(key)
-        entries = self.cache.get(key)
+        entries = self.cache.get(tuple(key))
         if entries is not None:
             for entry in entries:
                 if type(entry) is _EagerEntry:
                     return self._orig_fn(*args, **kwargs)
-                ts = entry.gather(list(tensors))
+                ts = entry.gather(tensors)
                 if ts is not None:
-                    return entry.region.run(tuple(ts))
-        return self._compile_and_call(key, tensors, args, kwargs)
+                    return entry.region.run(tuple(ts), (self._orig_fn, args, kwargs))
+        return self._compile_and_call(tuple(key), tensors, args, kwargs)
 
     def _compile_and_call(self, key, tensors, args, kwargs):
         limit = getattr(config, "cache_size_limit", 8)
@@ -208,7 +232,7 @@ def trace_call(fn, tensors, args, kwargs, fullgraph):
         owner, k = sources.get(id(t), (None, t))
         ext.append((owner, k, t._data.shape, t._data.dtype, bool(t._rg)))
     mods = tuple(tracer.modules.values())
-    entry = _Entry(region, tuple(ext), mods, tuple(m.training for m in mods),
+    entry = _Entry(region, tuple(ext), mods, tuple(bool(m.training) for m in mods),
                    compile_time=time.perf_counter() - t0)
     return out, entry
 

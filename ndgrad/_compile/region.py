@@ -41,7 +41,7 @@ _HOOK_KEYS = frozenset(("hooks", "pre_hooks", "tensor_pre_hooks", "retain_hooks"
 class CompiledFunctionBackward(Node):
     """The backward of a compiled region: one node for all the ops the region ran."""
 
-    __slots__ = ("_region", "_tensors", "_versions")
+    __slots__ = ("_region", "_tensors", "_versions", "_call")
     _wants_none = False
 
     def _apply(self, gs):
@@ -57,7 +57,7 @@ class CompiledFunctionBackward(Node):
                 s._version = ver
                 raise RuntimeError(version_error(s, None))
         if _tls.grad_enabled:
-            return region.eager_backward(tensors, gs)
+            return region.eager_backward(self, gs)
         garr = []
         known = {}
         for k, shape, dtype in region.grad_meta:
@@ -102,61 +102,78 @@ class Region:
         self.bwd_tensors = ()     # indices of region tensors whose arrays backward reads
         self.version_checks = ()  # same indices: their versions are checked in backward
         self.has_backward = False
+        self.single = False       # the output is one tensor computed by the region
         self.node_name = "CompiledFunctionBackward"
 
     # ---------------------------------------------------------------- running
-    def run(self, tensors):
-        """Run the forward program on the region's tensors (inputs then externals)."""
+    def run(self, tensors, call):
+        """Run the forward program on the region's tensors (inputs then externals); `call`:
+        (function, args, kwargs) of this call, kept by the node for create_graph."""
         outs, saved = self.forward(tensors)
-        values = {}
         node = None
         if self.has_backward and _tls.grad_enabled:
-            edges = tuple([tensors[k]._edge() for k in self.grad_inputs])
-            node = CompiledFunctionBackward(edges, saved, None)
+            edges = []
+            for k in self.grad_inputs:
+                t = tensors[k]
+                fn = t._grad_fn
+                edges.append((fn, t._output_nr) if fn is not None and t._base is None
+                             else t._edge())
+            node = CompiledFunctionBackward(tuple(edges), saved, None)
             node._region = self
             node._tensors = tensors
             node._versions = tuple([(k, tensors[k]._vc[0]) for k in self.version_checks])
+            node._call = call
+        if self.single:  # one tensor computed by the region: no structure to rebuild
+            t = _from_array(outs[0])
+            if node is not None and self.out_rg[0]:
+                t._rg = True
+                t._grad_fn = node
+            return t
+        values = {}
         k = 0
         for slot, arr, rg in zip(self.out_slots, outs, self.out_rg):
-            t = values.get(slot)
-            if t is None:
-                t = values[slot] = _from_array(arr)
-                if rg and node is not None:
-                    t._rg = True
-                    t._grad_fn = node
-                    t._output_nr = k
+            values[slot] = t = _from_array(arr)
+            if rg and node is not None:
+                t._rg = True
+                t._grad_fn = node
+                t._output_nr = k
             k += 1
         return _unflatten(self.out_spec, values, tensors, self.n_inputs)
 
-    def eager_backward(self, tensors, gs):
-        """create_graph through the region: replay the forward with ndgrad ops from the same
-        inputs, then differentiate that graph (the fallback to eager)."""
+    def eager_backward(self, node, gs):
+        """create_graph through the region: run the original function again, eagerly, on the
+        same inputs (as activation checkpointing does) and differentiate that graph."""
         from ..autograd import grad
-        values = {}
-        for k, t in enumerate(tensors):
-            values[("i" if k < self.n_inputs else "e") + str(
-                k if k < self.n_inputs else k - self.n_inputs)] = t
-        for inst in self.insts:
-            args = [values[a] if type(a) is str else a[1] for a in inst.args]
-            if inst.inplace:
-                from .._ops.inplace import apply_inplace
-                apply_inplace(inst.op, args[0], *args[1:], params=inst.params)
-                continue
-            out = inst.op.call(*args) if inst.op.kind in ("unary", "binary") and \
-                inst.params is None else inst.op.impl(*args, inst.params)
-            outs = out if type(out) is tuple else (out,)
-            for slot, o in zip(inst.outs, outs):
-                values[slot] = o
+        if any(inst.inplace for inst in self.insts):
+            raise RuntimeError("ndgrad.compile: create_graph=True through a compiled region "
+                               "that writes in place is not supported; run this function "
+                               "eagerly (ndgrad.compile(..., disable=True)) to differentiate "
+                               "its backward")
+        fn, args, kwargs = node._call
+        out = fn(*args, **kwargs)
+        found = {}
+        _match(self.out_spec, out, found)
         outs = []
         grads = []
-        for (k, _, _), _ in zip(self.grad_meta, range(len(self.grad_meta))):
+        for k, _, _ in self.grad_meta:
             g = gs[k] if k < len(gs) else None
             if g is not None:
-                outs.append(values[self.out_slots[k]])
+                outs.append(found[self.out_slots[k]])
                 grads.append(g)
-        inputs = [tensors[k] for k in self.grad_inputs]
-        res = grad(outs, inputs, grads, create_graph=True, allow_unused=True)
-        return tuple(res)
+        inputs = [node._tensors[k] for k in self.grad_inputs]
+        return tuple(grad(outs, inputs, grads, create_graph=True, allow_unused=True))
+
+
+def _match(spec, out, found):
+    """Map the value slots of `spec` to the tensors at the same places in `out`."""
+    if spec[0] == "t":
+        found.setdefault(spec[1], out)
+    elif spec[0] is dict:
+        for k, v in spec[1]:
+            _match(v, out[k], found)
+    elif spec[0] != "c":
+        for v, o in zip(spec[1], out):
+            _match(v, o, found)
 
 
 # ------------------------------------------------------------------------- output structure
@@ -227,6 +244,7 @@ def build_region(tracer, out, seq_start):
     region.out_slots = tuple(value_slots)
     region.out_rg = tuple(bool(out_tensors[s]._rg) for s in value_slots)
     region.out_spec = spec
+    region.single = spec[0] == "t" and spec[1][0] == "v"
     region.insts = tuple(tracer.insts)
 
     # 1. the joint graph
@@ -358,9 +376,12 @@ def _trace_backward(tracer, region, out_tensors, seq_start):
                     raise Unsupported(f"the backward of {node.name()} (not an op of the "
                                       "registry, or a node with hooks)")
                 if any(g is not None for g in gs):
-                    gx = op.vjp(node, gs[0]) if op.n_out == 1 else node._apply(gs)
-                    if type(gx) is not tuple or node._meta is not None:
-                        gx = reduce_grads(node, gx)
+                    try:
+                        gx = op.vjp(node, gs[0]) if op.n_out == 1 else node._apply(gs)
+                        if type(gx) is not tuple or node._meta is not None:
+                            gx = reduce_grads(node, gx)
+                    except Unsupported as e:
+                        raise Unsupported(f"{e} (in {node.name()})") from None
                 else:
                     gx = ()
                 for e, g in zip(node._next, gx):

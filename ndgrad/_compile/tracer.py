@@ -358,15 +358,22 @@ def _module_watch(original):
     return call
 
 
+# Tensors made at depth 0 that are constants of the trace: a factory's result, the user's
+# Tensor(...), a number wrapped by as_tensor_arg, and these helpers, which build tensors from
+# shapes only (file, function).
+_SHAPE_ONLY = frozenset({("losses.py", "get")})
+
+
 def _init_watch(original):
     def init(self, *args, **kwargs):
         original(self, *args, **kwargs)
         tr = getattr(_tracing, "tracer", None)
         if tr is not None and tr.depth == 0:
-            caller = sys._getframe(1).f_code.co_filename
+            code = sys._getframe(1).f_code
+            caller = code.co_filename
             if not caller.startswith(_PACKAGE_DIR) or caller.endswith("_creation.py") or (
-                    caller.endswith("registry.py") and self._data.ndim == 0):
-                # a factory's constant, the user's Tensor(...), a number as_tensor_arg wrapped
+                    caller.endswith("registry.py") and self._data.ndim == 0) or \
+                    (caller.rsplit("/", 1)[-1], code.co_name) in _SHAPE_ONLY:
                 tr.safe[id(self)] = self
     init.__wrapped__ = original
     return init
