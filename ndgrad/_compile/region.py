@@ -48,6 +48,7 @@ class CompiledFunctionBackward(Node):
         saved = self._saved
         if saved is FREED:
             raise RuntimeError(BACKWARD_TWICE)
+        saved = saved[0] if saved else ()
         region = self._region
         tensors = self._tensors
         for k, ver in self._versions:
@@ -103,6 +104,7 @@ class Region:
         self.version_checks = ()  # same indices: their versions are checked in backward
         self.has_backward = False
         self.single = False       # the output is one tensor computed by the region
+        self.keeps = False        # the backward reads saved values or region tensors
         self.node_name = "CompiledFunctionBackward"
 
     # ---------------------------------------------------------------- running
@@ -118,7 +120,10 @@ class Region:
                 fn = t._grad_fn
                 edges.append((fn, t._output_nr) if fn is not None and t._base is None
                              else t._edge())
-            node = CompiledFunctionBackward(tuple(edges), saved, None)
+            # One entry (the saved arrays) when the backward reads anything: the engine frees
+            # it after a backward without retain_graph, and a second backward raises as in
+            # eager mode.
+            node = CompiledFunctionBackward(tuple(edges), (saved,) if self.keeps else (), None)
             node._region = self
             node._tensors = tensors
             node._versions = tuple([(k, tensors[k]._vc[0]) for k in self.version_checks])
@@ -288,6 +293,7 @@ def build_region(tracer, out, seq_start):
         tensor_slots = sorted(used, key=fprog.tensor_index)
         region.bwd_tensors = tuple(fprog.tensor_index(s) for s in tensor_slots)
         region.version_checks = region.bwd_tensors
+        region.keeps = bool(saved_slots or tensor_slots)
         params = [f"g{k}" for k, _, _ in region.grad_meta] + saved_slots + tensor_slots
         region.backward = bprog.function("backward", params, f"({''.join(r + ', ' for r in rets)})")
         region.bwd_insts = tuple(bwd.insts)

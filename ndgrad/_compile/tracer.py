@@ -226,7 +226,8 @@ class Tracer:
     def graph_break(self, reason):
         if self.fullgraph:
             raise Unsupported(reason)
-        self.breaks.append(BreakReason(reason, _user_stack()))
+        if not any(b.reason == reason for b in self.breaks):
+            self.breaks.append(BreakReason(reason, _user_stack()))
 
     # ---------------------------------------------------------------- observer protocol
     def before(self, op, args, params):
