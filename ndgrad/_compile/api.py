@@ -26,7 +26,8 @@ import weakref
 from .. import _dtype, _state
 from .._dynamo import config
 from .._dynamo.exc import Unsupported
-from .._ops.registry import _FAST_TYPES, _needs_grad
+from .._ops import registry as _registry
+from .._ops.registry import _needs_grad
 from .._tensor import Tensor
 from ..autograd.graph import _next_seq
 from .region import build_region
@@ -38,6 +39,8 @@ __all__ = ["compile", "CompiledFunction", "OptimizedModule", "reset", "explain",
 log = logging.getLogger("ndgrad._dynamo")
 _tls = _state.tls
 _default_dtype = _dtype.get_default_dtype
+# The exact tensor types of the dispatcher's fast paths (Tensor, nn.Parameter).
+_FAST_TYPES = getattr(_registry, "_FAST_TYPES", None) or {Tensor}
 _ALL = weakref.WeakSet()
 _PRIMITIVES = (int, float, bool, str, complex, type(None))
 

@@ -28,6 +28,10 @@ __all__ = ["Program", "emit"]
 _INTS = frozenset(np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64,
                                         np.uint8))
 _tls = _state.tls
+# The dispatcher's promotion helpers for binary ops; without them binary ops take the generic
+# form.
+_PROMOTE = (getattr(registry, "_promote2", None), getattr(registry, "_scalar_promote", None))
+_PROMOTE = None if None in _PROMOTE else _PROMOTE
 
 
 class Program:
@@ -95,7 +99,7 @@ def _form(op):
         if op.kind == "unary" and {"fwd", "params", "float_only"} <= cv.keys():
             form = ("unary", cv)
         elif op.kind == "binary" and {"fwd", "fast_fwd", "params", "to_float",
-                                      "compare"} <= cv.keys():
+                                      "compare"} <= cv.keys() and _PROMOTE is not None:
             form = ("binary", cv)
         elif op.kind == "general" and "run" in cv:
             rv = _closure(cv["run"])
@@ -161,11 +165,11 @@ def _emit_binary(prog, inst, cv):
     if ta and tb:
         rd = ma[1]
         if rd is not mb[1] and rd != mb[1]:
-            rd = registry._promote2(_probe(ma), _probe(mb))
+            rd = _PROMOTE[0](_probe(ma), _probe(mb))
     elif ta:
-        rd = registry._scalar_promote(ma[1], b[1])
+        rd = _PROMOTE[1](ma[1], b[1])
     else:
-        rd = registry._scalar_promote(mb[1], a[1])
+        rd = _PROMOTE[1](mb[1], a[1])
     if to_float and rd.kind in "biu":
         rd = _dtype.get_default_dtype().np
     args = []
