@@ -569,3 +569,34 @@ def test_threads():
     assert ndgrad.get_num_threads() == 1
     ndgrad.set_num_threads(n)
     assert ndgrad.get_num_threads() == n
+
+
+def test_kernel_errors_are_eager_errors():
+    cf = ndgrad.compile(lambda a: ndgrad.linalg.cholesky(a))
+    good = ndgrad.eye(2, dtype=ndgrad.float64)
+    cf(good)
+    bad = ndgrad.tensor([[1.0, 2.0], [2.0, 1.0]], dtype=ndgrad.float64)
+    with pytest.raises(Exception) as e1:
+        cf(bad)
+    with pytest.raises(Exception) as e2:
+        ndgrad.linalg.cholesky(bad)
+    assert type(e1.value) is type(e2.value) and str(e1.value) == str(e2.value)
+
+
+def test_view_outputs_run_eagerly():
+    cf = ndgrad.compile(lambda x: x.t())
+    x = ndgrad.randn(2, 3, requires_grad=True)
+    y = x * 1
+    for _ in range(2):
+        out = cf(y)
+        assert out._base is y
+    assert isinstance(_entries(cf)[0], _EagerEntry)
+
+
+def test_view_of_internal_value_is_compiled():
+    f = lambda x: (x * 2).view(-1)  # noqa: E731
+    cf = ndgrad.compile(f)
+    x = ndgrad.randn(2, 3, requires_grad=True)
+    for _ in range(2):
+        np.testing.assert_array_equal(cf(x)._data, f(x)._data)
+    assert not isinstance(_entries(cf)[0], _EagerEntry)

@@ -28,6 +28,7 @@ from .. import _state
 from .._dynamo.exc import Unsupported
 from .._tensor import Tensor, _from_array
 from ..autograd.engine import reduce_grads
+from ..autograd.grad_mode import set_grad_enabled as _grad_enabled
 from ..autograd.graph import BACKWARD_TWICE, FREED, AccumulateGrad, Node, SavedTensor, version_error
 from .codegen import Program, emit
 from .tracer import Tracer
@@ -68,7 +69,11 @@ class CompiledFunctionBackward(Node):
             else:
                 known[id(g._data)] = g
                 garr.append(g._data)
-        res = region.backward(*garr, *saved, *[tensors[k]._data for k in region.bwd_tensors])
+        try:
+            res = region.backward(*garr, *saved,
+                                  *[tensors[k]._data for k in region.bwd_tensors])
+        except Exception:  # noqa: BLE001 - a kernel refused these values: eager's error
+            return region.eager_backward(self, gs, create_graph=False)
         out = []
         for a in res:
             if a is None:
@@ -111,7 +116,13 @@ class Region:
     def run(self, tensors, call):
         """Run the forward program on the region's tensors (inputs then externals); `call`:
         (function, args, kwargs) of this call, kept by the node for create_graph."""
-        outs, saved = self.forward(tensors)
+        try:
+            outs, saved = self.forward(tensors)
+        except Exception:  # noqa: BLE001 - a kernel refused these values: eager's error
+            if any(inst.inplace for inst in self.insts):
+                raise
+            fn, args, kwargs = call
+            return fn(*args, **kwargs)
         node = None
         if self.has_backward and _tls.grad_enabled:
             edges = []
@@ -145,9 +156,10 @@ class Region:
             k += 1
         return _unflatten(self.out_spec, values, tensors, self.n_inputs)
 
-    def eager_backward(self, node, gs):
-        """create_graph through the region: run the original function again, eagerly, on the
-        same inputs (as activation checkpointing does) and differentiate that graph."""
+    def eager_backward(self, node, gs, create_graph=True):
+        """create_graph through the region (or a backward kernel that raised): run the
+        original function again, eagerly, on the same inputs (as activation checkpointing
+        does) and differentiate that graph."""
         from ..autograd import grad
         if any(inst.inplace for inst in self.insts):
             raise RuntimeError("ndgrad.compile: create_graph=True through a compiled region "
@@ -155,7 +167,8 @@ class Region:
                                "eagerly (ndgrad.compile(..., disable=True)) to differentiate "
                                "its backward")
         fn, args, kwargs = node._call
-        out = fn(*args, **kwargs)
+        with _grad_enabled(True):
+            out = fn(*args, **kwargs)
         found = {}
         _match(self.out_spec, out, found)
         outs = []
@@ -166,7 +179,7 @@ class Region:
                 outs.append(found[self.out_slots[k]])
                 grads.append(g)
         inputs = [node._tensors[k] for k in self.grad_inputs]
-        return tuple(grad(outs, inputs, grads, create_graph=True, allow_unused=True))
+        return tuple(grad(outs, inputs, grads, create_graph=create_graph, allow_unused=True))
 
 
 def _match(spec, out, found):
@@ -246,6 +259,14 @@ def build_region(tracer, out, seq_start):
             s = tracer.by_tensor.get(id(t))
             if s in value_slots and s not in out_tensors:
                 out_tensors[s] = t
+    bases = [out_tensors[s]._base for s in value_slots if out_tensors[s]._base is not None]
+    for b in bases:
+        slot = tracer.by_tensor.get(id(b))
+        # A view of an internal value is returned as a plain tensor (nobody else sees the
+        # base); a view of an argument, of a parameter or of another output is not.
+        if slot is None or slot[0] in "ie" or slot in value_slots or bases.count(b) > 1:
+            raise Unsupported("the region returns a view of a tensor that outlives the call "
+                              "(in-place changes of it would have to reach that tensor)")
     region.out_slots = tuple(value_slots)
     region.out_rg = tuple(bool(out_tensors[s]._rg) for s in value_slots)
     region.out_spec = spec
