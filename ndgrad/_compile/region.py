@@ -61,28 +61,28 @@ class CompiledFunctionBackward(Node):
         if _tls.grad_enabled:
             return region.eager_backward(self, gs)
         garr = []
-        known = {}
+        n = len(gs)
         for k, shape, dtype in region.grad_meta:
-            g = gs[k] if k < len(gs) else None
-            if g is None:
-                garr.append(np.zeros(shape, dtype))
-            else:
-                known[id(g._data)] = g
-                garr.append(g._data)
+            g = gs[k] if k < n else None
+            garr.append(np.zeros(shape, dtype) if g is None else g._data)
         try:
             res = region.backward(*garr, *saved,
                                   *[tensors[k]._data for k in region.bwd_tensors])
         except Exception:  # noqa: BLE001 - a kernel refused these values: eager's error
             return region.eager_backward(self, gs, create_graph=False)
+        # Per result (see Region.ret_plan): an incoming gradient passed through is returned
+        # as the same tensor, and one array returned twice as one tensor, as in eager mode.
         out = []
-        for a in res:
-            if a is None:
+        for a, plan in zip(res, region.ret_plan):
+            if plan is None:
                 out.append(None)
-                continue
-            t = known.get(id(a))
-            if t is None:
-                t = known[id(a)] = _from_array(a)
-            out.append(t)
+            elif plan >= 0:
+                out.append(_from_array(a))
+            elif plan < -1000:
+                g = gs[-plan - 1001] if -plan - 1001 < n else None
+                out.append(g if g is not None else _from_array(a))
+            else:
+                out.append(out[-plan - 1])
         return tuple(out)
 
     def _release(self):
@@ -110,6 +110,9 @@ class Region:
         self.has_backward = False
         self.single = False       # the output is one tensor computed by the region
         self.keeps = False        # the backward reads saved values or region tensors
+        # per backward result: None (no gradient), >= 0 (a new tensor), -1001-k (output
+        # gradient k passed through), -1-j (the same tensor as result j)
+        self.ret_plan = ()
         self.node_name = "CompiledFunctionBackward"
 
     # ---------------------------------------------------------------- running
@@ -302,15 +305,22 @@ def build_region(tracer, out, seq_start):
         for inst in bwd.insts:
             used.update(a for a in inst.args if type(a) is str and a[0] in "ie")
         rets = []
-        for r in results:
+        plan = []
+        for j, r in enumerate(results):
             if r is None:
                 rets.append("None")
-            elif r[0] == "b":
-                rets.append(r)
+                plan.append(None)
+                continue
+            if r[0] == "g":
+                plan.append(-1001 - int(r[1:]))
+            elif r in results[:j]:
+                plan.append(-1 - results.index(r))
             else:
-                if r[0] in "ie":
-                    used.add(r)
-                rets.append(r if r[0] == "g" else f"{r}.copy()")
+                plan.append(j)
+            if r[0] in "ie":
+                used.add(r)
+            rets.append(r if r[0] in "bg" else f"{r}.copy()")
+        region.ret_plan = tuple(plan)
         tensor_slots = sorted(used, key=fprog.tensor_index)
         region.bwd_tensors = tuple(fprog.tensor_index(s) for s in tensor_slots)
         region.version_checks = region.bwd_tensors
