@@ -600,3 +600,17 @@ def test_view_of_internal_value_is_compiled():
     for _ in range(2):
         np.testing.assert_array_equal(cf(x)._data, f(x)._data)
     assert not isinstance(_entries(cf)[0], _EagerEntry)
+
+
+def test_writes_outside_the_ops_break():
+    nn = ndgrad.nn
+    bn = nn.BatchNorm1d(3)
+    cbn = ndgrad.compile(bn)
+    bn2 = nn.BatchNorm1d(3)
+    x = ndgrad.randn(4, 3)
+    for _ in range(3):
+        np.testing.assert_array_equal(cbn(x)._data, bn2(x)._data)
+    np.testing.assert_array_equal(bn.running_mean._data, bn2.running_mean._data)
+    assert bn.running_mean._version == bn2.running_mean._version
+    out = _dynamo.explain(bn)(x)
+    assert any("written outside ndgrad's ops" in b.reason for b in out.break_reasons)

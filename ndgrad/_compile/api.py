@@ -209,6 +209,7 @@ def trace_call(fn, tensors, args, kwargs, fullgraph):
     seq_start = _next_seq()
     with tracer:
         out = fn(*args, **kwargs)
+        tracer.check_writes()
     if tracer.breaks:
         return out, _eager_entry(tracer.breaks)
     try:

@@ -118,6 +118,11 @@ class Tracer:
         self.sources = {}
         self.safe = {}
         self._module_tensors = None
+        # Version counters of the tensors the region may write (arguments, sources, module
+        # state): id -> (counter, version when first seen), and the in-place ops the trace
+        # saw per counter. A counter that moved further was written outside the ops.
+        self.versions = {}
+        self.bumps = {}
         self._prefix = "v" if parent is None else "b"
 
     # ---------------------------------------------------------------- slots
@@ -127,7 +132,28 @@ class Tracer:
             slot = f"i{len(self.inputs)}"
             self.inputs.append(t)
             self._name(t, slot)
+            self.watch(t)
         return slot
+
+    def watch(self, t):
+        vc = t._vc
+        if id(vc) not in self.versions:
+            self.versions[id(vc)] = (vc, vc[0])
+
+    def watch_module(self, m):
+        for d in (m.__dict__.get("_parameters"), m.__dict__.get("_buffers")):
+            if d:
+                for v in d.values():
+                    if v is not None:
+                        self.watch(v)
+
+    def check_writes(self):
+        """Break when a watched tensor was written by something else than a traced op."""
+        for key, (vc, ver) in self.versions.items():
+            if vc[0] != ver + self.bumps.get(key, 0):
+                self.graph_break("a tensor was written outside ndgrad's ops (e.g. running "
+                                 "statistics, an optimizer's raw update)")
+                return
 
     def add_grad(self, k, t):
         self._name(t, f"g{k}")
@@ -181,9 +207,11 @@ class Tracer:
             return
         if isinstance(obj, Tensor):
             self.sources[id(obj)] = obj
+            self.watch(obj)
         elif isinstance(obj, Module):
             for m in obj.modules():
                 self.modules.setdefault(id(m), m)
+                self.watch_module(m)
         elif type(obj) in (list, tuple):
             for o in obj:
                 self.add_sources(o, depth + 1)
@@ -246,6 +274,7 @@ class Tracer:
         if inplace:
             op = op.op
             target = args[0]
+            self.bumps[id(target._vc)] = self.bumps.get(id(target._vc), 0) + 1
             if _state.tls.grad_enabled and (target._rg or any(
                     isinstance(a, Tensor) and a._rg for a in args[1:])):
                 self.graph_break(f"in-place {op.name}_ on a tensor that requires grad")
@@ -352,6 +381,7 @@ def _module_watch(original):
         tr = getattr(_tracing, "tracer", None)
         if tr is not None:
             tr.modules[id(self)] = self
+            tr.watch_module(self)
             if _has_hooks(self):
                 tr.graph_break(f"hooks of module {type(self).__name__} inside the region")
         return original(self, *args, **kwargs)
