@@ -218,11 +218,12 @@ def trace_call(fn, tensors, args, kwargs, fullgraph):
         if fullgraph:
             raise
         return out, _eager_entry([BreakReason(str(e), [])])
-    except RuntimeError as e:
-        # the VJP rules refused to run (e.g. a saved value changed in place): eager.
+    except Exception as e:  # noqa: BLE001 - the call itself succeeded: never fail it here
+        # e.g. the VJP rules refused to run (a saved value changed in place): eager.
+        reason = f"the region could not be compiled: {type(e).__name__}: {e}"
         if fullgraph:
-            raise Unsupported(f"the backward could not be traced: {e}") from e
-        return out, _eager_entry([BreakReason(f"the backward could not be traced: {e}", [])])
+            raise Unsupported(reason) from e
+        return out, _eager_entry([BreakReason(reason, [])])
     sources = {}
     for m in tracer.modules.values():
         for dname in ("_parameters", "_buffers"):

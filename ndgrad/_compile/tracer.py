@@ -8,7 +8,7 @@ primitive call is reported with ``(op, args, params, outputs)`` and becomes an
 - ``i<k>``: the k-th tensor argument of the call (an input of the compiled region),
 - ``e<k>``: a tensor the function reached by other means (a module parameter or buffer, a
   tensor from a closure or made by a factory), read afresh at every call,
-- ``v<k>``: a value computed by a traced op,
+- ``v<k>``: a value computed by a traced op (``b<k>`` in a backward trace),
 - ``g<k>``: (backward traces only) the gradient arriving at output k.
 
 A tensor is found by identity, else by its array's identity (``detach()``, ``.data`` and saved
@@ -18,8 +18,12 @@ arguments are constants of the trace; the compiled region guards the arguments t
 What cannot be replayed as such a program is a *graph break*: reading a tensor's values
 into Python (``item``, ``bool(t)``, ``numpy()``, printing), hooks or ``retain_grad`` registered
 inside the region, a backward run inside it, random numbers drawn outside an op (dropout's
-noise), in-place writes to tensors that require grad. The tracer records the reason and where
-the user code was; with ``fullgraph=True`` it raises torch's ``Unsupported`` at that point.
+noise), in-place writes to tensors that require grad, tensors computed or written outside the
+ops (NumPy on a tensor's data, arrays in an op's parameters, a version counter that moved
+without a traced in-place op). Tensors made inside the region count as constants only when a
+factory (``_creation``), the user's own ``Tensor(...)`` or the shape-only helpers listed in
+``_SHAPE_ONLY`` made them. The tracer records the reason and where the user code was; with
+``fullgraph=True`` it raises torch's ``Unsupported`` at that point.
 
 Invariant: everything the tracer patches or registers is restored when tracing ends, also
 after an exception.
@@ -74,9 +78,9 @@ class Inst:
     Python type otherwise; `out_meta` the ``(shape, dtype)`` of each output.
     """
 
-    __slots__ = ("op", "inplace", "args", "params", "outs", "meta", "out_meta", "nested")
+    __slots__ = ("op", "inplace", "args", "params", "outs", "meta", "out_meta")
 
-    def __init__(self, op, inplace, args, params, outs, meta, out_meta, nested):
+    def __init__(self, op, inplace, args, params, outs, meta, out_meta):
         self.op = op
         self.inplace = inplace
         self.args = args
@@ -84,7 +88,6 @@ class Inst:
         self.outs = outs
         self.meta = meta
         self.out_meta = out_meta
-        self.nested = nested
 
     def __repr__(self):
         return f"{', '.join(self.outs)} = {self.op.name}({', '.join(map(str, self.args))})"
@@ -297,14 +300,13 @@ class Tracer:
         else:
             out_slots = tuple(self._new_value(o) for o in outs)
         out_meta = tuple((o._data.shape, o._data.dtype) for o in outs)
-        self.insts.append(Inst(op, inplace, refs, params, out_slots, meta, out_meta, False))
+        self.insts.append(Inst(op, inplace, refs, params, out_slots, meta, out_meta))
 
     # ---------------------------------------------------------------- activation
     def __enter__(self):
         if active_tracer() is not None:
             raise RuntimeError("ndgrad.compile: a region is already being traced on this thread")
         _tracing.tracer = self
-        _tracing.outside_op_draws = 0
         registry.special_hooks.append(self)
         _state.enter_special()
         _install_patches()
