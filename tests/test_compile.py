@@ -154,7 +154,7 @@ def _grads_of(fn, *xs):
 def test_chain_bitwise_equal_and_one_node():
     cf = ndgrad.compile(_chain)
     xs = _chain_inputs()
-    for step in range(3):  # trace, then twice compiled
+    for _ in range(3):  # trace, then twice compiled
         c_out, c_grads = _grads_of(cf, *xs)
         e_out, e_grads = _grads_of(_chain, *xs)
         np.testing.assert_array_equal(c_out._data, e_out._data, strict=True)
@@ -614,3 +614,15 @@ def test_writes_outside_the_ops_break():
     assert bn.running_mean._version == bn2.running_mean._version
     out = _dynamo.explain(bn)(x)
     assert any("written outside ndgrad's ops" in b.reason for b in out.break_reasons)
+
+
+def test_two_views_of_one_internal_value_run_eagerly():
+    def f(x):
+        y = x * 2
+        return y[0], y[1]
+
+    cf = ndgrad.compile(f)
+    x = ndgrad.randn(2, 3, requires_grad=True)
+    for _ in range(2):
+        a, b = cf(x)
+        assert a._base is b._base and a._base is not None

@@ -213,7 +213,7 @@ def trace_call(fn, tensors, args, kwargs, fullgraph):
     if tracer.breaks:
         return out, _eager_entry(tracer.breaks)
     try:
-        region, all_tensors = build_region(tracer, out, seq_start)
+        region = build_region(tracer, out, seq_start)
     except Unsupported as e:
         if fullgraph:
             raise

@@ -244,7 +244,7 @@ def _slots_in(spec, acc):
 
 # ------------------------------------------------------------------------- building
 def build_region(tracer, out, seq_start):
-    """A :class:`Region` from the finished forward trace `tracer` of a call that returned
+    """The :class:`Region` of the finished forward trace `tracer` of a call that returned
     `out` (the trace's tensors are still alive: the graph they recorded is used once for the
     backward trace). `seq_start`: the first node sequence number of the trace."""
     region = Region()
@@ -263,11 +263,13 @@ def build_region(tracer, out, seq_start):
             if s in value_slots and s not in out_tensors:
                 out_tensors[s] = t
     bases = [out_tensors[s]._base for s in value_slots if out_tensors[s]._base is not None]
+    base_ids = [id(b) for b in bases]
     for b in bases:
         slot = tracer.by_tensor.get(id(b))
         # A view of an internal value is returned as a plain tensor (nobody else sees the
         # base); a view of an argument, of a parameter or of another output is not.
-        if slot is None or slot[0] in "ie" or slot in value_slots or bases.count(b) > 1:
+        if slot is None or slot[0] in "ie" or slot in value_slots or \
+                base_ids.count(id(b)) > 1:
             raise Unsupported("the region returns a view of a tensor that outlives the call "
                               "(in-place changes of it would have to reach that tensor)")
     region.out_slots = tuple(value_slots)
@@ -282,12 +284,12 @@ def build_region(tracer, out, seq_start):
         bwd, results = _trace_backward(tracer, region, out_tensors, seq_start)
     n_in = len(tracer.inputs)
     region.n_inputs = n_in
-    all_tensors = list(tracer.inputs) + list(tracer.externals)
+    n_tensors = len(tracer.inputs) + len(tracer.externals)
 
     # 2. the programs
     fprog = Program()
     fprog.n_inputs = n_in
-    for k in range(len(all_tensors)):
+    for k in range(n_tensors):
         slot = f"i{k}" if k < n_in else f"e{k - n_in}"
         fprog.lines.append(f"{slot} = _T[{k}]._data")
     for inst in tracer.insts:
@@ -329,7 +331,7 @@ def build_region(tracer, out, seq_start):
         region.backward = bprog.function("backward", params, f"({''.join(r + ', ' for r in rets)})")
         region.bwd_insts = tuple(bwd.insts)
         region.has_backward = True
-    return region, all_tensors
+    return region
 
 
 def _trace_backward(tracer, region, out_tensors, seq_start):
@@ -376,7 +378,7 @@ def _trace_backward(tracer, region, out_tensors, seq_start):
             deps = {}
             stack = []
             seen = set()
-            for (node, nr), g in roots:
+            for (node, _), _ in roots:
                 if internal(node) and node not in seen:
                     seen.add(node)
                     stack.append(node)
