@@ -626,3 +626,24 @@ def test_two_views_of_one_internal_value_run_eagerly():
     for _ in range(2):
         a, b = cf(x)
         assert a._base is b._base and a._base is not None
+
+
+def test_module_hooks_keep_running():
+    nn = ndgrad.nn
+    seen = []
+    model = nn.Sequential(nn.Linear(3, 2))
+    model.register_forward_hook(lambda m, i, o: seen.append("root"))
+    model[0].register_forward_hook(lambda m, i, o: seen.append("inner"))
+    cm = ndgrad.compile(model)          # hooks inside the region: eager calls
+    x = ndgrad.randn(4, 3)
+    for _ in range(2):
+        np.testing.assert_array_equal(cm(x)._data, model[0](x)._data)
+    assert seen.count("root") == 2 and seen.count("inner") >= 2
+    seen.clear()
+    plain = nn.Linear(3, 2)
+    plain.register_forward_hook(lambda m, i, o: seen.append("around"))
+    plain.compile()                     # forward compiled, its hooks run around it
+    for _ in range(3):
+        plain(x)
+    assert seen == ["around"] * 3
+    assert plain(x).grad_fn.name() == "CompiledFunctionBackward"
