@@ -1,12 +1,14 @@
 """``ndgrad.compile``: the cache of compiled regions of one function, its guards, graph breaks
 and recompilations; ``OptimizedModule``; ``explain`` and ``reset``.
 
-A call looks its *signature* up in the cache: per tensor argument its shape, dtype,
-requires_grad and type; per other argument its value (Python constants the trace depended
-on); grad mode and the default dtype. An entry found there also checks its own guards: the
+A call looks its *signature* up in the cache: per tensor argument its shape, dtype and
+requires_grad (and which arguments are one object); per other argument its value (Python
+constants the trace depended on; containers are walked, other objects go by identity); grad
+mode and the default dtype. An entry found there also checks its own guards: the
 training flags of the modules the region called, and for every tensor the region reached
-outside its arguments (parameters, buffers, closure tensors) its identity where it came from
-a module (``module._parameters[name]``), shape, dtype and requires_grad. All pass: the
+outside its arguments (parameters, buffers, closure tensors) its shape, dtype and
+requires_grad, read where it came from (``module._parameters[name]`` for module state, so
+a replaced parameter is the one used). All pass: the
 region's programs run. Otherwise the call is traced (it runs eagerly once, observed) and a
 new entry is added, up to ``ndgrad._dynamo.config.cache_size_limit`` entries per function;
 beyond that a warning in torch's words and eager calls.
