@@ -647,3 +647,18 @@ def test_module_hooks_keep_running():
         plain(x)
     assert seen == ["around"] * 3
     assert plain(x).grad_fn.name() == "CompiledFunctionBackward"
+
+
+def test_errors_in_the_traced_call_leave_no_state():
+    def f(x):
+        x * 2  # noqa: B018 - an op runs before the error
+        raise ValueError("boom")
+
+    cf = ndgrad.compile(f)
+    with pytest.raises(ValueError, match="boom"):
+        cf(ndgrad.ones(2))
+    assert not _entries(cf)
+    assert not ndgrad._state.special and not ndgrad._ops.registry.special_hooks
+    assert ndgrad.Tensor.item is ndgrad.Tensor.__dict__["item"]
+    assert not hasattr(ndgrad.Tensor.__dict__["item"], "__wrapped__")
+    assert ndgrad.tensor(2.5).item() == 2.5
