@@ -116,19 +116,9 @@ def are_deterministic_algorithms_enabled():
     return True
 
 
-def set_num_threads(n):
-    """Accepted for compatibility; NumPy's BLAS decides its own threads."""
-
-
-def get_num_threads():
-    return 1
-
-
-def compile(model=None, **kwargs):
-    """No compiler here: returns the model (or a decorator returning the function) unchanged."""
-    if model is None:
-        return lambda m: m
-    return model
+from . import _dynamo, compiler  # noqa: F401,E402
+from ._compile import compile  # noqa: F401,E402
+from ._threads import get_num_threads, set_num_threads  # noqa: F401,E402
 
 
 _warned_tensor_type = False

@@ -423,7 +423,15 @@ class Module:
         return self
 
     def compile(self, *args, **kwargs):
-        """No compiler in ndgrad: accepted for compatibility, the module runs eagerly."""
+        """Compile this module's ``forward`` in place with ``ndgrad.compile(*args,
+        **kwargs)``: later calls run the captured programs (hooks still run around it)."""
+        from ..._compile import CompiledFunction
+        forward = self.__dict__.get("forward")
+        if isinstance(forward, CompiledFunction):
+            forward = forward._orig_fn
+        if forward is None:
+            forward = self.forward
+        self.__dict__["forward"] = CompiledFunction(forward, **kwargs)
 
     # ------------------------------------------------------------------ conversions
     def _apply(self, fn, recurse=True):

@@ -1,0 +1,457 @@
+"""Capturing what a function does: the primitive calls it runs, as a straight-line program.
+
+A :class:`Tracer` sits among the dispatcher's special-mode observers
+(``registry.special_hooks``) while the function runs once, eagerly, on its real inputs. Every
+primitive call is reported with ``(op, args, params, outputs)`` and becomes an
+:class:`Inst`; every tensor is named by a *slot*:
+
+- ``i<k>``: the k-th tensor argument of the call (an input of the compiled region),
+- ``e<k>``: a tensor the function reached by other means (a module parameter or buffer, a
+  tensor from a closure or made by a factory), read afresh at every call,
+- ``v<k>``: a value computed by a traced op (``b<k>`` in a backward trace),
+- ``g<k>``: (backward traces only) the gradient arriving at output k.
+
+A tensor is found by identity, else by its array's identity (``detach()``, ``.data`` and saved
+outputs unpacked for backward wrap the same array). Python numbers and other non-tensor
+arguments are constants of the trace; the compiled region guards the arguments they came from.
+
+What cannot be replayed as such a program is a *graph break*: reading a tensor's values
+into Python (``item``, ``bool(t)``, ``numpy()``, printing), hooks or ``retain_grad`` registered
+inside the region, a backward run inside it, random numbers drawn outside an op (dropout's
+noise), in-place writes to tensors that require grad, tensors computed or written outside the
+ops (NumPy on a tensor's data, arrays in an op's parameters, a version counter that moved
+without a traced in-place op). Tensors made inside the region count as constants only when a
+factory (``_creation``), the user's own ``Tensor(...)`` or the shape-only helpers listed in
+``_SHAPE_ONLY`` made them. The tracer records the reason and where the user code was; with
+``fullgraph=True`` it raises torch's ``Unsupported`` at that point.
+
+Invariant: everything the tracer patches or registers is restored when tracing ends, also
+after an exception.
+"""
+
+import sys
+import threading
+import traceback
+
+import numpy as np
+
+from .. import _random, _state
+from .._dynamo.exc import Unsupported
+from .._ops import registry
+from .._ops.inplace import Inplace
+from .._tensor import Tensor
+
+__all__ = ["Tracer", "Inst", "BreakReason", "active_tracer"]
+
+_PACKAGE_DIR = __file__.rsplit("/", 2)[0]
+_tracing = threading.local()
+
+
+def active_tracer():
+    """The tracer capturing on this thread, or None."""
+    return getattr(_tracing, "tracer", None)
+
+
+class BreakReason:
+    """Why a region could not be captured, and where the user code was."""
+
+    __slots__ = ("reason", "user_stack")
+
+    def __init__(self, reason, user_stack):
+        self.reason = reason
+        self.user_stack = user_stack
+
+    def __repr__(self):
+        return f"BreakReason({self.reason!r})"
+
+
+def _user_stack():
+    frames = traceback.extract_stack(sys._getframe(2))
+    return [f for f in frames if not f.filename.startswith(_PACKAGE_DIR)]
+
+
+class Inst:
+    """One traced primitive call: ``outs = op(args..., params)``.
+
+    `args` holds one entry per argument: a slot name (str) for a tensor, else ``("c",
+    value)`` for a constant. `meta` holds, per argument, ``(shape, dtype)`` for tensors and the
+    Python type otherwise; `out_meta` the ``(shape, dtype)`` of each output.
+    """
+
+    __slots__ = ("op", "inplace", "args", "params", "outs", "meta", "out_meta")
+
+    def __init__(self, op, inplace, args, params, outs, meta, out_meta):
+        self.op = op
+        self.inplace = inplace
+        self.args = args
+        self.params = params
+        self.outs = outs
+        self.meta = meta
+        self.out_meta = out_meta
+
+    def __repr__(self):
+        return f"{', '.join(self.outs)} = {self.op.name}({', '.join(map(str, self.args))})"
+
+
+class Tracer:
+    """A special-mode observer turning the primitive calls it sees into :class:`Inst` lists.
+
+    `parent`: for a backward trace, the forward tracer whose values (saved for backward) the
+    VJP rules read; a reference to one of them becomes a slot of the forward, listed in
+    ``used_forward``.
+    """
+
+    def __init__(self, fullgraph=False, parent=None):
+        self.fullgraph = fullgraph
+        self.parent = parent
+        self.insts = []
+        self.breaks = []
+        self.by_tensor = {}    # id(tensor) -> slot
+        self.by_array = {}     # id(ndarray) -> slot
+        self.keep = []         # keeps every object whose id is a key above alive
+        self.inputs = []       # tensors of slots i0, i1, ...
+        self.externals = []    # tensors of slots e0, e1, ...
+        self.n_values = 0
+        self.depth = 0
+        self.used_forward = {}  # forward slot -> True (backward traces)
+        self.modules = {}       # id -> every nn.Module called inside the region
+        # Tensors the region may read besides its arguments: those reachable from the
+        # function (closure, globals, a bound module) and the modules it calls, and constants
+        # made inside it by factories. Anything else was computed outside the ops.
+        self.sources = {}
+        self.safe = {}
+        self._module_tensors = None
+        # Version counters of the tensors the region may write (arguments, sources, module
+        # state): id -> (counter, version when first seen), and the in-place ops the trace
+        # saw per counter. A counter that moved further was written outside the ops.
+        self.versions = {}
+        self.bumps = {}
+        self._prefix = "v" if parent is None else "b"
+
+    # ---------------------------------------------------------------- slots
+    def add_input(self, t):
+        slot = self.by_tensor.get(id(t))
+        if slot is None:
+            slot = f"i{len(self.inputs)}"
+            self.inputs.append(t)
+            self._name(t, slot)
+            self.watch(t)
+        return slot
+
+    def watch(self, t):
+        vc = t._vc
+        if id(vc) not in self.versions:
+            self.versions[id(vc)] = (vc, vc[0])
+
+    def watch_module(self, m):
+        for d in (m.__dict__.get("_parameters"), m.__dict__.get("_buffers")):
+            if d:
+                for v in d.values():
+                    if v is not None:
+                        self.watch(v)
+
+    def check_writes(self):
+        """Break when a watched tensor was written by something else than a traced op."""
+        for key, (vc, ver) in self.versions.items():
+            if vc[0] != ver + self.bumps.get(key, 0):
+                self.graph_break("a tensor was written outside ndgrad's ops (e.g. running "
+                                 "statistics, an optimizer's raw update)")
+                return
+
+    def add_grad(self, k, t):
+        self._name(t, f"g{k}")
+
+    def _name(self, t, slot):
+        self.by_tensor[id(t)] = slot
+        self.by_array.setdefault(id(t._data), slot)
+        self.keep.append(t)
+        self.keep.append(t._data)
+
+    def slot_of(self, t):
+        """The slot naming tensor `t`, making it an external when it is new."""
+        slot = self.by_tensor.get(id(t))
+        if slot is not None:
+            return slot
+        slot = self.by_array.get(id(t._data))
+        if slot is not None:
+            return slot
+        if self.parent is not None:
+            slot = self.parent.by_tensor.get(id(t)) or self.parent.by_array.get(id(t._data))
+            if slot is not None:
+                if slot[0] != "v":
+                    # a forward input or external: read from the tensor itself
+                    return slot
+                self.used_forward[slot] = True
+                return slot
+            if id(t) not in self.safe:
+                raise Unsupported("a backward rule computes a tensor outside ndgrad's ops")
+            return self.parent.add_external(t)
+        if id(t) not in self.safe and id(t) not in self.sources and \
+                id(t) not in self._owned_by_modules():
+            self.graph_break("a tensor computed outside ndgrad's ops (NumPy on a tensor's "
+                             "data, or reached from outside the function) is used")
+        return self.add_external(t)
+
+    def _owned_by_modules(self):
+        if self._module_tensors is None or self._module_tensors[0] != len(self.modules):
+            ids = set()
+            for m in self.modules.values():
+                for d in (m.__dict__.get("_parameters"), m.__dict__.get("_buffers")):
+                    if d:
+                        ids.update(id(v) for v in d.values() if v is not None)
+            self._module_tensors = (len(self.modules), ids)
+        return self._module_tensors[1]
+
+    def add_sources(self, obj, depth=0):
+        """Note the tensors reachable from `obj` (a function, module, container) as
+        legitimate externals."""
+        from ..nn.modules.module import Module
+        if depth > 3:
+            return
+        if isinstance(obj, Tensor):
+            self.sources[id(obj)] = obj
+            self.watch(obj)
+        elif isinstance(obj, Module):
+            for m in obj.modules():
+                self.modules.setdefault(id(m), m)
+                self.watch_module(m)
+        elif type(obj) in (list, tuple):
+            for o in obj:
+                self.add_sources(o, depth + 1)
+        elif type(obj) is dict:
+            for o in obj.values():
+                self.add_sources(o, depth + 1)
+        elif hasattr(obj, "__func__") and hasattr(obj, "__self__"):
+            self.add_sources(obj.__self__, depth + 1)
+            self.add_sources(obj.__func__, depth + 1)
+        elif hasattr(obj, "func") and hasattr(obj, "args"):  # functools.partial
+            self.add_sources(obj.func, depth + 1)
+            self.add_sources(obj.args, depth + 1)
+        elif hasattr(obj, "__code__"):
+            for cell in obj.__closure__ or ():
+                try:
+                    self.add_sources(cell.cell_contents, depth + 1)
+                except ValueError:
+                    pass
+            g = getattr(obj, "__globals__", {})
+            for name in obj.__code__.co_names:
+                if name in g:
+                    self.add_sources(g[name], depth + 1)
+
+    def add_external(self, t):
+        slot = f"e{len(self.externals)}"
+        self.externals.append(t)
+        self._name(t, slot)
+        return slot
+
+    def _new_value(self, t):
+        slot = f"{self._prefix}{self.n_values}"
+        self.n_values += 1
+        self.by_tensor[id(t)] = slot
+        self.by_array[id(t._data)] = slot
+        self.keep.append(t)
+        self.keep.append(t._data)
+        return slot
+
+    # ---------------------------------------------------------------- graph breaks
+    def graph_break(self, reason):
+        if self.fullgraph:
+            raise Unsupported(reason)
+        if not any(b.reason == reason for b in self.breaks):
+            self.breaks.append(BreakReason(reason, _user_stack()))
+
+    # ---------------------------------------------------------------- observer protocol
+    def before(self, op, args, params):
+        self.depth += 1
+        return None
+
+    def after(self, op, args, params, outputs, token):
+        self.depth -= 1
+        if self.depth:
+            return  # an op run by another op's implementation: the outer op replays it
+        if _state.tls.__dict__.get("graph_tasks"):
+            if self.parent is None:
+                self.graph_break("backward() or autograd.grad() called inside the region")
+            return
+        inplace = type(op) is Inplace
+        if inplace:
+            op = op.op
+            target = args[0]
+            self.bumps[id(target._vc)] = self.bumps.get(id(target._vc), 0) + 1
+            if _state.tls.grad_enabled and (target._rg or any(
+                    isinstance(a, Tensor) and a._rg for a in args[1:])):
+                self.graph_break(f"in-place {op.name}_ on a tensor that requires grad")
+                return
+        if _holds_array(params):
+            self.graph_break(f"{op.name}'s parameters hold arrays computed outside the ops "
+                             "(e.g. batch statistics)")
+        refs = []
+        meta = []
+        for a in args:
+            if isinstance(a, Tensor):
+                refs.append(self.slot_of(a))
+                meta.append((a._data.shape, a._data.dtype))
+            else:
+                refs.append(("c", a))
+                meta.append(type(a))
+        outs = outputs if type(outputs) is tuple else (outputs,)
+        if inplace:
+            out_slots = (refs[0],)
+        else:
+            out_slots = tuple(self._new_value(o) for o in outs)
+        out_meta = tuple((o._data.shape, o._data.dtype) for o in outs)
+        self.insts.append(Inst(op, inplace, refs, params, out_slots, meta, out_meta))
+
+    # ---------------------------------------------------------------- activation
+    def __enter__(self):
+        if active_tracer() is not None:
+            raise RuntimeError("ndgrad.compile: a region is already being traced on this thread")
+        _tracing.tracer = self
+        registry.special_hooks.append(self)
+        _state.enter_special()
+        _install_patches()
+        return self
+
+    def __exit__(self, *exc):
+        _remove_patches()
+        _state.exit_special()
+        registry.special_hooks.remove(self)
+        _tracing.tracer = None
+        return False
+
+
+def _holds_array(params, depth=0):
+    t = type(params)
+    if t is np.ndarray:
+        return True
+    if (t is tuple or t is list) and depth < 3:
+        return any(_holds_array(p, depth + 1) for p in params)
+    if t is dict and depth < 3:
+        return any(_holds_array(p, depth + 1) for p in params.values())
+    return False
+
+
+# ---------------------------------------------------------------------------- patches
+# Tensor methods that hand values to Python, or change what autograd does, break the graph.
+# They are patched on the class only while some thread traces, and act only on that thread.
+_BREAKING = {
+    "item": "Tensor.item() (a tensor's value read into Python)",
+    "tolist": "Tensor.tolist() (values read into Python)",
+    "numpy": "Tensor.numpy() (a call outside ndgrad)",
+    "__bool__": "bool(tensor) (data-dependent control flow)",
+    "__float__": "float(tensor) (a tensor's value read into Python)",
+    "__int__": "int(tensor) (a tensor's value read into Python)",
+    "__index__": "a tensor used as a Python index (value read into Python)",
+    "__array__": "np.asarray(tensor) (a call outside ndgrad)",
+    "__repr__": "printing a tensor (values read into Python)",
+    "__str__": "printing a tensor (values read into Python)",
+    "__format__": "formatting a tensor (values read into Python)",
+    "register_hook": "a tensor hook registered inside the region",
+    "retain_grad": "retain_grad() inside the region",
+    "backward": "backward() called inside the region",
+    "requires_grad_": "requires_grad_() inside the region",
+}
+_saved_methods = {}
+_patch_lock = threading.Lock()
+_patch_count = 0
+
+
+def _breaking(name, original, reason):
+    def method(self, *args, **kwargs):
+        tr = getattr(_tracing, "tracer", None)
+        if tr is not None:
+            tr.graph_break(reason)
+        return original(self, *args, **kwargs)
+    method.__name__ = name
+    method.__wrapped__ = original
+    return method
+
+
+def _draw_watch(original):
+    def draw(self, n):
+        tr = getattr(_tracing, "tracer", None)
+        if tr is not None and tr.depth == 0:
+            tr.graph_break("random numbers drawn outside an op (dropout's noise, a random "
+                           "factory inside the region)")
+        return original(self, n)
+    draw.__wrapped__ = original
+    return draw
+
+
+def _module_watch(original):
+    def call(self, *args, **kwargs):
+        tr = getattr(_tracing, "tracer", None)
+        if tr is not None:
+            tr.modules[id(self)] = self
+            tr.watch_module(self)
+            if _has_hooks(self):
+                tr.graph_break(f"hooks of module {type(self).__name__} inside the region")
+        return original(self, *args, **kwargs)
+    call.__wrapped__ = original
+    return call
+
+
+# Tensors made at depth 0 that are constants of the trace: a factory's result, the user's
+# Tensor(...), a number wrapped by as_tensor_arg, and these helpers, which build tensors from
+# shapes only (file, function).
+_SHAPE_ONLY = frozenset({("losses.py", "get")})
+
+
+def _init_watch(original):
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        tr = getattr(_tracing, "tracer", None)
+        if tr is not None and tr.depth == 0:
+            code = sys._getframe(1).f_code
+            caller = code.co_filename
+            if not caller.startswith(_PACKAGE_DIR) or caller.endswith("_creation.py") or (
+                    caller.endswith("registry.py") and self._data.ndim == 0) or \
+                    (caller.rsplit("/", 1)[-1], code.co_name) in _SHAPE_ONLY:
+                tr.safe[id(self)] = self
+    init.__wrapped__ = original
+    return init
+
+
+def _has_hooks(m):
+    from ..nn.modules import module as mm
+    return bool(m._forward_hooks or m._forward_pre_hooks or m._backward_hooks
+                or m._backward_pre_hooks or mm._global_forward_hooks
+                or mm._global_forward_pre_hooks or mm._global_backward_hooks
+                or mm._global_backward_pre_hooks)
+
+
+def _install_patches():
+    global _patch_count
+    with _patch_lock:
+        _patch_count += 1
+        if _patch_count > 1:
+            return
+        from ..nn.modules.module import Module
+        original = Module.__dict__["__call__"]
+        _saved_methods[(Module, "__call__")] = original
+        Module.__call__ = _module_watch(original)
+        original = Tensor.__dict__["__init__"]
+        _saved_methods[(Tensor, "__init__")] = original
+        Tensor.__init__ = _init_watch(original)
+        for name, reason in _BREAKING.items():
+            original = Tensor.__dict__.get(name)
+            if original is None:
+                continue
+            _saved_methods[(Tensor, name)] = original
+            setattr(Tensor, name, _breaking(name, original, reason))
+        for name in ("_raw32", "_raw64"):
+            original = _random.Generator.__dict__[name]
+            _saved_methods[(_random.Generator, name)] = original
+            setattr(_random.Generator, name, _draw_watch(original))
+
+
+def _remove_patches():
+    global _patch_count
+    with _patch_lock:
+        _patch_count -= 1
+        if _patch_count:
+            return
+        for (cls, name), original in _saved_methods.items():
+            setattr(cls, name, original)
+        _saved_methods.clear()
+
