@@ -20,7 +20,7 @@ from .. import _state
 from .._tensor import Tensor
 from .comparison import where
 from .registry import binary, primitive, unary
-from .shape import cat
+from .joins import cat
 
 __all__ = []
 

@@ -314,7 +314,7 @@ def _(ctx, gs):
         gq2 = add_tangents(gq2, matmul(y, _mH(gv)))
     gx = _qr_square_backward(gq2, gu, q, u)
     gy = matmul(q, gv) if gv is not None else gx.new_zeros(*y._data.shape)
-    from .shape import cat as _cat
+    from .joins import cat as _cat
     return (_cat([gx, gy], -1),)
 
 
@@ -548,7 +548,7 @@ MATRIX_EXP = primitive("linalg_matrix_exp", lambda a, p: _expm_np(a),
 def _(ctx, g):
     # The adjoint of the Frechet derivative: the top-right block of exp([[A^H, G], [0, A^H]]).
     (a,) = ctx.saved
-    from .shape import cat
+    from .joins import cat
     n = a._data.shape[-1]
     ah = _mH(a)
     zero = Tensor(np.zeros(a._data.shape, a._data.dtype))
@@ -634,7 +634,7 @@ def _lu_backward(gl, gu, p, low, up):
     """torch's linalg_lu_backward: gA for A = P L U (square, wide and tall cases)."""
     m, n = low._data.shape[-2], up._data.shape[-1]
     k = min(m, n)
-    from .shape import cat
+    from .joins import cat
     if m == n:
         ga = _tril(matmul(_mH(low), gl), -1) if gl is not None else None
         if gu is not None:

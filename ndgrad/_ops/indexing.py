@@ -1200,7 +1200,7 @@ MASKED_SCATTER = primitive("masked_scatter", _masked_scatter_fwd, save=((1, None
 def _(ctx, g):
     from .. import zeros
     from .comparison import where
-    from .shape import cat
+    from .joins import cat
     (mask,) = ctx.saved
     sshape = ctx._params
     xshape = _extra_shape(ctx, g)

@@ -1039,7 +1039,7 @@ def linalg_vander(x, *, N=None):
     n = (x._data.shape[-1] if x._data.ndim else 0) if N is None else N
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")
-    from .shape import cat
+    from .joins import cat
     ones = Tensor(np.ones(x._data.shape + (1,), x._data.dtype))
     powers = x.unsqueeze(-1).expand(*x._data.shape, n - 1).cumprod(-1)
     return cat([ones, powers], -1)

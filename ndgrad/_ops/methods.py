@@ -11,6 +11,7 @@ from . import comparison as CMP
 from . import pointwise as PW
 from . import reduction as R
 from . import shape as S
+from . import joins as J
 from . import indexing as I
 from . import matmul as L
 from . import conversion as C
@@ -192,7 +193,7 @@ def bind(fns, overwrite=False):
 for _mod in (PW, AR, CMP):
     bind(_mod._METHODS)
 _METHODS = {}
-for _mod in (AR, CMP, PW, R, S, I, L):
+for _mod in (AR, CMP, PW, R, S, J, I, L):
     for _name in _mod.__all__:
         _METHODS[_name] = getattr(_mod, _name)
 for _skip in ("where", "stack", "cat", "concat", "concatenate", "dims_of", "wrap_dim",

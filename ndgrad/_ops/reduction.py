@@ -986,7 +986,7 @@ def _(ctx, g):
     # With zeros there is no division: d out_j / d x_k = prod_{i <= j, i != k} x_i, built one
     # position at a time (O(n) scans of length n along `dim`; only taken when a zero is present).
     from .. import arange
-    from .shape import cat
+    from .joins import cat
     n = x._data.shape[dim]
     shape = [1] * x._data.ndim
     shape[dim] = n

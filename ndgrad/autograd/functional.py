@@ -23,7 +23,7 @@ Example::
 
 from .. import _state
 from .._creation import zeros, zeros_like
-from .._ops.shape import stack
+from .._ops.joins import stack
 from .._tensor import Tensor
 from . import _forward_rules
 from . import forward_ad as fwAD
