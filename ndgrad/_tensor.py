@@ -475,7 +475,7 @@ class Tensor:
 
 
 def _fw_repr_suffixes(t):
-    from .autograd._forward_rules import repr_suffixes
+    from .autograd._forward_engine import repr_suffixes
     return repr_suffixes(t)
 
 

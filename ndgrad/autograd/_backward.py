@@ -1,5 +1,5 @@
 """``autograd.backward`` and ``autograd.grad``: torch's argument checks, the roots of the
-graph, and the hand-off to the engine (``engine.run_backward``; ``_batched`` for
+graph, and the hand-off to the engine (``engine.run_backward``; ``_batched_backward`` for
 ``is_grads_batched``). ``backward`` accumulates into leaves' ``.grad``; ``grad`` returns
 gradients without touching ``.grad``.
 """
@@ -10,7 +10,7 @@ from .._creation import zeros_like
 from .._graph_core import accumulate_grad
 from .._size import Size
 from .._tensor import Tensor, _from_array
-from ._batched import batch_size, batched_grad
+from ._batched_backward import batch_size, batched_grad
 from .engine import run_backward
 from .graph import GradientEdge
 

@@ -28,7 +28,7 @@ from .._tensor import Tensor
 from ..testing import make_tensor
 from . import forward_ad
 from ._backward import grad
-from ._forward_rules import Unbatchable
+from ._forward_engine import Unbatchable
 from .function import Function
 from .functional import batched_forward
 

@@ -1,4 +1,4 @@
-"""Forward-mode AD machinery: where tangents live and how they flow through every op.
+"""The forward-mode AD engine: where tangents live and how they flow through every op.
 
 While a dual level is active, ``_state.special`` is raised and an observer sits in
 ``registry.special_hooks``. After each op it looks at the inputs' tangents and, when any is
