@@ -8,8 +8,8 @@ are differentiable.
 
 Batched gradients (``autograd.grad(..., is_grads_batched=True)``, used by ``vectorize=True``):
 the cotangents carry a leading batch dimension B and the graph is run once, backwards, with
-per-op batched rules (``_batched_backward.py`` explains the rules); ops without a batched rule are run
-once per batch element inside that single traversal. The result equals the loop over B
+per-op batched rules (``_batched_backward.py`` explains the rules); ops without a batched rule
+are run once per batch element inside that single traversal. The result equals the loop over B
 single backward passes.
 
 Example::
