@@ -373,13 +373,13 @@ def _(ctx, g):
 
 @EXPAND.def_batched_vjp
 def _(ctx, g):
-    from ..autograd._batched_backward import sum_to_batched
+    from .broadcast import sum_to_batched
     return (sum_to_batched(g, tuple(ctx._shape), g._data.shape[0]),)
 
 
 @EXPAND.def_batched_jvp
 def _(ctx, t):
-    from ..autograd._forward_engine import align_batched
+    from .broadcast import align_batched
     out = ctx.outputs[0]._data.shape
     return align_batched(t, ctx.inputs[0], len(out)).expand((t._data.shape[0],) + out)
 

@@ -22,7 +22,7 @@ that element's gradients (torch calls them once, with vmap's BatchedTensors that
 same); what they return replaces that element's gradients.
 """
 
-from .._ops.broadcast import reduce_grads
+from .._ops.broadcast import reduce_grads, sum_to_batched
 from .engine import Backward, run_backward
 
 __all__ = ["batch_size", "batched_grad", "BatchedBackward"]
@@ -195,23 +195,3 @@ def _fit_all(node, gx, B):
             g = g.to(from_np(dtype))
         out[i] = g
     return tuple(out)
-
-
-def sum_to_batched(g, shape, B):
-    """Sum a batched gradient (B, *broadcast_shape) back to (B, *shape)."""
-    gshape = g._data.shape
-    if gshape[0] != B or len(gshape) - 1 < len(shape):
-        # A rule returned an unbatched value (a gradient independent of g): add the batch.
-        g = g.expand((B,) + tuple(gshape))
-        gshape = g._data.shape
-    body = gshape[1:]
-    if body == tuple(shape):
-        return g
-    lead = len(body) - len(shape)
-    dims = [1 + i for i in range(lead)]
-    for i, s in enumerate(shape):
-        if s == 1 and body[lead + i] != 1:
-            dims.append(1 + lead + i)
-    if dims:
-        g = g.sum(dims, keepdim=True)
-    return g.reshape((B,) + tuple(shape))

@@ -27,6 +27,7 @@ import weakref
 
 from .. import _state
 from .._ops import registry
+from .._ops.broadcast import align_batched
 from .._ops.inplace import Inplace
 from .._tensor import Tensor
 
@@ -732,16 +733,6 @@ def _compute_batched(op, args, params, outs, tans):
         except MissingFact:
             raise Unbatchable(op.name) from None
     return list(res) if type(res) is tuple or type(res) is list else [res]
-
-
-def align_batched(t, a, nd):
-    """(B, *a.shape) -> (B, 1, ..., *a.shape) so it broadcasts against rank-`nd` values."""
-    if t is None:
-        return None
-    k = nd - a._data.ndim
-    if k <= 0:
-        return t
-    return t.reshape((t._data.shape[0],) + (1,) * k + a._data.shape)
 
 
 def _per_sample(op, args, params, outs, tans):
