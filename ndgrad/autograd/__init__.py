@@ -3,7 +3,9 @@
 This package's namespace is torch.autograd's: ``backward`` and ``grad`` (``_backward``, which
 checks their arguments the way torch does and hands the graph to the engine), grad modes,
 ``Function``, gradcheck, anomaly mode, and the submodules ``graph``, ``forward_ad``,
-``functional`` and ``profiler``.
+``functional`` and ``profiler``. Importing it also binds to ``Tensor`` what needs the engine
+(``backward``; ``_views`` regenerates stale views' grad_fns; ``_forward_engine`` adds dual
+tensors' repr).
 """
 
 from . import graph
@@ -16,6 +18,7 @@ from .anomaly_mode import *  # noqa: F401,F403
 from . import forward_ad  # noqa: F401
 from . import functional  # noqa: F401
 from . import profiler  # noqa: F401
+from . import _views  # noqa: F401  (binds Tensor._regenerate_grad_fn)
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "set_multithreading_enabled", "graph"]

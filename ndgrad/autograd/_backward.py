@@ -195,3 +195,13 @@ def _input_edges(inputs):
             raise RuntimeError("One of the differentiated Tensors does not require grad")
         edges.append(t._edge())
     return edges
+
+
+def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate the gradient of this tensor into the leaves' ``.grad``."""
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+_tensor_backward.__name__ = "backward"
+_tensor_backward.__qualname__ = "Tensor.backward"
+Tensor.backward = _tensor_backward  # the Tensor class sits below autograd

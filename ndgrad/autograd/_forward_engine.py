@@ -177,6 +177,9 @@ def repr_suffixes(t):
     return (f"tangent={tan}",)
 
 
+Tensor._fw_repr_suffixes = repr_suffixes  # read by Tensor.__repr__ while a mode is special
+
+
 # --------------------------------------------------------------------------- level switch
 def activate(level):
     global _level
