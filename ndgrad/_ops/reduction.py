@@ -868,8 +868,8 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     x = as_tensor_arg(input)
     if isinstance(p, str):
         if p == "nuc":
-            from .. import linalg
-            return linalg.matrix_norm(x, "nuc", dim if dim is not None else (-2, -1), keepdim,
+            from .norms import linalg_matrix_norm
+            return linalg_matrix_norm(x, "nuc", dim if dim is not None else (-2, -1), keepdim,
                                       dtype=dtype)
         if p != "fro" or (isinstance(dim, (tuple, list)) and len(dim) > 2):
             # torch hands these to linalg.matrix_norm, which refuses them
