@@ -15,6 +15,9 @@ from .. import _dtype
 from .reduction import record_input_shape, wrap_dim
 from .registry import as_tensor_arg, primitive
 from .shape import _no_dims, _tensors_arg, meshgrid, slice_dim
+from .._creation import zeros
+from .pointwise import _out
+from .._tensor import Tensor
 
 __all__ = [
     "atleast_1d",
@@ -57,7 +60,6 @@ SPLIT_WITH_SIZES = primitive("split_with_sizes", _split_fwd, view=True, n_out=2,
 
 
 def _materialize(gs, like_shapes, dtype):
-    from .. import zeros
     return [g if g is not None else zeros(s, dtype=dtype) for g, s in zip(gs, like_shapes)]
 
 
@@ -214,7 +216,6 @@ def cat(tensors, dim=0, *, out=None, axis=None):
     if res._grad_fn is not None:
         res._grad_fn._extras()["sizes"] = [t._data.shape[d] for t in keep]
     if out is not None:
-        from .pointwise import _out
         return _out(res, out)
     return res
 
@@ -259,7 +260,6 @@ def stack(tensors, dim=0, *, out=None, axis=None):
     ts = [t if t._data.dtype == dt else t.to(_dtype.from_np(dt)) for t in ts]
     res = STACK.call(*ts, params=d)
     if out is not None:
-        from .pointwise import _out
         return _out(res, out)
     return res
 
@@ -343,7 +343,6 @@ def column_stack(tensors, *, out=None):
 def tensor_split(input, indices_or_sections, dim=0):
     """Views splitting `input` into n near-equal parts, or at the given indices (numpy's
     array_split); each part is a SliceBackward0 view."""
-    from .._tensor import Tensor
     x = as_tensor_arg(input)
     nd = x._data.ndim
     if nd == 0:

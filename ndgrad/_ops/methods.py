@@ -16,6 +16,9 @@ from . import indexing as I
 from . import matmul as L
 from . import conversion as C
 from .inplace import apply_inplace
+from . import bessel
+from . import complex_ops
+from .broadcast import sum_to
 
 
 def _method(name, fn):
@@ -241,7 +244,6 @@ for _name, _fn in _METHODS.items():
 
 
 def _sum_to_size(self, size):
-    from .broadcast import sum_to
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     return sum_to(self, tuple(size))
@@ -263,14 +265,12 @@ Tensor.imag = property(lambda self: _imag(self), lambda self, v: _set_imag(self,
 def _real(self):
     if self._data.dtype.kind != "c":
         return self
-    from . import complex_ops
     return complex_ops.real(self)
 
 
 def _imag(self):
     if self._data.dtype.kind != "c":
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    from . import complex_ops
     return complex_ops.imag(self)
 
 
@@ -287,7 +287,6 @@ def _set_imag(self, value):
 # bessel.py imports after this module (it needs pointwise.py): its methods look it up late.
 def _bessel_method(name):
     def method(self, *args, **kwargs):
-        from . import bessel
         return getattr(bessel, "_method_" + name)(self, *args, **kwargs)
     method.__name__ = name
     return method

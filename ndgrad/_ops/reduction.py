@@ -19,6 +19,9 @@ from .._tensor import _from_array
 from .pointwise import _conj
 from .comparison import where
 from .registry import as_tensor_arg, primitive, raw_view, unrecorded_float
+from .._creation import arange, zeros, zeros_like
+from .registry import wrap
+from .._tensor import Tensor
 
 __all__ = [
     "all",
@@ -420,7 +423,6 @@ def _select_vjp(ctx, gs):
 
 def _index_grad(g, idx, dim, keepdim, shape):
     """Scatter `g` into zeros of `shape` at `idx` along `dim` (value-selecting reductions)."""
-    from .. import zeros
     if len(shape) == 0:
         return g
     if not keepdim:
@@ -451,7 +453,6 @@ MIN_DIM.def_jvp(_select_jvp)
 
 
 def _minmax(input, dim, keepdim, other, is_max):
-    from .._tensor import Tensor
     from .comparison import maximum, minimum
     x = as_tensor_arg(input)
     name = "max" if is_max else "min"
@@ -751,7 +752,6 @@ def logsumexp(input, dim, keepdim=False):
 
 # --------------------------------------------------------------------------- all / any
 def _bool_reduce(fn, input, dim, keepdim):
-    from .registry import wrap
     x = as_tensor_arg(input)
     d = x._data
     if isinstance(dim, (tuple, list)) and len(dim) == 0:
@@ -776,7 +776,6 @@ def any(input, dim=None, keepdim=False):
 
 def count_nonzero(input, dim=None):
     """Number of non-zero elements (over `dim`) as int64."""
-    from .registry import wrap
     x = as_tensor_arg(input)
     d = x._data
     axis = None if dim is None else dims_of(dim, d.ndim)
@@ -808,7 +807,6 @@ VECTOR_NORM = primitive("linalg_vector_norm", _vnorm_np, "LinalgVectorNormBackwa
 @VECTOR_NORM.def_vjp
 def _(ctx, g):
     """torch's norm_backward, case by case (the 0/0 at a zero norm gives a zero gradient)."""
-    from .. import zeros_like
     from .pointwise import abs as _abs
     from .comparison import isnan
     from .pointwise import sgn
@@ -985,7 +983,6 @@ def _(ctx, g):
         return (_rev_cumsum(g * _conj(out), dim) / _conj(x),)
     # With zeros there is no division: d out_j / d x_k = prod_{i <= j, i != k} x_i, built one
     # position at a time (O(n) scans of length n along `dim`; only taken when a zero is present).
-    from .. import arange
     from .joins import cat
     n = x._data.shape[dim]
     shape = [1] * x._data.ndim
@@ -1047,7 +1044,6 @@ CUMMIN = primitive("cummin", _cumext_fwd, save=(("out1", None),), n_out=2,
 
 
 def _cumext_vjp(ctx, gs):
-    from .. import zeros
     g = gs[0]
     (idx,) = ctx.saved
     dim, _ = ctx._params
@@ -1177,7 +1173,6 @@ def _scan_(op, name):
 
 
 def _bind_inplace():
-    from .._tensor import Tensor
     for name, fn in (("cumsum_", _scan_(CUMSUM, "cumsum_")),
                      ("cumprod_", _scan_(CUMPROD, "cumprod_"))):
         if not hasattr(Tensor, name):

@@ -16,6 +16,11 @@ import numpy as np
 from .. import _dtype
 from .reduction import _numpy_aliases, record_input_shape, wrap_dim
 from .registry import as_tensor_arg, primitive, raw_view, unrecorded_float
+from .._creation import zeros
+from .._dtype import to_dtype
+from .registry import wrap
+from .._size import Size
+from .._tensor import Tensor
 
 __all__ = [
     "alias",
@@ -155,14 +160,12 @@ def view(input, *shape):
                         "expected one of:\n * (torch.dtype dtype)\n * (tuple of ints size)\n")
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)) and \
             not hasattr(shape[0], "_data"):
-        from .._dtype import to_dtype
         return view_dtype(x, to_dtype(shape[0]))
     s = _infer_shape(_shape_arg(shape), x._data.size)
     return VIEW.call(x, params=s)
 
 
 def view_dtype(x, dtype):
-    from .registry import wrap
     return wrap(x._data.view(dtype.np))
 
 
@@ -488,7 +491,6 @@ record_input_shape(SELECT)
 
 @SELECT.def_vjp
 def _(ctx, g):
-    from .. import zeros
     dim, index = ctx._params
     shape = ctx._shape
     z = zeros(shape, dtype=g.dtype)
@@ -497,7 +499,6 @@ def _(ctx, g):
 
 @SELECT.def_batched_vjp
 def _(ctx, g):
-    from .. import zeros
     dim, index = ctx._params
     z = zeros((g._data.shape[0],) + tuple(ctx._shape), dtype=g.dtype)
     return (_select_scatter(z, g, 1 + dim, index),)
@@ -514,7 +515,6 @@ record_input_shape(SLICE)
 
 @SLICE.def_vjp
 def _(ctx, g):
-    from .. import zeros
     dim, start, stop, step = ctx._params
     shape = ctx._shape
     z = zeros(shape, dtype=g.dtype)
@@ -523,7 +523,6 @@ def _(ctx, g):
 
 @SLICE.def_batched_vjp
 def _(ctx, g):
-    from .. import zeros
     dim, start, stop, step = ctx._params
     z = zeros((g._data.shape[0],) + tuple(ctx._shape), dtype=g.dtype)
     return (_slice_scatter(z, g, 1 + dim, start, stop, step),)
@@ -642,7 +641,6 @@ record_input_shape(DIAGONAL)
 
 @DIAGONAL.def_vjp
 def _(ctx, g):
-    from .. import zeros
     offset, d1, d2 = ctx._params
     shape = ctx._shape
     z = zeros(shape, dtype=g.dtype)
@@ -841,8 +839,6 @@ def rot90(input, k=1, dims=(0, 1)):
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """Repeat each element `repeats` times along `dim` (of the flattened input when None).
     ``repeat_interleave(counts)`` alone gives ``arange(len(counts))`` repeated by counts."""
-    from .._tensor import Tensor
-    from .registry import wrap
     x = as_tensor_arg(input)
     if repeats is None:
         r = x._data
@@ -889,7 +885,6 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 # --------------------------------------------------------------------------- broadcasting
 def broadcast_shapes(*shapes):
     """The shape all `shapes` broadcast to (RuntimeError when they cannot)."""
-    from .._size import Size
     norm = []
     for s in shapes:
         norm.append((s,) if isinstance(s, int) else tuple(s))
@@ -991,7 +986,6 @@ record_input_shape(DIAG_COPY)
 
 @DIAG_COPY.def_vjp
 def _(ctx, g):
-    from .. import zeros
     z = zeros(ctx._shape, dtype=g.dtype)
     return (_DIAG_SCATTER.call(z, g, params=(ctx._params, 0, 1)),)
 
@@ -1019,7 +1013,6 @@ record_input_shape(TRACE)
 
 @TRACE.def_vjp
 def _(ctx, g):
-    from .. import zeros
     shape = ctx._shape
     z = zeros(shape, dtype=g.dtype)
     return (_DIAG_SCATTER.call(z, g.expand(builtins.min(shape)), params=(0, 0, 1)),)
@@ -1129,7 +1122,6 @@ def _triu_(self, diagonal=0):
 
 
 def _bind_inplace():
-    from .._tensor import Tensor
     for name, fn in (("tril_", _tril_), ("triu_", _triu_)):
         if not hasattr(Tensor, name):
             setattr(Tensor, name, fn)

@@ -30,6 +30,13 @@ from .._ops import registry
 from .._ops.broadcast import align_batched
 from .._ops.inplace import Inplace
 from .._tensor import Tensor
+from . import function
+from .._creation import ones_like, zeros, zeros_like
+from .._dtype import from_np
+from .._ops.broadcast import reduce_grads
+from .._ops.joins import stack
+from .._ops.shape import CLONE
+from .function import run_jvp
 
 __all__ = ["activate", "deactivate", "get_tangent", "repr_suffixes", "set_tangent"]
 
@@ -184,7 +191,6 @@ Tensor._fw_repr_suffixes = repr_suffixes  # read by Tensor.__repr__ while a mode
 def activate(level):
     global _level
     _level = level
-    from . import function
     function._forward_ad_hook = _function_hook
     registry.special_hooks.append(_OBSERVER)
     _state.enter_special()
@@ -278,7 +284,6 @@ class _Observer:
         if _batch:
             raise Unbatchable("in-place op")
         # The rule needs the value of self before the write: keep a (recorded) copy.
-        from .._ops.shape import CLONE
         old = _without_propagation(CLONE.call, args[0]) \
             if args[0]._data.dtype.kind in "fc" else args[0]
         return (old, tans)
@@ -479,8 +484,6 @@ def _function_hook(ctx, args, outputs):
         return
     if _batch:
         raise Unbatchable("custom Function")
-    from .. import zeros_like
-    from .function import run_jvp
     _busy = True
     try:
         if getattr(ctx, "materialize_grads", True):
@@ -508,7 +511,6 @@ def _fit(tan, o):
     td = tan._data
     if td.dtype != od.dtype and od.dtype.kind in "fc" and not (
             td.dtype.kind == "c" and od.dtype.kind == "f"):
-        from .._dtype import from_np
         tan = tan.to(from_np(od.dtype))
     shape = od.shape if not _batch else (_batch,) + od.shape
     if tan._data.shape != shape:
@@ -523,7 +525,6 @@ def _assign_inplace(self, nt):
         cur.copy_(nt)
         return
     if self._base is not None:
-        from .. import zeros_like
         base = self._base
         bt = zeros_like(base)
         set_tangent(base, bt)
@@ -561,7 +562,6 @@ def call_op(op, args, params):
 
 
 def _linear(op, args, params, tans, outs):
-    from .. import zeros_like
     targs = []
     for a, t in zip(args, tans):
         if t is not None:
@@ -596,7 +596,6 @@ def fill_extras(node, op, args, params, real_out=None):
         if getattr(node, "_shape", None) is None:
             node._shape = a0._data.shape
         if op.name in ("real", "imag"):
-            from .._dtype import from_np
             ex.setdefault("dtype", from_np(a0._data.dtype))
         else:
             ex.setdefault("dtype", a0._data.dtype)
@@ -636,9 +635,7 @@ _NOT_FACTS = frozenset(("hooks", "pre_hooks", "tensor_pre_hooks", "retain_hooks"
 
 def _fallback(op, args, params, outs, tans):
     """JVP from the VJP: ``J t = d/dg <vjp(g), t>`` for a dummy cotangent g."""
-    from .. import ones_like
     from . import grad as autograd_grad
-    from .._ops.broadcast import reduce_grads
     grad_on = _tls.grad_enabled
     edges = []
     saved_rgs = []
@@ -740,7 +737,6 @@ def _compute_batched(op, args, params, outs, tans):
 
 def _per_sample(op, args, params, outs, tans):
     global _batch
-    from .. import stack, zeros
     B = _batch
     _batch = 0
     try:

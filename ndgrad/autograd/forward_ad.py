@@ -19,6 +19,8 @@ from collections import namedtuple
 
 from . import _forward_engine
 from .grad_mode import _DecoratorContextManager
+from .._creation import empty_like as _empty_like
+from .._ops.shape import ALIAS as _ALIAS
 
 __all__ = [
     "UnpackedDualTensor",
@@ -90,8 +92,7 @@ def make_dual(tensor, tangent, *, level=None):
     if pd.size > 1 and [s // td.itemsize for s in td.strides] != \
             [s // pd.itemsize for s in pd.strides]:
         # A different layout: copy into the primal's layout (differentiably).
-        from .. import empty_like
-        new = empty_like(tensor, dtype=tangent.dtype)
+        new = _empty_like(tensor, dtype=tangent.dtype)
         new.copy_(tangent)
         tangent = new
     dual = tensor.view(tensor.shape)
@@ -117,9 +118,8 @@ def unpack_dual(tensor, *, level=None):
     if _forward_engine._deferred:
         _forward_engine._resolve_deferred(strict=True)
     tan = _forward_engine.get_tangent(tensor, level)
-    from .._ops.shape import ALIAS
     # Straight to the kernel: the alias must not inherit the tangent.
-    primal = ALIAS.impl(tensor, None)
+    primal = _ALIAS.impl(tensor, None)
     _forward_engine.mark_primal(primal, level)
     return UnpackedDualTensor(primal, tan)
 

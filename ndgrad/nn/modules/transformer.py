@@ -21,6 +21,7 @@ from .dropout import Dropout
 from .linear import Linear, NonDynamicallyQuantizableLinear
 from .module import Module
 from .normalization import LayerNorm
+from ... import _dtype
 
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
            "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
@@ -277,7 +278,6 @@ class TransformerEncoder(Module):
 
 def _generate_square_subsequent_mask(sz, device=None, dtype=None):
     """The causal mask of size (sz, sz): -inf above the diagonal, 0 elsewhere."""
-    from ... import _dtype
     np_dtype = (dtype or _dtype.get_default_dtype()).np
     return Tensor(np.triu(np.full((sz, sz), -np.inf, np_dtype), 1))
 
