@@ -26,16 +26,16 @@ carry tangents of their own level, and rules may use dual primals without recurs
 import weakref
 
 from .. import _state
-from .._ops import registry
-from .._ops.broadcast import align_batched
-from .._ops.inplace import Inplace
-from .._tensor import Tensor
-from . import function
 from .._creation import ones_like, zeros, zeros_like
 from .._dtype import from_np
-from .._ops.broadcast import reduce_grads
+from .._ops import registry
+from .._ops.broadcast import align_batched, reduce_grads
+from .._ops.inplace import Inplace
 from .._ops.joins import stack
 from .._ops.shape import CLONE
+from .._tensor import Tensor
+from . import function
+from ._backward import grad as autograd_grad
 from .function import run_jvp
 
 __all__ = ["activate", "deactivate", "get_tangent", "repr_suffixes", "set_tangent"]
@@ -635,7 +635,6 @@ _NOT_FACTS = frozenset(("hooks", "pre_hooks", "tensor_pre_hooks", "retain_hooks"
 
 def _fallback(op, args, params, outs, tans):
     """JVP from the VJP: ``J t = d/dg <vjp(g), t>`` for a dummy cotangent g."""
-    from . import grad as autograd_grad
     grad_on = _tls.grad_enabled
     edges = []
     saved_rgs = []
