@@ -41,6 +41,8 @@ from ._weights_only_unpickler import (add_safe_globals, clear_safe_globals,  # n
                                       get_safe_globals, safe_globals)
 from ._device import device
 from ._tensor import Tensor, _from_array
+from ._npz_format import is_npz_checkpoint, load_npz
+from ._weights_only_unpickler import _RENAMED_MODULES, _ndgrad_spelling, user_allowed_globals
 
 __all__ = ["save", "load"]  # re-exported by `import ndgrad`
 
@@ -179,7 +181,6 @@ def _load_file(fh, path, map_location, pickle_module, weights_only, mmap, pickle
                            f"{_CORRUPT}") from None
     with zf:
         names = zf.namelist()
-        from ._npz_format import is_npz_checkpoint, load_npz
         if is_npz_checkpoint(names):
             fh.seek(start)
             return load_npz(fh.read(), path if path is not None else fh)
@@ -209,7 +210,6 @@ def get_unsafe_globals_in_checkpoint(f):
     refuse (neither built in nor allowlisted). Nothing is unpickled: the opcodes are only
     scanned."""
     import pickletools
-    from ._weights_only_unpickler import _RENAMED_MODULES, _ndgrad_spelling, user_allowed_globals
     safe = set(torch_globals()) | set(user_allowed_globals())
     opened = open(f, "rb") if isinstance(f, (str, os.PathLike)) else f
     try:

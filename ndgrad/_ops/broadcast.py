@@ -17,7 +17,7 @@ from .. import _state
 from .._dtype import from_np
 from .._tensor import Tensor, _from_array
 from .reduction import SUM_ALL, SUM_DIM
-from .shape import VIEW
+from . import shape as shape_ops  # mutual (expand's VJP is sum_to): read at call time
 
 __all__ = ["sum_to", "validated_sum_to", "reduce_grads", "sum_to_batched", "align_batched"]
 
@@ -59,7 +59,7 @@ def sum_to(g, shape):
         if dims:
             g = SUM_DIM.call(g, params=(tuple(dims), True, None))
         if lead:
-            g = VIEW.call(g, params=tuple(shape))
+            g = shape_ops.VIEW.call(g, params=tuple(shape))
         return g
     if not shape:
         return g.sum()

@@ -14,6 +14,7 @@ import builtins
 import numpy as np
 
 from .. import _dtype
+from . import broadcast  # mutual (sum_to is written in view/sum): read at call time
 from .reduction import _numpy_aliases, record_input_shape, wrap_dim
 from .registry import as_tensor_arg, primitive, raw_view, unrecorded_float
 from .._creation import zeros
@@ -21,6 +22,7 @@ from .._dtype import to_dtype
 from .registry import wrap
 from .._size import Size
 from .._tensor import Tensor
+from .inplace import apply_inplace
 
 __all__ = [
     "alias",
@@ -370,21 +372,18 @@ record_input_shape(EXPAND)
 
 @EXPAND.def_vjp
 def _(ctx, g):
-    from .broadcast import sum_to
-    return (sum_to(g, ctx._shape),)
+    return (broadcast.sum_to(g, ctx._shape),)
 
 
 @EXPAND.def_batched_vjp
 def _(ctx, g):
-    from .broadcast import sum_to_batched
-    return (sum_to_batched(g, tuple(ctx._shape), g._data.shape[0]),)
+    return (broadcast.sum_to_batched(g, tuple(ctx._shape), g._data.shape[0]),)
 
 
 @EXPAND.def_batched_jvp
 def _(ctx, t):
-    from .broadcast import align_batched
     out = ctx.outputs[0]._data.shape
-    return align_batched(t, ctx.inputs[0], len(out)).expand((t._data.shape[0],) + out)
+    return broadcast.align_batched(t, ctx.inputs[0], len(out)).expand((t._data.shape[0],) + out)
 
 
 def expand(input, *sizes):
@@ -1110,13 +1109,11 @@ for _name in ("tril", "triu", "diag", "kron"):
 
 
 def _tril_(self, diagonal=0):
-    from .inplace import apply_inplace
     _tri_check(self, "tril")
     return apply_inplace(TRIL, self, params=int(diagonal))
 
 
 def _triu_(self, diagonal=0):
-    from .inplace import apply_inplace
     _tri_check(self, "triu")
     return apply_inplace(TRIU, self, params=int(diagonal))
 
