@@ -363,7 +363,7 @@ class Tensor:
         self._view_ver = self._vc[0]
         base = self._base
         if base._rg:
-            self._regenerate_grad_fn(quiet)  # bound by autograd._views
+            self._regenerate_grad_fn(quiet)  # bound by autograd._view_regeneration
 
     # ------------------------------------------------------------------ conversions
     def numpy(self, *, force=False):

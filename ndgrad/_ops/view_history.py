@@ -1,11 +1,10 @@
 """History of in-place writes through views: CopySlices and the multi-output-view error.
 
-When a view is written in place, torch rebases the history of its *base*: the base's new
-grad_fn is a CopySlices node wrapping the in-place op's node (``rebase_history``), and every
-view of that base regenerates its grad_fn from the base's the next time it is used (that
-regeneration runs a backward, so it lives in ``autograd/_views.py``). Here a view is replayed
-by its recorded chain of view ops instead of strides, so the same code works for any base
-layout.
+When a view is written in place, torch rebases the history of its *base*: the base's new grad_fn is
+a CopySlices node wrapping the in-place op's node (``rebase_history``), and every view of that base
+regenerates its grad_fn from the base's the next time it is used (that regeneration runs a
+backward, so it lives in ``autograd/_view_regeneration.py``). Here a view is replayed by its
+recorded chain of view ops instead of strides, so the same code works for any base layout.
 """
 
 from .._graph_core import Node

@@ -4,7 +4,7 @@ This package's namespace is torch.autograd's: ``backward`` and ``grad`` (``_back
 checks their arguments the way torch does and hands the graph to the engine), grad modes,
 ``Function``, gradcheck, anomaly mode, and the submodules ``graph``, ``forward_ad``,
 ``functional`` and ``profiler``. Importing it also binds to ``Tensor`` what needs the engine
-(``backward``; ``_views`` regenerates stale views' grad_fns; ``_forward_engine`` adds dual
+(``backward``; ``_view_regeneration``: stale views' grad_fns; ``_forward_engine``: dual
 tensors' repr).
 """
 
@@ -18,7 +18,7 @@ from .anomaly_mode import *  # noqa: F401,F403
 from . import forward_ad  # noqa: F401
 from . import functional  # noqa: F401
 from . import profiler  # noqa: F401
-from . import _views  # noqa: F401  (binds Tensor._regenerate_grad_fn)
+from . import _view_regeneration  # noqa: F401  (binds Tensor._regenerate_grad_fn)
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "set_multithreading_enabled", "graph"]
