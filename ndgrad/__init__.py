@@ -25,6 +25,7 @@ from ._ops.comparison import *  # noqa: F401,F403
 from ._ops.pointwise import *  # noqa: F401,F403
 from ._ops.reduction import *  # noqa: F401,F403
 from ._ops.shape import *  # noqa: F401,F403
+from ._ops.joins import *  # noqa: F401,F403
 from ._ops.indexing import *  # noqa: F401,F403
 from ._ops.matmul import *  # noqa: F401,F403
 from ._ops.solvers import *  # noqa: F401,F403

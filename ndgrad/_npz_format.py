@@ -16,6 +16,9 @@ import zipfile
 from collections import OrderedDict
 
 import numpy as np
+from . import _dtype
+from ._size import Size
+from ._tensor import Tensor
 
 __all__ = ["is_npz_checkpoint", "load_npz"]
 
@@ -42,7 +45,6 @@ class _Decoder:
         self.tensors = {}
 
     def tensor(self, spec, name):
-        from ._tensor import Tensor
         if not isinstance(name, str) or name not in self.arrays:
             raise _fail(self.f, f"missing array {name!r}")
         key = (name, bool(spec.get("rg")), bool(spec.get("param")))
@@ -84,14 +86,12 @@ class _Decoder:
         if tag == "C":
             return complex(float(val[0]), float(val[1]))
         if tag == "D":
-            from . import _dtype
             name = str(val).replace("torch.", "")
             d = getattr(_dtype, name, None)
             if not isinstance(d, _dtype.dtype):
                 raise _fail(self.f, f"unknown dtype {val!r}")
             return d
         if tag == "S":
-            from ._size import Size
             return Size(int(v) for v in val)
         if tag in ("O", "M"):
             items = [(self._key(self.dec(k)), self.dec(v)) for k, v in val]

@@ -2,7 +2,10 @@
 
 What lives here: construction, the autograd attributes (``requires_grad``, ``grad``,
 ``grad_fn``, ``is_leaf``, hooks, ``detach``, ``backward``), conversions and Python protocols.
-Operators and op methods are attached by the op modules (``ndgrad/_ops``), one place per op.
+Operators and op methods are attached by the op modules (``ndgrad/_ops``), one place per op;
+what needs the autograd engine is attached by ``ndgrad/autograd`` at its import (``backward``,
+``_regenerate_grad_fn`` for stale views, ``_fw_repr_suffixes`` for dual tensors' repr), so this
+module imports nothing above the graph core.
 
 Invariants:
 - ``_vc`` is a one-element list shared by a tensor, its views and its detached aliases; every
@@ -369,13 +372,7 @@ class Tensor:
         self._view_ver = self._vc[0]
         base = self._base
         if base._rg:
-            from .autograd._views import regenerate_view_grad_fn
-            regenerate_view_grad_fn(self, quiet)
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Accumulate the gradient of this tensor into the leaves' ``.grad``."""
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+            self._regenerate_grad_fn(quiet)  # bound by autograd._view_regeneration
 
     # ------------------------------------------------------------------ conversions
     def numpy(self, *, force=False):
@@ -448,7 +445,7 @@ class Tensor:
             fn_name = "Invalid"
         return tensor_repr(self._data, grad_fn_name=fn_name,
                            requires_grad=self._rg, default_float=_dtype.get_default_dtype().np,
-                           extra_suffixes=_state.special and _fw_repr_suffixes(self) or ())
+                           extra_suffixes=_state.special and self._fw_repr_suffixes() or ())
 
     __str__ = __repr__
 
@@ -481,11 +478,6 @@ class Tensor:
         return new
 
     __array_priority__ = 1000  # NumPy defers to Tensor's reflected operators
-
-
-def _fw_repr_suffixes(t):
-    from .autograd._forward_rules import repr_suffixes
-    return repr_suffixes(t)
 
 
 def _rebuild(data, requires_grad):

@@ -24,6 +24,9 @@ from collections import OrderedDict
 import numpy as np
 
 from . import _dtype
+from ._device import cpu, device, device as _device
+from ._size import Size
+from ._tensor import Tensor, _from_array
 
 __all__ = ["TorchPickler", "Storage", "StorageType", "torch_globals"]
 
@@ -109,9 +112,6 @@ class TorchPickler(pickle._Pickler):
         return obj.pid if type(obj) is _SavedStorage else None
 
     def reducer_override(self, obj):
-        from ._device import device
-        from ._size import Size
-        from ._tensor import Tensor
         if isinstance(obj, Tensor):
             from .nn.parameter import Parameter
             if isinstance(obj, Parameter):
@@ -219,7 +219,6 @@ class Storage:
 
     @property
     def device(self):
-        from ._device import cpu
         return cpu
 
     def size(self):
@@ -243,7 +242,6 @@ class Storage:
         raise RuntimeError(_CUDA_MISSING)
 
     def to(self, device=None, non_blocking=False):
-        from ._device import device as _device
         if _device(device).type == "cuda":
             raise RuntimeError(_CUDA_MISSING)
         return self
@@ -269,7 +267,6 @@ def _int(x, what):
 def rebuild_tensor(storage, storage_offset, size, stride, requires_grad=False,
                    backward_hooks=None, metadata=None):
     """``torch._utils._rebuild_tensor_v2``: a tensor viewing `storage`, bounds-checked."""
-    from ._tensor import _from_array
     if not isinstance(storage, Storage):
         raise RuntimeError(f"expected a storage to rebuild a tensor, got {type(storage)}")
     base = storage._array
@@ -320,7 +317,6 @@ def rebuild_parameter(data, requires_grad, backward_hooks=None, state=None):
 def rebuild_from_type_v2(func, new_type, args, state):
     """``torch._tensor._rebuild_from_type_v2``: a tensor rebuilt by `func`, then given its
     class and Python attributes."""
-    from ._tensor import Tensor
     ret = func(*args)
     if isinstance(new_type, type) and issubclass(new_type, Tensor) and type(ret) is not \
             new_type:
@@ -365,9 +361,6 @@ def torch_globals():
     """torch's global names that checkpoints hold -> ndgrad's objects. Also the complete list
     of what a weights-only load admits (besides user-allowed globals)."""
     from collections import Counter
-    from ._device import device
-    from ._size import Size
-    from ._tensor import Tensor
     from .nn.parameter import Parameter
     table = {
         "collections.OrderedDict": OrderedDict, "collections.Counter": Counter,

@@ -39,6 +39,10 @@ from ._torch_pickle import Storage, StorageType, TorchPickler, torch_globals
 from ._weights_only_unpickler import Unpickler as _WeightsOnlyUnpickler
 from ._weights_only_unpickler import (add_safe_globals, clear_safe_globals,  # noqa: F401
                                       get_safe_globals, safe_globals)
+from ._device import device
+from ._tensor import Tensor, _from_array
+from ._npz_format import is_npz_checkpoint, load_npz
+from ._weights_only_unpickler import _RENAMED_MODULES, _ndgrad_spelling, user_allowed_globals
 
 __all__ = ["save", "load"]  # re-exported by `import ndgrad`
 
@@ -177,7 +181,6 @@ def _load_file(fh, path, map_location, pickle_module, weights_only, mmap, pickle
                            f"{_CORRUPT}") from None
     with zf:
         names = zf.namelist()
-        from ._npz_format import is_npz_checkpoint, load_npz
         if is_npz_checkpoint(names):
             fh.seek(start)
             return load_npz(fh.read(), path if path is not None else fh)
@@ -207,7 +210,6 @@ def get_unsafe_globals_in_checkpoint(f):
     refuse (neither built in nor allowlisted). Nothing is unpickled: the opcodes are only
     scanned."""
     import pickletools
-    from ._weights_only_unpickler import _RENAMED_MODULES, _ndgrad_spelling, user_allowed_globals
     safe = set(torch_globals()) | set(user_allowed_globals())
     opened = open(f, "rb") if isinstance(f, (str, os.PathLike)) else f
     try:
@@ -246,7 +248,6 @@ def get_unsafe_globals_in_checkpoint(f):
 
 
 def _build_types():
-    from ._tensor import Tensor
     from .nn.parameter import Parameter
     return (Tensor, Parameter)
 
@@ -534,7 +535,6 @@ def _restore(storage, location, ml):
 
 
 def _is_device(x):
-    from ._device import device
     return isinstance(x, device)
 
 
@@ -603,6 +603,5 @@ def _load_safetensors(path, map_location):
                            "supported. Use a device string or torch.device instead.")
     if map_location is not None:
         _default_restore(None, str(map_location))
-    from ._tensor import _from_array
     return {k: _from_array(np.array(v)) for k, v in load_file(path).items()}
 

@@ -10,7 +10,7 @@ from _helpers import error_of as _err
 
 import ndgrad
 import ndgrad.autograd.forward_ad as nfw
-from ndgrad.autograd import _forward_rules
+from ndgrad.autograd import _forward_engine
 
 
 def _pair(shape, seed, dtype=np.float64, low=-1.0, high=1.0):
@@ -413,7 +413,7 @@ def test_tangents_are_cleared_and_observer_removed_on_exit():
         d = nfw.make_dual(ndgrad.ones(2), ndgrad.ones(2))
         y = d * 3
     assert _state.special == before
-    assert _forward_rules.get_tangent(y, 0) is None
+    assert _forward_engine.get_tangent(y, 0) is None
     assert nfw.unpack_dual(y).tangent is None
 
 
@@ -539,10 +539,10 @@ def test_private_fwd_grad_switch_like_torch():
 def test_tangent_registry_forgets_dead_tensors():
     with nfw.dual_level():
         x = nfw.make_dual(ndgrad.ones(3), ndgrad.ones(3))
-        n0 = len(_forward_rules._live)
+        n0 = len(_forward_engine._live)
         for _ in range(50):
             y = x * 2  # noqa: F841  (each old y dies)
-        assert len(_forward_rules._live) <= n0 + 2
+        assert len(_forward_engine._live) <= n0 + 2
 
 
 def test_failed_op_with_generic_rule_leaves_flags_and_grad_mode():

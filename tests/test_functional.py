@@ -435,14 +435,14 @@ def _nn_batched_case(lib, create_graph):
 
 @pytest.mark.parametrize("create_graph", [False, True])
 def test_batched_rules_of_linear_softmax_log_softmax_equal_torch(create_graph, monkeypatch):
-    from ndgrad.autograd import _batched
+    from ndgrad.autograd import _batched_backward
     looped = set()
-    per_sample = _batched._per_sample
+    per_sample = _batched_backward._per_sample
 
     def spy(node, gs, B):
         looped.add(type(node).__name__)
         return per_sample(node, gs, B)
-    monkeypatch.setattr(_batched, "_per_sample", spy)
+    monkeypatch.setattr(_batched_backward, "_per_sample", spy)
     got = _nn_batched_case(ndgrad, create_graph)
     want = _nn_batched_case(torch, create_graph)
     assert len(got) == len(want)

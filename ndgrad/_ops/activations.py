@@ -20,7 +20,8 @@ from .. import _state
 from .._tensor import Tensor
 from .comparison import where
 from .registry import binary, primitive, unary
-from .shape import cat
+from .joins import cat
+from .broadcast import sum_to
 
 __all__ = []
 
@@ -414,7 +415,6 @@ PRELU_BW = primitive("prelu_kernel_backward", _prelu_bw_fwd, "PreluKernelBackwar
 
 
 def _sum_to(g, shape):
-    from .broadcast import sum_to
     return sum_to(g, tuple(shape))
 
 

@@ -257,7 +257,6 @@ REMAINDER_SCALAR.def_jvp_parts(_same_tangent, None)
 
 def remainder(input, other):
     """Python-style modulus (the result has the sign of `other`)."""
-    from .._tensor import Tensor
     if isinstance(input, Tensor) and not isinstance(other, Tensor):
         return REMAINDER_SCALAR.call(input, other)
     return REMAINDER.call(input, other)

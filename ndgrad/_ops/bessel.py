@@ -33,6 +33,7 @@ from . import pointwise as PW
 from .pointwise import _erfc64, _int_kernel_error, _lgamma64, lgamma
 from .inplace import apply_inplace
 from .registry import binary, no_forward_ad, unary
+from .._graph_core import current_graph_task
 
 __all__ = ["i0", "special_i0e", "special_i1", "special_i1e", "special_zeta", "igamma",
            "igammac"]
@@ -517,7 +518,6 @@ def _wanted(ctx, i):
     edge = ctx._next[i] if i < len(ctx._next) else None
     if edge is None:
         return False
-    from .._graph_core import current_graph_task
     task = current_graph_task()
     if task is None or task.needed is None:
         return True

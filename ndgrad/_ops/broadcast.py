@@ -3,7 +3,8 @@
 What lives here: ``sum_to`` (torch's ``at::sum_to``), used by the VJPs of ops that broadcast
 (expand, masked ops, prelu, ...); ``reduce_grads``, which fits every rule's result to its
 inputs (shape through ``validated_sum_to``, the checked form; then dtype), for the engine and
-every other caller of a node's rule.
+every other caller of a node's rule; the batched forms ``sum_to_batched`` and ``align_batched``
+for values with a leading batch dimension.
 
 Invariant: written in ops (``sum`` over the broadcast dims, then ``view``) so that under
 ``create_graph`` the reduction is recorded with torch's node names (SumBackward0/1,
@@ -16,9 +17,9 @@ from .. import _state
 from .._dtype import from_np
 from .._tensor import Tensor, _from_array
 from .reduction import SUM_ALL, SUM_DIM
-from .shape import VIEW
+from . import shape as shape_ops  # mutual (expand's VJP is sum_to): read at call time
 
-__all__ = ["sum_to", "validated_sum_to", "reduce_grads"]
+__all__ = ["sum_to", "validated_sum_to", "reduce_grads", "sum_to_batched", "align_batched"]
 
 _tls = _state.tls
 
@@ -58,7 +59,7 @@ def sum_to(g, shape):
         if dims:
             g = SUM_DIM.call(g, params=(tuple(dims), True, None))
         if lead:
-            g = VIEW.call(g, params=tuple(shape))
+            g = shape_ops.VIEW.call(g, params=tuple(shape))
         return g
     if not shape:
         return g.sum()
@@ -108,3 +109,36 @@ def reduce_grads(node, gx):
             out[i] = g
         gx = tuple(out)
     return gx
+
+
+# ----------------------------------------------------------------------------- batched forms
+# For values carrying a leading batch dimension B (is_grads_batched, vectorized Jacobians):
+# the ops' batched VJPs and JVPs and the two batched engines use them.
+def sum_to_batched(g, shape, B):
+    """Sum a batched gradient (B, *broadcast_shape) back to (B, *shape)."""
+    gshape = g._data.shape
+    if gshape[0] != B or len(gshape) - 1 < len(shape):
+        # A rule returned an unbatched value (a gradient independent of g): add the batch.
+        g = g.expand((B,) + tuple(gshape))
+        gshape = g._data.shape
+    body = gshape[1:]
+    if body == tuple(shape):
+        return g
+    lead = len(body) - len(shape)
+    dims = [1 + i for i in range(lead)]
+    for i, s in enumerate(shape):
+        if s == 1 and body[lead + i] != 1:
+            dims.append(1 + lead + i)
+    if dims:
+        g = g.sum(dims, keepdim=True)
+    return g.reshape((B,) + tuple(shape))
+
+
+def align_batched(t, a, nd):
+    """(B, *a.shape) -> (B, 1, ..., *a.shape) so it broadcasts against rank-`nd` values."""
+    if t is None:
+        return None
+    k = nd - a._data.ndim
+    if k <= 0:
+        return t
+    return t.reshape((t._data.shape[0],) + (1,) * k + a._data.shape)

@@ -11,6 +11,7 @@ from .._tensor import Tensor
 from .inplace import apply_inplace
 from .pointwise import _dtype_of, _int_kernel_error, _no_kernel, _out, _tensor_only
 from .registry import binary, primitive, unary
+from .registry import _meta_for, _promote2, as_tensor_arg
 
 __all__ = [
     "allclose", "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or",
@@ -116,7 +117,6 @@ def _int_or_bool(name, fn, kernel_name=None):
         for v in (a, b):
             dt = np.asarray(v).dtype
             if dt.kind in "fc":
-                from .. import _dtype
                 raise NotImplementedError(f'"{kernel_name}" not implemented for '
                                           f"'{_dtype.from_np(dt)._legacy[:-6]}'")
         return fn(a, b)
@@ -242,7 +242,6 @@ def _(ctx, g):
 
 def clamp(input, min=None, max=None):
     """Clamp into [min, max]; bounds may be numbers or tensors."""
-    from .._tensor import Tensor
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     _refuse_complex_clamp(input)
@@ -293,9 +292,6 @@ def _(ctx, g):
 
 
 def _clamp_tensor(input, lo, hi):
-    from .._tensor import Tensor
-    from .registry import as_tensor_arg, _meta_for
-    from .. import _dtype
     for b, nm in ((lo, "min"), (hi, "max")):
         if b is not None and not isinstance(b, Tensor):
             raise TypeError(f"clamp(): argument '{nm}' must be Tensor, not {type(b).__name__}")
@@ -359,8 +355,6 @@ def _check_where_shapes(c, a, b):
 
 def where(condition, input=None, other=None):
     """Elements of `input` where `condition`, else of `other` (numbers allowed)."""
-    from .._tensor import Tensor
-    from .registry import as_tensor_arg, _promote2
     if input is None and other is None:
         from .indexing import nonzero
         return nonzero(condition, as_tuple=True)

@@ -14,6 +14,8 @@ from .._tensor import Tensor
 from .pointwise import CONJ, _conj, sgn
 from .comparison import where
 from .registry import as_tensor_arg, primitive, unary
+from .linalg_common import _broadcast_shapes
+from .pointwise import _out as _eout
 
 __all__ = [
     "angle",
@@ -260,14 +262,12 @@ def polar(abs, angle, *, out=None):
 
 
 def _broadcast_check(a, b):
-    from .linalg_common import _broadcast_shapes
     _broadcast_shapes(a._data.shape, b._data.shape)
 
 
 def _out(result, out):
     if out is None:
         return result
-    from .pointwise import _out as _eout
     return _eout(result, out)
 
 

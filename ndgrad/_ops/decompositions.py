@@ -38,6 +38,8 @@ from .pointwise import _conj
 from .pointwise import log as _log
 from .registry import add_tangents, as_tensor_arg, primitive, wrap
 from .solvers import _lu_np, linalg_inv, linalg_solve, linalg_solve_triangular
+from .. import _state
+from .joins import cat
 
 __all__ = ["cholesky", "det", "logdet", "lu_unpack", "matrix_exp", "qr", "slogdet", "svd"]
 
@@ -314,8 +316,7 @@ def _(ctx, gs):
         gq2 = add_tangents(gq2, matmul(y, _mH(gv)))
     gx = _qr_square_backward(gq2, gu, q, u)
     gy = matmul(q, gv) if gv is not None else gx.new_zeros(*y._data.shape)
-    from .shape import cat as _cat
-    return (_cat([gx, gy], -1),)
+    return (cat([gx, gy], -1),)
 
 
 def linalg_qr(A, mode="reduced", *, out=None):
@@ -389,14 +390,12 @@ def linalg_eigvalsh(A, UPLO="L", *, out=None):
 
 
 def _grad_on():
-    from .. import _state
     return _state.tls.grad_enabled
 
 
 def _special():
     """A dual level (forward AD), the profiler or anomaly mode is active: they observe the
     primitives, so the values-only shortcuts must not be taken."""
-    from .. import _state
     return _state.special
 
 
@@ -548,7 +547,6 @@ MATRIX_EXP = primitive("linalg_matrix_exp", lambda a, p: _expm_np(a),
 def _(ctx, g):
     # The adjoint of the Frechet derivative: the top-right block of exp([[A^H, G], [0, A^H]]).
     (a,) = ctx.saved
-    from .shape import cat
     n = a._data.shape[-1]
     ah = _mH(a)
     zero = Tensor(np.zeros(a._data.shape, a._data.dtype))
@@ -634,7 +632,6 @@ def _lu_backward(gl, gu, p, low, up):
     """torch's linalg_lu_backward: gA for A = P L U (square, wide and tall cases)."""
     m, n = low._data.shape[-2], up._data.shape[-1]
     k = min(m, n)
-    from .shape import cat
     if m == n:
         ga = _tril(matmul(_mH(low), gl), -1) if gl is not None else None
         if gu is not None:

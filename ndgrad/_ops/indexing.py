@@ -17,6 +17,12 @@ from . import shape as _shape
 from .inplace import apply_inplace
 from .reduction import record_input_shape, wrap_dim
 from .registry import as_tensor_arg, primitive, wrap
+from .. import _dtype
+from .._creation import ones_like, zeros, zeros_like
+from .broadcast import sum_to
+from .comparison import where
+from .joins import cat
+from .._tensor import _c_name
 
 __all__ = [
     "argwhere",
@@ -262,7 +268,6 @@ record_input_shape(INDEX)
 
 @INDEX.def_vjp
 def _(ctx, g):
-    from .. import zeros
     shape = ctx._shape
     z = zeros(shape, dtype=g.dtype)
     return (INDEX_PUT.call(z, g, params=(ctx._params, True)),)
@@ -321,7 +326,6 @@ def _(ctx, g):
 
 
 def _zeros_like_index(g, idx):
-    from .. import zeros
     return zeros(_index_fwd(g._data, idx).shape, dtype=g.dtype)
 
 
@@ -364,7 +368,6 @@ def _check_values_shape(x, idx, v):
 
 
 def _legacy(dt):
-    from .. import _dtype
     return _dtype.from_np(dt)._legacy[:-6]
 
 
@@ -422,7 +425,6 @@ def _(ctx, g):
         shape, dt = ctx._params if ctx._params is not None else (g._data.shape, g._data.dtype)
         gs = _sum_to(g, shape)
         if gs._data.dtype != dt:
-            from .. import _dtype
             gs = gs.to(_dtype.from_np(dt))
     return (g * 0 if n[0] else None), gs
 
@@ -493,7 +495,6 @@ MASKED_FILL = primitive("masked_fill", _masked_fill_fwd, save=((1, None),), line
 @MASKED_FILL.def_vjp
 def _(ctx, g):
     (mask,) = ctx.saved
-    from .comparison import where
     return _sum_to(where(mask, 0.0, g), _extra_shape(ctx, g)), None
 
 
@@ -507,7 +508,6 @@ def _extra_shape(ctx, g):
 
 
 def _mask_arg(mask):
-    from .._tensor import _c_name
     m = as_tensor_arg(mask)
     if m._data.dtype != np.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
@@ -581,7 +581,6 @@ record_input_shape(GATHER)
 
 @GATHER.def_vjp
 def _(ctx, g):
-    from .. import zeros
     (idx,) = ctx.saved
     shape = ctx._shape
     # indices were checked by the forward: the primitive directly, without the public checks
@@ -804,13 +803,11 @@ SCATTER_REDUCE = primitive("scatter_reduce", _scatter_reduce_fwd,
 @SCATTER_REDUCE.def_vjp
 def _(ctx, g):
     """torch's scatter_reduce_backward (ties of amax/amin share the gradient evenly)."""
-    from .comparison import where
     x, idx, src, out = ctx.saved
     dim, reduce, include_self = ctx._params
     if reduce == "sum":
         gx, gs = g, g.gather(dim, idx)
     elif reduce == "mean":
-        from .. import ones_like, zeros_like
         n = ones_like(g) if include_self else zeros_like(g)
         n = n.scatter_add(dim, idx, ones_like(src))
         n = where(n == 0, 1.0, n)
@@ -820,7 +817,6 @@ def _(ctx, g):
         masked_x = where(x == 0, 1.0, x).to(x.dtype)
         masked_res = masked_x.scatter_reduce(dim, idx, src, "prod", include_self=include_self)
         gx = g * masked_res / masked_x
-        from .. import zeros_like
         src_zero = src == 0
         nzeros = zeros_like(x).scatter_add(dim, idx, src_zero.to(x.dtype)).gather(dim, idx)
         single = src_zero & (nzeros == 1)
@@ -875,7 +871,6 @@ record_input_shape(INDEX_SELECT)
 
 @INDEX_SELECT.def_vjp
 def _(ctx, g):
-    from .. import zeros
     (idx,) = ctx.saved
     dim = ctx._params
     shape = ctx._shape
@@ -1163,7 +1158,6 @@ def index_fill_(self, dim, index, value):
 def _sum_to(g, shape):
     if tuple(g._data.shape) == tuple(shape):
         return g
-    from .broadcast import sum_to
     return sum_to(g, tuple(shape))
 
 
@@ -1174,7 +1168,6 @@ MASKED_FILL_T = primitive("masked_fill_tensor", lambda x, m, v, p: np.where(m, v
 
 @MASKED_FILL_T.def_vjp
 def _(ctx, g):
-    from .comparison import where
     (mask,) = ctx.saved
     n = ctx._next
     gx = _sum_to(where(mask, 0.0, g), _extra_shape(ctx, g)) if n[0] else None
@@ -1193,7 +1186,6 @@ record_input_shape(MASKED_SELECT)
 
 @MASKED_SELECT.def_vjp
 def _(ctx, g):
-    from .. import zeros
     (mask,) = ctx.saved
     shape = ctx._shape
     full = tuple(np.broadcast_shapes(shape, mask._data.shape))
@@ -1239,9 +1231,6 @@ MASKED_SCATTER = primitive("masked_scatter", _masked_scatter_fwd, save=((1, None
 
 @MASKED_SCATTER.def_vjp
 def _(ctx, g):
-    from .. import zeros
-    from .comparison import where
-    from .shape import cat
     (mask,) = ctx.saved
     sshape = ctx._params
     xshape = _extra_shape(ctx, g)
@@ -1306,7 +1295,6 @@ record_input_shape(TAKE)
 
 @TAKE.def_vjp
 def _(ctx, g):
-    from .. import zeros
     (idx,) = ctx.saved
     shape = ctx._shape
     n = int(np.prod(shape))

@@ -15,8 +15,8 @@ import numpy as np
 from .. import _state
 from .. import _dtype
 from .._tensor import Tensor
-from ..autograd._views import multi_output_error, rebase_history
 from .registry import _needs_grad, _save, _meta_for, special_hooks
+from .view_history import multi_output_error, rebase_history
 
 __all__ = ["apply_inplace", "apply_inplace_view", "check_inplace", "Inplace"]
 

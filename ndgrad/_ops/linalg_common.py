@@ -17,6 +17,7 @@ import numpy as np
 from .._tensor import Tensor
 from .pointwise import _conj
 from .registry import as_tensor_arg
+from .pointwise import _out as _eout
 
 
 class LinAlgError(RuntimeError):
@@ -98,7 +99,6 @@ def _reduce_meta(out, *inputs):
 def _out(result, out):
     if out is None:
         return result
-    from .pointwise import _out as _eout
     return _eout(result, out)
 
 

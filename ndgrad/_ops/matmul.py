@@ -30,6 +30,9 @@ from .linalg_common import _broadcast_shapes, _mH, _out, _reduce_meta, _tname
 from .pointwise import _conj
 from .registry import as_tensor_arg, bilinear_jvp, jvp_from_parts, primitive
 from .shape import T_OP
+from .inplace import apply_inplace
+from .joins import cat
+from .shape import UNSAFE_VIEW
 
 _tls = _state.tls
 
@@ -345,7 +348,6 @@ def matmul(input, other, *, out=None):
         if ad.ndim == 2 and bd.ndim == 2 and ad.shape[1] == bd.shape[0] and \
                 ad.dtype == bd.dtype and ad.dtype.kind != "b":
             return MM.call(input, other)
-    from .shape import UNSAFE_VIEW
     a, b = as_tensor_arg(input), as_tensor_arg(other)
     da, db = a._data.ndim, b._data.ndim
     if da == 0 or db == 0:
@@ -1039,7 +1041,6 @@ def linalg_vander(x, *, N=None):
     n = (x._data.shape[-1] if x._data.ndim else 0) if N is None else N
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")
-    from .shape import cat
     ones = Tensor(np.ones(x._data.shape + (1,), x._data.dtype))
     powers = x.unsqueeze(-1).expand(*x._data.shape, n - 1).cumprod(-1)
     return cat([ones, powers], -1)
@@ -1065,7 +1066,6 @@ def _inplace_add(op, fn, out_shape):
     """The in-place ``addmm_``-style method of `fn`: checks as `fn`, self must have the full
     result shape (no broadcasting of self), then the primitive is applied in place."""
     def method(self, m1, m2, *, beta=1, alpha=1):
-        from .inplace import apply_inplace
         a, b = as_tensor_arg(m1), as_tensor_arg(m2)
         fn(self.detach(), a.detach(), b.detach(), beta=beta, alpha=alpha)  # torch's checks
         shape = out_shape(a._data.shape, b._data.shape)

@@ -11,10 +11,14 @@ from . import comparison as CMP
 from . import pointwise as PW
 from . import reduction as R
 from . import shape as S
+from . import joins as J
 from . import indexing as I
 from . import matmul as L
 from . import conversion as C
 from .inplace import apply_inplace
+from . import bessel
+from . import complex_ops
+from .broadcast import sum_to
 
 
 def _method(name, fn):
@@ -196,7 +200,7 @@ def bind(fns, overwrite=False):
 for _mod in (PW, AR, CMP):
     bind(_mod._METHODS)
 _METHODS = {}
-for _mod in (AR, CMP, PW, R, S, I, L):
+for _mod in (AR, CMP, PW, R, S, J, I, L):
     for _name in _mod.__all__:
         _METHODS[_name] = getattr(_mod, _name)
 for _skip in ("where", "stack", "cat", "concat", "concatenate", "dims_of", "wrap_dim",
@@ -224,7 +228,7 @@ _METHODS.update({
     "masked_fill": I.masked_fill,
     "sum_to_size": lambda self, *size: _sum_to_size(self, size),
     "new": lambda self, *args, **kwargs: _legacy_new(self.dtype, args, kwargs),
-    "split_with_sizes": lambda self, split_sizes, dim=0: S.split(self, list(split_sizes), dim),
+    "split_with_sizes": lambda self, split_sizes, dim=0: J.split(self, list(split_sizes), dim),
     "untyped_storage": lambda self: _storage().untyped_storage(self),
     "storage": lambda self: _storage().typed_storage(self),
     "set_": lambda self, *a, **k: _storage().set_(self, *a, **k),
@@ -254,7 +258,6 @@ for _name, _fn in _METHODS.items():
 
 
 def _sum_to_size(self, size):
-    from .broadcast import sum_to
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     return sum_to(self, tuple(size))
@@ -276,14 +279,12 @@ Tensor.imag = property(lambda self: _imag(self), lambda self, v: _set_imag(self,
 def _real(self):
     if self._data.dtype.kind != "c":
         return self
-    from . import complex_ops
     return complex_ops.real(self)
 
 
 def _imag(self):
     if self._data.dtype.kind != "c":
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    from . import complex_ops
     return complex_ops.imag(self)
 
 
@@ -310,7 +311,6 @@ def _legacy_new(dt, args, kwargs):
 # bessel.py imports after this module (it needs pointwise.py): its methods look it up late.
 def _bessel_method(name):
     def method(self, *args, **kwargs):
-        from . import bessel
         return getattr(bessel, "_method_" + name)(self, *args, **kwargs)
     method.__name__ = name
     return method

@@ -346,7 +346,6 @@ def trunc(input):
 def _round_fwd(x, decimals):
     if x.dtype.kind in "biu":
         if decimals is not None:
-            from .. import _dtype
             raise NotImplementedError(f'"round_cpu" not implemented for '
                                       f"'{_dtype.from_np(x.dtype)._legacy[:-6]}'")
         return x.copy()
@@ -424,7 +423,6 @@ def expm1(input):
 
 
 def _dtype_of(np_dtype):
-    from .. import _dtype
     return _dtype.from_np(np_dtype)
 
 
@@ -432,7 +430,6 @@ def _out(result, out):
     """Support for the ``out=`` keyword: copy the result into `out` and return it."""
     if out is None:
         return result
-    from .._tensor import Tensor
     if not isinstance(out, Tensor):
         raise TypeError("out= must be a Tensor")
     if out._data.shape != result._data.shape:
@@ -1054,7 +1051,6 @@ def absolute(input, *, out=None):
 
 # -------------------------------------- kernel guards (shared with arithmetic.py and comparison.py)
 def _no_kernel(kernel_name, dt):
-    from .. import _dtype
     return NotImplementedError(f'"{kernel_name}" not implemented for '
                                f"'{_dtype.from_np(dt)._legacy[:-6]}'")
 

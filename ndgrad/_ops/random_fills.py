@@ -15,6 +15,7 @@ from .. import _random, _state
 from .._tensor import Tensor
 from .inplace import check_inplace
 from .registry import primitive
+from .inplace import apply_inplace
 
 __all__ = []
 
@@ -47,7 +48,6 @@ _FILL_OPS = {name: _random_fill_op(name) for name in (
 
 def _fill_random(t, vals, node_name):
     if _tls.grad_enabled and (t._rg or (t._base is not None and t.requires_grad)):
-        from .inplace import apply_inplace
         return apply_inplace(_FILL_OPS[node_name], t, params=vals.astype(t._data.dtype))
     return write_inplace(t, vals)
 

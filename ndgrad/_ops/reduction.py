@@ -15,10 +15,12 @@ from collections import namedtuple
 import numpy as np
 
 from .. import _dtype
-from .._tensor import _from_array
-from .pointwise import _conj
-from .comparison import where
-from .registry import as_tensor_arg, primitive, raw_view, unrecorded_float
+from .._creation import arange, ones_like, zeros, zeros_like
+from .._tensor import _from_array, Tensor
+from .comparison import isnan, logical_not, maximum, minimum, where
+from .inplace import apply_inplace
+from .pointwise import _conj, _out, abs as _abs, exp, log, sgn
+from .registry import as_tensor_arg, primitive, raw_view, unrecorded_float, wrap
 
 __all__ = [
     "all",
@@ -324,7 +326,6 @@ def _even_vjp(ctx, g):
 def _even_all_vjp(ctx, g):
     """max()/min() over everything: torch's evenly_distribute_backward (a NaN result shares
     its gradient among the NaNs)."""
-    from .comparison import isnan
     x, out = ctx.saved
     xd = x.detach()
     if out._data.dtype.kind in "fc" and np.isnan(out._data):
@@ -436,7 +437,6 @@ def _select_vjp(ctx, gs):
 
 def _index_grad(g, idx, dim, keepdim, shape):
     """Scatter `g` into zeros of `shape` at `idx` along `dim` (value-selecting reductions)."""
-    from .. import zeros
     if len(shape) == 0:
         return g
     if not keepdim:
@@ -467,8 +467,6 @@ MIN_DIM.def_jvp(_select_jvp)
 
 
 def _minmax(input, dim, keepdim, other, is_max):
-    from .._tensor import Tensor
-    from .comparison import maximum, minimum
     x = as_tensor_arg(input)
     name = "max" if is_max else "min"
     if isinstance(dim, Tensor):
@@ -553,7 +551,7 @@ def _prod_vjp(ctx, g):
         flat, d = x, dims_t[0]
     moved = movedim(flat, d, -1)
     n = moved._data.shape[-1]
-    from .. import cat, ones_like
+    from .joins import cat
     ones = ones_like(moved.narrow(-1, 0, 1))
     left = cat([ones, moved.narrow(-1, 0, n - 1).cumprod(-1)], -1) if n > 1 else ones
     rev = moved.flip(-1)
@@ -756,7 +754,6 @@ LOGSUMEXP = primitive("logsumexp", lambda x, p: _lse_np(x, *p), save=((0, None),
 
 @LOGSUMEXP.def_vjp
 def _(ctx, g):
-    from .pointwise import exp
     x, out = ctx.saved
     dims, keepdim = ctx._params
     return (_unsqueeze_dims(g, dims, keepdim) *
@@ -774,7 +771,6 @@ def logsumexp(input, dim, keepdim=False):
 
 # --------------------------------------------------------------------------- all / any
 def _bool_reduce(fn, input, dim, keepdim):
-    from .registry import wrap
     x = as_tensor_arg(input)
     d = x._data
     if isinstance(dim, (tuple, list)) and len(dim) == 0:
@@ -799,7 +795,6 @@ def any(input, dim=None, keepdim=False):
 
 def count_nonzero(input, dim=None):
     """Number of non-zero elements (over `dim`) as int64."""
-    from .registry import wrap
     x = as_tensor_arg(input)
     d = x._data
     axis = None if dim is None else dims_of(dim, d.ndim)
@@ -831,10 +826,6 @@ VECTOR_NORM = primitive("linalg_vector_norm", _vnorm_np, "LinalgVectorNormBackwa
 @VECTOR_NORM.def_vjp
 def _(ctx, g):
     """torch's norm_backward, case by case (the 0/0 at a zero norm gives a zero gradient)."""
-    from .. import zeros_like
-    from .pointwise import abs as _abs
-    from .comparison import isnan
-    from .pointwise import sgn
     x, out = ctx.saved
     p, dims, keepdim = ctx._params
     dims = dims if dims is not None else tuple(range(x._data.ndim))
@@ -891,8 +882,8 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     x = as_tensor_arg(input)
     if isinstance(p, str):
         if p == "nuc":
-            from .. import linalg
-            return linalg.matrix_norm(x, "nuc", dim if dim is not None else (-2, -1), keepdim,
+            from .norms import linalg_matrix_norm
+            return linalg_matrix_norm(x, "nuc", dim if dim is not None else (-2, -1), keepdim,
                                       dtype=dtype)
         if p != "fro" or (isinstance(dim, (tuple, list)) and len(dim) > 2):
             # torch hands these to linalg.matrix_norm, which refuses them
@@ -921,7 +912,6 @@ NANSUM = primitive("nansum", _nansum_fwd, save=((0, None),))
 
 @NANSUM.def_vjp
 def _(ctx, g):
-    from .comparison import isnan, logical_not
     (x,) = ctx.saved
     dims, keepdim, _ = ctx._params
     dims = dims if dims is not None else tuple(range(x._data.ndim))
@@ -942,7 +932,6 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean of the non-NaN elements (a composite: nansum / count, DivBackward0 as torch)."""
-    from .comparison import isnan, logical_not
     x = as_tensor_arg(input)
     if x._data.dtype.kind not in "fc":
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
@@ -999,7 +988,6 @@ def _(ctx, g):
 
 @CUMPROD.def_vjp
 def _(ctx, g):
-    from .comparison import logical_not
     x, out = ctx.saved
     dim, _ = ctx._params
     if x._data.ndim == 0:
@@ -1008,8 +996,7 @@ def _(ctx, g):
         return (_rev_cumsum(g * _conj(out), dim) / _conj(x),)
     # With zeros there is no division: d out_j / d x_k = prod_{i <= j, i != k} x_i, built one
     # position at a time (O(n) scans of length n along `dim`; only taken when a zero is present).
-    from .. import arange
-    from .shape import cat
+    from .joins import cat
     n = x._data.shape[dim]
     shape = [1] * x._data.ndim
     shape[dim] = n
@@ -1018,7 +1005,6 @@ def _(ctx, g):
     for k in range(n):
         others = where(pos == k, 1.0, x).to(x.dtype).cumprod(dim)
         parts.append((g * _conj(others)).narrow(dim, k, n - k).sum(dim, keepdim=True))
-    del logical_not
     return (cat(parts, dim),)
 
 
@@ -1070,7 +1056,6 @@ CUMMIN = primitive("cummin", _cumext_fwd, save=(("out1", None),), n_out=2,
 
 
 def _cumext_vjp(ctx, gs):
-    from .. import zeros
     g = gs[0]
     (idx,) = ctx.saved
     dim, _ = ctx._params
@@ -1123,8 +1108,6 @@ def _(ctx, g):
     # grad_k = sum_{j >= k} g_j exp(x_k - out_j), split by the sign of g so that every term is
     # a logcumsumexp of logs (stable for large |x|; TensorFlow's formulation, as torch). The
     # "log of zero" is the dtype's lowest finite value, not -inf, so no inf - inf appears.
-    from .pointwise import abs as _abs
-    from .pointwise import exp, log
     x, out = ctx.saved
     dim = ctx._params
     if x._data.ndim == 0 or x._data.size == 0:
@@ -1176,7 +1159,6 @@ def _numpy_aliases(fn):
 
 def write_out(res, out):
     """Copy `res` (a tensor or a tuple of them) into the ``out=`` tensor(s) and return them."""
-    from .pointwise import _out
     if isinstance(res, tuple):
         written = [_out(r, o) for r, o in zip(res, out)]
         return type(res)(*written) if hasattr(res, "_fields") else tuple(written)
@@ -1192,7 +1174,6 @@ for _name in ("sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "ar
 
 def _scan_(op, name):
     def method(self, dim, *, dtype=None):
-        from .inplace import apply_inplace
         npdt = _dtype.to_np(dtype) if dtype is not None else None
         return apply_inplace(op, self, params=(wrap_dim(dim, self._data.ndim), npdt))
     method.__name__ = name
@@ -1200,7 +1181,6 @@ def _scan_(op, name):
 
 
 def _bind_inplace():
-    from .._tensor import Tensor
     for name, fn in (("cumsum_", _scan_(CUMSUM, "cumsum_")),
                      ("cumprod_", _scan_(CUMPROD, "cumprod_"))):
         if not hasattr(Tensor, name):

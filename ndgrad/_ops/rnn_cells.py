@@ -11,7 +11,7 @@ import numpy as np
 from .. import _state
 from .._tensor import Tensor
 from .registry import primitive
-from .shape import cat
+from .joins import cat
 
 __all__ = []
 

@@ -1,9 +1,9 @@
 """Shape ops. Views (sharing memory, version counter and ``_base`` with their input):
 view/reshape, transpose/permute/t/movedim, expand/broadcast_to/broadcast_tensors, squeeze/
-unsqueeze, select, slice/narrow, unbind/split/chunk/tensor_split, diagonal, flatten/unflatten,
-alias, atleast_Nd. Copies: cat/stack (and h/v/d/column_stack), clone, flip/fliplr/flipud, roll,
-rot90, repeat/tile/repeat_interleave, tril/triu, diag/diag_embed/trace, kron, meshgrid,
-cartesian_prod, and the functional scatters into a select/slice/diagonal.
+unsqueeze, select, slice/narrow, diagonal, flatten/unflatten, alias. Copies: clone, flip/
+fliplr/flipud, roll, rot90, repeat/tile/repeat_interleave, tril/triu, diag/diag_embed/trace,
+kron, meshgrid, and the functional scatters into a select/slice/diagonal. Joins and splits
+(cat/stack, split/chunk/unbind, ...) live in ``joins.py``.
 
 Ops whose backward needs the input's shape register with ``record_input_shape`` so the node
 knows it however the op is called (public function, another op's backward, view replay).
@@ -14,40 +14,34 @@ import builtins
 import numpy as np
 
 from .. import _dtype
+from . import broadcast  # mutual (sum_to is written in view/sum): read at call time
 from .reduction import _numpy_aliases, record_input_shape, wrap_dim
 from .registry import as_tensor_arg, primitive, raw_view, unrecorded_float
+from .._creation import zeros
+from .._dtype import to_dtype
+from .registry import wrap
+from .._size import Size
+from .._tensor import Tensor
+from .inplace import apply_inplace
 
 __all__ = [
     "alias",
     "as_strided",
-    "atleast_1d",
-    "atleast_2d",
-    "atleast_3d",
     "broadcast_shapes",
     "broadcast_tensors",
     "broadcast_to",
-    "cartesian_prod",
-    "cat",
-    "chunk",
     "clone",
-    "column_stack",
-    "concat",
-    "concatenate",
     "contiguous",
     "diag",
     "diag_embed",
     "diagonal",
     "diagonal_scatter",
-    "dsplit",
-    "dstack",
     "expand",
     "expand_as",
     "flatten",
     "flip",
     "fliplr",
     "flipud",
-    "hsplit",
-    "hstack",
     "kron",
     "meshgrid",
     "moveaxis",
@@ -60,32 +54,22 @@ __all__ = [
     "reshape_as",
     "roll",
     "rot90",
-    "row_stack",
     "select",
     "select_scatter",
     "slice_scatter",
-    "split",
     "squeeze",
-    "stack",
     "swapaxes",
     "swapdims",
     "t",
-    "tensor_split",
     "tile",
     "trace",
     "transpose",
     "tril",
     "triu",
-    "unbind",
-    "unsafe_chunk",
-    "unsafe_split",
-    "unsafe_split_with_sizes",
     "unflatten",
     "unsqueeze",
     "view",
     "view_as",
-    "vsplit",
-    "vstack",
 ]
 
 
@@ -179,7 +163,6 @@ def view(input, *shape):
                         "expected one of:\n * (torch.dtype dtype)\n * (tuple of ints size)\n")
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)) and \
             not hasattr(shape[0], "_data"):
-        from .._dtype import to_dtype
         return view_dtype(x, to_dtype(shape[0]))
     s = _infer_shape(_shape_arg(shape), x._data.size)
     return VIEW.call(x, params=s)
@@ -210,7 +193,6 @@ def _check_view_dtype(x, dtype):
 
 
 def view_dtype(x, dtype):
-    from .registry import wrap
     _check_view_dtype(x, dtype)
     return wrap(x._data.view(dtype.np))
 
@@ -530,21 +512,18 @@ record_input_shape(EXPAND)
 
 @EXPAND.def_vjp
 def _(ctx, g):
-    from .broadcast import sum_to
-    return (sum_to(g, ctx._shape),)
+    return (broadcast.sum_to(g, ctx._shape),)
 
 
 @EXPAND.def_batched_vjp
 def _(ctx, g):
-    from ..autograd._batched import sum_to_batched
-    return (sum_to_batched(g, tuple(ctx._shape), g._data.shape[0]),)
+    return (broadcast.sum_to_batched(g, tuple(ctx._shape), g._data.shape[0]),)
 
 
 @EXPAND.def_batched_jvp
 def _(ctx, t):
-    from ..autograd._forward_rules import align_batched
     out = ctx.outputs[0]._data.shape
-    return align_batched(t, ctx.inputs[0], len(out)).expand((t._data.shape[0],) + out)
+    return broadcast.align_batched(t, ctx.inputs[0], len(out)).expand((t._data.shape[0],) + out)
 
 
 def expand(input, *sizes):
@@ -677,7 +656,6 @@ record_input_shape(SELECT)
 
 @SELECT.def_vjp
 def _(ctx, g):
-    from .. import zeros
     dim, index = ctx._params
     shape = ctx._shape
     z = zeros(shape, dtype=g.dtype)
@@ -686,7 +664,6 @@ def _(ctx, g):
 
 @SELECT.def_batched_vjp
 def _(ctx, g):
-    from .. import zeros
     dim, index = ctx._params
     z = zeros((g._data.shape[0],) + tuple(ctx._shape), dtype=g.dtype)
     return (_select_scatter(z, g, 1 + dim, index),)
@@ -703,7 +680,6 @@ record_input_shape(SLICE)
 
 @SLICE.def_vjp
 def _(ctx, g):
-    from .. import zeros
     dim, start, stop, step = ctx._params
     shape = ctx._shape
     z = zeros(shape, dtype=g.dtype)
@@ -712,7 +688,6 @@ def _(ctx, g):
 
 @SLICE.def_batched_vjp
 def _(ctx, g):
-    from .. import zeros
     dim, start, stop, step = ctx._params
     z = zeros((g._data.shape[0],) + tuple(ctx._shape), dtype=g.dtype)
     return (_slice_scatter(z, g, 1 + dim, start, stop, step),)
@@ -816,148 +791,6 @@ def alias(input):
     return ALIAS.call(input)
 
 
-# --------------------------------------------------------------------------- unbind / split
-def _unbind_fwd(x, dim):
-    # The trailing Ellipsis keeps 0-d results views of x (NumPy returns copied scalars without).
-    return tuple(x[(slice(None),) * dim + (i, Ellipsis)] for i in range(x.shape[dim]))
-
-
-def _split_fwd(x, p):
-    dim, bounds = p
-    return tuple(x[(slice(None),) * dim + (slice(a, b),)] for a, b in bounds)
-
-
-UNBIND = primitive("unbind", _unbind_fwd, view=True, n_out=2, linear=True)
-SPLIT = primitive("split", _split_fwd, view=True, n_out=2, linear=True)
-SPLIT_WITH_SIZES = primitive("split_with_sizes", _split_fwd, view=True, n_out=2, linear=True)
-# torch's unsafe_split*: the same parts, sharing memory with the input, but not autograd views
-# (each has its own version counter and may be written in place, at the caller's risk).
-UNSAFE_SPLIT = primitive("unsafe_split", _split_fwd, n_out=2, linear=True)
-UNSAFE_SPLIT_WITH_SIZES = primitive("unsafe_split_with_sizes", _split_fwd, n_out=2,
-                                    linear=True)
-
-
-def _materialize(gs, like_shapes, dtype):
-    from .. import zeros
-    return [g if g is not None else zeros(s, dtype=dtype) for g, s in zip(gs, like_shapes)]
-
-
-@UNBIND.def_vjp
-def _(ctx, gs):
-    dim = ctx._params
-    shape = ctx._shape
-    gs = list(gs) + [None] * (shape[dim] - len(gs))
-    dtype = next(g for g in gs if g is not None).dtype
-    part = shape[:dim] + shape[dim + 1:]
-    return (stack(_materialize(gs, [part] * len(gs), dtype), dim),)
-
-
-@UNBIND.def_batched_vjp
-def _(ctx, gs):
-    dim = ctx._params
-    shape = tuple(ctx._shape)
-    ref = next(g for g in gs if g is not None)
-    part = (ref._data.shape[0],) + shape[:dim] + shape[dim + 1:]
-    gs = list(gs) + [None] * (shape[dim] - len(gs))
-    return (stack(_materialize(gs, [part] * len(gs), ref.dtype), 1 + dim),)
-
-
-def _split_vjp(ctx, gs):
-    dim, bounds = ctx._params
-    shape = ctx._shape
-    gs = list(gs) + [None] * (len(bounds) - len(gs))
-    dtype = next(g for g in gs if g is not None).dtype
-    shapes = [shape[:dim] + (b - a,) + shape[dim + 1:] for a, b in bounds]
-    return (cat(_materialize(gs, shapes, dtype), dim),)
-
-
-for _op in (SPLIT, SPLIT_WITH_SIZES, UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES):
-    _op.def_vjp(_split_vjp)
-record_input_shape(UNBIND, SPLIT, SPLIT_WITH_SIZES, UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES)
-
-
-def _multi(op, x, p, n):
-    # The number of outputs varies per call; the node learns it from the params.
-    return op.call(x, params=p)
-
-
-def unbind(input, dim=0):
-    x = as_tensor_arg(input)
-    d = wrap_dim(dim, x._data.ndim)
-    if x._data.ndim == 0:
-        raise _no_dims(x, d)
-    if x._data.shape[d] == 0:
-        return ()
-    return tuple(_multi(UNBIND, x, d, x._data.shape[d]))
-
-
-def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
-    """Views of `size`-long parts (the last may be shorter), or of the given sizes, along
-    `dim` (``Tensor.split`` spells the size argument ``split_size``)."""
-    if split_size_or_sections is None:
-        split_size_or_sections = split_size
-    return _split(tensor, split_size_or_sections, dim, (SPLIT, SPLIT_WITH_SIZES))
-
-
-def unsafe_split(tensor, split_size, dim=0):
-    """``split`` whose parts are not views (torch's ``UnsafeSplitBackward0``)."""
-    return _split(tensor, split_size, dim, (UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES))
-
-
-def unsafe_split_with_sizes(tensor, split_sizes, dim=0):
-    return _split(tensor, list(split_sizes), dim, (UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES))
-
-
-def unsafe_chunk(input, chunks, dim=0):
-    """``chunk`` whose parts are not views."""
-    return _chunk(input, chunks, dim, (UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES))
-
-
-def _split(tensor, split_size_or_sections, dim, ops):
-    x = as_tensor_arg(tensor)
-    if x._data.ndim == 0:
-        raise RuntimeError("split expects at least a 1-dimensional tensor")
-    d = wrap_dim(dim, x._data.ndim)
-    size = x._data.shape[d]
-    if isinstance(split_size_or_sections, int):
-        step = split_size_or_sections
-        if step <= 0 and size > 0:
-            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
-                               f"dimension size of {size}")
-        bounds = [(i, builtins.min(i + step, size)) for i in range(0, size, step)] or [(0, 0)]
-        op = ops[0]
-    else:
-        sizes = [int(s) for s in split_size_or_sections]
-        if builtins.sum(sizes) != size:
-            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} "
-                               f"(input tensor's size at dimension {d}), but got "
-                               f"split_sizes={sizes}")
-        bounds, a = [], 0
-        for s in sizes:
-            bounds.append((a, a + s))
-            a += s
-        op = ops[1]
-    return tuple(_multi(op, x, (d, tuple(bounds)), len(bounds)))
-
-
-def chunk(input, chunks, dim=0):
-    return _chunk(input, chunks, dim, (SPLIT, SPLIT_WITH_SIZES))
-
-
-def _chunk(input, chunks, dim, ops):
-    x = as_tensor_arg(input)
-    if x._data.ndim == 0:
-        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
-    if chunks <= 0:
-        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
-    d = wrap_dim(dim, x._data.ndim)
-    size = x._data.shape[d]
-    if size == 0:
-        return _split(x, [0] * chunks, d, ops)
-    step = -(-size // chunks)
-    return _split(x, step, d, ops)
-
-
 def _diagonal_fwd(x, p):
     offset, d1, d2 = p
     v = np.diagonal(x, offset, d1, d2)
@@ -973,7 +806,6 @@ record_input_shape(DIAGONAL)
 
 @DIAGONAL.def_vjp
 def _(ctx, g):
-    from .. import zeros
     offset, d1, d2 = ctx._params
     shape = ctx._shape
     z = zeros(shape, dtype=g.dtype)
@@ -1034,114 +866,6 @@ def contiguous(input, memory_format=None):
     if x._data.flags.c_contiguous:
         return x
     return clone(x, memory_format="contiguous")
-
-
-def _cat_fwd(*arrays):
-    *arrays, dim = arrays
-    return np.concatenate(arrays, axis=dim)
-
-
-CAT = primitive("cat", _cat_fwd, linear=True)
-
-
-@CAT.def_vjp
-def _(ctx, g):
-    dim = ctx._params
-    sizes = ctx._extra["sizes"]
-    out, a = [], 0
-    for s, e in zip(sizes, ctx._next):
-        out.append(g.narrow(dim, a, s) if e is not None else None)
-        a += s
-    return tuple(out)
-
-
-@CAT.def_batched_vjp
-def _(ctx, g):
-    dim = 1 + ctx._params
-    out, a = [], 0
-    for size, e in zip(ctx._extra["sizes"], ctx._next):
-        out.append(g.narrow(dim, a, size) if e is not None else None)
-        a += size
-    return tuple(out)
-
-
-def cat(tensors, dim=0, *, out=None, axis=None):
-    """Concatenate along `dim` (``axis`` as NumPy); 1-d empty tensors are skipped, as in
-    torch."""
-    if axis is not None:
-        dim = axis
-    ts = [as_tensor_arg(t) for t in tensors]
-    if not ts:
-        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    keep = [t for t in ts if not (t._data.ndim == 1 and t._data.shape[0] == 0)] or ts[:1]
-    ref = keep[0]
-    nd = ref._data.ndim
-    if nd == 0:
-        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
-    d = wrap_dim(dim, nd)
-    dt = _dtype.result_type_of([_dtype.from_np(t._data.dtype) for t in keep], [], []).np
-    for i, t in enumerate(keep):
-        if t._data.ndim != nd:
-            raise RuntimeError(f"Tensors must have same number of dimensions: got {nd} and "
-                               f"{t._data.ndim}")
-        for k in range(nd):
-            if k != d and t._data.shape[k] != ref._data.shape[k]:
-                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
-                                   f"Expected size {ref._data.shape[k]} but got size "
-                                   f"{t._data.shape[k]} for tensor number {i} in the list.")
-    keep = [t if t._data.dtype == dt else t.to(_dtype.from_np(dt)) for t in keep]
-    res = CAT.call(*keep, params=d)
-    if res._grad_fn is not None:
-        res._grad_fn._extras()["sizes"] = [t._data.shape[d] for t in keep]
-    if out is not None:
-        from .pointwise import _out
-        return _out(res, out)
-    return res
-
-
-concat = concatenate = cat
-
-
-def _stack_fwd(*arrays):
-    *arrays, dim = arrays
-    return np.stack(arrays, axis=dim)
-
-
-STACK = primitive("stack", _stack_fwd, linear=True)
-
-
-@STACK.def_vjp
-def _(ctx, g):
-    parts = g.unbind(ctx._params)
-    return tuple(p if e is not None else None for p, e in zip(parts, ctx._next))
-
-
-@STACK.def_batched_vjp
-def _(ctx, g):
-    parts = g.unbind(1 + ctx._params)
-    return tuple(p if e is not None else None for p, e in zip(parts, ctx._next))
-
-
-def stack(tensors, dim=0, *, out=None, axis=None):
-    """Join equally shaped tensors along a new dim (StackBackward0)."""
-    if axis is not None:
-        dim = axis
-    ts = [as_tensor_arg(t) for t in tensors]
-    if not ts:
-        raise RuntimeError("stack expects a non-empty TensorList")
-    shape = ts[0]._data.shape
-    for i, t in enumerate(ts):
-        if t._data.shape != shape:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
-                               f"{list(shape)} at entry 0 and {list(t._data.shape)} at entry {i}")
-    d = wrap_dim(dim, len(shape) + 1)
-    dt = _dtype.result_type_of([_dtype.from_np(t._data.dtype) for t in ts], [], []).np
-    ts = [t if t._data.dtype == dt else t.to(_dtype.from_np(dt)) for t in ts]
-    res = STACK.call(*ts, params=d)
-    if out is not None:
-        from .pointwise import _out
-        return _out(res, out)
-    return res
 
 
 FLIP = primitive("flip", lambda x, dims: np.flip(x, dims).copy(), linear=True)
@@ -1242,150 +966,6 @@ def _tensors_arg(tensors):
     return list(tensors), len(tensors) != 1
 
 
-def atleast_1d(*tensors):
-    """Views with at least one dim (a tuple when given several tensors or a sequence)."""
-    ts, many = _tensors_arg(tensors)
-    out = [as_tensor_arg(t) for t in ts]
-    out = [t.reshape(1) if t._data.ndim == 0 else t for t in out]
-    return tuple(out) if many else out[0]
-
-
-def atleast_2d(*tensors):
-    ts, many = _tensors_arg(tensors)
-    out = []
-    for t in ts:
-        t = as_tensor_arg(t)
-        nd = t._data.ndim
-        out.append(t.reshape(1, 1) if nd == 0 else t.unsqueeze(0) if nd == 1 else t)
-    return tuple(out) if many else out[0]
-
-
-def atleast_3d(*tensors):
-    ts, many = _tensors_arg(tensors)
-    out = []
-    for t in ts:
-        t = as_tensor_arg(t)
-        nd = t._data.ndim
-        if nd == 0:
-            t = t.reshape(1, 1, 1)
-        elif nd == 1:
-            t = t.unsqueeze(0).unsqueeze(-1)
-        elif nd == 2:
-            t = t.unsqueeze(-1)
-        out.append(t)
-    return tuple(out) if many else out[0]
-
-
-def _check_seq(tensors, name):
-    if not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
-                        f"not {type(tensors).__name__}")
-    if not tensors:
-        raise RuntimeError(f"{name} expects a non-empty TensorList")
-
-
-def hstack(tensors, *, out=None):
-    """Concatenate horizontally: along dim 0 for 1-d tensors, else dim 1."""
-    _check_seq(tensors, "hstack")
-    ts = atleast_1d(list(tensors))
-    return cat(ts, 0 if ts[0]._data.ndim == 1 else 1, out=out)
-
-
-def vstack(tensors, *, out=None):
-    """Concatenate vertically (1-d tensors become rows)."""
-    _check_seq(tensors, "vstack")
-    return cat(atleast_2d(list(tensors)), 0, out=out)
-
-
-row_stack = vstack
-
-
-def dstack(tensors, *, out=None):
-    """Concatenate along the third dim (after making every tensor at least 3-d)."""
-    _check_seq(tensors, "dstack")
-    return cat(atleast_3d(list(tensors)), 2, out=out)
-
-
-def column_stack(tensors, *, out=None):
-    """1-d (or 0-d) tensors become columns, then everything is joined along dim 1."""
-    _check_seq(tensors, "column_stack")
-    ts = []
-    for t in tensors:
-        t = as_tensor_arg(t)
-        ts.append(t.reshape(t._data.size, 1) if t._data.ndim <= 1 else t)
-    return cat(ts, 1, out=out)
-
-
-# --------------------------------------------------------------------------- splits
-def tensor_split(input, indices_or_sections, dim=0):
-    """Views splitting `input` into n near-equal parts, or at the given indices (numpy's
-    array_split); each part is a SliceBackward0 view."""
-    from .._tensor import Tensor
-    x = as_tensor_arg(input)
-    nd = x._data.ndim
-    if nd == 0:
-        raise RuntimeError(f"tensor_split expected at least a 1-dimensional tensor, but got a "
-                           f"tensor with {nd} dims")
-    d = wrap_dim(dim, nd)
-    size = x._data.shape[d]
-    ios = indices_or_sections
-    if isinstance(ios, Tensor):
-        if ios._data.dtype.kind not in "iu":
-            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have "
-                               f"integral dtype, but got {ios.dtype}")
-        if ios._data.ndim > 1:
-            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a "
-                               "zero-dimensional or one-dimensional tensor, but got a tensor "
-                               f"with {ios._data.ndim} dims")
-        ios = int(ios._data) if ios._data.ndim == 0 else ios._data.tolist()
-    if isinstance(ios, int):
-        n = ios
-        if n <= 0:
-            raise RuntimeError(f"number of sections must be larger than 0, got {n}")
-        q, r = divmod(size, n)
-        bounds, a = [], 0
-        for i in range(n):
-            b = a + q + (1 if i < r else 0)
-            bounds.append((a, b))
-            a = b
-    else:
-        idx = [int(i) for i in ios]
-        bounds, a = [], 0
-        for i in idx + [size]:
-            i = builtins.min(builtins.max(i, 0), size) if i >= 0 else builtins.max(size + i, 0)
-            bounds.append((builtins.min(a, size), builtins.max(i, builtins.min(a, size))))
-            a = i
-    return tuple(slice_dim(x, d, a, b, 1) for a, b in bounds)
-
-
-def _split_like(x, ios, dim, name, min_dims):
-    x = as_tensor_arg(x)
-    nd = x._data.ndim
-    if nd < min_dims:
-        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} dimension, "
-                           f"but got a tensor with {nd} dimensions!")
-    if isinstance(ios, int):
-        size = x._data.shape[dim]
-        if ios == 0 or size % ios:
-            raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the "
-                               f"size of the dimension {size} is not divisible by the split_size "
-                               f"{ios}!")
-    return tensor_split(x, ios, dim)
-
-
-def hsplit(input, indices_or_sections):
-    x = as_tensor_arg(input)
-    return _split_like(x, indices_or_sections, 1 if x._data.ndim > 1 else 0, "hsplit", 1)
-
-
-def vsplit(input, indices_or_sections):
-    return _split_like(input, indices_or_sections, 0, "vsplit", 2)
-
-
-def dsplit(input, indices_or_sections):
-    return _split_like(input, indices_or_sections, 2, "dsplit", 3)
-
-
 # --------------------------------------------------------------------------- flips / rotations
 def fliplr(input):
     x = as_tensor_arg(input)
@@ -1427,8 +1007,6 @@ def rot90(input, k=1, dims=(0, 1)):
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """Repeat each element `repeats` times along `dim` (of the flattened input when None).
     ``repeat_interleave(counts)`` alone gives ``arange(len(counts))`` repeated by counts."""
-    from .._tensor import Tensor
-    from .registry import wrap
     x = as_tensor_arg(input)
     if repeats is None:
         r = x._data
@@ -1475,7 +1053,6 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 # --------------------------------------------------------------------------- broadcasting
 def broadcast_shapes(*shapes):
     """The shape all `shapes` broadcast to (RuntimeError when they cannot)."""
-    from .._size import Size
     norm = []
     for s in shapes:
         norm.append((s,) if isinstance(s, int) else tuple(s))
@@ -1577,7 +1154,6 @@ record_input_shape(DIAG_COPY)
 
 @DIAG_COPY.def_vjp
 def _(ctx, g):
-    from .. import zeros
     z = zeros(ctx._shape, dtype=g.dtype)
     return (_DIAG_SCATTER.call(z, g, params=(ctx._params, 0, 1)),)
 
@@ -1605,7 +1181,6 @@ record_input_shape(TRACE)
 
 @TRACE.def_vjp
 def _(ctx, g):
-    from .. import zeros
     shape = ctx._shape
     z = zeros(shape, dtype=g.dtype)
     return (_DIAG_SCATTER.call(z, g.expand(builtins.min(shape)), params=(0, 0, 1)),)
@@ -1698,33 +1273,21 @@ def meshgrid(*tensors, indexing=None):
     return tuple(out)
 
 
-def cartesian_prod(*tensors):
-    """All combinations of the elements of 1-d tensors, as rows."""
-    ts, _ = _tensors_arg(tensors)
-    if len(ts) == 1:
-        return ts[0]
-    grids = meshgrid(*ts, indexing="ij")
-    return stack([g.flatten() for g in grids], 1)
-
-
 for _name in ("tril", "triu", "diag", "kron"):
     globals()[_name] = _numpy_aliases(globals()[_name])
 
 
 def _tril_(self, diagonal=0):
-    from .inplace import apply_inplace
     _tri_check(self, "tril")
     return apply_inplace(TRIL, self, params=int(diagonal))
 
 
 def _triu_(self, diagonal=0):
-    from .inplace import apply_inplace
     _tri_check(self, "triu")
     return apply_inplace(TRIU, self, params=int(diagonal))
 
 
 def _bind_inplace():
-    from .._tensor import Tensor
     for name, fn in (("tril_", _tril_), ("triu_", _triu_)):
         if not hasattr(Tensor, name):
             setattr(Tensor, name, fn)

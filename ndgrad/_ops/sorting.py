@@ -22,6 +22,9 @@ import numpy as np
 from .comparison import where
 from .reduction import _index_grad, _numpy_aliases, record_input_shape, return_type, wrap_dim
 from .registry import as_tensor_arg, primitive, wrap
+from .._creation import zeros
+from .comparison import isnan
+from .indexing import SCATTER
 
 __all__ = [
     "argsort",
@@ -345,14 +348,12 @@ SORT_STABLE = primitive("sort_stable", _sort_fwd, "SortBackward1", save=(("out1"
 
 def _select_values_vjp(ctx, gs):
     """Gradient of values picked at `indices` along dim (keepdim layout)."""
-    from .. import zeros
     g = gs[0]
     (idx,) = ctx.saved
     dim = ctx._params[0]
     shape = ctx._shape
     if len(shape) == 0:
         return (g.reshape(()),)
-    from .indexing import SCATTER  # indices come from the forward: no public checks needed
     return (SCATTER.call(zeros(shape, dtype=g.dtype), idx, g, params=(dim, None)),)
 
 
@@ -431,14 +432,12 @@ record_input_shape(TOPK)
 
 @TOPK.def_vjp
 def _(ctx, gs):
-    from .. import zeros
     g = gs[0]
     (idx,) = ctx.saved
     dim = ctx._params[1]
     shape = ctx._shape
     if len(shape) == 0:
         return (g.reshape(()),)
-    from .indexing import SCATTER  # indices come from the forward: no public checks needed
     return (SCATTER.call(zeros(shape, dtype=g.dtype), idx, g, params=(dim, None)),)
 
 
@@ -577,7 +576,6 @@ NANMEDIAN_ALL = primitive("nanmedian", lambda x, p: _median_all_fwd(x, True),
 def _evenly_vjp(ctx, g):
     """torch's evenly_distribute_backward: split among the elements equal to the result (or
     among the NaNs when the result is NaN)."""
-    from .comparison import isnan
     x, out = ctx.saved
     if bool(np.isnan(out._data)) if out._data.dtype.kind == "f" else False:
         mask = isnan(x.detach())

@@ -15,6 +15,7 @@ import threading
 import warnings
 
 from .. import _dtype
+from .._device import device
 
 __all__ = ["autocast", "is_autocast_available", "is_autocast_enabled", "get_autocast_dtype",
            "set_autocast_enabled", "set_autocast_dtype", "custom_fwd", "custom_bwd"]
@@ -48,7 +49,6 @@ def set_autocast_enabled(device_type, enabled):
 
 def get_autocast_dtype(device_type):
     """The autocast dtype of a device type (CPU: torch's bfloat16, which ndgrad spells None)."""
-    from .._device import device
     device(device_type)  # torch's error for an unknown device type
     return _state.dtype.get(device_type, _dtype.float16)
 

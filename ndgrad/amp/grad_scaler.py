@@ -14,6 +14,10 @@ from collections import defaultdict
 from enum import Enum
 
 import numpy as np
+from .. import _dtype
+from .._creation import full
+from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
 
 __all__ = ["GradScaler", "OptState"]
 
@@ -55,8 +59,6 @@ class GradScaler:
             self._per_optimizer_states = defaultdict(_refresh_state)
 
     def _lazy_init(self):
-        from .._creation import full
-        from .. import _dtype
         self._scale = full((), self._init_scale, dtype=_dtype.float32)
         self._growth_tracker = self._init_growth_tracker
 
@@ -64,7 +66,6 @@ class GradScaler:
         """`outputs` (a tensor or nested iterables of tensors) times the scale."""
         if not self._enabled:
             return outputs
-        from .._tensor import Tensor
         if self._scale is None:
             self._lazy_init()
 
@@ -90,7 +91,6 @@ class GradScaler:
                                "the last update().")
         if state["stage"] is OptState.STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
-        from ..autograd.grad_mode import no_grad
         inv = np.float32(1.0 / np.float64(self._scale.item()))
         found = False
         with no_grad():
@@ -133,8 +133,6 @@ class GradScaler:
         if not self._enabled:
             return
         self._check_scale("update")
-        from .._creation import full
-        from .. import _dtype
         if new_scale is not None:
             value = new_scale.item() if hasattr(new_scale, "item") else float(new_scale)
             self._scale = full((), value, dtype=_dtype.float32)
@@ -212,8 +210,6 @@ class GradScaler:
                                "from a disabled instance of GradScaler.")
         self._init_scale = state_dict["scale"]
         if self._scale is not None:
-            from .._creation import full
-            from .. import _dtype
             self._scale = full((), state_dict["scale"], dtype=_dtype.float32)
         self._growth_factor = state_dict["growth_factor"]
         self._backoff_factor = state_dict["backoff_factor"]

@@ -3,7 +3,9 @@
 This package's namespace is torch.autograd's: ``backward`` and ``grad`` (``_backward``, which
 checks their arguments the way torch does and hands the graph to the engine), grad modes,
 ``Function``, gradcheck, anomaly mode, and the submodules ``graph``, ``forward_ad``,
-``functional`` and ``profiler``.
+``functional`` and ``profiler``. Importing it also binds to ``Tensor`` what needs the engine
+(``backward``; ``_view_regeneration``: stale views' grad_fns; ``_forward_engine``: dual
+tensors' repr).
 """
 
 from . import graph
@@ -20,6 +22,7 @@ from .._legacy import Variable  # noqa: F401
 from . import variable  # noqa: F401
 from . import profiler_util  # noqa: F401
 from .profiler import kineto_available  # noqa: F401
+from . import _view_regeneration  # noqa: F401  (binds Tensor._regenerate_grad_fn)
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "set_multithreading_enabled", "graph"]

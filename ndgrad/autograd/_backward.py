@@ -1,5 +1,5 @@
 """``autograd.backward`` and ``autograd.grad``: torch's argument checks, the roots of the
-graph, and the hand-off to the engine (``engine.run_backward``; ``_batched`` for
+graph, and the hand-off to the engine (``engine.run_backward``; ``_batched_backward`` for
 ``is_grads_batched``). ``backward`` accumulates into leaves' ``.grad``; ``grad`` returns
 gradients without touching ``.grad``.
 """
@@ -10,7 +10,7 @@ from .._creation import zeros_like
 from .._graph_core import accumulate_grad
 from .._size import Size
 from .._tensor import Tensor, _from_array
-from ._batched import batch_size, batched_grad
+from ._batched_backward import batch_size, batched_grad
 from .engine import run_backward
 from .graph import GradientEdge
 
@@ -195,3 +195,13 @@ def _input_edges(inputs):
             raise RuntimeError("One of the differentiated Tensors does not require grad")
         edges.append(t._edge())
     return edges
+
+
+def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate the gradient of this tensor into the leaves' ``.grad``."""
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+_tensor_backward.__name__ = "backward"
+_tensor_backward.__qualname__ = "Tensor.backward"
+Tensor.backward = _tensor_backward  # the Tensor class sits below autograd

@@ -20,7 +20,7 @@ values) is the same for all of them:
 - observed (`ObservedBackward`, when a special mode is on as the backward starts): the same
   steps wrapped by the registered observers (profiler events, anomaly-mode checks), see
   `node_observers`;
-- batched (``autograd._batched.BatchedBackward``): every gradient carries a leading batch
+- batched (``autograd._batched_backward.BatchedBackward``): every gradient carries a leading batch
   dimension (``autograd.grad(..., is_grads_batched=True)``).
 """
 
@@ -52,7 +52,7 @@ class Backward:
 
     Every method is one step of a node as torch's engine takes it. `run_backward` inlines
     `apply` on its fast path (keep the two in step); subclasses override steps to change
-    what running a node means (ObservedBackward below, autograd._batched.BatchedBackward).
+    what running a node means (ObservedBackward below, autograd._batched_backward.BatchedBackward).
     """
 
     __slots__ = ()

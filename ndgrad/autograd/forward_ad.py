@@ -1,7 +1,7 @@
 """Forward-mode AD with torch.autograd.forward_ad's API: dual levels, dual tensors.
 
 A dual tensor is a tensor with a tangent attached at the active level. Ops on dual tensors
-give dual results (the machinery is in ``_forward_rules``). Only one level may be active at a
+give dual results (the machinery is in ``_forward_engine``). Only one level may be active at a
 time, as in torch; exiting it drops every tangent made at it.
 
 Example::
@@ -17,8 +17,10 @@ Example::
 
 from collections import namedtuple
 
-from . import _forward_rules
+from . import _forward_engine
 from .grad_mode import _DecoratorContextManager
+from .._creation import empty_like as _empty_like
+from .._ops.shape import ALIAS as _ALIAS
 
 __all__ = [
     "UnpackedDualTensor",
@@ -39,7 +41,7 @@ def enter_dual_level():
     if _current_level >= 0:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
     new_level = _current_level + 1
-    _forward_rules.activate(new_level)
+    _forward_engine.activate(new_level)
     _current_level = new_level
     return new_level
 
@@ -54,7 +56,7 @@ def exit_dual_level(*, level=None):
                            "was created. This is not supported.")
     if level < 0:
         raise RuntimeError("Dual level must be a positive number.")
-    _forward_rules.deactivate(level)
+    _forward_engine.deactivate(level)
     _current_level = level - 1
 
 
@@ -77,7 +79,7 @@ def make_dual(tensor, tangent, *, level=None):
                          f"{tangent.dtype}")
     if level != _current_level:
         raise RuntimeError("Invalid level given to _make_dual")
-    if _forward_rules.get_tangent(tensor, level) is not None:
+    if _forward_engine.get_tangent(tensor, level) is not None:
         raise RuntimeError("Making a dual Tensor based on a Tensor that already has a forward "
                            f"gradient at the same level {level} is not supported.")
     if tangent._data.shape != tensor._data.shape:
@@ -90,12 +92,11 @@ def make_dual(tensor, tangent, *, level=None):
     if pd.size > 1 and [s // td.itemsize for s in td.strides] != \
             [s // pd.itemsize for s in pd.strides]:
         # A different layout: copy into the primal's layout (differentiably).
-        from .. import empty_like
-        new = empty_like(tensor, dtype=tangent.dtype)
+        new = _empty_like(tensor, dtype=tangent.dtype)
         new.copy_(tangent)
         tangent = new
     dual = tensor.view(tensor.shape)
-    _forward_rules.set_tangent(dual, tangent, level)
+    _forward_engine.set_tangent(dual, tangent, level)
     return dual
 
 
@@ -112,15 +113,14 @@ def unpack_dual(tensor, *, level=None):
         return UnpackedDualTensor(tensor, None)
     if level != _current_level:
         raise RuntimeError("Invalid level given to _fw_primal")
-    if _forward_rules._pending:
-        _forward_rules._flush()
-    if _forward_rules._deferred:
-        _forward_rules._resolve_deferred(strict=True)
-    tan = _forward_rules.get_tangent(tensor, level)
-    from .._ops.shape import ALIAS
+    if _forward_engine._pending:
+        _forward_engine._flush()
+    if _forward_engine._deferred:
+        _forward_engine._resolve_deferred(strict=True)
+    tan = _forward_engine.get_tangent(tensor, level)
     # Straight to the kernel: the alias must not inherit the tangent.
-    primal = ALIAS.impl(tensor, None)
-    _forward_rules.mark_primal(primal, level)
+    primal = _ALIAS.impl(tensor, None)
+    _forward_engine.mark_primal(primal, level)
     return UnpackedDualTensor(primal, tan)
 
 
@@ -139,22 +139,22 @@ class dual_level(_DecoratorContextManager):
 
 # Private helpers torch also has (not for users).
 def _is_fwd_grad_enabled():
-    return _forward_rules.fw_grad_enabled
+    return _forward_engine.fw_grad_enabled
 
 
 class _set_fwd_grad_enabled(_DecoratorContextManager):
     """Switch tangent propagation off (or on) from construction until exit."""
 
     def __init__(self, mode):
-        self.prev = _forward_rules.fw_grad_enabled
+        self.prev = _forward_engine.fw_grad_enabled
         self.mode = bool(mode)
-        _forward_rules.fw_grad_enabled = self.mode
+        _forward_engine.fw_grad_enabled = self.mode
 
     def __enter__(self):
         pass
 
     def __exit__(self, exc_type, exc_value, traceback):
-        _forward_rules.fw_grad_enabled = self.prev
+        _forward_engine.fw_grad_enabled = self.prev
 
     def clone(self):
         return self.__class__(self.mode)

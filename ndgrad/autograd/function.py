@@ -10,7 +10,7 @@ What lives here and how it maps onto the engine:
 - ``apply`` runs ``forward`` under no_grad, then wraps the outputs: differentiable tensor
   outputs get the node as ``grad_fn``; an input returned as-is becomes a view of itself (as
   torch's ``view_as(self)``; a plain alias under no_grad); ``mark_dirty`` tensors have their
-  version bumped and their history rebased on the node (``_views.rebase_history``);
+  version bumped and their history rebased on the node (``_ops.view_history.rebase_history``);
   non-differentiable outputs (marked, or of an integer/bool dtype) never require grad.
 - The node's edges are one per *tensor* argument (non-tensor arguments have none); its
   ``_meta`` holds each differentiable input's (shape, dtype) so the engine validates, sums and
@@ -49,9 +49,9 @@ from .. import _state
 from .._graph_core import BACKWARD_TWICE, FREED, Node, SavedTensor
 from .._ops.inplace import check_inplace
 from .._ops.registry import special_hooks
+from .._ops.view_history import rebase_history
 from .._tensor import Tensor
 from . import anomaly_mode
-from ._views import rebase_history
 from .profiler import _Recorder
 
 # ndgrad.autograd star-imports this list: torch's public names only (run_jvp and

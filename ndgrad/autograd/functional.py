@@ -8,8 +8,8 @@ are differentiable.
 
 Batched gradients (``autograd.grad(..., is_grads_batched=True)``, used by ``vectorize=True``):
 the cotangents carry a leading batch dimension B and the graph is run once, backwards, with
-per-op batched rules (``_batched.py`` explains the rules); ops without a batched rule are run
-once per batch element inside that single traversal. The result equals the loop over B
+per-op batched rules (``_batched_backward.py`` explains the rules); ops without a batched rule
+are run once per batch element inside that single traversal. The result equals the loop over B
 single backward passes.
 
 Example::
@@ -23,9 +23,9 @@ Example::
 
 from .. import _state
 from .._creation import zeros, zeros_like
-from .._ops.shape import stack
+from .._ops.joins import stack
 from .._tensor import Tensor
-from . import _forward_rules
+from . import _forward_engine
 from . import forward_ad as fwAD
 from ._backward import grad
 from .engine import run_backward
@@ -317,9 +317,9 @@ def batched_forward(func, inputs, tangents, B):
     """Run `func` once on dual inputs whose tangents carry a leading batch dimension B (tangent
     number b is ``t[b]``; None: the input gets no tangent), as torch vmaps a JVP. Returns
     ``(outs_tuple, [(primal, batched tangent or None) per output])``. Raises
-    _forward_rules.Unbatchable for what the batched rules cannot do."""
+    _forward_engine.Unbatchable for what the batched rules cannot do."""
     with fwAD.dual_level():
-        _forward_rules._batch = B
+        _forward_engine._batch = B
         try:
             duals = []
             for x, t in zip(inputs, tangents):
@@ -327,14 +327,14 @@ def batched_forward(func, inputs, tangents, B):
                     duals.append(x)
                     continue
                 d = x.view(x.shape)
-                _forward_rules.set_tangent(d, t)
+                _forward_engine.set_tangent(d, t)
                 duals.append(d)
             out = func(*duals)
             outs_tuple = isinstance(out, tuple)
             outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
             pairs = [fwAD.unpack_dual(o) for o in outs]
         finally:
-            _forward_rules._batch = 0
+            _forward_engine._batch = 0
     return outs_tuple, pairs
 
 

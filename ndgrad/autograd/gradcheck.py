@@ -22,13 +22,13 @@ import numpy as np
 from .._creation import randn_like, rand, zeros, zeros_like
 from .._dtype import float64
 from .._ops.complex_ops import imag, real
-from .._ops.shape import stack
+from .._ops.joins import stack
 from .._random import Generator
 from .._tensor import Tensor
 from ..testing import make_tensor
 from . import forward_ad
 from ._backward import grad
-from ._forward_rules import Unbatchable
+from ._forward_engine import Unbatchable
 from .function import Function
 from .functional import batched_forward
 

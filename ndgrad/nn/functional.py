@@ -29,6 +29,8 @@ from .._ops.losses import (multi_margin_loss_prim, multilabel_margin_loss_prim, 
 from .._ops.normalization import batch_norm_prim, group_norm_prim, layer_norm_prim
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
+from .. import _dtype
+from .._ops.methods import bind as _bind_methods
 
 __all__ = [
     "linear", "bilinear", "relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_",
@@ -734,7 +736,6 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 
 
 def _legacy_name(t):
-    from .. import _dtype
     return _dtype.from_np(t._data.dtype)._legacy
 
 
@@ -1372,7 +1373,6 @@ def _export_aliases():
     attach them where the op catalogue has not defined them (never overriding)."""
     import ndgrad
 
-    from .._ops.methods import bind
     top = {"softmax": lambda input, dim, dtype=None: softmax(input, dim, dtype=dtype),
            "log_softmax": lambda input, dim, dtype=None: log_softmax(input, dim, dtype=dtype),
            "dropout": _torch_dropout, "conv1d": conv1d, "conv2d": conv2d,
@@ -1388,9 +1388,9 @@ def _export_aliases():
     for name, fn in top.items():
         if not hasattr(ndgrad, name):
             setattr(ndgrad, name, fn)
-    bind({"softmax": lambda self, dim, dtype=None: softmax(self, dim, dtype=dtype),
-          "log_softmax": lambda self, dim, dtype=None: log_softmax(self, dim, dtype=dtype),
-          "prelu": prelu, "hardshrink": hardshrink})
+    _bind_methods({"softmax": lambda self, dim, dtype=None: softmax(self, dim, dtype=dtype),
+                   "log_softmax": lambda self, dim, dtype=None: log_softmax(self, dim, dtype=dtype),
+                   "prelu": prelu, "hardshrink": hardshrink})
 
 
 _export_aliases()

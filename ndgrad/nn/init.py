@@ -13,6 +13,7 @@ import numpy as np
 
 from .._ops.random_fills import write_inplace
 from ..autograd.grad_mode import no_grad
+from .. import _random
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
@@ -92,7 +93,6 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     if (mean < a - 2 * std) or (mean > b + 2 * std):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
-    from .. import _random
     gen = generator if generator is not None else _random.default_generator
     d = tensor._data
     dt, shape = d.dtype, d.shape
@@ -221,7 +221,6 @@ def orthogonal_(tensor, gain=1, generator=None):
         return tensor
     rows = tensor.size(0)
     cols = tensor.numel() // rows
-    from .. import _random
     gen = generator if generator is not None else _random.default_generator
     flat = gen.normal((rows, cols), tensor._data.dtype, 0.0, 1.0)
     if rows < cols:
@@ -242,7 +241,6 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
     num_zeros = int(math.ceil(sparsity * rows))
-    from .. import _random
     # torch draws the permutations from the default generator even when one is passed
     gen = _random.default_generator
     with no_grad():

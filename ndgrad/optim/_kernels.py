@@ -18,6 +18,7 @@ EXACT_FMA_MAX take a fast two-rounding path (see there).
 """
 
 import numpy as np
+from .._tensor import Tensor
 
 _f32 = np.dtype(np.float32)
 _f64 = np.dtype(np.float64)
@@ -210,5 +211,4 @@ def unreal(r, like):
 
 
 def zeros(p):
-    from .._tensor import Tensor
     return Tensor(np.zeros_like(p._data))

@@ -14,6 +14,7 @@ from ..autograd.grad_mode import enable_grad
 from . import _kernels as K
 from .adam import check_lr
 from .optimizer import Optimizer, bump, to_scalar
+from ..autograd.grad_mode import no_grad
 
 __all__ = ["LBFGS"]
 
@@ -195,7 +196,6 @@ class LBFGS(Optimizer):
 
     def step(self, closure):
         """One L-BFGS step of up to ``max_iter`` iterations; returns the first loss."""
-        from ..autograd.grad_mode import no_grad
 
         def closure_grad():
             with enable_grad():

@@ -13,6 +13,7 @@ import collections.abc
 import math
 
 import numpy as np
+from .._tensor import Tensor
 
 __all__ = ["assert_close", "default_tolerances", "make_tensor"]
 
@@ -37,7 +38,6 @@ def default_tolerances(*dtypes):
 
 
 def _is_tensor(x):
-    from .._tensor import Tensor
     return isinstance(x, Tensor)
 
 
@@ -244,7 +244,6 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
     """
     import ndgrad
 
-    from .._tensor import Tensor
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)) or \
             (len(shape) == 1 and hasattr(shape[0], "__iter__")):
         shape = tuple(shape[0])

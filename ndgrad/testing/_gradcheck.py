@@ -12,6 +12,9 @@ one exists so the database does not depend on it.
 """
 
 import numpy as np
+from .. import autograd
+from .._tensor import Tensor
+from ..autograd.grad_mode import enable_grad, no_grad
 
 __all__ = ["GradcheckFailure", "check_gradgrads", "check_grads"]
 
@@ -28,7 +31,6 @@ def _as_tuple(out):
 
 def _diff_outputs(outs):
     """Floating/complex tensor outputs (others carry no gradient)."""
-    from .._tensor import Tensor
     return [o for o in outs if isinstance(o, Tensor) and o._data.dtype.kind in "fc"]
 
 
@@ -47,7 +49,6 @@ def _random_like(arr, rng):
 
 
 def _tensor(arr, rg=False):
-    from .._tensor import Tensor
     t = Tensor(np.array(arr))
     if rg:
         t.requires_grad_(True)
@@ -56,7 +57,6 @@ def _tensor(arr, rg=False):
 
 def _numerical(fn, inputs, vs, eps):
     """d L / d x_i by central differences, for each input (L defined with cotangents vs)."""
-    from ..autograd.grad_mode import no_grad
     base = [x._data.copy() for x in inputs]
     grads = []
     with no_grad():
@@ -81,8 +81,6 @@ def _numerical(fn, inputs, vs, eps):
 
 
 def _analytic(fn, inputs, vs):
-    from .. import autograd
-    from .._tensor import Tensor
     outs = _diff_outputs(_as_tuple(fn(*inputs)))
     pairs = [(o, v) for o, v in zip(outs, vs) if o.requires_grad]
     if not pairs:
@@ -102,7 +100,6 @@ def check_grads(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0, what="gra
     leaf tensors with ``requires_grad=True``.
     """
     rng = np.random.default_rng(seed)
-    from ..autograd.grad_mode import no_grad
     with no_grad():
         probe = _diff_outputs(_as_tuple(fn(*[_tensor(x._data) for x in inputs])))
     vs = [_random_like(o._data, rng) for o in probe]
@@ -125,9 +122,7 @@ def check_grads(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0, what="gra
 
 def check_gradgrads(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0):
     """Second-order check: the backward graph of `fn` differentiated by finite differences."""
-    from .. import autograd
     rng = np.random.default_rng(seed + 1)
-    from ..autograd.grad_mode import enable_grad, no_grad
     with no_grad():
         probe = _diff_outputs(_as_tuple(fn(*[_tensor(x._data) for x in inputs])))
     n_in = len(inputs)

@@ -11,6 +11,7 @@ unversioned capsule, so it is exported as a copy.
 import numpy as np
 
 from .._tensor import Tensor
+from .._creation import _finish
 
 __all__ = ["to_dlpack", "from_dlpack"]
 
@@ -62,7 +63,6 @@ def to_dlpack(tensor):
 def from_dlpack(ext_tensor):
     """A tensor sharing memory with `ext_tensor`: an object with ``__dlpack__`` (a torch
     tensor, a NumPy array, ...) or a DLPack capsule."""
-    from .._creation import _finish
     if hasattr(ext_tensor, "__dlpack__"):
         device = ext_tensor.__dlpack_device__()
         if int(device[0]) != _CPU:

@@ -11,6 +11,7 @@ import warnings
 from ... import _state
 from ..._tensor import Tensor
 from ...autograd.graph import Node
+from .module import _global_backward_hooks, _global_backward_pre_hooks
 
 
 class BackwardHookFunctionBackward(Node):
@@ -62,11 +63,9 @@ class BackwardHookState:
         self.input_hooked = False
 
     def _hooks(self):
-        from .module import _global_backward_hooks
         return list(_global_backward_hooks.values()) + list(self.module._backward_hooks.values())
 
     def _pre_hooks(self):
-        from .module import _global_backward_pre_hooks
         return (list(_global_backward_pre_hooks.values())
                 + list(self.module._backward_pre_hooks.values()))
 

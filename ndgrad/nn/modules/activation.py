@@ -5,6 +5,7 @@ from ... import _creation
 from .. import functional as F
 from ..parameter import Parameter
 from .module import Module
+from .. import init as _init
 
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish",
            "Softplus", "Softsign", "Hardtanh", "Hardsigmoid", "Hardswish", "Sigmoid", "Tanh",
@@ -197,7 +198,6 @@ class PReLU(Module):
         self.weight = Parameter(_creation.full((num_parameters,), init, dtype=dtype))
 
     def reset_parameters(self):
-        from .. import init as _init
         _init.constant_(self.weight, self.init)
 
     def forward(self, input):

@@ -7,6 +7,7 @@ from itertools import chain
 from ..._tensor import Tensor
 from ..parameter import Parameter
 from .module import Module, _addindent
+from ... import _dtype
 
 __all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
@@ -245,7 +246,6 @@ class ModuleDict(Module):
 
 
 def _param_line(k, p, legacy):
-    from ... import _dtype
     if isinstance(p, Tensor):
         size_str = "x".join(str(s) for s in p.shape)
         kind = "Parameter containing" if isinstance(p, Parameter) else "Tensor containing"

@@ -13,6 +13,7 @@ from ... import _dtype
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter
+from ..._device import check_device
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_hook", "register_module_full_backward_pre_hook"]
@@ -467,7 +468,6 @@ class Module:
             else:
                 device = a
         if device is not None:
-            from ..._device import check_device
             check_device(device)
         if dtype is not None:
             if not (dtype.is_floating_point or dtype.is_complex):
@@ -506,7 +506,6 @@ class Module:
         return self
 
     def cuda(self, device=None):
-        from ..._device import check_device
         check_device("cuda")
         return self
 

@@ -8,6 +8,7 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
+from ... import _dtype
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "InstanceNorm1d",
            "InstanceNorm2d"]
@@ -76,7 +77,6 @@ class _NormBase(Module):
 
 
 def _long():
-    from ... import _dtype
     return _dtype.int64
 
 

@@ -9,7 +9,7 @@ import math
 import warnings
 
 from ... import _creation
-from ..._ops import shape as S
+from ..._ops import joins as J
 from ..._ops.linear import LINEAR
 from ..._ops.rnn_cells import GRU_CELL, LSTM_CELL
 from .. import functional as F
@@ -214,15 +214,15 @@ class RNNBase(Module):
                     if w_hr_t is not None:
                         h = h.mm(w_hr_t)
                     outs[t] = h
-                dir_outputs.append(S.stack(outs, 0))
+                dir_outputs.append(J.stack(outs, 0))
                 h_out.append(h)
                 if lstm:
                     c_out.append(c)
             layer_input = dir_outputs[0] if num_directions == 1 else \
-                S.cat(dir_outputs, 2)
+                J.cat(dir_outputs, 2)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 layer_input = F.dropout(layer_input, self.dropout, True)
-        return layer_input, S.stack(h_out, 0), (S.stack(c_out, 0) if lstm else None)
+        return layer_input, J.stack(h_out, 0), (J.stack(c_out, 0) if lstm else None)
 
     def _prepare(self, input, hx):
         batched = input.dim() == 3

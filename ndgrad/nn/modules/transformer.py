@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from ... import _creation
+from ..._ops import joins as J
 from ..._ops import matmul as L
 from ..._tensor import Tensor
 from .. import functional as F
@@ -20,6 +21,7 @@ from .dropout import Dropout
 from .linear import Linear, NonDynamicallyQuantizableLinear
 from .module import Module
 from .normalization import LayerNorm
+from ... import _dtype
 
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
            "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
@@ -126,9 +128,8 @@ class MultiheadAttention(Module):
         attn_mask = _float_mask(attn_mask, q._data.dtype)
         key_padding_mask = _float_mask(key_padding_mask, q._data.dtype)
         if self.bias_k is not None:
-            from ..._ops import shape as S
-            k = S.cat([k, self.bias_k.expand(1, bsz, E)])
-            v = S.cat([v, self.bias_v.expand(1, bsz, E)])
+            k = J.cat([k, self.bias_k.expand(1, bsz, E)])
+            v = J.cat([v, self.bias_v.expand(1, bsz, E)])
             if attn_mask is not None:
                 attn_mask = F.pad(attn_mask, (0, 1))
             if key_padding_mask is not None:
@@ -137,10 +138,9 @@ class MultiheadAttention(Module):
         k = k.reshape(k.shape[0], bsz * h, hd).transpose(0, 1)
         v = v.reshape(v.shape[0], bsz * h, hd).transpose(0, 1)
         if self.add_zero_attn:
-            from ..._ops import shape as S
             zeros = _creation.zeros((bsz * h, 1, hd), dtype=q.dtype)
-            k = S.cat([k, zeros], 1)
-            v = S.cat([v, zeros], 1)
+            k = J.cat([k, zeros], 1)
+            v = J.cat([v, zeros], 1)
             if attn_mask is not None:
                 attn_mask = F.pad(attn_mask, (0, 1))
             if key_padding_mask is not None:
@@ -278,7 +278,6 @@ class TransformerEncoder(Module):
 
 def _generate_square_subsequent_mask(sz, device=None, dtype=None):
     """The causal mask of size (sz, sz): -inf above the diagonal, 0 elsewhere."""
-    from ... import _dtype
     np_dtype = (dtype or _dtype.get_default_dtype()).np
     return Tensor(np.triu(np.full((sz, sz), -np.inf, np_dtype), 1))
 

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
+from ... import _creation
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grad_norm"]
 
@@ -27,7 +28,6 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     max_norm = float(max_norm)
     norm_type = float(norm_type)
     if len(grads) == 0:
-        from ... import _creation
         return _creation.tensor(0.0)
     with no_grad():
         dt = grads[0]._data.dtype

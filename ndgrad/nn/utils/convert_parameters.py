@@ -1,6 +1,6 @@
 """``parameters_to_vector`` / ``vector_to_parameters``."""
 
-from ..._ops import shape as S
+from ..._ops import joins as J
 from ..._tensor import Tensor
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
@@ -8,7 +8,7 @@ __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
 def parameters_to_vector(parameters):
     """One 1-D tensor with every parameter flattened and concatenated (differentiable)."""
-    return S.cat([p.view(-1) for p in parameters])
+    return J.cat([p.view(-1) for p in parameters])
 
 
 def vector_to_parameters(vec, parameters):

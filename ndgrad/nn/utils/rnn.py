@@ -4,7 +4,7 @@ Packed sequences (``pack_padded_sequence``) are not provided: ndgrad's RNNs run 
 batches only.
 """
 
-from ..._ops import shape as S
+from ..._ops import joins as J
 from .. import functional as F
 
 __all__ = ["pad_sequence"]
@@ -22,4 +22,4 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
         pads = [0, 0] * (s.dim() - 1)
         pads += [extra, 0] if padding_side == "left" else [0, extra]
         padded.append(F.pad(s, pads, value=padding_value) if extra else s)
-    return S.stack(padded, 0 if batch_first else 1)
+    return J.stack(padded, 0 if batch_first else 1)

@@ -77,6 +77,7 @@ Entry fields (all keyword except ``name``; see ``OpInfo`` for defaults):
 import importlib
 import pkgutil
 import zlib
+from .._comparison import make_tensor
 
 __all__ = [
     "ALL_TYPES",
@@ -265,7 +266,6 @@ def make_arg(dtype, requires_grad=False, **defaults):
 
     Only floating/complex tensors get ``requires_grad``.
     """
-    from .._comparison import make_tensor
 
     def make(shape, **kw):
         opts = dict(defaults)

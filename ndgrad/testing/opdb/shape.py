@@ -1,4 +1,5 @@
-"""Op database entries for shape, joining and indexing ops (``shape.py`` and ``indexing.py``).
+"""Op database entries for shape, joining and indexing ops (``shape.py``, ``joins.py`` and
+``indexing.py``).
 
 Samples are tiny (2x3, 3x4 or 2x3x4), with one non-contiguous (transposed) view and negative
 dims where the op takes a dim. Index tensors are fixed int64 tensors inside the input's range;

@@ -6,6 +6,9 @@ import re
 import numpy as np
 
 from ..._tensor import Tensor
+from ..._creation import as_tensor, tensor as make_tensor
+from ..._dtype import float64
+from ..._ops.joins import stack
 
 __all__ = ["default_collate", "default_convert"]
 
@@ -16,13 +19,11 @@ _ERR = ("default_collate: batch must contain tensors, numpy arrays, numbers, dic
 
 
 def _stack(tensors):
-    from ... import stack
     return stack(tensors, 0)
 
 
 def default_convert(data):
     """Convert NumPy arrays/scalars inside ``data`` to tensors, keeping the structure."""
-    from ... import as_tensor
     if isinstance(data, Tensor):
         return data
     if isinstance(data, np.ndarray):
@@ -52,8 +53,6 @@ def default_collate(batch):
     """Stack tensors / arrays along a new first dim, turn numbers into tensors (float ->
     float64, int -> int64, bool -> bool), keep strings, and recurse into dicts, named tuples,
     tuples and lists (transposing them), exactly as torch's default_collate."""
-    from ... import as_tensor
-    from ... import tensor as make_tensor
     elem = batch[0]
     if isinstance(elem, Tensor):
         return _stack(batch)
@@ -65,7 +64,6 @@ def default_collate(batch):
             return _stack([as_tensor(b) for b in batch])
         return make_tensor(np.array(batch))
     if isinstance(elem, float):
-        from ... import float64
         return make_tensor(batch, dtype=float64)
     if isinstance(elem, int):
         return make_tensor(batch)

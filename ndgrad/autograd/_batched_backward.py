@@ -22,8 +22,11 @@ that element's gradients (torch calls them once, with vmap's BatchedTensors that
 same); what they return replaces that element's gradients.
 """
 
-from .._ops.broadcast import reduce_grads
+from .._ops.broadcast import reduce_grads, sum_to_batched
 from .engine import Backward, run_backward
+from .._creation import zeros
+from .._dtype import from_np
+from .._ops.joins import stack
 
 __all__ = ["batch_size", "batched_grad", "BatchedBackward"]
 
@@ -87,7 +90,6 @@ class BatchedBackward(Backward):
 def _per_sample_hooks(hooks, g, B):
     """Tensor hooks see one gradient at a time (torch vmaps them): call them per batch
     element and stack what they return."""
-    from .. import stack
     rows = []
     changed = False
     for b in range(B):
@@ -105,7 +107,6 @@ def _per_sample_node_hooks(hooks, grads, B, grad_outputs=None):
     """Node hooks, one batch element at a time as tensor hooks are: pre-hooks get
     ``(grad_outputs,)``, post-hooks ``(grad_inputs, grad_outputs)`` (pass `grad_outputs`); a
     hook returning new gradients replaces them, restacked along the batch."""
-    from .. import stack
 
     def row(gs, b):
         return tuple(None if g is None else g[b] for g in gs)
@@ -155,7 +156,6 @@ def _apply(node, gs, B):
 
 def _per_sample(node, gs, B):
     """Run the node's VJP once per batch element and stack the results."""
-    from .. import stack, zeros
     per = []
     for b in range(B):
         gb = [None if g is None else g[b] for g in gs]
@@ -191,27 +191,6 @@ def _fit_all(node, gx, B):
         shape, dtype = m
         g = sum_to_batched(g, shape, B)
         if g._data.dtype != dtype:
-            from .._dtype import from_np
             g = g.to(from_np(dtype))
         out[i] = g
     return tuple(out)
-
-
-def sum_to_batched(g, shape, B):
-    """Sum a batched gradient (B, *broadcast_shape) back to (B, *shape)."""
-    gshape = g._data.shape
-    if gshape[0] != B or len(gshape) - 1 < len(shape):
-        # A rule returned an unbatched value (a gradient independent of g): add the batch.
-        g = g.expand((B,) + tuple(gshape))
-        gshape = g._data.shape
-    body = gshape[1:]
-    if body == tuple(shape):
-        return g
-    lead = len(body) - len(shape)
-    dims = [1 + i for i in range(lead)]
-    for i, s in enumerate(shape):
-        if s == 1 and body[lead + i] != 1:
-            dims.append(1 + lead + i)
-    if dims:
-        g = g.sum(dims, keepdim=True)
-    return g.reshape((B,) + tuple(shape))

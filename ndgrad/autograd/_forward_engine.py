@@ -1,4 +1,4 @@
-"""Forward-mode AD machinery: where tangents live and how they flow through every op.
+"""The forward-mode AD engine: where tangents live and how they flow through every op.
 
 While a dual level is active, ``_state.special`` is raised and an observer sits in
 ``registry.special_hooks``. After each op it looks at the inputs' tangents and, when any is
@@ -26,9 +26,17 @@ carry tangents of their own level, and rules may use dual primals without recurs
 import weakref
 
 from .. import _state
+from .._creation import ones_like, zeros, zeros_like
+from .._dtype import from_np
 from .._ops import registry
+from .._ops.broadcast import align_batched, reduce_grads
 from .._ops.inplace import Inplace
+from .._ops.joins import stack
+from .._ops.shape import CLONE
 from .._tensor import Tensor
+from . import function
+from ._backward import grad as autograd_grad
+from .function import run_jvp
 
 __all__ = ["activate", "deactivate", "get_tangent", "repr_suffixes", "set_tangent"]
 
@@ -176,11 +184,13 @@ def repr_suffixes(t):
     return (f"tangent={tan}",)
 
 
+Tensor._fw_repr_suffixes = repr_suffixes  # read by Tensor.__repr__ while a mode is special
+
+
 # --------------------------------------------------------------------------- level switch
 def activate(level):
     global _level
     _level = level
-    from . import function
     function._forward_ad_hook = _function_hook
     registry.special_hooks.append(_OBSERVER)
     _state.enter_special()
@@ -274,7 +284,6 @@ class _Observer:
         if _batch:
             raise Unbatchable("in-place op")
         # The rule needs the value of self before the write: keep a (recorded) copy.
-        from .._ops.shape import CLONE
         old = _without_propagation(CLONE.call, args[0]) \
             if args[0]._data.dtype.kind in "fc" else args[0]
         return (old, tans)
@@ -475,8 +484,6 @@ def _function_hook(ctx, args, outputs):
         return
     if _batch:
         raise Unbatchable("custom Function")
-    from .. import zeros_like
-    from .function import run_jvp
     _busy = True
     try:
         if getattr(ctx, "materialize_grads", True):
@@ -504,7 +511,6 @@ def _fit(tan, o):
     td = tan._data
     if td.dtype != od.dtype and od.dtype.kind in "fc" and not (
             td.dtype.kind == "c" and od.dtype.kind == "f"):
-        from .._dtype import from_np
         tan = tan.to(from_np(od.dtype))
     shape = od.shape if not _batch else (_batch,) + od.shape
     if tan._data.shape != shape:
@@ -519,7 +525,6 @@ def _assign_inplace(self, nt):
         cur.copy_(nt)
         return
     if self._base is not None:
-        from .. import zeros_like
         base = self._base
         bt = zeros_like(base)
         set_tangent(base, bt)
@@ -557,7 +562,6 @@ def call_op(op, args, params):
 
 
 def _linear(op, args, params, tans, outs):
-    from .. import zeros_like
     targs = []
     for a, t in zip(args, tans):
         if t is not None:
@@ -592,7 +596,6 @@ def fill_extras(node, op, args, params, real_out=None):
         if getattr(node, "_shape", None) is None:
             node._shape = a0._data.shape
         if op.name in ("real", "imag"):
-            from .._dtype import from_np
             ex.setdefault("dtype", from_np(a0._data.dtype))
         else:
             ex.setdefault("dtype", a0._data.dtype)
@@ -632,9 +635,6 @@ _NOT_FACTS = frozenset(("hooks", "pre_hooks", "tensor_pre_hooks", "retain_hooks"
 
 def _fallback(op, args, params, outs, tans):
     """JVP from the VJP: ``J t = d/dg <vjp(g), t>`` for a dummy cotangent g."""
-    from .. import ones_like
-    from . import grad as autograd_grad
-    from .._ops.broadcast import reduce_grads
     grad_on = _tls.grad_enabled
     edges = []
     saved_rgs = []
@@ -734,19 +734,8 @@ def _compute_batched(op, args, params, outs, tans):
     return list(res) if type(res) is tuple or type(res) is list else [res]
 
 
-def align_batched(t, a, nd):
-    """(B, *a.shape) -> (B, 1, ..., *a.shape) so it broadcasts against rank-`nd` values."""
-    if t is None:
-        return None
-    k = nd - a._data.ndim
-    if k <= 0:
-        return t
-    return t.reshape((t._data.shape[0],) + (1,) * k + a._data.shape)
-
-
 def _per_sample(op, args, params, outs, tans):
     global _batch
-    from .. import stack, zeros
     B = _batch
     _batch = 0
     try:

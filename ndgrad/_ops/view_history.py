@@ -1,21 +1,17 @@
-"""History of in-place writes through views: CopySlices and regenerated view grad_fns.
+"""History of in-place writes through views: CopySlices and the multi-output-view error.
 
-When a view is written in place, torch rebases the history of its *base*: the base's new
-grad_fn is a CopySlices node wrapping the in-place op's node, and every view of that base
-regenerates its grad_fn from the base's (``AsStridedBackward0``) the next time it is used.
-Here a view is replayed by its recorded chain of view ops instead of strides, so the same
-code works for any base layout.
+When a view is written in place, torch rebases the history of its *base*: the base's new grad_fn is
+a CopySlices node wrapping the in-place op's node (``rebase_history``), and every view of that base
+regenerates its grad_fn from the base's the next time it is used (that regeneration runs a
+backward, so it lives in ``autograd/_view_regeneration.py``). Here a view is replayed by its
+recorded chain of view ops instead of strides, so the same code works for any base layout.
 """
 
-from .. import _state
 from .._graph_core import Node
+from . import broadcast  # a module import: broadcast reaches this module through inplace
+from .registry import replay_view as _replay
 
-__all__ = ["CopySlices", "regenerate_view_grad_fn", "rebase_history", "multi_output_error"]
-
-
-def _replay(chain, t):
-    from .._ops.registry import replay_view
-    return replay_view(chain, t)
+__all__ = ["CopySlices", "rebase_history", "multi_output_error"]
 
 
 class CopySlices(Node):
@@ -33,14 +29,13 @@ class CopySlices(Node):
         self._fn = fn
 
     def _apply(self, gs):
-        from .._ops.broadcast import reduce_grads
         g = gs[0]
         if g is None:
             return (None,) * len(self._next)
         result = g.clone()
         view = _replay(self._params, result)
         fn = self._fn
-        res = reduce_grads(fn, fn._apply([view.clone()]))
+        res = broadcast.reduce_grads(fn, fn._apply([view.clone()]))
         if res[0] is None:
             view.zero_()
         else:
@@ -49,30 +44,6 @@ class CopySlices(Node):
 
     def _release(self):
         self._fn._release()
-
-
-class AsStridedBackward0(Node):
-    """A view's grad_fn regenerated from its base's current history.
-
-    Backward is the VJP of the view chain at a zero base: computed by autograd itself, so
-    overlapping views (expand) sum their gradients instead of writing twice to one place.
-    """
-
-    __slots__ = ()
-
-    def _apply(self, gs):
-        from .. import zeros
-        from . import grad
-        from .grad_mode import enable_grad
-        g = gs[0]
-        if g is None:
-            return (None,)
-        shape, dtype, chain = self._params
-        create_graph = _state.tls.grad_enabled
-        with enable_grad():
-            z = zeros(shape, dtype=dtype).requires_grad_()
-            view = _replay(chain, z)
-        return grad(view, z, g, create_graph=create_graph)
 
 
 def multi_output_error(view, indirect):
@@ -104,25 +75,6 @@ def multi_output_error(view, indirect):
                         "views. Such functions do not allow the output views to be modified "
                         "inplace. You should replace the inplace operation by an out-of-place "
                         "one.")
-
-
-def regenerate_view_grad_fn(view, quiet=False):
-    """Give `view` a grad_fn that reads its gradient out of its base's history.
-
-    `quiet`: for ``requires_grad``, which torch answers without raising for an invalid view.
-    """
-    err = multi_output_error(view, True)
-    if err is not None:
-        # keep the view stale so that every later use raises again, as torch does
-        view._view_ver = -1
-        if not quiet:
-            raise err
-        return
-    base = view._base
-    node = AsStridedBackward0((base._edge(),), (), (base._data.shape, base.dtype, view._view))
-    view._grad_fn = node
-    view._output_nr = 0
-    view._rg = True
 
 
 def rebase_history(t, node):
