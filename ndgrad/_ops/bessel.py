@@ -12,7 +12,7 @@ Numerics (float64, NumPy only; float32/float16 results are the float64 values ro
   below 1e-18 there). Like torch, the unscaled functions are inf where ``exp(|x|)`` overflows
   in the working precision (float32 for float32/float16 inputs) and NaN at +-inf.
 - J0, J1 for 1 <= |x| <= 25: the Fourier coefficients of ``exp(i x sin t)`` (Jacobi-Anger,
-  one FFT of 128 samples gives every J_k to about 1e-16 absolute); the power series below 1;
+  one FFT of 256 samples gives every J_k to about 1e-16 absolute); the power series below 1;
   Hankel's P/Q series above 25, with the phase taken from NumPy's exactly reduced sin/cos of
   x. Y0, Y1 from the same J_k by Neumann's series. K0, K1: the logarithmic series for x <= 1,
   the trapezoid rule on ``int exp(-x cosh t) cosh(nu t) dt`` (exponentially accurate) up to
@@ -159,9 +159,9 @@ def _i1e_64(x, work):
 
 # =========================================================================== J, Y, K kernels
 _HANKEL_FROM = 25.0  # |x| above which J, Y and K come from their asymptotic (Hankel) series
-_FFT_POINTS = 128  # samples of exp(i x sin t): J_k aliased by J_{k +- 128}(25) < 1e-25
+_FFT_POINTS = 256  # samples of exp(i x sin t): J_k (k <= 81) aliased by J_175(25) < 1e-80
 _NEUMANN_TERMS = 40  # J_2k / k terms of Y0's Neumann series (J_80(25) < 1e-30)
-_CHUNK = 4096  # elements per FFT batch (bounds the (n, 128) complex work array)
+_CHUNK = 4096  # elements per FFT batch (bounds the (n, 256) complex work array)
 
 
 def _bessel_j_orders(x):

@@ -24,6 +24,7 @@ import numpy as np
 from .pointwise import _erfc64, _erfinv64, _int_kernel_error
 from . import pointwise as PW
 from .registry import unary
+from .special_polynomials import _float_out
 
 __all__ = []
 
@@ -140,16 +141,16 @@ def _tensor_arg(fname, value):
 def special_erfcx(input, *, out=None):
     """``exp(input^2) * erfc(input)``, finite where erfc underflows."""
     _tensor_arg("special_erfcx", input)
-    return PW._out(ERFCX.call(input), out)
+    return _float_out(ERFCX.call(input), out)
 
 
 def special_log_ndtr(input, *, out=None):
     """The log of the standard normal CDF, accurate in the far lower tail."""
     _tensor_arg("special_log_ndtr", input)
-    return PW._out(LOG_NDTR.call(input), out)
+    return _float_out(LOG_NDTR.call(input), out)
 
 
 def special_ndtri(input, *, out=None):
     """The inverse of the standard normal CDF (-inf at 0, inf at 1, NaN outside [0, 1])."""
     _tensor_arg("special_ndtri", input)
-    return PW._out(NDTRI.call(input), out)
+    return _float_out(NDTRI.call(input), out)
