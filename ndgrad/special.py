@@ -9,17 +9,18 @@ Airy's Ai and the polynomials have no derivative: their results never require gr
 """
 
 from . import _ops  # noqa: F401  (the ops below are defined by the op modules)
+from ._ops import special_polynomials as _poly
+from ._ops.bessel import special_airy_ai as airy_ai
+from ._ops.bessel import special_bessel_j0 as bessel_j0
+from ._ops.bessel import special_bessel_j1 as bessel_j1
+from ._ops.bessel import special_bessel_y0 as bessel_y0
+from ._ops.bessel import special_bessel_y1 as bessel_y1
 from ._ops.bessel import special_gammainc as gammainc
 from ._ops.bessel import special_gammaincc as gammaincc
 from ._ops.bessel import special_i0 as i0
 from ._ops.bessel import special_i0e as i0e
 from ._ops.bessel import special_i1 as i1
 from ._ops.bessel import special_i1e as i1e
-from ._ops.bessel import special_zeta as zeta
-from ._ops.bessel import special_bessel_j0 as bessel_j0
-from ._ops.bessel import special_bessel_j1 as bessel_j1
-from ._ops.bessel import special_bessel_y0 as bessel_y0
-from ._ops.bessel import special_bessel_y1 as bessel_y1
 from ._ops.bessel import special_modified_bessel_i0 as modified_bessel_i0
 from ._ops.bessel import special_modified_bessel_i1 as modified_bessel_i1
 from ._ops.bessel import special_modified_bessel_k0 as modified_bessel_k0
@@ -27,11 +28,10 @@ from ._ops.bessel import special_modified_bessel_k1 as modified_bessel_k1
 from ._ops.bessel import special_scaled_modified_bessel_k0 as scaled_modified_bessel_k0
 from ._ops.bessel import special_scaled_modified_bessel_k1 as scaled_modified_bessel_k1
 from ._ops.bessel import special_spherical_bessel_j0 as spherical_bessel_j0
-from ._ops.bessel import special_airy_ai as airy_ai
+from ._ops.bessel import special_zeta as zeta
 from ._ops.normal_cdf import special_erfcx as erfcx
 from ._ops.normal_cdf import special_log_ndtr as log_ndtr
 from ._ops.normal_cdf import special_ndtri as ndtri
-from ._ops import special_polynomials as _poly
 
 chebyshev_polynomial_t = _poly.special_chebyshev_polynomial_t
 chebyshev_polynomial_u = _poly.special_chebyshev_polynomial_u

@@ -350,8 +350,8 @@ def _airy_taylor(x):
         # coefficients c_n of y(x0 + s) = sum c_n s^n: c_{n+2} = (x0 c_n + c_{n-1}) / ((n+2)(n+1))
         c_prev, c, c_next = np.zeros_like(x), y, dy
         val, der = y + dy * h, dy.copy()
-        hp = h.copy()  # h^(n-1) for the derivative of the term c_{n} s^n
-        for n in range(0, 30):
+        hp = h.copy()  # h^(n+1): the power in the derivative of c_{n+2} s^(n+2)
+        for n in range(30):
             c_new = (x0 * c + c_prev) / ((n + 2) * (n + 1))
             c_prev, c, c_next = c, c_next, c_new
             der = der + (n + 2) * c_new * hp

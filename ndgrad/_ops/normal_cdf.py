@@ -21,8 +21,8 @@ import math
 
 import numpy as np
 
-from .pointwise import _erfc64, _erfinv64, _int_kernel_error
 from . import pointwise as PW
+from .pointwise import _erfc64, _erfinv64, _int_kernel_error
 from .registry import unary
 from .special_polynomials import _float_out
 

@@ -11,7 +11,7 @@ Domains and special values are tested in tests/test_special_functions.py.
 import ndgrad
 
 from . import FLOATING, OpInfo, SampleInput, make_arg, register
-from .pointwise import U, _F_INT
+from .pointwise import U
 
 
 def _float16_error(op):
