@@ -1,23 +1,63 @@
 """ndgrad.special: torch.special's names for the special functions ndgrad implements.
 
 Each is the same op as its top-level or nn.functional counterpart (same grad_fn, same
-numbers). i0/i0e/i1/i1e, zeta and gammainc/gammaincc come from ``_ops/bessel.py``; the
-other Bessel functions and the Airy functions are not implemented.
+numbers). i0/i0e/i1/i1e, zeta, gammainc/gammaincc and the Bessel functions (J, Y, the modified
+I and K, the spherical j0) and Airy's Ai come from ``_ops/bessel.py``; erfcx, log_ndtr and
+ndtri from ``_ops/normal_cdf.py``; the orthogonal polynomials from
+``_ops/special_polynomials.py``. As in torch, the Bessel functions other than i0/i0e/i1/i1e,
+Airy's Ai and the polynomials have no derivative: their results never require grad.
 """
 
 from . import _ops  # noqa: F401  (the ops below are defined by the op modules)
+from ._ops import special_polynomials as _poly
+from ._ops.bessel import special_airy_ai as airy_ai
+from ._ops.bessel import special_bessel_j0 as bessel_j0
+from ._ops.bessel import special_bessel_j1 as bessel_j1
+from ._ops.bessel import special_bessel_y0 as bessel_y0
+from ._ops.bessel import special_bessel_y1 as bessel_y1
 from ._ops.bessel import special_gammainc as gammainc
 from ._ops.bessel import special_gammaincc as gammaincc
 from ._ops.bessel import special_i0 as i0
 from ._ops.bessel import special_i0e as i0e
 from ._ops.bessel import special_i1 as i1
 from ._ops.bessel import special_i1e as i1e
+from ._ops.bessel import special_modified_bessel_i0 as modified_bessel_i0
+from ._ops.bessel import special_modified_bessel_i1 as modified_bessel_i1
+from ._ops.bessel import special_modified_bessel_k0 as modified_bessel_k0
+from ._ops.bessel import special_modified_bessel_k1 as modified_bessel_k1
+from ._ops.bessel import special_scaled_modified_bessel_k0 as scaled_modified_bessel_k0
+from ._ops.bessel import special_scaled_modified_bessel_k1 as scaled_modified_bessel_k1
+from ._ops.bessel import special_spherical_bessel_j0 as spherical_bessel_j0
 from ._ops.bessel import special_zeta as zeta
+from ._ops.normal_cdf import special_erfcx as erfcx
+from ._ops.normal_cdf import special_log_ndtr as log_ndtr
+from ._ops.normal_cdf import special_ndtri as ndtri
+
+chebyshev_polynomial_t = _poly.special_chebyshev_polynomial_t
+chebyshev_polynomial_u = _poly.special_chebyshev_polynomial_u
+chebyshev_polynomial_v = _poly.special_chebyshev_polynomial_v
+chebyshev_polynomial_w = _poly.special_chebyshev_polynomial_w
+shifted_chebyshev_polynomial_t = _poly.special_shifted_chebyshev_polynomial_t
+shifted_chebyshev_polynomial_u = _poly.special_shifted_chebyshev_polynomial_u
+shifted_chebyshev_polynomial_v = _poly.special_shifted_chebyshev_polynomial_v
+shifted_chebyshev_polynomial_w = _poly.special_shifted_chebyshev_polynomial_w
+hermite_polynomial_h = _poly.special_hermite_polynomial_h
+hermite_polynomial_he = _poly.special_hermite_polynomial_he
+laguerre_polynomial_l = _poly.special_laguerre_polynomial_l
+legendre_polynomial_p = _poly.special_legendre_polynomial_p
 
 __all__ = ["erf", "erfc", "erfinv", "expit", "logit", "digamma", "psi", "polygamma",
            "gammaln", "multigammaln", "xlogy", "xlog1py", "log1p", "expm1", "exp2", "sinc",
            "round", "logsumexp", "softmax", "log_softmax", "ndtr", "log_ndtr", "entr",
-           "i0", "i0e", "i1", "i1e", "zeta", "gammainc", "gammaincc"]
+           "i0", "i0e", "i1", "i1e", "zeta", "gammainc", "gammaincc", "erfcx", "ndtri",
+           "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0",
+           "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
+           "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0",
+           "airy_ai", "chebyshev_polynomial_t", "chebyshev_polynomial_u",
+           "chebyshev_polynomial_v", "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
+           "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+           "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+           "laguerre_polynomial_l", "legendre_polynomial_p"]
 
 
 def _ng():
@@ -110,10 +150,6 @@ def log_softmax(input, dim, *, dtype=None):
 def ndtr(input):
     """The standard normal CDF: (1 + erf(x / sqrt(2))) / 2."""
     return (1 + _ng().erf(input * 0.7071067811865476)) * 0.5
-
-
-def log_ndtr(input):
-    return _ng().log(ndtr(input))
 
 
 def entr(input):

@@ -14,7 +14,7 @@ from .. import _dtype
 from .. import _state
 from .._tensor import Tensor
 from .._graph_core import FREED, SavedTensor
-from .comparison import where
+from .comparison import isfinite, where
 from .inplace import apply_inplace
 from .pointwise import (_LN2, _conj, _conj_any, _guarded, _int_kernel_error, _no_kernel, _out,
                         _quiet, _raw_grad, _tensor_only, _wrap, exp, exp2, log)
@@ -351,9 +351,10 @@ def _(ctx, g):
         gx = where(y == 0, 0.0, gx)
     if n[1]:
         # torch masks 0 ** y for y real and >= 0 (complex y: Im y == 0 and Re y >= 0).
+        # The mask wraps the whole product, as torch's: a second derivative at 0 ** y meets
+        # 0 * log(0) and is nan, as torch's.
         yc = (y.imag == 0) & (y.real >= 0) if y._data.dtype.kind == "c" else y >= 0
-        lg = where((x == 0) & yc, 0.0, log(x))
-        gy = g * _conj(out * lg)
+        gy = g * where((x == 0) & yc, 0.0, _conj(out * log(x)))
     return gx, gy
 
 
@@ -361,11 +362,18 @@ def _(ctx, g):
 def _(ctx, g):
     base, out = ctx.saved
     if base == 0:
-        # d/dy 0**y is 0 where the result is finite (torch masks the same way).
-        return None, g * 0
+        # d/dy 0**y is 0 for y >= 0, out * log(0) (-inf or nan) elsewhere, as torch masks it.
+        return None, g * _zero_base_slope(ctx.saved[1])
     lb = complex(np.log(complex(base))) if isinstance(base, complex) or base < 0 else \
         float(np.log(base))
     return None, g * _conj(out * lb)
+
+
+def _zero_base_slope(out):
+    """d/dy 0 ** y by torch's masking: 0 where y >= 0 (out is then 0 or 1), else
+    out * log(0) (-inf for y < 0, nan for nan y); the product stays in the graph, so a second
+    derivative is nan where torch's is."""
+    return where(isfinite(out), 0.0, out * float("-inf"))
 
 
 def _pow_scalar_tangent(ctx, tx):
@@ -380,7 +388,7 @@ def _pow_scalar_tangent(ctx, tx):
 def _pow_rscalar_tangent(ctx, ty):
     base = ctx.inputs[0]
     if base == 0:
-        return ty * 0
+        return ty * _zero_base_slope(ctx.outputs[0])
     lb = complex(np.log(complex(base))) if isinstance(base, complex) or base < 0 else \
         float(np.log(base))
     return ty * (ctx.outputs[0] * lb)

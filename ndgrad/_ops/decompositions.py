@@ -36,7 +36,7 @@ from .linalg_common import (
 from .matmul import matmul
 from .pointwise import _conj
 from .pointwise import log as _log
-from .registry import add_tangents, as_tensor_arg, primitive, wrap
+from .registry import add_tangents, as_tensor_arg, no_forward_ad, primitive, wrap
 from .solvers import _lu_np, linalg_inv, linalg_solve, linalg_solve_triangular
 from .. import _state
 from .joins import cat
@@ -214,6 +214,24 @@ CHOLESKY_LEGACY = primitive("cholesky", lambda a, p: _chol_np(a, p), "CholeskyBa
 CHOLESKY_LEGACY.def_vjp(_chol_vjp)
 
 
+def _chol_jvp(ctx, ta):
+    """torch's tangent: L Phi(L^-1 dA L^-H), Phi = the lower triangle with half the diagonal.
+    dA is used whole (not its lower triangle, which alone the factorisation reads): the
+    tangent agrees with finite differences for Hermitian dA, as torch's."""
+    upper = ctx.params[0] if type(ctx.params) is tuple else ctx.params
+    res = ctx.outputs[0]
+    low = _mH(res) if upper else res
+    x = linalg_solve_triangular(low, ta, upper=False, left=True)
+    x = linalg_solve_triangular(_mH(low), x, upper=True, left=False)
+    x = _tril(x) - 0.5 * _diag_embed(_diag(x))
+    dl = matmul(low, x)
+    return _mH(dl) if upper else dl
+
+
+CHOLESKY.def_jvp_parts(_chol_jvp)
+CHOLESKY_LEGACY.def_jvp(no_forward_ad("cholesky"))  # torch's deprecated cholesky has none
+
+
 def linalg_cholesky(A, *, upper=False, out=None):
     """Cholesky factor L (A = L L^H) of Hermitian positive-definite matrices.
 
@@ -363,6 +381,22 @@ def _(ctx, gs):
     if gl is not None:
         ret = ret * (1 - eye) + _diag_embed(gl)
     return (matmul(v, matmul(ret, _mH(v))),)
+
+
+@EIGH.def_jvp_parts
+def _(ctx, ta):
+    """torch's tangents: with dP = V^H dA V, d lambda = diag dP (real part) and
+    dV = V (dP / (lambda_j - lambda_i)) with a zero diagonal. dA is used whole (not the UPLO
+    triangle the kernel reads): they agree with finite differences for Hermitian dA."""
+    lam, v = ctx.outputs
+    dp = matmul(_mH(v), matmul(ta, v))
+    dlam = _diag(dp)
+    if dlam._data.dtype.kind == "c":
+        dlam = dlam.real
+    n = lam._data.shape[-1]
+    eye = Tensor(np.eye(n, dtype=lam._data.dtype))
+    e = lam.unsqueeze(-2) - lam.unsqueeze(-1) + eye
+    return dlam, matmul(v, (dp / e) * (1 - eye))
 
 
 def _check_uplo(uplo, fname):

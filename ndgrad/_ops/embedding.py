@@ -4,7 +4,8 @@ output gradient into a weight-shaped gradient (``padding_idx`` rows zeroed,
 ``scale_grad_by_freq`` dividing each row by its count in the batch).
 
 Invariant: the backward's own rule is the lookup again (the scatter-add's adjoint), so double
-backward is exact; indices get no gradient.
+backward is exact; indices get no gradient. The forward tangent is the lookup of the weight's
+tangent, the padding row included.
 """
 
 import numpy as np
@@ -43,6 +44,11 @@ EMBEDDING_BW = primitive("embedding_backward", _embedding_bw_fwd,
 def _(ctx, g):
     (idx,) = ctx.saved
     return EMBEDDING_BW.call(g, idx, params=ctx._params), None
+
+
+# The tangent is the lookup of the weight's tangent, padding row included (the forward reads
+# that row like any other; only the gradient treats it as constant), as torch's.
+EMBEDDING.def_jvp_parts(lambda ctx, tw: EMBEDDING.call(tw, ctx.inputs[1], params=None), None)
 
 
 @EMBEDDING_BW.def_vjp
