@@ -115,3 +115,7 @@ def compile(model=None, **kwargs):
     if model is None:
         return lambda m: m
     return model
+
+
+from . import func  # noqa: E402,F401
+from .func import vmap  # noqa: E402,F401

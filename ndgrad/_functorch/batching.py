@@ -1,0 +1,317 @@
+"""vmap's machinery: BatchedTensor, vmap levels, and the dispatch of ops to batching rules.
+
+A ``BatchedTensor`` is what the function under ``vmap`` sees: its *logical* shape is one
+sample's (``x.shape``, ``x.dim()``, ``x.dtype`` answer for it) while ``_value`` holds every
+sample at once, batch at dim 0 (torch's BatchedTensor with ``bdim`` moved to the front).
+``_level`` names the vmap that made it; under nested vmaps the value of a level-2 tensor may
+itself be a level-1 BatchedTensor. ``_data`` is only a read-only, zero-strided placeholder of
+the logical shape: code reading it directly sees zeros, never another sample's data.
+
+While a vmap is active, ``registry.vmap_dispatch`` is ``dispatch``: every op with a
+BatchedTensor argument runs at the innermost level among its arguments, by
+
+1. the op's own rule (``OpDef.def_vmap``, declared beside the op), else
+2. the rule derived from ``op.kind``: elementwise unary ops run on the value as is; binary
+   (broadcasting) ops run on values whose logical dims are right-aligned by inserting
+   size-1 dims after the batch dim, else
+3. the per-sample fallback: the op once per sample and a stack (``fallback_ops`` lists the
+   ops that took it, ``docs/ops.md`` those without a rule).
+
+Rules call ndgrad ops on the values, so autograd records the batched computation itself:
+backward through vmap, and ``grad`` inside vmap (which differentiates the values), need
+nothing more. Invariant: after any exit of ``vmap`` (normal or by an exception) the level
+stack, ``registry.vmap_dispatch`` and ``_state.special`` are as before it.
+"""
+
+import numpy as np
+
+from .. import _state
+from .._tensor import Tensor
+from .._ops import registry
+
+__all__ = ["BatchedTensor", "dispatch", "push_level", "pop_level", "levels", "wrap",
+           "materialize", "rewrap", "current_level", "fallback_ops"]
+
+# Active vmap levels, outermost first: (level id, batch size, randomness).
+_levels = []
+_next_id = [1]
+# Names of ops that ran the per-sample fallback (for tests and docs).
+fallback_ops = set()
+
+
+class BatchedTensor(Tensor):
+    """A tensor seen by a function under vmap: one sample's shape, every sample's values."""
+
+    __slots__ = ("_value", "_level")
+
+    def __repr__(self, *, tensor_contents=None):
+        return f"BatchedTensor(lvl={self._level}, bdim=0, value=\n{self._value!r}\n)"
+
+    def item(self):
+        raise RuntimeError(
+            "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over "
+            "calling .item() on a Tensor, please try to rewrite what you're doing with other "
+            "operations. If error is occurring somewhere inside PyTorch internals, please file a "
+            "bug report.")
+
+    def __bool__(self):
+        raise RuntimeError(
+            "vmap: It looks like you're attempting to use a Tensor in some data-dependent "
+            "control flow. We don't support that yet, please file an issue at "
+            "https://github.com/pytorch/pytorch/issues .")
+
+    def _scalar_value(self):
+        self.item()
+
+    def tolist(self):
+        self.item()
+
+    def numpy(self, *, force=False):
+        raise RuntimeError("vmap: It looks like you're calling .numpy() on a Tensor. We don't "
+                           "support that inside vmap.")
+
+    def __index__(self):
+        self.item()
+
+    def requires_grad_(self, requires_grad=True):
+        from .transforms import requires_grad_error
+        raise requires_grad_error()
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .transforms import backward_error
+        raise backward_error()
+
+
+def wrap(value, level):
+    """A BatchedTensor at `level` whose samples are ``value[0], value[1], ...``."""
+    t = object.__new__(BatchedTensor)
+    shape = tuple(value.shape)[1:]
+    t._data = np.broadcast_to(np.zeros((), value._data.dtype), shape)
+    t._rg = False
+    t._grad_fn = None
+    t._output_nr = 0
+    t._vc = [0]
+    t._base = None
+    t._view = None
+    t._view_ver = 0
+    t._grad = None
+    t._acc = None
+    t._extra = None
+    t._value = value
+    t._level = level
+    return t
+
+
+def levels():
+    """The active vmap levels, outermost first, as (id, size, randomness)."""
+    return list(_levels)
+
+
+def current_level():
+    return _levels[-1] if _levels else None
+
+
+def push_level(size, randomness):
+    lid = _next_id[0]
+    _next_id[0] += 1
+    _levels.append((lid, size, randomness))
+    if len(_levels) == 1:
+        registry.vmap_dispatch = dispatch
+        _set_inplace_hook(dispatch_inplace)
+        _state.enter_special()
+    return lid
+
+
+def pop_level(lid):
+    while _levels and _levels[-1][0] >= lid:
+        _levels.pop()
+        if not _levels:
+            registry.vmap_dispatch = None
+            _set_inplace_hook(None)
+            _state.exit_special()
+
+
+def _set_inplace_hook(fn):
+    from .._ops import inplace
+    inplace.vmap_inplace = fn
+
+
+def _size_of(lid):
+    for level, size, _ in _levels:
+        if level == lid:
+            return size
+    raise RuntimeError("vmap: a BatchedTensor escaped the vmap that made it")
+
+
+# --------------------------------------------------------------------------- dispatch
+def _level_of(args):
+    level = 0
+    for a in args:
+        if type(a) is BatchedTensor:
+            if a._level > level:
+                level = a._level
+        elif type(a) in (tuple, list):
+            sub = _level_of(a)
+            if sub > level:
+                level = sub
+    return level
+
+
+def dispatch(op, args, params):
+    """Run `op` on `args` by its batching rule when one argument is batched (see the module
+    docstring); NotImplemented otherwise, so that the dispatcher runs it as usual."""
+    level = _level_of(args)
+    if not level:
+        return NotImplemented
+    batched = tuple(type(a) is BatchedTensor and a._level == level for a in args)
+    values = tuple(a._value if b else a for a, b in zip(args, batched))
+    rule = op.vmap
+    out = NotImplemented
+    if rule is not None:
+        out = rule(batched, params, *values)
+    elif op.kind == "unary":
+        out = op.call(values[0], params)
+    elif op.kind == "binary":
+        out = op.call(*align(batched, values), params)
+    if out is NotImplemented:
+        out = per_sample(op, batched, values, params, level)
+    if type(out) is tuple:
+        return tuple(wrap(o, level) if isinstance(o, Tensor) else o for o in out)
+    return wrap(out, level)
+
+
+def logical_dim(x, is_batched):
+    """The logical rank of an argument (its value has one more dim when batched)."""
+    if not isinstance(x, Tensor):
+        return 0
+    return x.dim() - 1 if is_batched else x.dim()
+
+
+def align(batched, values, rank=None):
+    """Values whose batched entries have their logical dims right-aligned with every other
+    argument's (size-1 dims inserted after the batch dim), so that NumPy-style broadcasting of
+    the values equals broadcasting each sample."""
+    if rank is None:
+        rank = max(logical_dim(x, b) for x, b in zip(values, batched))
+    out = []
+    for x, b in zip(values, batched):
+        if b:
+            lr = x.dim() - 1
+            if lr < rank:
+                shape = tuple(x.shape)
+                x = x.reshape(shape[:1] + (1,) * (rank - lr) + shape[1:])
+        out.append(x)
+    return tuple(out)
+
+
+def move_to_front(batched, values, rank=None):
+    """`align`, then unbatched tensors also get the batch dimension (as size 1) in front, so
+    that every value has ``rank + 1`` dims with the batch first."""
+    values = align(batched, values, rank)
+    if rank is None:
+        rank = max(logical_dim(x, b) for x, b in zip(values, batched))
+    out = []
+    for x, b in zip(values, batched):
+        if isinstance(x, Tensor) and not b:
+            x = x.reshape((1,) * (rank + 1 - x.dim()) + tuple(x.shape))
+        out.append(x)
+    return tuple(out)
+
+
+def expand_batch(x, size):
+    """An unbatched tensor as a value with `size` equal samples (an expanded view)."""
+    return x.unsqueeze(0).expand((size,) + tuple(x.shape))
+
+
+def invoke(op, args, params):
+    """Call `op` on `args` through the dispatcher (so other special modes still see it)."""
+    if op.kind in ("unary", "binary"):
+        return op.call(*args, params)
+    return op.call(*args, params=params)
+
+
+def per_sample(op, batched, values, params, level):
+    """The fallback: run `op` once per sample and stack the results along dim 0."""
+    from .._ops.shape import stack
+    fallback_ops.add(op.name)
+    size = _size_of(level)
+    results = []
+    for b in range(size):
+        args = tuple(_sample(x, b) if is_b else x for x, is_b in zip(values, batched))
+        results.append(invoke(op, args, params))
+    if size == 0:
+        raise RuntimeError("vmap: the per-sample fallback cannot run over a batch of size 0")
+    if type(results[0]) is tuple:
+        return tuple(stack([r[k] for r in results], 0) for k in range(len(results[0])))
+    return stack(results, 0)
+
+
+def _sample(x, b):
+    if type(x) in (tuple, list):
+        return type(x)(_sample(y, b) for y in x)
+    return x.select(0, b)
+
+
+# --------------------------------------------------------------------------- in-place
+def dispatch_inplace(op, self, others, params):
+    """An in-place op under vmap: the write goes into ``self``'s value. torch's error when a
+    batched value would be written into an unbatched tensor."""
+    from .._ops.inplace import apply_inplace
+    level = _level_of((self,) + tuple(others))
+    if not level:
+        return NotImplemented
+    self_b = type(self) is BatchedTensor and self._level == level
+    if not self_b:
+        raise RuntimeError(
+            f"vmap: {op.name}_(self, *extra_args) is not possible because there exists a "
+            "Tensor `other` in extra_args that has more elements than `self`. This happened "
+            "due to `other` being vmapped over but `self` not being vmapped over in a vmap. "
+            "Please try to use out-of-place operators instead of "
+            f"{op.name}_(self, *extra_args). If said operator is being called inside the "
+            "PyTorch framework, please file a bug report instead.")
+    batched = (True,) + tuple(type(o) is BatchedTensor and o._level == level for o in others)
+    values = (self._value,) + tuple(o._value if b else o
+                                    for o, b in zip(others, batched[1:]))
+    rank = self.dim()
+    if op.kind == "binary" or op.kind == "unary":
+        values = align(batched, values, rank)
+        apply_inplace(op, *values, params=params)
+        return self
+    # Any other primitive: the out-of-place batched result is copied into the value.
+    res = dispatch(op, (self,) + tuple(others), params)
+    if type(res) is tuple:
+        res = res[0]
+    self._value.copy_(res._value)
+    return self
+
+
+# --------------------------------------------------------------------------- levels <-> values
+def materialize(x):
+    """`x` as a plain tensor with one leading dim per active vmap level (outermost first)
+    followed by its logical dims; levels `x` is not batched at are expanded."""
+    if not isinstance(x, Tensor):
+        return x
+    v = x
+    for lid, size, _ in reversed(_levels):
+        if type(v) is BatchedTensor and v._level == lid:
+            v = v._value
+        else:
+            v = expand_batch(v, size)
+    return v
+
+
+def rewrap(v):
+    """Inverse of `materialize`: a plain tensor with one leading dim per active level back
+    to a (nested) BatchedTensor."""
+    if not isinstance(v, Tensor):
+        return v
+    for lid, _, _ in _levels:
+        v = wrap(v, lid)
+    return v
+
+
+def unwrap_all(x):
+    """The plain tensor under any nesting of BatchedTensors (for checks, not for values)."""
+    while type(x) is BatchedTensor:
+        x = x._value
+    return x
