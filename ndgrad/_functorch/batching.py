@@ -28,6 +28,7 @@ import numpy as np
 from .. import _state
 from .._tensor import Tensor
 from .._ops import registry
+from .._ops.vmap_helpers import align, expand_batch
 
 __all__ = ["BatchedTensor", "dispatch", "push_level", "pop_level", "levels", "wrap",
            "materialize", "rewrap", "current_level", "fallback_ops"]
@@ -169,58 +170,15 @@ def dispatch(op, args, params):
     out = NotImplemented
     if rule is not None:
         out = rule(batched, params, *values)
-    elif op.kind == "unary":
-        out = op.call(values[0], params)
-    elif op.kind == "binary":
+    elif op.kind == "unary" or op.kind == "binary":
         out = op.call(*align(batched, values), params)
+    elif op.batch_transparent:  # elementwise primitives (where, casts, clone, ...)
+        out = op.call(*align(batched, values), params=params)
     if out is NotImplemented:
         out = per_sample(op, batched, values, params, level)
     if type(out) is tuple:
         return tuple(wrap(o, level) if isinstance(o, Tensor) else o for o in out)
     return wrap(out, level)
-
-
-def logical_dim(x, is_batched):
-    """The logical rank of an argument (its value has one more dim when batched)."""
-    if not isinstance(x, Tensor):
-        return 0
-    return x.dim() - 1 if is_batched else x.dim()
-
-
-def align(batched, values, rank=None):
-    """Values whose batched entries have their logical dims right-aligned with every other
-    argument's (size-1 dims inserted after the batch dim), so that NumPy-style broadcasting of
-    the values equals broadcasting each sample."""
-    if rank is None:
-        rank = max(logical_dim(x, b) for x, b in zip(values, batched))
-    out = []
-    for x, b in zip(values, batched):
-        if b:
-            lr = x.dim() - 1
-            if lr < rank:
-                shape = tuple(x.shape)
-                x = x.reshape(shape[:1] + (1,) * (rank - lr) + shape[1:])
-        out.append(x)
-    return tuple(out)
-
-
-def move_to_front(batched, values, rank=None):
-    """`align`, then unbatched tensors also get the batch dimension (as size 1) in front, so
-    that every value has ``rank + 1`` dims with the batch first."""
-    values = align(batched, values, rank)
-    if rank is None:
-        rank = max(logical_dim(x, b) for x, b in zip(values, batched))
-    out = []
-    for x, b in zip(values, batched):
-        if isinstance(x, Tensor) and not b:
-            x = x.reshape((1,) * (rank + 1 - x.dim()) + tuple(x.shape))
-        out.append(x)
-    return tuple(out)
-
-
-def expand_batch(x, size):
-    """An unbatched tensor as a value with `size` equal samples (an expanded view)."""
-    return x.unsqueeze(0).expand((size,) + tuple(x.shape))
 
 
 def invoke(op, args, params):
@@ -262,13 +220,11 @@ def dispatch_inplace(op, self, others, params):
         return NotImplemented
     self_b = type(self) is BatchedTensor and self._level == level
     if not self_b:
-        raise RuntimeError(
-            f"vmap: {op.name}_(self, *extra_args) is not possible because there exists a "
-            "Tensor `other` in extra_args that has more elements than `self`. This happened "
-            "due to `other` being vmapped over but `self` not being vmapped over in a vmap. "
-            "Please try to use out-of-place operators instead of "
-            f"{op.name}_(self, *extra_args). If said operator is being called inside the "
-            "PyTorch framework, please file a bug report instead.")
+        # torch's wording: the write's broadcast shape includes the batch dimension.
+        shapes = [tuple(x.shape) for x in (self,) + tuple(others) if isinstance(x, Tensor)]
+        bshape = [_size_of(level)] + list(np.broadcast_shapes(*shapes))
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
+                           f"shape {bshape}")
     batched = (True,) + tuple(type(o) is BatchedTensor and o._level == level for o in others)
     values = (self._value,) + tuple(o._value if b else o
                                     for o, b in zip(others, batched[1:]))

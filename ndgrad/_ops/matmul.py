@@ -30,6 +30,7 @@ from .linalg_common import _broadcast_shapes, _mH, _out, _reduce_meta, _tname
 from .pointwise import _conj
 from .registry import as_tensor_arg, bilinear_jvp, jvp_from_parts, primitive
 from .shape import T_OP
+from .vmap_helpers import align
 
 _tls = _state.tls
 
@@ -117,6 +118,8 @@ def _(ctx, g):
 
 
 MM.def_jvp(bilinear_jvp(lambda a, b, ctx: MM.call(a, b)))
+# Batching rules of the products: matmul's broadcasting over a leading dim is the batch.
+MM.def_vmap(lambda batched, p, a, b: matmul(a, b))
 
 
 def _batched_product_vjp(ctx, g):
@@ -158,6 +161,7 @@ def _(ctx, g):
 
 
 BMM.def_jvp(bilinear_jvp(lambda a, b, ctx: BMM.call(a, b)))
+BMM.def_vmap(lambda batched, p, a, b: matmul(a, b))
 BMM.def_batched_vjp(_batched_product_vjp)
 BMM.def_batched_jvp(_batched_product_jvp)
 
@@ -189,6 +193,8 @@ def _(ctx, g):
 
 
 MV.def_jvp(bilinear_jvp(lambda a, v, ctx: MV.call(a, v)))
+MV.def_vmap(lambda batched, p, a, v: matmul(a, v.unsqueeze(-1)).squeeze(-1) if batched[1]
+            else matmul(a, v))
 
 
 @MV.def_batched_vjp
@@ -235,6 +241,7 @@ def _(ctx, g):
 
 
 DOT.def_jvp(bilinear_jvp(lambda a, b, ctx: DOT.call(a, b)))
+DOT.def_vmap(lambda batched, p, a, b: (a * b).sum(-1))
 
 
 @DOT.def_batched_vjp
@@ -398,6 +405,7 @@ def matmul(input, other, *, out=None):
 # torch squeezes the (1, n) product in place: its node is SqueezeBackward4 (squeeze_.dim).
 SQUEEZE_INPLACE = primitive("squeeze_dim_", lambda x, d: np.squeeze(x, d), "SqueezeBackward4",
                             linear=True)
+SQUEEZE_INPLACE.def_vmap(lambda batched, d, x: SQUEEZE_INPLACE.call(x, params=d + 1))
 SQUEEZE_INPLACE.def_vjp(lambda ctx, g: (g.unsqueeze(ctx._params),))
 
 
@@ -464,6 +472,19 @@ def _(ctx, g):
 
 
 ADDMM.def_jvp(_add_product_jvp(lambda a, b: MM.call(a, b)))
+
+
+@ADDMM.def_vmap
+def _(batched, p, c, a, b):
+    beta, alpha = p
+    prod = matmul(a, b)
+    if alpha != 1:
+        prod = prod * alpha
+    if beta == 0:
+        return prod
+    (c,) = align(batched[:1], (c,), 2)
+    return prod + (c * beta if beta != 1 else c)
+
 
 
 @ADDMM.def_batched_vjp

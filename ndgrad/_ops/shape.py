@@ -16,6 +16,7 @@ import numpy as np
 from .. import _dtype
 from .reduction import _numpy_aliases, record_input_shape, wrap_dim
 from .registry import as_tensor_arg, primitive, raw_view, unrecorded_float
+from .vmap_helpers import align, shift, to_batched
 
 __all__ = [
     "alias",
@@ -167,6 +168,14 @@ for _op in (VIEW, UNSAFE_VIEW, RESHAPE_ALIAS):
     _op.def_batched_jvp(_reshape_batched_jvp)
 
 
+def _reshape_vmap(batched, shape, x):
+    return reshape(x, (x.shape[0],) + tuple(shape))
+
+
+for _op in (VIEW, UNSAFE_VIEW, RESHAPE_ALIAS):
+    _op.def_vmap(_reshape_vmap)
+
+
 def view(input, *shape):
     """A view with a new shape (RuntimeError when the strides do not allow one)."""
     x = input
@@ -273,6 +282,9 @@ TRANSPOSE = primitive("transpose", _transpose_fwd, view=True, linear=True)
 TRANSPOSE.def_vjp(lambda ctx, g: (g.transpose(*ctx._params),))
 T_OP = primitive("t", lambda x, p: x.T, "TBackward0", view=True, linear=True)
 T_OP.def_vjp(lambda ctx, g: (g.t(),))
+TRANSPOSE.def_vmap(lambda batched, p, x: TRANSPOSE.call(x, params=shift(p)))
+T_OP.def_vmap(lambda batched, p, x: TRANSPOSE.call(x, params=(1, 2)) if x.dim() == 3
+              else ALIAS.call(x))
 TRANSPOSE.def_batched_vjp(lambda ctx, g: (g.transpose(1 + ctx._params[0], 1 + ctx._params[1]),))
 TRANSPOSE.def_batched_jvp(lambda ctx, t: t.transpose(1 + ctx.params[0], 1 + ctx.params[1]))
 T_OP.def_batched_vjp(lambda ctx, g: (g.transpose(1, 2) if g._data.ndim == 3 else g,))
@@ -321,6 +333,7 @@ def _(ctx, g):
 
 
 PERMUTE.def_batched_jvp(lambda ctx, t: t.permute([0] + [1 + d for d in ctx.params]))
+PERMUTE.def_vmap(lambda batched, p, x: PERMUTE.call(x, params=(0,) + shift(tuple(p))))
 
 
 def permute(input, *dims):
@@ -383,6 +396,13 @@ def _expand_fwd(x, shape):
 
 EXPAND = primitive("expand", _expand_fwd, view=True, linear=True)
 record_input_shape(EXPAND)
+
+
+@EXPAND.def_vmap
+def _(batched, shape, x):
+    (x,) = align(batched, (x,), len(shape))
+    return EXPAND.call(x, params=(x.shape[0],) + tuple(shape))
+
 
 
 @EXPAND.def_vjp
@@ -465,6 +485,8 @@ record_input_shape(SQUEEZE_ALL, SQUEEZE_DIM, SQUEEZE_DIMS)
 for _op in (SQUEEZE_ALL, SQUEEZE_DIM, SQUEEZE_DIMS):
     _op.def_batched_vjp(_reshape_back_batched)
     _op.def_batched_jvp(_reshape_batched_jvp)
+for _op in (SQUEEZE_ALL, SQUEEZE_DIM, SQUEEZE_DIMS):
+    _op.def_vmap(lambda batched, dims, x, _op=_op: _op.call(x, params=shift(tuple(dims))))
 
 
 def squeeze(input, dim=None):
@@ -487,6 +509,7 @@ def squeeze(input, dim=None):
 UNSQUEEZE = primitive("unsqueeze", lambda x, d: np.expand_dims(x, d), view=True, linear=True)
 UNSQUEEZE.def_vjp(lambda ctx, g: (g.squeeze(ctx._params),))
 UNSQUEEZE.def_batched_vjp(lambda ctx, g: (g.squeeze(1 + ctx._params),))
+UNSQUEEZE.def_vmap(lambda batched, d, x: UNSQUEEZE.call(x, params=d + 1))
 UNSQUEEZE.def_batched_jvp(_reshape_batched_jvp)
 
 
@@ -504,6 +527,7 @@ def _select_fwd(x, p):
 
 SELECT = primitive("select", _select_fwd, view=True, linear=True)
 record_input_shape(SELECT)
+SELECT.def_vmap(lambda batched, p, x: SELECT.call(x, params=(p[0] + 1, p[1])))
 
 
 @SELECT.def_vjp
@@ -530,6 +554,7 @@ def _slice_fwd(x, p):
 
 SLICE = primitive("slice", _slice_fwd, view=True, linear=True)
 record_input_shape(SLICE)
+SLICE.def_vmap(lambda batched, p, x: SLICE.call(x, params=(p[0] + 1,) + tuple(p[1:])))
 
 
 @SLICE.def_vjp
@@ -700,6 +725,10 @@ def _split_vjp(ctx, gs):
 SPLIT.def_vjp(_split_vjp)
 SPLIT_WITH_SIZES.def_vjp(_split_vjp)
 record_input_shape(UNBIND, SPLIT, SPLIT_WITH_SIZES)
+UNBIND.def_vmap(lambda batched, d, x: UNBIND.call(x, params=d + 1))
+SPLIT.def_vmap(lambda batched, p, x: SPLIT.call(x, params=(p[0] + 1, p[1])))
+SPLIT_WITH_SIZES.def_vmap(lambda batched, p, x: SPLIT_WITH_SIZES.call(x, params=(p[0] + 1,
+                                                                                p[1])))
 
 
 def _multi(op, x, p, n):
@@ -846,6 +875,7 @@ def _cat_fwd(*arrays):
 
 
 CAT = primitive("cat", _cat_fwd, linear=True)
+CAT.def_vmap(lambda batched, d, *xs: CAT.call(*to_batched(batched, xs), params=d + 1))
 
 
 @CAT.def_vjp
@@ -912,6 +942,7 @@ def _stack_fwd(*arrays):
 
 
 STACK = primitive("stack", _stack_fwd, linear=True)
+STACK.def_vmap(lambda batched, d, *xs: STACK.call(*to_batched(batched, xs), params=d + 1))
 
 
 @STACK.def_vjp
