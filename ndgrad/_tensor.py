@@ -159,6 +159,9 @@ class Tensor:
         self.requires_grad_(flag)
 
     def requires_grad_(self, requires_grad=True):
+        if _state.func_transforms:
+            from ._functorch.transforms import requires_grad_error
+            raise requires_grad_error()
         if self._grad_fn is not None or (self._base is not None and self.grad_fn is not None):
             if not requires_grad:
                 raise RuntimeError(

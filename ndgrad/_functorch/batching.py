@@ -74,13 +74,6 @@ class BatchedTensor(Tensor):
     def __index__(self):
         self.item()
 
-    def requires_grad_(self, requires_grad=True):
-        from .transforms import requires_grad_error
-        raise requires_grad_error()
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from .transforms import backward_error
-        raise backward_error()
 
 
 def wrap(value, level):
@@ -116,6 +109,7 @@ def push_level(size, randomness):
     lid = _next_id[0]
     _next_id[0] += 1
     _levels.append((lid, size, randomness))
+    _state.func_transforms += 1
     if len(_levels) == 1:
         registry.vmap_dispatch = dispatch
         _set_inplace_hook(dispatch_inplace)
@@ -126,6 +120,7 @@ def push_level(size, randomness):
 def pop_level(lid):
     while _levels and _levels[-1][0] >= lid:
         _levels.pop()
+        _state.func_transforms -= 1
         if not _levels:
             registry.vmap_dispatch = None
             _set_inplace_hook(None)

@@ -48,13 +48,15 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
     if isinstance(parameter_and_buffer_dicts, dict):
         merged = dict(parameter_and_buffer_dicts)
     elif isinstance(parameter_and_buffer_dicts, (tuple, list)):
-        merged = {}
+        merged, repeated = {}, []
         for d in parameter_and_buffer_dicts:
             for k, v in d.items():
-                if k in merged:
-                    raise ValueError(f"{k} appeared in multiple dictionaries; behavior of "
-                                     "functional call is ambiguous")
+                if k in merged and k not in repeated:
+                    repeated.append(k)
                 merged[k] = v
+        if repeated:
+            raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of "
+                             "functional call is ambiguous")
     else:
         raise ValueError(f"Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of "
                          f"dicts, but got {type(parameter_and_buffer_dicts)}")
@@ -79,7 +81,7 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
                             + ".")
             if missing:
                 msgs.append("Missing key(s): " + ", ".join(f"'{k}'" for k in missing) + ".")
-            raise RuntimeError("Error(s) in reassigning parameters for "
+            raise RuntimeError("Error(s) in reparametrizing for "
                                f"{type(module).__name__}:\n\t" + "\n\t".join(msgs))
     if args is None:
         args = ()

@@ -232,10 +232,10 @@ def _leaf_for(x):
     from ..autograd import forward_ad
     if p.requires_grad or forward_ad._current_level >= 0:
         leaf = p.view_as(p)
-        if not leaf.requires_grad:
-            leaf._rg = True
-        return leaf
-    return p.detach().requires_grad_(True)
+    else:
+        leaf = p.detach()
+    leaf._rg = True  # not requires_grad_(): users may not call it inside a transform
+    return leaf
 
 
 def _replace_args(args, nums, argnums, new_tree):
@@ -280,12 +280,14 @@ class _Transform:
     def __enter__(self):
         self.outer = _depth[0] > 0
         _depth[0] += 1
+        _state.func_transforms += 1
         self.prev = _tls.grad_enabled
         _tls.grad_enabled = True
         return self
 
     def __exit__(self, *exc):
         _depth[0] -= 1
+        _state.func_transforms -= 1
         _tls.grad_enabled = self.prev
 
 
@@ -349,7 +351,7 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs, always_aux=False):
         grads = tree_unflatten([rewrap(g if keep else g.detach()) for g in gs], spec)
         value = _strip(out, keep)
         if has_aux:
-            aux = _map_tensors(lambda a: _strip(a, keep), aux)
+            aux = _map_aux(lambda a: _strip(a, keep), aux)
     if has_aux or always_aux:
         return grads, (value, aux)
     return grads, value
@@ -358,6 +360,15 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs, always_aux=False):
 def _map_tensors(fn, tree):
     leaves, spec = tree_flatten(tree)
     return tree_unflatten([fn(x) if isinstance(x, Tensor) else x for x in leaves], spec)
+
+
+def _map_aux(fn, tree):
+    """`fn` over the tensors of an aux output, which may hold only tensors (torch's rule)."""
+    leaves, spec = tree_flatten(tree)
+    for x in leaves:
+        if not isinstance(x, Tensor):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(x)}")
+    return tree_unflatten([fn(x) for x in leaves], spec)
 
 
 # =========================================================================== vjp
@@ -385,7 +396,7 @@ def vjp(func, *primals, has_aux=False):
     fn = _VjpFn(p_outs, ospec, leaves, spec, keep, n_levels)
     value = tree_unflatten([_strip(o, keep) for o in flat_out], ospec)
     if has_aux:
-        return value, fn, _map_tensors(lambda a: _strip(a, keep), aux)
+        return value, fn, _map_aux(lambda a: _strip(a, keep), aux)
     return value, fn
 
 
@@ -496,7 +507,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         res = (tree_unflatten([_strip(o, keep) for o in out[0]], out[1]),
                tree_unflatten([_strip(t, keep) for t in touts], out[1]))
         if has_aux:
-            res = res + (_map_tensors(lambda a: _strip(a, keep), aux),)
+            res = res + (_map_aux(lambda a: _strip(a, keep), aux),)
     return res
 
 
@@ -546,7 +557,9 @@ def _jvp_double_vjp(func, flat_p, flat_t, pspec, has_aux):
     flat_out, ospec = tree_flatten(out)
     _check_outputs(flat_out)
     p_outs = [materialize(o) for o in flat_out]
-    dummies = [zeros_like(o).requires_grad_(True) for o in p_outs]
+    dummies = [zeros_like(o) for o in p_outs]
+    for d in dummies:
+        d._rg = True
     g = _autograd_grad(p_outs, leaves, dummies, True)
     keep_g = [(x, materialize(t)) for x, t in zip(g, flat_t) if x is not None]
     if keep_g:
@@ -593,7 +606,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
             rows = [tree_unflatten([rewrap(j) for j in row], spec) for row in jac]
             res = tree_unflatten(rows, ospec)
             if has_aux:
-                return res, _map_tensors(lambda a: _strip(a, keep), aux)
+                return res, _map_aux(lambda a: _strip(a, keep), aux)
             return res
     return wrapper
 

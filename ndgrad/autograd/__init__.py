@@ -6,6 +6,7 @@
 
 import numpy as np
 
+from .. import _state
 from .._tensor import Tensor as _Tensor, _from_array
 from . import graph
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,
@@ -101,6 +102,9 @@ def _root_edges(outputs, grads):
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
     """Accumulate gradients of `tensors` w.r.t. graph leaves (or `inputs`) into ``.grad``."""
+    if _state.func_transforms:
+        from .._functorch.transforms import backward_error
+        raise backward_error()
     if grad_variables is not None:
         grad_tensors = grad_variables
     tensors = _as_tuple(tensors)
