@@ -114,6 +114,7 @@ def push_level(size, randomness):
         registry.vmap_dispatch = dispatch
         _set_inplace_hook(dispatch_inplace)
         _state.enter_special()
+    _guard_random()
     return lid
 
 
@@ -125,6 +126,34 @@ def pop_level(lid):
             registry.vmap_dispatch = None
             _set_inplace_hook(None)
             _state.exit_special()
+    _guard_random()
+
+
+# --------------------------------------------------------------------------- randomness
+# The Generator's drawing methods. While a level with randomness="error" is active they are
+# replaced (on the class) by versions raising torch's error; the originals come back as soon
+# as no such level is active.
+_DRAWS = ("uniform", "normal", "randint", "randperm", "bernoulli", "exponential", "multinomial")
+_saved_draws = {}
+
+
+def _random_error(*args, **kwargs):
+    raise RuntimeError("vmap: called random operation while in randomness error mode. Please "
+                       "either use the 'same' or 'different' randomness flags on vmap or perform "
+                       "the randomness operation out of vmap")
+
+
+def _guard_random():
+    from .._random import Generator
+    want = any(r == "error" for _, _, r in _levels)
+    if want and not _saved_draws:
+        for name in _DRAWS:
+            _saved_draws[name] = Generator.__dict__[name]
+            setattr(Generator, name, _random_error)
+    elif not want and _saved_draws:
+        for name, fn in _saved_draws.items():
+            setattr(Generator, name, fn)
+        _saved_draws.clear()
 
 
 def _set_inplace_hook(fn):

@@ -130,6 +130,10 @@ def _flat_in_dims(func, in_dims, args):
 
 def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
     flat_args, spec, dims, size = _flat_in_dims(func, in_dims, args)
+    if randomness == "different":
+        # Every sample draws its own numbers: the function runs once per sample (chunks of
+        # one), which is what "different" means, though not vectorized.
+        chunk_size = 1
     if chunk_size is not None and chunk_size < size:
         return _vmap_chunked(func, out_dims, randomness, chunk_size, flat_args, spec, dims,
                              size, kwargs)
