@@ -76,11 +76,25 @@ class BatchedTensor(Tensor):
 
 
 
+_new = object.__new__
+_placeholders = {}
+
+
+def _placeholder(shape, dtype):
+    """The read-only zero-strided array standing for a sample's data (shared, cached)."""
+    key = (shape, dtype)
+    p = _placeholders.get(key)
+    if p is None:
+        if len(_placeholders) > 4096:
+            _placeholders.clear()
+        p = _placeholders[key] = np.broadcast_to(np.zeros((), dtype), shape)
+    return p
+
+
 def wrap(value, level):
     """A BatchedTensor at `level` whose samples are ``value[0], value[1], ...``."""
-    t = object.__new__(BatchedTensor)
-    shape = tuple(value.shape)[1:]
-    t._data = np.broadcast_to(np.zeros((), value._data.dtype), shape)
+    t = _new(BatchedTensor)
+    t._data = _placeholder(value._data.shape[1:], value._data.dtype)
     t._rg = False
     t._grad_fn = None
     t._output_nr = 0
