@@ -212,11 +212,20 @@ def dispatch(op, args, params):
         out = op.call(*align(batched, values), params)
     elif op.batch_transparent:  # elementwise primitives (where, casts, clone, ...)
         out = op.call(*align(batched, values), params=params)
+    group = None
     if out is NotImplemented:
         out = per_sample(op, batched, values, params, level)
+        nodes, _fallback_nodes[0] = _fallback_nodes[0], None
+        if nodes:
+            group = _NodeGroup(nodes)
     if type(out) is tuple:
-        return tuple(wrap(o, level) if isinstance(o, Tensor) else o for o in out)
-    return wrap(out, level)
+        res = tuple(wrap(o, level) if isinstance(o, Tensor) else o for o in out)
+        if group is not None:
+            res[0]._grad_fn = group
+        return res
+    res = wrap(out, level)
+    res._grad_fn = group
+    return res
 
 
 def invoke(op, args, params):
@@ -232,14 +241,53 @@ def per_sample(op, batched, values, params, level):
     fallback_ops.add(op.name)
     size = _size_of(level)
     results = []
+    nodes = []
     for b in range(size):
         args = tuple(_sample(x, b) if is_b else x for x, is_b in zip(values, batched))
-        results.append(invoke(op, args, params))
+        out = invoke(op, args, params)
+        node = (out[0] if type(out) is tuple else out)._grad_fn
+        if node is not None:
+            nodes.append(node)
+        results.append(out)
+    _fallback_nodes[0] = nodes
     if size == 0:
         raise RuntimeError("vmap: the per-sample fallback cannot run over a batch of size 0")
     if type(results[0]) is tuple:
         return tuple(stack([r[k] for r in results], 0) for k in range(len(results[0])))
     return stack(results, 0)
+
+
+class _NodeGroup:
+    """The ``grad_fn`` a fallback's result shows the op's public wrapper: what the wrapper
+    records on it after the call (``_meta``, ``_extras()`` entries such as an input's shape)
+    is recorded on every per-sample node, whose inputs have exactly the logical shapes the
+    wrapper saw."""
+
+    __slots__ = ("nodes",)
+
+    def __init__(self, nodes):
+        object.__setattr__(self, "nodes", nodes)
+
+    def __setattr__(self, name, value):
+        for n in self.nodes:
+            setattr(n, name, value)
+
+    def _extras(self):
+        return _GroupExtras(self.nodes)
+
+
+class _GroupExtras:
+    __slots__ = ("nodes",)
+
+    def __init__(self, nodes):
+        self.nodes = nodes
+
+    def __setitem__(self, key, value):
+        for n in self.nodes:
+            n._extras()[key] = value
+
+
+_fallback_nodes = [None]
 
 
 def _sample(x, b):

@@ -875,7 +875,7 @@ def _cat_fwd(*arrays):
 
 
 CAT = primitive("cat", _cat_fwd, linear=True)
-CAT.def_vmap(lambda batched, d, *xs: CAT.call(*to_batched(batched, xs), params=d + 1))
+CAT.def_vmap(lambda batched, d, *xs: cat(to_batched(batched, xs), d + 1))
 
 
 @CAT.def_vjp
@@ -942,7 +942,7 @@ def _stack_fwd(*arrays):
 
 
 STACK = primitive("stack", _stack_fwd, linear=True)
-STACK.def_vmap(lambda batched, d, *xs: STACK.call(*to_batched(batched, xs), params=d + 1))
+STACK.def_vmap(lambda batched, d, *xs: stack(to_batched(batched, xs), d + 1))
 
 
 @STACK.def_vjp
