@@ -16,10 +16,10 @@ import os
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
+from bench_forward_ad import _check, best_of
 
-import ndgrad  # noqa: E402
-from bench_forward_ad import _check, best_of  # noqa: E402
+import ndgrad
 
 
 def _t(lib, a):

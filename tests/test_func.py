@@ -4,11 +4,10 @@ errors these raise. vmap has its own file (test_func_vmap.py)."""
 
 import numpy as np
 import pytest
+from _diff import arr, raises_same, same, t
 
 import ndgrad
 from ndgrad._functorch import transforms
-
-from _diff import arr, raises_same, same, t
 
 X = arr(0, 4)
 Y = arr(1, 4)
@@ -26,7 +25,7 @@ def test_grad_matches_torch():
 
 def test_grad_argnums_tuple_and_negative():
     def sc(lib):
-        f = lambda a, b, c: (a * b.exp() + c).sum()  # noqa: E731
+        f = lambda a, b, c: (a * b.exp() + c).sum()
         args = (t(lib, X), t(lib, Y), t(lib, X))
         return (lib.func.grad(f, argnums=(0, 2))(*args), lib.func.grad(f, argnums=-2)(*args))
     same(sc)
@@ -62,7 +61,7 @@ def test_grad_results_do_not_require_grad_at_top_level():
 
 def test_grad_nested_to_third_order():
     def sc(lib):
-        f = lambda x: x.sin() * x  # noqa: E731
+        f = lambda x: x.sin() * x
         G = lib.func.grad
         x = t(lib, 0.7)
         return G(f)(x), G(G(f))(x), G(G(G(f)))(x)
@@ -122,7 +121,7 @@ def test_linearize():
 def test_jvp_of_grad_and_grad_of_jvp():
     def sc(lib):
         F = lib.func
-        f = lambda x: (x.sin() * x ** 2).sum()  # noqa: E731
+        f = lambda x: (x.sin() * x ** 2).sum()
         hvp = F.jvp(F.grad(f), (t(lib, X),), (t(lib, Y),))[1]
         g = F.grad(lambda x: F.jvp(f, (x,), (t(lib, Y),))[1])(t(lib, X))
         return hvp, g
@@ -144,7 +143,7 @@ def test_jvp_nested_in_jvp():
 def test_jacobians(how):
     def sc(lib):
         J = getattr(lib.func, how)
-        f = lambda a, b: (a.sin() * b, (a @ b).exp())  # noqa: E731
+        f = lambda a, b: (a.sin() * b, (a @ b).exp())
         x, y = t(lib, X), t(lib, Y)
         return J(f)(x, y), J(f, argnums=(0, 1))(x, y), J(lambda m: m.tanh().sum(0))(t(lib, M))
     same(sc)
@@ -154,7 +153,7 @@ def test_jacobians(how):
 def test_jacobian_has_aux_and_dict_input(how):
     def sc(lib):
         J = getattr(lib.func, how)
-        f = lambda p: ((p["a"] * p["b"]).cos(), p["a"].sum())  # noqa: E731
+        f = lambda p: ((p["a"] * p["b"]).cos(), p["a"].sum())
         return J(f, has_aux=True)({"a": t(lib, X), "b": t(lib, Y)})
     same(sc)
 
@@ -166,7 +165,7 @@ def test_jacrev_chunk_size():
 def test_hessian_and_nested_jacobians():
     def sc(lib):
         F = lib.func
-        f = lambda x: (x.sin() * x.cos().sum()).sum()  # noqa: E731
+        f = lambda x: (x.sin() * x.cos().sum()).sum()
         x = t(lib, X)
         return (F.hessian(f)(x), F.jacrev(F.jacrev(f))(x), F.jacfwd(F.jacfwd(f))(x),
                 F.jacrev(F.jacfwd(f))(x), F.hessian(lambda a, b: (a * b).pow(3).sum(),

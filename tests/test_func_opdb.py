@@ -15,14 +15,27 @@ show) and stay in the op's domain for domains that are intervals around 0 or hal
 
 import numpy as np
 import pytest
+from test_opdb import DB, _fn_of, _grad_samples, _id, _skip_unless_supported
 
 import ndgrad
 from ndgrad.func import jvp, vjp, vmap
 
-from test_opdb import DB, _fn_of, _grad_samples, _id, _skip_unless_supported
-
 N = 3
 ENTRIES = [e for e in DB if e.supports_autograd]
+# Known gaps (docs/func.md): wrappers that read a tensor's raw data or strides, which under
+# vmap is a one-sample placeholder. strict: the day they pass, the entry must leave this list.
+GAPS = {
+    "view_as_complex": "reads the strides of its input (a zero-strided placeholder under vmap)",
+    "linalg.lu_solve": "its wrapper reads the pivots' values",
+    "nn.functional.batch_norm": "its wrapper computes the batch statistics on raw data",
+    "nn.functional.layer_norm": "its wrapper computes the statistics on raw data",
+}
+
+
+def _params(entries):
+    return [pytest.param(e, id=e.full_name, marks=pytest.mark.xfail(
+        strict=True, reason=f"known vmap gap: {GAPS[e.full_name]}"))
+        if e.full_name in GAPS else pytest.param(e, id=e.full_name) for e in entries]
 
 
 def _samples(entry):
@@ -85,7 +98,7 @@ def test_batched_grad(entry):
         _assert_close(batched, loop, f"{entry.full_name} {sample!r}")
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=_id)
+@pytest.mark.parametrize("entry", _params(ENTRIES))
 def test_vmap_vjp(entry):
     _skip_unless_supported(entry, "grad")
     rng = np.random.default_rng(1)
@@ -106,7 +119,7 @@ def test_vmap_vjp(entry):
         _assert_close(batched, loop, f"{entry.full_name} {sample!r}")
 
 
-@pytest.mark.parametrize("entry", [e for e in ENTRIES if e.supports_forward_ad], ids=_id)
+@pytest.mark.parametrize("entry", _params([e for e in ENTRIES if e.supports_forward_ad]))
 def test_batched_forward_grad(entry):
     _skip_unless_supported(entry, "forward_ad")
     rng = np.random.default_rng(2)

@@ -4,11 +4,10 @@ batching rule, not the per-sample fallback."""
 
 import numpy as np
 import pytest
+from _diff import arr, raises_same, same, t
 
 import ndgrad
 from ndgrad._functorch import batching
-
-from _diff import arr, raises_same, same, t
 
 A = arr(0, 5, 3)
 B = arr(1, 5, 3)
@@ -17,7 +16,7 @@ C = arr(2, 3, 4)
 
 def test_elementwise_and_reductions():
     def sc(lib):
-        f = lambda x, y: ((x.sin() * y + 1).exp().sum(), x.mean(0), x.amax(-1),  # noqa: E731
+        f = lambda x, y: ((x.sin() * y + 1).exp().sum(), x.mean(0), x.amax(-1),
                           (x - y).pow(2).sum(-1, keepdim=True), x.max(), x.std())
         return lib.vmap(f)(t(lib, C), t(lib, arr(3, 3, 4)))
     same(sc)
@@ -25,7 +24,7 @@ def test_elementwise_and_reductions():
 
 def test_in_dims_none_negative_and_nested():
     def sc(lib):
-        f = lambda p, s: p["a"] * s + p["b"][0]  # noqa: E731
+        f = lambda p, s: p["a"] * s + p["b"][0]
         p = {"a": t(lib, arr(4, 3, 5)), "b": [t(lib, arr(5, 3))]}
         r1 = lib.vmap(f, in_dims=({"a": -1, "b": [None]}, None))(p, 2.0)
         r2 = lib.vmap(lib.mul, in_dims=(1, None))(t(lib, C), t(lib, arr(6, 3)))
@@ -35,7 +34,7 @@ def test_in_dims_none_negative_and_nested():
 
 def test_out_dims_and_pytree_outputs():
     def sc(lib):
-        f = lambda x: (x * 2, {"s": x.sum(), "k": x.shape[0]})  # noqa: E731
+        f = lambda x: (x * 2, {"s": x.sum(), "k": x.shape[0]})
         r1 = lib.vmap(f, out_dims=(1, {"s": 0, "k": None}))(t(lib, C))
         r2 = lib.vmap(lambda x: x.t(), out_dims=-1)(t(lib, arr(7, 2, 3, 4)))
         r3 = lib.vmap(lambda x: t(lib, B), out_dims=0)(t(lib, C))  # unbatched: expanded
@@ -45,7 +44,7 @@ def test_out_dims_and_pytree_outputs():
 
 def test_chunk_size_equals_unchunked():
     def sc(lib):
-        f = lambda x, y: (x @ y).tanh()  # noqa: E731
+        f = lambda x, y: (x @ y).tanh()
         x, y = t(lib, arr(8, 7, 2, 3)), t(lib, arr(9, 3, 4))
         return (lib.vmap(f, in_dims=(0, None), chunk_size=3)(x, y),
                 lib.vmap(f, in_dims=(0, None), chunk_size=1)(x, y),
@@ -66,12 +65,12 @@ def test_nested_vmap():
 def test_matmul_family_and_shape_ops():
     def sc(lib):
         x, w = t(lib, arr(14, 6, 4, 3)), t(lib, arr(15, 3, 2))
-        f = lambda a: (a @ w, a.t() @ a, a.reshape(-1), a.view(3, 4).permute(1, 0),  # noqa: E731
+        f = lambda a: (a @ w, a.t() @ a, a.reshape(-1), a.view(3, 4).permute(1, 0),
                        a.unsqueeze(1).expand(4, 2, 3), a[1], a[:, 1:], lib.cat([a, a], 1),
                        lib.stack([a, a]), a.transpose(0, 1).flatten(), a.unbind(1),
                        a.squeeze(), lib.softmax(a, 1), lib.log_softmax(a, 0),
                        lib.mv(a, w[:, 0]), a.split(2, 0))
-        g = lambda a, b: (lib.mm(a, b), lib.bmm(a.unsqueeze(0), b.unsqueeze(0)),  # noqa: E731
+        g = lambda a, b: (lib.mm(a, b), lib.bmm(a.unsqueeze(0), b.unsqueeze(0)),
                           lib.addmm(lib.ones(4, 2, dtype=lib.float64), a, b, beta=0.5, alpha=2.0),
                           lib.where(a[:, :2] > 0, a[:, :2], b[0]))
         return lib.vmap(f)(x), lib.vmap(g, in_dims=(0, None))(x, w), \
@@ -88,8 +87,8 @@ def test_module_call_and_cross_entropy_run_rules():
         m = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.Tanh(), lib.nn.Linear(4, 2)).double()
         x = t(lib, arr(17, 6, 5, 3))
         y = lib.tensor([[0, 1, 1, 0, 1]] * 6)
-        f = lambda a, b: lib.nn.functional.cross_entropy(m(a), b)  # noqa: E731
-        g = lambda a, b: lib.nn.functional.cross_entropy(m(a[0]), b[0], reduction="sum")  # noqa
+        f = lambda a, b: lib.nn.functional.cross_entropy(m(a), b)
+        g = lambda a, b: lib.nn.functional.cross_entropy(m(a[0]), b[0], reduction="sum")
         return lib.vmap(m)(x), lib.vmap(f)(x, y), lib.vmap(g)(x, y)
     same(sc)
     batching.fallback_ops.clear()
@@ -117,7 +116,7 @@ def test_backward_through_vmap_and_grad_of_vmap():
 def test_vmap_of_grad_and_nested_derivatives():
     def sc(lib):
         F = lib.func
-        f = lambda x, w: (x * w).sin().sum()  # noqa: E731
+        f = lambda x, w: (x * w).sin().sum()
         x, w = t(lib, A), t(lib, arr(19, 3))
         per_sample = F.vmap(F.grad(f, argnums=1), in_dims=(0, None))(x, w)
         hess = F.vmap(F.hessian(lambda r: r.sin().sum() * r.sum()))(x)

@@ -26,12 +26,22 @@ stack, ``registry.vmap_dispatch`` and ``_state.special`` are as before it.
 import numpy as np
 
 from .. import _state
-from .._tensor import Tensor
 from .._ops import registry
 from .._ops.vmap_helpers import align, expand_batch
+from .._tensor import Tensor
 
-__all__ = ["BatchedTensor", "dispatch", "push_level", "pop_level", "levels", "wrap",
-           "materialize", "rewrap", "current_level", "fallback_ops"]
+__all__ = [
+    "BatchedTensor",
+    "current_level",
+    "dispatch",
+    "fallback_ops",
+    "levels",
+    "materialize",
+    "pop_level",
+    "push_level",
+    "rewrap",
+    "wrap",
+]
 
 # Active vmap levels, outermost first: (level id, batch size, randomness).
 _levels = []
@@ -43,7 +53,7 @@ fallback_ops = set()
 class BatchedTensor(Tensor):
     """A tensor seen by a function under vmap: one sample's shape, every sample's values."""
 
-    __slots__ = ("_value", "_level")
+    __slots__ = ("_level", "_value")
 
     def __repr__(self, *, tensor_contents=None):
         return f"BatchedTensor(lvl={self._level}, bdim=0, value=\n{self._value!r}\n)"
@@ -187,12 +197,10 @@ def _level_of(args):
     level = 0
     for a in args:
         if type(a) is BatchedTensor:
-            if a._level > level:
-                level = a._level
+            level = max(level, a._level)
         elif type(a) in (tuple, list):
             sub = _level_of(a)
-            if sub > level:
-                level = sub
+            level = max(level, sub)
     return level
 
 
@@ -211,7 +219,13 @@ def dispatch(op, args, params):
     elif op.kind == "unary" or op.kind == "binary":
         out = op.call(*align(batched, values), params)
     elif op.batch_transparent:  # elementwise primitives (where, casts, clone, ...)
-        out = op.call(*align(batched, values), params=params)
+        aligned = align(batched, values)
+        out = op.call(*aligned, params=params)
+        node = out._grad_fn
+        if node is not None and node._meta is None:
+            # their wrappers ask for broadcast gradients to be reduced after the call
+            node._meta = registry._meta_of(aligned, [isinstance(a, Tensor) for a in aligned],
+                                           out._data, True)
     group = None
     if out is NotImplemented:
         out = per_sample(op, batched, values, params, level)

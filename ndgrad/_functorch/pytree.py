@@ -5,7 +5,7 @@ that ``tree_unflatten`` turns back into the same structure; ``broadcast_prefix``
 prefix tree (``in_dims=0`` for a tuple of arguments) to one entry per leaf of a full tree.
 """
 
-__all__ = ["tree_flatten", "tree_unflatten", "tree_map", "broadcast_prefix", "spec_str"]
+__all__ = ["broadcast_prefix", "spec_str", "tree_flatten", "tree_map", "tree_unflatten"]
 
 
 def tree_flatten(tree):

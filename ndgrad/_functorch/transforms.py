@@ -24,8 +24,17 @@ from . import batching
 from .batching import BatchedTensor, materialize, rewrap
 from .pytree import broadcast_prefix, spec_str, tree_flatten, tree_unflatten
 
-__all__ = ["vmap", "grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd",
-           "hessian"]
+__all__ = [
+    "grad",
+    "grad_and_value",
+    "hessian",
+    "jacfwd",
+    "jacrev",
+    "jvp",
+    "linearize",
+    "vjp",
+    "vmap",
+]
 
 _tls = _state.tls
 # Number of active differentiation transforms (grad, vjp, jvp, jacrev, ...).
@@ -532,8 +541,8 @@ def _check_outputs(flat_out, name="jvp(f, primals, tangents)"):
 
 
 def _jvp_forward(func, flat_p, flat_t, pspec, has_aux):
-    from ..autograd import forward_ad
     from .._creation import zeros_like
+    from ..autograd import forward_ad
     with forward_ad.dual_level():
         duals = []
         for p, t in zip(flat_p, flat_t):

@@ -8,7 +8,7 @@ every sample (the machinery that calls rules is ``_functorch/batching.py``).
 
 from .._tensor import Tensor
 
-__all__ = ["logical_rank", "align", "to_batched", "batch_size", "shift", "expand_batch"]
+__all__ = ["align", "batch_size", "expand_batch", "logical_rank", "shift", "to_batched"]
 
 
 def logical_rank(x, is_batched):

@@ -13,8 +13,17 @@ Example::
 """
 
 from .._functorch.module_state import functional_call, stack_module_state
-from .._functorch.transforms import (grad, grad_and_value, hessian, jacfwd, jacrev, jvp,
-                                     linearize, vjp, vmap)
+from .._functorch.transforms import (
+                                     grad,
+                                     grad_and_value,
+                                     hessian,
+                                     jacfwd,
+                                     jacrev,
+                                     jvp,
+                                     linearize,
+                                     vjp,
+                                     vmap,
+)
 
 __all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
            "linearize", "stack_module_state", "vjp", "vmap"]
