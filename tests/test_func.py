@@ -311,3 +311,92 @@ def test_state_restored_after_errors():
     x = ndgrad.ones(3, requires_grad=True)
     (x * 2).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [2, 2, 2])
+
+
+# --------------------------------------------------------------------------- custom Function
+def _functions(lib):
+    class Cube(lib.autograd.Function):
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(x):
+            return x ** 3
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+            ctx.save_for_forward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 3 * g * x ** 2
+
+        @staticmethod
+        def jvp(ctx, t):
+            (x,) = ctx.saved_tensors
+            return 3 * t * x ** 2
+
+    class Scale(lib.autograd.Function):
+        @staticmethod
+        def forward(x, s):
+            return x * s
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.s = inputs[1]
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * ctx.s, None
+
+        @staticmethod
+        def vmap(info, in_dims, x, s):
+            assert in_dims == (0, None) and info.randomness == "error"
+            return Scale.apply(x, s * 1.0) + 0 * info.batch_size, 0
+
+    class Old(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    class NoRule(lib.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+    return Cube, Scale, Old, NoRule
+
+
+def test_custom_function_under_transforms():
+    def sc(lib):
+        Cube, Scale, _, _ = _functions(lib)
+        F = lib.func
+        x = t(lib, M)
+        return (F.vmap(Cube.apply)(x), F.grad(lambda a: Cube.apply(a).sum())(t(lib, X)),
+                F.vmap(F.grad(lambda a: Cube.apply(a).sum()))(x),
+                F.jacfwd(Cube.apply)(t(lib, X)), F.jacrev(Cube.apply)(t(lib, X)),
+                F.vmap(lambda a: Scale.apply(a, 3.0))(x),
+                F.vmap(F.grad(lambda a: Scale.apply(a, 3.0).sum()))(x))
+    same(sc)
+
+
+@pytest.mark.parametrize("which,how", [(2, "vmap"), (2, "grad"), (3, "vmap")])
+def test_custom_function_errors(which, how):
+    def sc(lib):
+        fn = _functions(lib)[which]
+        if how == "vmap":
+            return lib.func.vmap(lambda a: fn.apply(a))(t(lib, M))
+        return lib.func.grad(lambda a: fn.apply(a).sum())(t(lib, X))
+    raises_same(sc)
