@@ -13,7 +13,7 @@ from ._dtype import (dtype, float16, half, float32, float64, double, complex64, 
 from ._dtype import float as float  # noqa: F401  (torch.float is float32)
 from ._dtype import int as int  # noqa: F401  (torch.int is int32)
 from ._size import Size  # noqa: F401
-from ._device import device  # noqa: F401
+from ._device import device, set_default_device, get_default_device  # noqa: F401
 from ._tensor import Tensor  # noqa: F401
 from ._tensor_str import set_printoptions, get_printoptions, printoptions  # noqa: F401
 from . import autograd  # noqa: F401
@@ -39,16 +39,30 @@ from .serialization import *  # noqa: F401,F403
 from . import linalg  # noqa: F401,E402
 from . import testing  # noqa: F401,E402
 from . import utils  # noqa: F401,E402
+from .utils.dlpack import from_dlpack  # noqa: F401,E402
 from . import nn  # noqa: F401,E402
 from . import optim  # noqa: F401,E402
 from . import profiler  # noqa: F401,E402
 from . import special  # noqa: F401,E402
+from . import amp, backends, cpu, cuda, mps, onnx, random  # noqa: F401,E402
+from .amp import GradScaler, autocast  # noqa: F401,E402
+from .amp.autocast_mode import (get_autocast_dtype, is_autocast_enabled,  # noqa: F401,E402
+                                set_autocast_dtype, set_autocast_enabled,
+                                is_autocast_cache_enabled, set_autocast_cache_enabled)
+from . import fft  # noqa: F401,E402
+from ._windows import *  # noqa: F401,F403,E402
+from ._stft import istft, stft  # noqa: F401,E402
 from .autograd.anomaly_mode import (is_anomaly_enabled,  # noqa: F401,E402
                                     is_anomaly_check_nan_enabled)
+from ._legacy import (is_inference, set_warn_always, is_warn_always_enabled,  # noqa: F401,E402
+                      TYPED_TENSORS as _TYPED_TENSORS)
+globals().update(_TYPED_TENSORS)  # FloatTensor, LongTensor, ... (legacy typed constructors)
 from ._dtype import result_type as _result_type
 
 import builtins as _builtins
 
+inf = _builtins.float("inf")
+nan = _builtins.float("nan")
 strided = "torch.strided"
 contiguous_format = "torch.contiguous_format"
 preserve_format = "torch.preserve_format"
@@ -115,6 +129,38 @@ def compile(model=None, **kwargs):
     if model is None:
         return lambda m: m
     return model
+
+
+_warned_tensor_type = False
+_LEGACY_FLOAT_TYPES = {"torch.FloatTensor": float32, "torch.DoubleTensor": float64,
+                       "torch.HalfTensor": float16}
+
+
+def set_default_tensor_type(t):
+    """Deprecated in torch: sets the default dtype from a legacy type name
+    (``"torch.DoubleTensor"``); CUDA types raise as in torch's CPU build."""
+    global _warned_tensor_type
+    if not _warned_tensor_type:  # torch warns once per process
+        import warnings
+        _warned_tensor_type = True
+        warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please "
+                      "use torch.set_default_dtype() and torch.set_default_device() as "
+                      "alternatives.", UserWarning, stacklevel=2)
+    name = t if isinstance(t, str) else getattr(t, "__name__", None)
+    if not isinstance(name, str):
+        raise TypeError("invalid type object: only floating-point types are supported as the "
+                        "default type")
+    if name.startswith("torch.cuda."):
+        raise TypeError(f"type {name} not available. Torch not compiled with CUDA enabled.")
+    if not name.startswith("torch."):
+        name = "torch." + name
+    if name not in _LEGACY_FLOAT_TYPES:
+        short = name[len("torch."):]
+        if short in ("ByteTensor", "CharTensor", "ShortTensor", "IntTensor", "LongTensor",
+                     "BoolTensor", "ComplexFloatTensor", "ComplexDoubleTensor"):
+            raise TypeError("only floating-point types are supported as the default type")
+        raise AttributeError(f"module 'torch' has no attribute '{short}'")
+    set_default_dtype(_LEGACY_FLOAT_TYPES[name])
 
 
 from . import func  # noqa: E402,F401

@@ -14,6 +14,12 @@ What it does, in order:
 Options: ``--hidden`` (width of the hidden layers), ``--epochs``, ``--out`` (output folder,
 default ``ndgrad_out``), ``--points`` (per spiral), ``--seed``. The defaults finish in a few
 seconds.
+
+``--nproc N`` trains data-parallel on N processes: the command relaunches itself through the
+MPI launcher (``ndgrad.distributed.run``); every rank wraps the model in
+DistributedDataParallel and reads its share of each epoch through a DistributedSampler (the
+global batch stays ``--batch-size``); rank 0 prints, checks that the replicas ended identical,
+and writes the artifacts. Needs the ``distributed`` extra (mpi4py and an MPI runtime).
 """
 
 import argparse
@@ -100,7 +106,8 @@ class ProgressBar:
     """A one-line text progress bar (``\\r``-updated on a terminal, one line per update
     otherwise)."""
 
-    def __init__(self, total, width=30, stream=sys.stdout):
+    def __init__(self, total, width=30, stream=None):
+        stream = sys.stdout if stream is None else stream
         self.total, self.width, self.stream = total, width, stream
         self.tty = getattr(stream, "isatty", lambda: False)()
         self.start = time.perf_counter()
@@ -209,8 +216,10 @@ def parse_args(argv=None):
     p.add_argument("--batch-size", type=int, default=64, help="batch size (default 64)")
     p.add_argument("--lr", type=float, default=0.02, help="Adam learning rate (default 0.02)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--nproc", type=int, default=1,
+                   help="train data-parallel on this many processes (default 1)")
     args = p.parse_args(argv)
-    for name in ("hidden", "epochs", "points", "batch_size"):
+    for name in ("hidden", "epochs", "points", "batch_size", "nproc"):
         if getattr(args, name) <= 0:
             p.error(f"--{name.replace('_', '-')} must be positive")
     return args
@@ -264,8 +273,41 @@ def check_custom_function():
     return ndgrad.autograd.gradcheck(LinearFunction.apply, (x, w, b), eps=1e-6, atol=1e-4)
 
 
+def launch_ranks(args, argv):
+    """Run this command again on ``args.nproc`` ranks through the MPI launcher."""
+    import subprocess
+    from ndgrad.distributed.run import launch_env, mpiexec_command
+    argv = list(sys.argv[1:] if argv is None else argv)
+    cmd = mpiexec_command(args.nproc, [sys.executable, "-m", "ndgrad.distributed._bootstrap",
+                                       "--module", "ndgrad", *argv])
+    env = launch_env()
+    env["NDGRAD_DEMO_RANKS"] = str(args.nproc)
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
+    return subprocess.call(cmd, env=env)
+
+
+def replicas_identical(model, dist):
+    """True when every rank holds the same parameters (compared by an all-reduce MAX/MIN)."""
+    flat = ndgrad.cat([p.detach().reshape(-1) for p in model.parameters()])
+    hi, lo = flat.clone(), flat.clone()
+    dist.all_reduce(hi, op=dist.ReduceOp.MAX)
+    dist.all_reduce(lo, op=dist.ReduceOp.MIN)
+    return bool((hi == lo).all())
+
+
 def main(argv=None):
     args = parse_args(argv)
+    distributed = args.nproc > 1
+    if distributed and os.environ.get("NDGRAD_DEMO_RANKS") != str(args.nproc):
+        return launch_ranks(args, argv)
+    if distributed:
+        import ndgrad.distributed as dist
+        from ndgrad.nn.parallel import DistributedDataParallel
+        from ndgrad.utils.data import DistributedSampler
+        dist.init_process_group("gloo")
+        rank, world = dist.get_rank(), dist.get_world_size()
+        if rank != 0:
+            sys.stdout = open(os.devnull, "w")
     os.makedirs(args.out, exist_ok=True)
     ndgrad.manual_seed(args.seed)
     gen = ndgrad.Generator().manual_seed(args.seed)
@@ -283,8 +325,17 @@ def main(argv=None):
 
     model = SpiralNet(args.hidden)
     print(model)
-    loader = DataLoader(TensorDataset(x_train, y_train), batch_size=args.batch_size,
-                        shuffle=True, generator=gen)
+    train_set = TensorDataset(x_train, y_train)
+    if distributed:
+        sampler = DistributedSampler(train_set, seed=args.seed)
+        loader = DataLoader(train_set, batch_size=max(1, args.batch_size // world),
+                            sampler=sampler)
+        net = DistributedDataParallel(model)
+        print(f"data-parallel on {world} ranks (MPI): DistributedDataParallel, "
+              f"{len(sampler)} samples and batches of {loader.batch_size} per rank")
+    else:
+        loader = DataLoader(train_set, batch_size=args.batch_size, shuffle=True, generator=gen)
+        net = model
     opt = ndgrad.optim.Adam(model.parameters(), lr=args.lr)
     sched = ndgrad.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=args.epochs,
                                                         eta_min=args.lr / 20)
@@ -293,11 +344,13 @@ def main(argv=None):
     dot_path = os.path.join(args.out, "autograd_graph.dot")
     for epoch in range(1, args.epochs + 1):
         model.train()
+        if distributed:
+            sampler.set_epoch(epoch)
         total, correct, loss_sum = 0, 0, 0.0
         for xb, yb in loader:
-            logits = model(xb)
+            logits = net(xb)
             loss = F.cross_entropy(logits, yb)
-            if epoch == 1 and total == 0:
+            if epoch == 1 and total == 0 and (not distributed or rank == 0):
                 write_dot(loss, model, dot_path)        # the graph of one training step
             opt.zero_grad()
             loss.backward()
@@ -305,6 +358,10 @@ def main(argv=None):
             loss_sum += loss.item() * len(yb)
             correct += int((logits.argmax(1) == yb).sum().item())
             total += len(yb)
+        if distributed:             # the epoch's figures over all ranks
+            sums = ndgrad.tensor([loss_sum, float(correct), float(total)], dtype=ndgrad.float64)
+            dist.all_reduce(sums)
+            loss_sum, correct, total = sums[0].item(), int(sums[1].item()), int(sums[2].item())
         lr = opt.param_groups[0]["lr"]
         sched.step()
         history.append((loss_sum / total, correct / total, lr))
@@ -315,6 +372,13 @@ def main(argv=None):
         test_acc = (model(x_test).argmax(1) == y_test).float().mean().item()
     print(f"test accuracy: {100 * test_acc:.1f}% after {args.epochs} epochs "
           f"({time.perf_counter() - t0:.1f}s)")
+    if distributed:
+        same = replicas_identical(model, dist)
+        print(f"replicas identical on all {world} ranks: {'yes' if same else 'NO'}")
+        ok = ok and same
+        if rank != 0:
+            dist.destroy_process_group()
+            return 0 if ok else 1
 
     paths, plt = write_curves(history, args.out)
     if plt is not None:
@@ -327,6 +391,8 @@ def main(argv=None):
         print(f"  {os.path.abspath(p)}")
     if plt is None:
         print("  (install matplotlib for loss_curve.png and decision_regions.png)")
+    if distributed:
+        dist.destroy_process_group()
     return 0 if ok and tour_ok else 1
 
 

@@ -15,12 +15,12 @@ from . import _state
 from ._device import check_device
 from ._tensor import Tensor
 
-__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty",
-           "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range", "linspace",
-           "logspace", "eye", "rand", "randn", "randint", "randperm", "rand_like", "randn_like",
-           "randint_like", "normal", "bernoulli", "multinomial", "scalar_tensor",
-           "empty_strided", "Generator", "manual_seed", "seed", "initial_seed",
-           "get_rng_state", "set_rng_state", "default_generator"]
+__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "frombuffer", "zeros", "ones", "full",
+           "empty", "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range",
+           "linspace", "logspace", "eye", "rand", "randn", "randint", "randperm", "rand_like",
+           "randn_like", "randint_like", "normal", "bernoulli", "multinomial", "scalar_tensor",
+           "empty_strided", "Generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
+           "set_rng_state", "default_generator"]
 
 Generator = _random.Generator
 default_generator = _random.default_generator
@@ -38,7 +38,10 @@ def set_rng_state(new_state):
 
 
 def _finish(arr, requires_grad=False):
-    """Wrap a fresh array as a leaf; marks inference tensors inside inference_mode."""
+    """Wrap a fresh array as a leaf; marks inference tensors inside inference_mode. An ndarray
+    subclass (np.memmap, ...) is wrapped through a plain view of the same memory."""
+    if type(arr) is not np.ndarray:
+        arr = arr.view(np.ndarray)
     t = Tensor(arr)
     if requires_grad:
         if arr.dtype.kind not in "fc":
@@ -71,7 +74,33 @@ def _unwrap_nested(data):
     return data
 
 
+_SCALARS = (int, float, complex, bool, np.generic)
+_READABLE = (list, tuple, np.ndarray, Tensor) + _SCALARS
+
+
+def _refuse(leaf):
+    """torch's error for a value that is no number, sequence, array or tensor."""
+    if isinstance(leaf, (str, bytes)):
+        return TypeError(f"new(): invalid data type '{type(leaf).__name__}'")
+    return RuntimeError(f"Could not infer dtype of {type(leaf).__name__}")
+
+
+def _bad_leaf(data):
+    if isinstance(data, (list, tuple)):
+        for d in data:
+            bad = _bad_leaf(d)
+            if bad is not None:
+                return bad
+        return None
+    if isinstance(data, (Tensor, np.ndarray) + _SCALARS) and not isinstance(data, np.str_):
+        return None
+    return data
+
+
 def _array_from(data, dtype):
+    if not isinstance(data, _READABLE) or isinstance(data, (np.str_, np.bytes_)):
+        # torch reads no __array__ / __array_interface__ objects, dicts, sets or strings
+        raise _refuse(data)
     if isinstance(data, np.generic):
         data = np.asarray(data)
     if isinstance(data, np.ndarray):
@@ -88,14 +117,72 @@ def _array_from(data, dtype):
     try:
         arr = np.array(raw)
     except ValueError:
+        _raise_bad_data(raw)
         raise ValueError("expected sequence of equal-length lists") from None
-    if arr.dtype == object:
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    if arr.dtype.kind in "OUS":
+        _raise_bad_data(raw)
+        bad = _bad_leaf(data)
+        raise _refuse(bad if bad is not None else data)
     if dtype is None:
         if isinstance(raw, list) and _contains_tensor(data):
             return arr
         return arr.astype(_infer_np_dtype(arr), copy=False)
     return arr.astype(_dtype.to_np(dtype), copy=False)
+
+
+def _is_seq(obj):
+    return isinstance(obj, (list, tuple, np.ndarray))
+
+
+def _raise_bad_data(data):
+    """Raise torch's error for nested data NumPy could not turn into a numeric array: the
+    shape is read along the first elements, every leaf must be a number, then every
+    sequence must have the length its depth had first."""
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    sizes, seq = [], data
+    while _is_seq(seq) or isinstance(seq, str):
+        if isinstance(seq, str):
+            raise ValueError("too many dimensions 'str'")
+        sizes.append(len(seq))
+        if not len(seq):
+            break
+        seq = seq[0]
+
+    integral = [True]
+
+    def infer(obj):
+        if _is_seq(obj) and not (isinstance(obj, np.ndarray) and obj.dtype.kind not in "OUS"):
+            for o in obj:
+                infer(o)
+        elif isinstance(obj, np.ndarray):
+            integral[0] &= obj.dtype.kind in "biu"
+        elif isinstance(obj, (str, bytes)):
+            raise TypeError(f"new(): invalid data type '{type(obj).__name__}'")
+        elif isinstance(obj, (bool, int, np.bool_, np.integer)):
+            pass
+        elif isinstance(obj, (float, complex, np.floating, np.complexfloating)):
+            integral[0] = False
+        else:
+            raise RuntimeError(f"Could not infer dtype of {type(obj).__name__}")
+
+    def store(obj, dim):
+        if dim == len(sizes):
+            if _is_seq(obj):
+                raise TypeError(f"'{type(obj).__name__}' object cannot be interpreted as an "
+                                "integer" if integral[0] else
+                                f"must be real number, not {type(obj).__name__}")
+            return
+        if not _is_seq(obj):
+            raise TypeError("not a sequence")
+        if len(obj) != sizes[dim]:
+            raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} "
+                             f"(got {len(obj)})")
+        for o in obj:
+            store(o, dim + 1)
+
+    infer(data)
+    store(data, 0)
 
 
 def _contains_tensor(data):
@@ -138,12 +225,64 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     return t
 
 
+_warned_not_writable = False
+
+
 def from_numpy(ndarray):
-    """A tensor sharing memory with a NumPy array (writes show in both)."""
+    """A tensor sharing memory with a NumPy array or subclass (np.memmap, ...): writes show in
+    both. A read-only array is shared too, with torch's (once per process) warning."""
+    global _warned_not_writable
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     _dtype.from_np(ndarray.dtype)
+    if not ndarray.flags.writeable and not _warned_not_writable:
+        _warned_not_writable = True
+        warnings.warn("The given NumPy array is not writable, and PyTorch does not support "
+                      "non-writable tensors. This means writing to this tensor will result in "
+                      "undefined behavior. You may want to copy the array to protect its data "
+                      "or make it writable before converting it to a tensor. This type of "
+                      "warning will be suppressed for the rest of this program.", UserWarning,
+                      stacklevel=2)
     return _finish(ndarray)
+
+
+_warned_buffer_not_writable = False
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-D tensor sharing memory with an object exposing the buffer protocol (bytes,
+    bytearray, memoryview, mmap, ...): `count` elements of `dtype` from byte `offset`."""
+    global _warned_buffer_not_writable
+    try:
+        view = memoryview(buffer)
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    length = view.nbytes
+    item = _dtype.to_np(dtype).itemsize
+    if length == 0 or count == 0:
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if offset < 0 or offset >= length:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than "
+                         f"buffer length ({length} bytes) minus 1")
+    if count < 0:
+        if (length - offset) % item:
+            raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} "
+                             f"bytes) must be a multiple of element size ({item})")
+        count = (length - offset) // item
+    elif offset + count * item > length:
+        raise ValueError(f"requested buffer length ({count} * {item} bytes) after offset "
+                         f"({offset} bytes) must not be greater than actual buffer length "
+                         f"({length} bytes)")
+    if view.readonly and not _warned_buffer_not_writable:
+        _warned_buffer_not_writable = True
+        warnings.warn("The given buffer is not writable, and PyTorch does not support "
+                      "non-writable tensors. This means you can write to the underlying "
+                      "(supposedly non-writable) buffer using the tensor. You may want to copy "
+                      "the buffer to protect its data or make it writable before converting it "
+                      "to a tensor. This type of warning will be suppressed for the rest of "
+                      "this program.", UserWarning, stacklevel=2)
+    arr = np.frombuffer(view.cast("B"), _dtype.to_np(dtype), count, offset)
+    return _finish(arr, requires_grad)
 
 
 def _size(size):

@@ -1,7 +1,15 @@
 """``device``: ndgrad computes on the CPU only; the object exists so torch code that names
-devices runs unchanged."""
+devices runs unchanged. Also the default device (``set_default_device``), which can only be
+the CPU in practice: any other raises, as torch's CPU build does, where a tensor is made."""
 
-__all__ = ["device"]
+__all__ = ["device", "set_default_device", "get_default_device"]
+
+# torch's device types, in the order its error message lists them.
+_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
+          "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+          "privateuseone")
+# Device types whose use raises torch's "not compiled with ... enabled" AssertionError.
+_NOT_COMPILED = {"cuda": "CUDA", "xpu": "XPU", "hip": "CUDA"}
 
 
 class device:
@@ -15,6 +23,9 @@ class device:
         if ":" in type:
             type, _, idx = type.partition(":")
             index = int(idx)
+        if type not in _TYPES:
+            raise RuntimeError(f"Expected one of {', '.join(_TYPES)} device type at start of "
+                               f"device string: {type}")
         self.type = type
         self.index = index
 
@@ -37,10 +48,29 @@ class device:
 cpu = device("cpu")
 
 
+_default = None
+
+
+def set_default_device(d):
+    """``torch.set_default_device``: later factory calls without ``device=`` use `d` (None or
+    the CPU; another device makes them raise, as torch's CPU build does)."""
+    global _default
+    _default = None if d is None else (d if isinstance(d, device) else device(d))
+
+
+def get_default_device():
+    return _default if _default is not None else cpu
+
+
 def check_device(d):
-    """Raise for a device ndgrad cannot use (anything but the CPU)."""
+    """Raise for a device ndgrad cannot use (anything but the CPU); None means the default."""
     if d is None:
-        return
+        d = _default
+        if d is None:
+            return
     d = device(d) if not isinstance(d, device) else d
-    if d.type != "cpu":
-        raise RuntimeError(f"ndgrad runs on the CPU only; cannot use device '{d}'")
+    if d.type == "cpu":
+        return
+    if d.type in _NOT_COMPILED:
+        raise AssertionError(f"Torch not compiled with {_NOT_COMPILED[d.type]} enabled")
+    raise RuntimeError(f"ndgrad runs on the CPU only; cannot use device '{d}'")

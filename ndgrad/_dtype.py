@@ -78,6 +78,15 @@ _NAMES = {d.name: d for d in _ALL}
 _FROM_NP = {d.np: d for d in _ALL}
 
 
+def type_string(dt):
+    """torch's name of the CPU tensor type of `dt` in messages (``Tensor::toString``): the
+    legacy class name (``torch.FloatTensor``), or ``CPUBoolType`` / ``CPUComplexFloatType``
+    for the types that have none there."""
+    if dt.is_complex or dt.name == "bool":
+        return "CPU" + dt._legacy[:-len("Tensor")] + "Type"
+    return "torch." + dt._legacy
+
+
 def from_np(np_dtype):
     """The ndgrad dtype of a NumPy dtype (TypeError for types torch does not have)."""
     try:

@@ -29,10 +29,12 @@ TransformationHelper.h and cpu/DistributionTemplates.h):
   uniforms for the last 16 outputs.  float32 and float16 use the AVX2 kernel
   (``log256_ps`` / ``sincos256_ps`` from avx_mathfun.h, cephes polynomials) that GCC
   compiled with FMA contraction; we emulate it exactly in float32 with an exact
-  emulated FMA.  float64 uses libm log/sin/cos (NumPy's float64 ufuncs give the same
-  results here) and ``fma(r * cos, std, mean)``.  Fewer than 16 elements use the scalar
-  double Box-Muller (``r = sqrt(-2 log1p(-u2))``, ``theta = 2 pi u1``) which returns the
-  cosine sample and caches the sine sample in the generator for the next call.
+  emulated FMA.  float64 uses libm log/sin/cos and ``fma(r * cos, std, mean)``; NumPy's
+  float64 ``log`` / ``log1p`` run their own SIMD code on AVX-512 CPUs, 1 ulp away from libm
+  for a few values in a thousand, so ``log`` and ``log1p`` are libm's own (:func:`_libm`).
+  Fewer than 16 elements use the scalar double Box-Muller (``r = sqrt(-2 log1p(-u2))``,
+  ``theta = 2 pi u1``) which returns the cosine sample and caches the sine sample in the
+  generator for the next call.
 * ``randint``: ``(draw % range) + low``, a 64-bit draw when ``range >= 2**28`` else a
   32-bit one.
 * ``randperm``: for ``n < 2**32 / 20`` the swap shuffle ``swap(a[i], a[i + w % (n-i)])``
@@ -171,6 +173,14 @@ def _r32(x):
     return x.astype(np.float32).astype(np.float64)
 
 
+def _libm(fn, x):
+    """``fn`` (a ``math`` function: the C library's, which torch's CPU kernels call) on every
+    element of the float64 array ``x``. NumPy's own float64 ``log`` / ``log1p`` are 1 ulp away
+    from libm for some values on AVX-512 CPUs; a C-level map keeps libm's bits (~50 ns each)."""
+    x = np.asarray(x, np.float64)
+    return np.fromiter(map(fn, x.ravel().tolist()), np.float64, x.size).reshape(x.shape)
+
+
 def _fma64(a, b, c):
     """double fma(a, b, c) via Dekker's exact product and TwoSum.
 
@@ -295,7 +305,7 @@ def _box_muller_f64(u, mean, std):
     u = u.reshape(-1, 16)
     u1 = 1.0 - u[:, :8]
     u2 = u[:, 8:]
-    radius = np.sqrt(-2.0 * np.log(u1))
+    radius = np.sqrt(-2.0 * _libm(math.log, u1))
     theta = (2.0 * math.pi) * u2
     n1 = radius * np.cos(theta)
     n2 = radius * np.sin(theta)
@@ -464,7 +474,7 @@ class Generator:
             raise TypeError(f"normal_ not implemented for dtype {dtype}")
         mean, std = float(mean), float(std)
         if std < 0:
-            raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
         n = _numel(shape)
         if n < 16:
             return _cast_from_double(self._normal_scalar(n, mean, std), dtype).reshape(shape)
@@ -545,7 +555,7 @@ class Generator:
         if not lambd > 0.0:
             raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
         n = _numel(shape)
-        x = (-1.0 / lambd) * np.log1p(-self._u53(n))
+        x = (-1.0 / lambd) * _libm(math.log1p, -self._u53(n))
         return _cast_from_double(x, dtype).reshape(shape)
 
     def multinomial(self, probs, num_samples, replacement=False):

@@ -20,8 +20,11 @@ import warnings
 import numpy as np
 
 from . import _dtype
-from . import _state
+from . import _graph_core, _state
+from ._graph_core import AccumulateGrad, _add_hook, _HookDict
+from ._device import cpu
 from ._size import Size
+from ._tensor_str import tensor_repr
 
 __all__ = ["Tensor"]
 
@@ -79,7 +82,6 @@ class Tensor:
 
     @property
     def device(self):
-        from ._device import cpu
         return cpu
 
     @property
@@ -125,8 +127,12 @@ class Tensor:
         return strides[_wrap_dim(dim, self._data.ndim)]
 
     def storage_offset(self):
-        base = self._base._data if self._base is not None else self._data
-        off = self._data.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+        """Elements between the start of the memory this tensor's array lives in (the array
+        owning it, shared with its views) and its first element."""
+        owner = self._data
+        while isinstance(owner.base, np.ndarray):
+            owner = owner.base
+        off = self._data.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
         return off // self._data.itemsize
 
     def data_ptr(self):
@@ -174,6 +180,10 @@ class Tensor:
             return self
         if requires_grad and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if (requires_grad and self._extra is not None and self._extra.get("inference")
+                and not _state.tls.inference):
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._rg = bool(requires_grad)
         return self
 
@@ -320,6 +330,7 @@ class Tensor:
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         fn = self.grad_fn
+        hook = _checked_grad_hook(hook)
         if fn is None:
             return _add_hook(self._hook_dict("hooks"), hook)
         return fn._register_tensor_prehook(self._output_nr, hook)
@@ -380,9 +391,10 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        # NumPy 2 passes copy=True for np.array(t) and then trusts the result to be a copy.
         if dtype is None:
-            return self._data
-        return self._data.astype(dtype, copy=False)
+            return self._data.copy() if copy else self._data
+        return self._data.astype(dtype, copy=bool(copy))
 
     def item(self):
         if self._data.size != 1:
@@ -434,7 +446,6 @@ class Tensor:
         return id(self)
 
     def __repr__(self, *, tensor_contents=None):
-        from ._tensor_str import tensor_repr
         try:
             fn = self.grad_fn
             # torch prints the node's class name (CopySlices), not name()'s C++ namespace
@@ -456,7 +467,6 @@ class Tensor:
         return (_rebuild, (self._data, self.requires_grad))
 
     def __deepcopy__(self, memo):
-        from .autograd.grad_mode import no_grad
         if not self.is_leaf:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
                                "support the deepcopy protocol at the moment.  If you were "
@@ -465,14 +475,14 @@ class Tensor:
                                "https://github.com/pytorch/pytorch/pull/103001")
         if id(self) in memo:
             return memo[id(self)]
-        with no_grad():
-            new = type(self).__new__(type(self))
-            Tensor.__init__(new, self._data.copy())
-            new._rg = self._rg
-            if self._grad is not None:
-                new._grad = self._grad.__deepcopy__(memo)
-            if type(self) is not Tensor:
-                new.__dict__.update({k: v for k, v in self.__dict__.items()})
+        # Only arrays are copied here (no op runs), so nothing is recorded.
+        new = type(self).__new__(type(self))
+        Tensor.__init__(new, self._data.copy())
+        new._rg = self._rg
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        if type(self) is not Tensor:
+            new.__dict__.update({k: v for k, v in self.__dict__.items()})
         memo[id(self)] = new
         return new
 
@@ -520,8 +530,6 @@ def _legacy_name(np_dtype):
     return _dtype.from_np(np_dtype)._legacy.replace("Tensor", "")
 
 
-# Imported last: the autograd package imports modules that need the Tensor class defined above.
-
 def _from_array(data):
     """``Tensor(data)`` for an ndarray `data`, without the public constructor's argument
     handling: the dispatcher's way to wrap every result. Sets exactly the state of
@@ -541,5 +549,28 @@ def _from_array(data):
     return t
 
 
-from .autograd.graph import AccumulateGrad, _add_hook, _HookDict  # noqa: E402
+# The graph core (below this module) creates and rebuilds tensors with these.
+_graph_core.bind_tensor(Tensor, _from_array)
+
+
+def _checked_grad_hook(hook):
+    """`hook` made to refuse, as torch does, a returned gradient of another type or size
+    before anything consumes it (so a failed backward writes no ``.grad``)."""
+    name = getattr(hook, "__name__", "<unknown>")
+
+    def checked(grad):
+        new = hook(grad)
+        if new is None:
+            return None
+        if not isinstance(new, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+        if new.dtype is not grad.dtype:
+            raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                               f"{_dtype.type_string(grad.dtype)} got "
+                               f"{_dtype.type_string(new.dtype)})")
+        if new.shape != grad.shape:
+            raise RuntimeError(f"hook '{name}' has changed the size of value")
+        return new
+    checked.__wrapped__ = hook
+    return checked
 

@@ -161,7 +161,7 @@ def test_decorator_form():
 def test_off_costs_nothing_and_leaves_no_state():
     assert _state.special == 0
     from ndgrad._ops.registry import special_hooks
-    from ndgrad.autograd._special_engine import node_observers
+    from ndgrad.autograd.engine import node_observers
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with ndgrad.autograd.detect_anomaly(record_inplace=True):

@@ -842,3 +842,46 @@ def test_jvp_receives_zeros_for_tensors_without_tangent_and_none_for_non_tensors
     np.testing.assert_array_equal(ty0, ty1)
     assert tk0 is None and tk1 is None and not ty1.any()
     _same(seen[0][1], seen[1][1])
+
+
+@pytest.mark.parametrize("clear", [False, True])
+@pytest.mark.parametrize("boxed", [False, True])
+@pytest.mark.parametrize("twice", [False, True])
+@pytest.mark.parametrize("retain", [False, True])
+def test_clear_saved_tensors_on_access_and_boxed_grads_call(clear, boxed, twice, retain):
+    """torch 2.13's Function options: ``clear_saved_tensors_on_access`` (a second read of
+    ctx.saved_tensors, in this backward or a retained one, raises) and ``boxed_grads_call``
+    (backward gets the output gradients as one list)."""
+    def run(L):
+        class F(L.autograd.Function):
+            clear_saved_tensors_on_access = clear
+            boxed_grads_call = boxed
+
+            @staticmethod
+            def forward(ctx, x, y):
+                ctx.save_for_backward(x, y)
+                return x * y, x + y
+
+            @staticmethod
+            def backward(ctx, *grads):
+                if boxed:
+                    assert len(grads) == 1 and isinstance(grads[0], list)
+                    g1, g2 = grads[0]
+                    grads[0].clear()
+                else:
+                    g1, g2 = grads
+                a, b = ctx.saved_tensors
+                if twice:
+                    ctx.saved_tensors
+                return g1 * b + g2, g1 * a + g2
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        y = L.tensor([3.0, 4.0], requires_grad=True)
+        o = F.apply(x, y)
+        try:
+            (o[0].sum() + o[1].sum() * 2).backward(retain_graph=retain)
+            if retain:
+                o[0].sum().backward()
+        except RuntimeError as e:
+            return str(e), None if x.grad is None else x.grad.tolist()
+        return x.grad.tolist(), y.grad.tolist()
+    assert run(ndgrad) == run(torch)

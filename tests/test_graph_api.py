@@ -223,7 +223,7 @@ def test_to_dot_with_profile_times():
 def test_render_needs_dot_and_says_so(monkeypatch, tmp_path):
     _, loss = _graph()
     monkeypatch.setattr(ngraph.shutil if hasattr(ngraph, "shutil") else
-                        __import__("ndgrad.autograd._graph_extras", fromlist=["x"]).shutil,
+                        __import__("ndgrad.autograd._graph_introspection", fromlist=["x"]).shutil,
                         "which", lambda name: None)
     with pytest.raises(RuntimeError, match="Graphviz's `dot` program, which was not found"):
         ngraph.render(loss, str(tmp_path / "g.svg"))
@@ -246,7 +246,7 @@ def test_render_calls_dot(monkeypatch, tmp_path):
 def test_engine_state_visible_to_multi_grad_hooks_and_checkpoint():
     # register_multi_grad_hook and checkpoint read the running backward's GraphTask: the
     # pending dependencies still list the leaf's accumulator while y's hook runs.
-    from ndgrad.autograd._graph_extras import _current_task
+    from ndgrad.autograd._graph_introspection import _current_task
     seen = []
     x = ndgrad.ones(2, requires_grad=True)
     y = x * 2
@@ -447,6 +447,9 @@ def test_functional_default_scalars_keep_torchs_types():
         a, b, c = F.softplus(x), F.relu6(x), L.nn.Softplus()(x)
         got[L.__name__] = [(repr(n._saved_beta), repr(n._saved_threshold)) for n in
                            (a.grad_fn, c.grad_fn)] + [
-            (repr(b.grad_fn._saved_min_val), repr(b.grad_fn._saved_max_val))] + [
-            tuple(t.detach().numpy().tolist()) for t in (a, b, c)]
+            (repr(b.grad_fn._saved_min_val), repr(b.grad_fn._saved_max_val))]
+        got[L.__name__ + " values"] = [t.detach().numpy() for t in (a, b, c)]
     assert got["ndgrad"] == got["torch"]
+    # float32 log1p(exp(x)): NumPy's SIMD kernels (AVX-512) may round the last bit otherwise
+    for mine, theirs in zip(got["ndgrad values"], got["torch values"]):
+        np.testing.assert_allclose(mine, theirs, rtol=2.5e-7, atol=0)

@@ -149,7 +149,7 @@ def assert_matches_torch(nd, th, entry, dtype, where, check_grad_fn=True):
         assert str(nd.dtype) == str(th.dtype), f"{where}: dtype {nd.dtype} vs {th.dtype}"
         rtol, atol = _tols(entry, nd.dtype)
         a = nd.detach()._data
-        b = th.detach().numpy()
+        b = th.detach().resolve_conj().numpy()
         if a.dtype.kind == "b" or a.dtype.kind in "iu":
             np.testing.assert_array_equal(a, b, err_msg=where)
         else:
@@ -383,7 +383,7 @@ def _vjp_vs_torch(entry, dtype):
         t_outs = _grad_outputs(entry, sample, t_out)
         t_inputs = [t for t in _torch_tensors((t_inp, t_args, t_kwargs)) if t.requires_grad]
         assert len(t_inputs) == len(inputs)
-        vs = [_random(tuple(o.shape), o.detach().numpy().dtype, rng) for o in t_outs]
+        vs = [_random(tuple(o.shape), o.detach().resolve_conj().numpy().dtype, rng) for o in t_outs]
         pairs = [(o, t, v) for o, t, v in zip(outs, t_outs, vs) if t.requires_grad]
         if not pairs:
             continue

@@ -227,6 +227,9 @@ def dispatch(op, args, params):
             node._meta = registry._meta_of(aligned, [isinstance(a, Tensor) for a in aligned],
                                            out._data, True)
     group = None
+    if rule is None and out is not NotImplemented and isinstance(out, Tensor) and \
+            out._grad_fn is not None:
+        group = _NodeGroup([out._grad_fn], logical=False)
     if out is NotImplemented:
         out = per_sample(op, batched, values, params, level)
         nodes, _fallback_nodes[0] = _fallback_nodes[0], None
@@ -277,12 +280,20 @@ class _NodeGroup:
     is recorded on every per-sample node, whose inputs have exactly the logical shapes the
     wrapper saw."""
 
-    __slots__ = ("nodes",)
+    __slots__ = ("nodes", "logical")
 
-    def __init__(self, nodes):
+    def __init__(self, nodes, logical=True):
         object.__setattr__(self, "nodes", nodes)
+        # False for the node of a batched call (a derived rule): its inputs have the batch
+        # dim, so a wrapper's meta (logical shapes) does not apply; its extras (a dtype) do.
+        object.__setattr__(self, "logical", logical)
+
+    def __getattr__(self, name):
+        return getattr(self.nodes[0], name)
 
     def __setattr__(self, name, value):
+        if name == "_meta" and not self.logical:
+            return
         for n in self.nodes:
             setattr(n, name, value)
 

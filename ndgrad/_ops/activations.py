@@ -416,7 +416,7 @@ PRELU_BW = primitive("prelu_kernel_backward", _prelu_bw_fwd, "PreluKernelBackwar
 
 
 def _sum_to(g, shape):
-    from ..autograd.engine import sum_to
+    from .broadcast import sum_to
     return sum_to(g, tuple(shape))
 
 

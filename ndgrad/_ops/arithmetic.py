@@ -13,7 +13,7 @@ import numpy as np
 from .. import _dtype
 from .. import _state
 from .._tensor import Tensor
-from ..autograd.graph import FREED, SavedTensor
+from .._graph_core import FREED, SavedTensor
 from .comparison import where
 from .inplace import apply_inplace
 from .pointwise import (_LN2, _conj, _conj_any, _guarded, _int_kernel_error, _no_kernel, _out,

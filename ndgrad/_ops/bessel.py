@@ -517,7 +517,7 @@ def _wanted(ctx, i):
     edge = ctx._next[i] if i < len(ctx._next) else None
     if edge is None:
         return False
-    from ..autograd.engine import current_graph_task
+    from .._graph_core import current_graph_task
     task = current_graph_task()
     if task is None or task.needed is None:
         return True

@@ -245,9 +245,16 @@ def clamp(input, min=None, max=None):
     from .._tensor import Tensor
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    _refuse_complex_clamp(input)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return _clamp_tensor(input, min, max)
     return CLAMP.call(input, (min, max))
+
+
+def _refuse_complex_clamp(x):
+    """torch orders no complex numbers: clamp and its one-sided forms refuse them."""
+    if getattr(x, "_data", None) is not None and x._data.dtype.kind == "c":
+        raise NotImplementedError("clamp is not supported for complex types")
 
 
 def _clamp_t_fwd(x, lo, hi, _):
@@ -336,6 +343,20 @@ WHERE.def_jvp_parts(None, lambda ctx, ta: where(ctx.inputs[0], ta, 0.0),
                     lambda ctx, tb: where(ctx.inputs[0], 0.0, tb))
 
 
+def _check_where_shapes(c, a, b):
+    """torch's broadcast error for where, naming the first pair (condition with input, then
+    their broadcast with other) that does not broadcast; nothing is computed before it."""
+    from .registry import _broadcast_error
+    try:
+        ca = np.broadcast_shapes(c.shape, a.shape)
+    except ValueError:
+        raise _broadcast_error(c, a) from None
+    try:
+        np.broadcast_shapes(ca, b.shape)
+    except ValueError:
+        raise _broadcast_error(np.empty(ca, dtype=bool), b) from None
+
+
 def where(condition, input=None, other=None):
     """Elements of `input` where `condition`, else of `other` (numbers allowed)."""
     from .._tensor import Tensor
@@ -354,6 +375,7 @@ def where(condition, input=None, other=None):
         a = a.to(_dtype_of(dt))
     if b._data.dtype != dt:
         b = b.to(_dtype_of(dt))
+    _check_where_shapes(cond._data, a._data, b._data)
     out = WHERE.call(cond, a, b)
     node = out._grad_fn
     if node is not None and node._meta is None:
@@ -430,12 +452,14 @@ CLAMP_MAX, CLAMP_MAX_T = _clamp_one("clamp_max", np.minimum, lambda x, b: x <= b
 
 def clamp_min(input, min, *, out=None):
     """``clamp(input, min=min)`` with torch's ClampMin nodes."""
+    _refuse_complex_clamp(input)
     op = CLAMP_MIN_T if isinstance(min, Tensor) else CLAMP_MIN
     return _out(op.call(input, min), out)
 
 
 def clamp_max(input, max, *, out=None):
     """``clamp(input, max=max)`` with torch's ClampMax nodes."""
+    _refuse_complex_clamp(input)
     op = CLAMP_MAX_T if isinstance(max, Tensor) else CLAMP_MAX
     return _out(op.call(input, max), out)
 

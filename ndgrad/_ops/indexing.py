@@ -31,6 +31,7 @@ __all__ = [
     "masked_scatter",
     "masked_select",
     "nonzero",
+    "put",
     "scatter",
     "scatter_add",
     "scatter_reduce",
@@ -531,7 +532,7 @@ def masked_fill(input, mask, value):
         np.broadcast_shapes(x._data.shape, m._data.shape)
     except ValueError:
         from .registry import _broadcast_error
-        raise _broadcast_error(x._data, m._data) from None
+        raise _broadcast_error(m._data, x._data) from None
     if isinstance(value, Tensor):
         out = MASKED_FILL_T.call(x, m, value)
     else:
@@ -544,6 +545,14 @@ def masked_fill(input, mask, value):
 def masked_fill_(self, mask, value):
     m = _mask_arg(mask)
     value = _fill_value(value, self)
+    try:
+        shape = np.broadcast_shapes(self._data.shape, m._data.shape)
+    except ValueError:
+        from .registry import _broadcast_error
+        raise _broadcast_error(self._data, m._data) from None
+    if shape != self._data.shape:
+        raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
+                           f"broadcast shape {list(shape)}")
     if isinstance(value, Tensor):
         return apply_inplace(MASKED_FILL_T, self, m, value)
     return apply_inplace(MASKED_FILL, self, m, params=value)
@@ -979,7 +988,13 @@ def index_add(input, dim, index, source, *, alpha=1):
 
 def index_add_(self, dim, index, source, *, alpha=1):
     d = wrap_dim(dim, self._data.ndim)
-    _check_same_type(self, as_tensor_arg(source), "index_add_")
+    source = as_tensor_arg(source)
+    _check_same_type(self, source, "index_add_")
+    _check_index_add_shapes(self, d, index, source)
+    if source._data.size and self._data.ndim == 1:  # torch's 1-d kernel words it differently
+        ind, size = index._data, self._data.shape[0]
+        if ind.size and (ind.max() >= size or ind.min() < 0):
+            raise IndexError("index out of range in self")
     _check_nonneg_index(index, self, d, RuntimeError)
     return apply_inplace(INDEX_ADD, self, index, source, params=(d, alpha))
 
@@ -1022,7 +1037,8 @@ def _check_index_vector(index, x, d, name):
 def _index_copy_fwd(x, idx, src, dim):
     out = x.copy()
     moved = np.moveaxis(out, dim, 0) if out.ndim else out.reshape(1)
-    s = np.moveaxis(np.asarray(src, dtype=x.dtype), dim, 0) if out.ndim else src.reshape(-1)
+    s = np.moveaxis(np.asarray(src, dtype=x.dtype), dim, 0) if out.ndim and src.ndim else \
+        src.reshape(-1)
     moved[idx.reshape(-1)] = s
     return out
 
@@ -1040,23 +1056,48 @@ def _(ctx, g):
     return gx, None, gs
 
 
+def _check_index_copy(x, d, index, src):
+    """torch's checks of index_copy's shapes and dtypes, in torch's order."""
+    xs, ss, n = x._data.shape, src._data.shape, index._data.size
+    if xs and ss and len(xs) != len(ss):
+        raise IndexError("index_copy_(): When source and destination are not scalars, their "
+                         f"dimensionality must match. Source dimensionality ({len(ss)}), "
+                         f"destination dimensionality ({len(xs)})")
+    if not ss and n != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element "
+                         f"(got {n})")
+    if ss and xs and n != ss[d]:
+        raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to "
+                         f"source.size(dim) ({ss[d]})")
+    if src._data.dtype != x._data.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
+                           f"but got (self) {_legacy(x._data.dtype)} and (source) "
+                           f"{_legacy(src._data.dtype)}")
+    if xs:
+        x_slice, s_slice = xs[:d] + xs[d + 1:], ss[:d] + ss[d + 1:]
+        if x_slice != s_slice:
+            raise RuntimeError(
+                "index_copy_(): Source/destination tensor must have same slice shapes. "
+                f"Destination slice shape: {' '.join(map(str, x_slice))} at dimension {d} and "
+                f"source slice shape: {' '.join(map(str, s_slice))} at dimension 0.")
+
+
 def index_copy(input, dim, index, source):
     """A copy of `input` whose slices at `index` along `dim` are replaced by `source`'s."""
     x = as_tensor_arg(input)
     d = wrap_dim(dim, x._data.ndim)
     _check_index_vector(index, x, d, "index_copy")
     src = as_tensor_arg(source)
-    if src._data.dtype != x._data.dtype:
-        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
-                           f"but got (self) {_legacy(x._data.dtype)} and (source) "
-                           f"{_legacy(src._data.dtype)}")
+    _check_index_copy(x, d, index, src)
     return INDEX_COPY.call(x, index, src, params=d)
 
 
 def index_copy_(self, dim, index, source):
     d = wrap_dim(dim, self._data.ndim)
     _check_index_vector(index, self, d, "index_copy")
-    return apply_inplace(INDEX_COPY, self, index, as_tensor_arg(source), params=d)
+    src = as_tensor_arg(source)
+    _check_index_copy(self, d, index, src)
+    return apply_inplace(INDEX_COPY, self, index, src, params=d)
 
 
 def _index_fill_fwd(x, idx, p):
@@ -1122,7 +1163,7 @@ def index_fill_(self, dim, index, value):
 def _sum_to(g, shape):
     if tuple(g._data.shape) == tuple(shape):
         return g
-    from ..autograd.engine import sum_to
+    from .broadcast import sum_to
     return sum_to(g, tuple(shape))
 
 
@@ -1240,6 +1281,9 @@ def masked_scatter(input, mask, source):
 def masked_scatter_(self, mask, source):
     m = _bool_mask(mask, "masked_scatter_")
     src = as_tensor_arg(source)
+    need = int(m.expand(self._data.shape)._data.sum())    # torch's error when it cannot
+    if src._data.size < need:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
     return apply_inplace(MASKED_SCATTER, self, m, src, params=src._data.shape)
 
 
@@ -1281,9 +1325,73 @@ def take(input, index):
     return out
 
 
+# --------------------------------------------------------------------------- put
+def _put_fwd(x, idx, src, p):
+    accumulate = p[0]
+    out = x.copy()
+    flat = out.reshape(-1)
+    n = flat.size
+    ind = idx.reshape(-1)
+    if ind.size and (ind.max() >= n or ind.min() < -n):
+        bad = ind[(ind >= n) | (ind < -n)].flat[0]
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
+                         "elements.")
+    if accumulate:
+        np.add.at(flat, ind, src.reshape(-1))
+    else:
+        flat[ind] = src.reshape(-1)
+    return out
+
+
+PUT = primitive("put", _put_fwd, save=((1, None),), linear=True)
+
+
+@PUT.def_vjp
+def _(ctx, g):
+    (idx,) = ctx.saved
+    n = ctx._next
+    gx = gs = None
+    accumulate, src_shape = ctx._params
+    if n[0]:
+        gx = g if accumulate else put(g, idx, g.new_zeros(idx.shape), False)
+    if n[2]:
+        gs = g.take(idx).reshape(src_shape)
+    return gx, None, gs
+
+
+def _check_put(x, index, source):
+    if not isinstance(index, Tensor) or index._data.dtype != np.int64:
+        got = _legacy(index._data.dtype) if isinstance(index, Tensor) else type(index).__name__
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {got}")
+    if source._data.size != index._data.size:
+        raise IndexError("put_(): Expected source and index to have the same number of "
+                         f"elements, but got source.numel() = {source._data.size}, "
+                         f"index.numel() = {index._data.size}")
+    if source._data.dtype != x._data.dtype:
+        raise RuntimeError("put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {_legacy(x._data.dtype)} and source.dtype = "
+                           f"{_legacy(source._data.dtype)}")
+
+
+def put(input, index, source, accumulate=False):
+    """A copy of `input` whose elements at the flat positions `index` are `source`'s (added to
+    them with `accumulate`)."""
+    x = as_tensor_arg(input)
+    src = as_tensor_arg(source)
+    _check_put(x, index, src)
+    return PUT.call(x, index, src, params=(bool(accumulate), src._data.shape))
+
+
+def put_(self, index, source, accumulate=False):
+    src = as_tensor_arg(source)
+    _check_put(self, index, src)
+    return apply_inplace(PUT, self, index, src, params=(bool(accumulate), src._data.shape))
+
+
 # In-place variants as Tensor methods (the functions in __all__ are bound by methods.py, which
 # imports this module, so binding through it here would be circular).
 for _name, _fn in (("scatter_reduce_", scatter_reduce_), ("index_copy_", index_copy_),
-                   ("index_fill_", index_fill_), ("masked_scatter_", masked_scatter_)):
+                   ("index_fill_", index_fill_), ("masked_scatter_", masked_scatter_),
+                   ("put_", put_)):
     if not hasattr(Tensor, _name):
         setattr(Tensor, _name, _fn)

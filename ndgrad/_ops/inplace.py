@@ -18,7 +18,7 @@ from .._tensor import Tensor
 from ..autograd._views import multi_output_error, rebase_history
 from .registry import _needs_grad, _save, _meta_for, special_hooks
 
-__all__ = ["apply_inplace", "check_inplace", "Inplace"]
+__all__ = ["apply_inplace", "apply_inplace_view", "check_inplace", "Inplace"]
 
 _tls = _state.tls
 # Set by ``_functorch.batching`` while a vmap is active: runs an in-place op whose arguments
@@ -64,6 +64,32 @@ def check_inplace(t, others=()):
     elif base._rg and base._grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
+    elif base._rg and t._grad_fn is None and t._view_ver == t._vc[0]:
+        # A current view without history of a base with history was taken under no_grad
+        # (a view taken with grad on records one; a later write to the base makes it stale).
+        raise RuntimeError(_NO_GRAD_VIEW)
+
+
+_NO_GRAD_VIEW = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the no_grad block "
+    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace to "
+    "be tracked).")
+
+
+def _operand_mismatch(self, others):
+    """torch's error for an operand of an in-place op that does not broadcast with `self`
+    (a NumPy broadcasting failure inside the kernel never reaches the user)."""
+    from .registry import _broadcast_error
+    for o in others:
+        if isinstance(o, Tensor):
+            try:
+                np.broadcast_shapes(self._data.shape, o._data.shape)
+            except ValueError:
+                return _broadcast_error(self._data, o._data)
+    shapes = [self._data.shape] + [o._data.shape for o in others if isinstance(o, Tensor)]
+    return RuntimeError(f"shapes {[list(s) for s in shapes]} are not broadcastable")
 
 
 def _cast_error(res_dtype, self_dtype):
@@ -95,6 +121,10 @@ def _apply_inplace(op, self, others, params):
     _tls.grad_enabled = False
     try:
         res = op.impl(self, *others, params, _plain=True)
+    except ValueError as e:
+        if "broadcast" not in str(e):
+            raise
+        raise _operand_mismatch(self, others) from None
     finally:
         _tls.grad_enabled = grad_on
     if type(res) is tuple:
@@ -137,4 +167,26 @@ def _apply_inplace(op, self, others, params):
         if meta is not None:
             node._meta = (None,) + meta[1:]
         rebase_history(self, node)
+    return self
+
+
+def apply_inplace_view(op, self, params=None):
+    """A metadata-only in-place op (``t_``, ``transpose_``): `self` becomes what the view op
+    `op` makes of it, sharing memory, with a new version and, when recorded, ``op``'s node
+    (torch's ``TBackward1`` / ``TransposeBackward1``) on top of its previous history. A view
+    stays a view of the same base, its replay chain extended by `op`."""
+    if not isinstance(self, Tensor):
+        raise TypeError(f"in-place op expects a Tensor, got {type(self).__name__}")
+    check_inplace(self)
+    new = op.call(self, params=params)
+    self._data = new._data
+    if self._base is not None:
+        self._view = new._view
+    if _tls.grad_enabled and new._grad_fn is not None:
+        self._grad_fn = new._grad_fn
+        self._output_nr = new._output_nr
+        self._rg = True
+    self._vc[0] += 1
+    if self._base is not None:
+        self._view_ver = self._vc[0]   # its history was just set, not made stale
     return self

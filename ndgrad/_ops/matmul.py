@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import _state
 from .._tensor import Tensor, _from_array
-from ..autograd.graph import FREED, SavedTensor
+from .._graph_core import FREED, SavedTensor
 from .linalg_common import _broadcast_shapes, _mH, _out, _reduce_meta, _tname
 from .pointwise import _conj
 from .registry import as_tensor_arg, bilinear_jvp, jvp_from_parts, primitive

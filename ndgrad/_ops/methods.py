@@ -109,6 +109,10 @@ def _pow_(self, exponent):
 
 
 def _clamp_(self, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if self._data.dtype.kind == "c":
+        raise NotImplementedError("clamp is not supported for complex types")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         res = CMP.clamp(self, min, max)
         return S.copy_(self, res) if hasattr(S, "copy_") else I.copy_(self, res)
@@ -219,6 +223,16 @@ _METHODS.update({
     "where": lambda self, condition, other: CMP.where(condition, self, other),
     "masked_fill": I.masked_fill,
     "sum_to_size": lambda self, *size: _sum_to_size(self, size),
+    "new": lambda self, *args, **kwargs: _legacy_new(self.dtype, args, kwargs),
+    "split_with_sizes": lambda self, split_sizes, dim=0: S.split(self, list(split_sizes), dim),
+    "untyped_storage": lambda self: _storage().untyped_storage(self),
+    "storage": lambda self: _storage().typed_storage(self),
+    "set_": lambda self, *a, **k: _storage().set_(self, *a, **k),
+    "resize_": lambda self, *a, **k: _storage().resize_(self, *a, **k),
+    "resize_as_": lambda self, *a, **k: _storage().resize_as_(self, *a, **k),
+    "as_strided_": S.as_strided_, "squeeze_": S.squeeze_, "unsqueeze_": S.unsqueeze_,
+    "t_": S.t_, "transpose_": S.transpose_, "swapdims_": S.transpose_,
+    "swapaxes_": S.transpose_,
     "new_tensor": lambda self, data, dtype=None, **k: _new(self, "tensor", data, dtype=dtype),
     "new_zeros": lambda self, *size, dtype=None, **k: _new(self, "zeros", *size, dtype=dtype),
     "new_ones": lambda self, *size, dtype=None, **k: _new(self, "ones", *size, dtype=dtype),
@@ -240,7 +254,7 @@ for _name, _fn in _METHODS.items():
 
 
 def _sum_to_size(self, size):
-    from ..autograd.engine import sum_to
+    from .broadcast import sum_to
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     return sum_to(self, tuple(size))
@@ -280,6 +294,16 @@ def _set_real(self, value):
 def _set_imag(self, value):
     # writes through the imag view (CopySlices on the base when autograd records)
     _imag(self).copy_(value)
+
+
+def _storage():
+    from .. import _storage as storage
+    return storage
+
+
+def _legacy_new(dt, args, kwargs):
+    from .._legacy import legacy_new
+    return legacy_new(dt, args, kwargs)
 
 
 # ----------------------------------------------------------------------------- bessel.py

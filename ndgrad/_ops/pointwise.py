@@ -24,7 +24,7 @@ import numpy as np
 from .. import _dtype
 from .. import _state
 from .._tensor import Tensor, _from_array
-from ..autograd.graph import FREED, SavedTensor
+from .._graph_core import FREED, SavedTensor
 from .inplace import apply_inplace
 from .registry import as_tensor_arg, binary, primitive, unary
 

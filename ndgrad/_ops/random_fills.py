@@ -53,6 +53,9 @@ def _fill_random(t, vals, node_name):
 
 
 def _uniform_(self, from_=0.0, to=1.0, *, generator=None):
+    if from_ > to:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={from_:g} > to={to:g}")
     vals = _gen(generator).uniform(self._data.shape, self._data.dtype, from_, to)
     return _fill_random(self, vals, "UniformBackward0")
 

@@ -361,8 +361,23 @@ MAX_ALL.def_vmap(_reduce_dims_vmap(AMAX))
 MIN_ALL.def_vmap(_reduce_dims_vmap(AMIN))
 
 
+def _complex_name(x):
+    """torch's ScalarType name of a complex tensor, or None for a real one."""
+    kind = x._data.dtype
+    if kind.kind != "c":
+        return None
+    return "ComplexFloat" if kind == np.complex64 else "ComplexDouble"
+
+
+def _refuse_complex_kernel(x, kernel):
+    name = _complex_name(x)
+    if name is not None:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+
+
 def amax(input, dim=(), keepdim=False):
     x = as_tensor_arg(input)
+    _refuse_complex_kernel(x, "max_values_cpu")
     if x._data.size == 0 and isinstance(dim, (tuple, list)) and dim:
         # torch reports an empty reduced dim before a repeated one
         _check_nonempty(x, "amax", tuple(wrap_dim(d, x._data.ndim) for d in dim), orig=dim)
@@ -373,6 +388,7 @@ def amax(input, dim=(), keepdim=False):
 
 def amin(input, dim=(), keepdim=False):
     x = as_tensor_arg(input)
+    _refuse_complex_kernel(x, "min_values_cpu")
     if x._data.size == 0 and isinstance(dim, (tuple, list)) and dim:
         # torch reports an empty reduced dim before a repeated one
         _check_nonempty(x, "amin", tuple(wrap_dim(d, x._data.ndim) for d in dim), orig=dim)
@@ -479,8 +495,11 @@ def _minmax(input, dim, keepdim, other, is_max):
         return maximum(x, dim) if is_max else minimum(x, dim)
     if dim is None:
         _check_nonempty(x, name, None)
+        _refuse_complex_kernel(x, f"{name}_all")
         return (MAX_ALL if is_max else MIN_ALL).call(x, params=(None, False))
     d = wrap_dim(dim, x._data.ndim)
+    if _complex_name(x):
+        raise RuntimeError(f"{name}(): does not support complex input")
     _check_nonempty(x, name, (d,))
     vals, idx = (MAX_DIM if is_max else MIN_DIM).call(x, params=(d, keepdim, is_max))
     return (return_types_max if is_max else return_types_min)(vals, idx)
@@ -499,6 +518,8 @@ def argmax(input, dim=None, keepdim=False):
     x = as_tensor_arg(input)
     if x._data.dtype == np.bool_:
         raise RuntimeError("argmax(): does not support bool input")
+    if _complex_name(x):
+        raise RuntimeError("argmax(): does not support complex input")
     _check_nonempty(x, "argmax", None if dim is None else (wrap_dim(dim, x._data.ndim),), False)
     if dim is None:
         return max(x.reshape(-1), 0)[1].reshape(()) if not keepdim else \
@@ -510,6 +531,8 @@ def argmin(input, dim=None, keepdim=False):
     x = as_tensor_arg(input)
     if x._data.dtype == np.bool_:
         raise RuntimeError("argmin(): does not support bool input")
+    if _complex_name(x):
+        raise RuntimeError("argmin(): does not support complex input")
     _check_nonempty(x, "argmin", None if dim is None else (wrap_dim(dim, x._data.ndim),), False)
     if dim is None:
         return min(x.reshape(-1), 0)[1].reshape(()) if not keepdim else \

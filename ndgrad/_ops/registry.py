@@ -39,7 +39,7 @@ import numpy as np
 
 from .. import _dtype, _state
 from .._tensor import Tensor, _from_array
-from ..autograd.graph import Node, SavedTensor
+from .._graph_core import Node, SavedTensor
 
 __all__ = ["OpDef", "unary", "binary", "primitive", "wrap", "as_tensor_arg", "special_hooks",
            "unrecorded_float", "raw_view", "add_tangents", "jvp_from_parts", "bilinear_jvp",

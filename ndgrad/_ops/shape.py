@@ -20,6 +20,7 @@ from .vmap_helpers import align, shift, to_batched
 
 __all__ = [
     "alias",
+    "as_strided",
     "atleast_1d",
     "atleast_2d",
     "atleast_3d",
@@ -77,6 +78,9 @@ __all__ = [
     "tril",
     "triu",
     "unbind",
+    "unsafe_chunk",
+    "unsafe_split",
+    "unsafe_split_with_sizes",
     "unflatten",
     "unsqueeze",
     "view",
@@ -190,8 +194,33 @@ def view(input, *shape):
     return VIEW.call(x, params=s)
 
 
+def _scalar_name(dt):
+    return dt._legacy[:-len("Tensor")]       # torch's ScalarType name: Char, Int, Float...
+
+
+def _check_view_dtype(x, dtype):
+    """torch's conditions for reinterpreting the bytes of `x` as `dtype`."""
+    old, new = x.dtype.itemsize, dtype.itemsize
+    if old == new:
+        return
+    what = f"to view {_scalar_name(x.dtype)} as {_scalar_name(dtype)} (different element sizes)"
+    if x.dim() == 0:
+        raise RuntimeError(f"self.dim() cannot be 0 {what}")
+    strides = x.stride()
+    if strides[-1] != 1:
+        raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+    if new > old:
+        ratio = new // old
+        checks = [("self.size(-1)", x.shape[-1]), ("self.storage_offset()", x.storage_offset())]
+        checks += [(f"self.stride({i})", st) for i, st in enumerate(strides[:-1])]
+        for name, v in checks:
+            if v % ratio:
+                raise RuntimeError(f"{name} must be divisible by {ratio} {what}, but got {v}")
+
+
 def view_dtype(x, dtype):
     from .registry import wrap
+    _check_view_dtype(x, dtype)
     return wrap(x._data.view(dtype.np))
 
 
@@ -291,10 +320,33 @@ T_OP.def_batched_vjp(lambda ctx, g: (g.transpose(1, 2) if g._data.ndim == 3 else
 T_OP.def_batched_jvp(lambda ctx, t: t.transpose(1, 2) if t._data.ndim == 3 else t)
 
 
+# The in-place transposes (t_, transpose_, swapdims_, swapaxes_) record these nodes.
+TRANSPOSE_ = primitive("transpose_", _transpose_fwd, "TransposeBackward1", view=True,
+                       linear=True)
+TRANSPOSE_.def_vjp(lambda ctx, g: (g.transpose(*ctx._params),))
+T_OP_ = primitive("t_", lambda x, p: x.T, "TBackward1", view=True, linear=True)
+T_OP_.def_vjp(lambda ctx, g: (g.t(),))
+
+
 def transpose(input, dim0, dim1):
     x = as_tensor_arg(input)
     nd = x._data.ndim
     return TRANSPOSE.call(x, params=(wrap_dim(dim0, nd), wrap_dim(dim1, nd)))
+
+
+def transpose_(self, dim0, dim1):
+    """`self` transposed in place (its strides change, its memory does not)."""
+    from .inplace import apply_inplace_view
+    nd = self._data.ndim
+    return apply_inplace_view(TRANSPOSE_, self, (wrap_dim(dim0, nd), wrap_dim(dim1, nd)))
+
+
+def t_(self):
+    from .inplace import apply_inplace_view
+    if self._data.ndim > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is "
+                           f"{self._data.ndim}D")
+    return apply_inplace_view(T_OP_, self)
 
 
 swapdims = transpose
@@ -311,6 +363,90 @@ def t(input):
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
                            f"{x._data.ndim}D")
     return T_OP.call(x)
+
+
+# --------------------------------------------------------------------------- as_strided
+def _owner_elements(x):
+    """The elements of the array owning `x`'s memory, as a flat array of x's dtype."""
+    owner = x
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    flat = owner.reshape(-1).view(np.uint8) if owner.flags.c_contiguous else \
+        np.ascontiguousarray(owner).reshape(-1).view(np.uint8)
+    return flat[:flat.size - flat.size % x.itemsize].view(x.dtype)
+
+
+def _as_strided_fwd(x, p):
+    size, stride, offset = p[:3]
+    flat = _owner_elements(x)
+    if size and not all(size):
+        return np.empty(size, x.dtype)
+    need = offset + builtins.sum((n - 1) * st for n, st in zip(size, stride)) + 1
+    if need > flat.size:
+        item = x.itemsize
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
+                           f"offset {offset}, and itemsize {item} requiring a storage size of "
+                           f"{need * item} are out of bounds for storage of size "
+                           f"{flat.size * item}")
+    return np.lib.stride_tricks.as_strided(flat[offset:], size,
+                                           tuple(st * x.itemsize for st in stride),
+                                           writeable=bool(x.flags.writeable))
+
+
+def _positions(size, stride, offset):
+    """Storage index of every element of the geometry (size, stride, offset), in order."""
+    pos = np.full((), offset, np.int64)
+    for n, st in zip(size, stride):
+        pos = pos[..., None] + np.arange(n, dtype=np.int64) * st
+    return pos.reshape(-1)
+
+
+def _as_strided_vjp(ctx, g):
+    """torch's as_strided_backward: the gradient is added into a zero storage at the output's
+    positions and read back at the input's, each input position divided by the number of
+    input elements sharing it."""
+    from .. import zeros
+    from .._tensor import Tensor
+    size, stride, offset, in_shape, in_stride, in_offset = ctx._params
+    out_pos, in_pos = _positions(size, stride, offset), _positions(in_shape, in_stride, in_offset)
+    n = int(builtins.max(out_pos.max(initial=-1), in_pos.max(initial=-1))) + 1
+    storage = zeros(n, dtype=g.dtype).index_add(0, Tensor(out_pos), g.reshape(-1))
+    gx = storage.take(Tensor(in_pos))
+    counts = np.bincount(in_pos, minlength=n)[in_pos]
+    if counts.size and counts.max() > 1:
+        gx = gx / Tensor(counts.astype(g._data.dtype))
+    return (gx.reshape(in_shape),)
+
+
+AS_STRIDED = primitive("as_strided", _as_strided_fwd, view=True, linear=True)
+AS_STRIDED.def_vjp(_as_strided_vjp)
+AS_STRIDED_ = primitive("as_strided_", _as_strided_fwd, "AsStridedBackward1", view=True,
+                        linear=True)
+AS_STRIDED_.def_vjp(_as_strided_vjp)
+
+
+def _as_strided_params(x, size, stride, storage_offset):
+    size, stride = tuple(int(v) for v in size), tuple(int(v) for v in stride)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if builtins.any(v < 0 for v in stride):
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {list(stride)}")
+    offset = x.storage_offset() if storage_offset is None else int(storage_offset)
+    return (size, stride, offset, tuple(x._data.shape), x.stride(), x.storage_offset())
+
+
+def as_strided(input, size, stride, storage_offset=None):
+    """A view of `input`'s memory with the given sizes, strides and offset, in elements of
+    its storage (the offset defaults to `input`'s own)."""
+    x = as_tensor_arg(input)
+    return AS_STRIDED.call(x, params=_as_strided_params(x, size, stride, storage_offset))
+
+
+def as_strided_(self, size, stride, storage_offset=None):
+    from .inplace import apply_inplace_view
+    return apply_inplace_view(AS_STRIDED_, self,
+                              _as_strided_params(self, size, stride, storage_offset))
 
 
 PERMUTE = primitive("permute", lambda x, p: np.transpose(x, p), view=True, linear=True)
@@ -357,8 +493,15 @@ def movedim(input, source, destination):
     nd = x._data.ndim
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) "
+                           f"should contain the same number of dims as destination ({dst} dims)")
+    given = {"source": src, "destination": dst}
     src = [wrap_dim(s, nd) for s in src]
     dst = [wrap_dim(d, nd) for d in dst]
+    for name, dims in (("source", src), ("destination", dst)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({given[name]})")
     if nd == 0:
         return alias(x)  # torch: an alias of a 0-d tensor
     order = [d for d in range(nd) if d not in src]
@@ -407,7 +550,7 @@ def _(batched, shape, x):
 
 @EXPAND.def_vjp
 def _(ctx, g):
-    from ..autograd.engine import sum_to
+    from .broadcast import sum_to
     return (sum_to(g, ctx._shape),)
 
 
@@ -431,8 +574,8 @@ def expand(input, *sizes):
     sizes = _shape_arg(sizes)
     shape = x._data.shape
     if len(sizes) < len(shape):
-        kind = _dtype.from_np(x._data.dtype)._legacy
-        raise RuntimeError(f"expand(torch.{kind}{{{list(shape)}}}, size={list(sizes)}): the "
+        kind = _dtype.type_string(_dtype.from_np(x._data.dtype))
+        raise RuntimeError(f"expand({kind}{{{list(shape)}}}, size={list(sizes)}): the "
                            f"number of sizes provided ({len(sizes)}) must be greater or equal to "
                            f"the number of dimensions in the tensor ({len(shape)})")
     lead = len(sizes) - len(shape)
@@ -489,21 +632,38 @@ for _op in (SQUEEZE_ALL, SQUEEZE_DIM, SQUEEZE_DIMS):
     _op.def_vmap(lambda batched, dims, x, _op=_op: _op.call(x, params=shift(tuple(dims))))
 
 
-def squeeze(input, dim=None):
-    x = as_tensor_arg(input)
+# The in-place squeeze_ / unsqueeze_ record torch's SqueezeBackward3/4/5, UnsqueezeBackward1.
+SQUEEZE_ALL_ = primitive("squeeze_", _squeeze_fwd, "SqueezeBackward3", view=True, linear=True)
+SQUEEZE_DIM_ = primitive("squeeze_dim_", _squeeze_fwd, "SqueezeBackward4", view=True,
+                         linear=True)
+SQUEEZE_DIMS_ = primitive("squeeze_dims_", _squeeze_fwd, "SqueezeBackward5", view=True,
+                          linear=True)
+for _op in (SQUEEZE_ALL_, SQUEEZE_DIM_, SQUEEZE_DIMS_):
+    _op.def_vjp(_view_vjp)
+record_input_shape(SQUEEZE_ALL_, SQUEEZE_DIM_, SQUEEZE_DIMS_)
+
+
+def _squeeze_args(x, dim, ops):
     shape = x._data.shape
     nd = x._data.ndim
     if dim is None:
-        dims = tuple(i for i, s in enumerate(shape) if s == 1)
-        op = SQUEEZE_ALL
-    elif isinstance(dim, (tuple, list)):
-        dims = tuple(d for d in (wrap_dim(d, nd) for d in dim) if nd and shape[d] == 1)
-        op = SQUEEZE_DIMS
-    else:
-        d = wrap_dim(dim, nd)
-        dims = (d,) if nd and shape[d] == 1 else ()
-        op = SQUEEZE_DIM
+        return ops[0], tuple(i for i, s in enumerate(shape) if s == 1)
+    if isinstance(dim, (tuple, list)):
+        return ops[2], tuple(d for d in (wrap_dim(d, nd) for d in dim) if nd and shape[d] == 1)
+    d = wrap_dim(dim, nd)
+    return ops[1], ((d,) if nd and shape[d] == 1 else ())
+
+
+def squeeze(input, dim=None):
+    x = as_tensor_arg(input)
+    op, dims = _squeeze_args(x, dim, (SQUEEZE_ALL, SQUEEZE_DIM, SQUEEZE_DIMS))
     return op.call(x, params=dims)
+
+
+def squeeze_(self, dim=None):
+    from .inplace import apply_inplace_view
+    op, dims = _squeeze_args(self, dim, (SQUEEZE_ALL_, SQUEEZE_DIM_, SQUEEZE_DIMS_))
+    return apply_inplace_view(op, self, dims)
 
 
 UNSQUEEZE = primitive("unsqueeze", lambda x, d: np.expand_dims(x, d), view=True, linear=True)
@@ -512,10 +672,19 @@ UNSQUEEZE.def_batched_vjp(lambda ctx, g: (g.squeeze(1 + ctx._params),))
 UNSQUEEZE.def_vmap(lambda batched, d, x: UNSQUEEZE.call(x, params=d + 1))
 UNSQUEEZE.def_batched_jvp(_reshape_batched_jvp)
 
+UNSQUEEZE_ = primitive("unsqueeze_", lambda x, d: np.expand_dims(x, d), "UnsqueezeBackward1",
+                       view=True, linear=True)
+UNSQUEEZE_.def_vjp(lambda ctx, g: (g.squeeze(ctx._params),))
+
 
 def unsqueeze(input, dim):
     x = as_tensor_arg(input)
     return UNSQUEEZE.call(x, params=wrap_dim(dim, x._data.ndim + 1))
+
+
+def unsqueeze_(self, dim):
+    from .inplace import apply_inplace_view
+    return apply_inplace_view(UNSQUEEZE_, self, wrap_dim(dim, self._data.ndim + 1))
 
 
 # --------------------------------------------------------------------------- select / slice
@@ -686,6 +855,11 @@ def _split_fwd(x, p):
 UNBIND = primitive("unbind", _unbind_fwd, view=True, n_out=2, linear=True)
 SPLIT = primitive("split", _split_fwd, view=True, n_out=2, linear=True)
 SPLIT_WITH_SIZES = primitive("split_with_sizes", _split_fwd, view=True, n_out=2, linear=True)
+# torch's unsafe_split*: the same parts, sharing memory with the input, but not autograd views
+# (each has its own version counter and may be written in place, at the caller's risk).
+UNSAFE_SPLIT = primitive("unsafe_split", _split_fwd, n_out=2, linear=True)
+UNSAFE_SPLIT_WITH_SIZES = primitive("unsafe_split_with_sizes", _split_fwd, n_out=2,
+                                    linear=True)
 
 
 def _materialize(gs, like_shapes, dtype):
@@ -722,13 +896,12 @@ def _split_vjp(ctx, gs):
     return (cat(_materialize(gs, shapes, dtype), dim),)
 
 
-SPLIT.def_vjp(_split_vjp)
-SPLIT_WITH_SIZES.def_vjp(_split_vjp)
-record_input_shape(UNBIND, SPLIT, SPLIT_WITH_SIZES)
+for _op in (SPLIT, SPLIT_WITH_SIZES, UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES):
+    _op.def_vjp(_split_vjp)
+record_input_shape(UNBIND, SPLIT, SPLIT_WITH_SIZES, UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES)
 UNBIND.def_vmap(lambda batched, d, x: UNBIND.call(x, params=d + 1))
-SPLIT.def_vmap(lambda batched, p, x: SPLIT.call(x, params=(p[0] + 1, p[1])))
-SPLIT_WITH_SIZES.def_vmap(lambda batched, p, x: SPLIT_WITH_SIZES.call(x, params=(p[0] + 1,
-                                                                                p[1])))
+for _op in (SPLIT, SPLIT_WITH_SIZES, UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES):
+    _op.def_vmap(lambda batched, p, x, _op=_op: _op.call(x, params=(p[0] + 1, p[1])))
 
 
 def _multi(op, x, p, n):
@@ -751,6 +924,24 @@ def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
     `dim` (``Tensor.split`` spells the size argument ``split_size``)."""
     if split_size_or_sections is None:
         split_size_or_sections = split_size
+    return _split(tensor, split_size_or_sections, dim, (SPLIT, SPLIT_WITH_SIZES))
+
+
+def unsafe_split(tensor, split_size, dim=0):
+    """``split`` whose parts are not views (torch's ``UnsafeSplitBackward0``)."""
+    return _split(tensor, split_size, dim, (UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES))
+
+
+def unsafe_split_with_sizes(tensor, split_sizes, dim=0):
+    return _split(tensor, list(split_sizes), dim, (UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES))
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    """``chunk`` whose parts are not views."""
+    return _chunk(input, chunks, dim, (UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES))
+
+
+def _split(tensor, split_size_or_sections, dim, ops):
     x = as_tensor_arg(tensor)
     if x._data.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
@@ -762,7 +953,7 @@ def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
                                f"dimension size of {size}")
         bounds = [(i, builtins.min(i + step, size)) for i in range(0, size, step)] or [(0, 0)]
-        op = SPLIT
+        op = ops[0]
     else:
         sizes = [int(s) for s in split_size_or_sections]
         if builtins.sum(sizes) != size:
@@ -773,11 +964,15 @@ def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
         for s in sizes:
             bounds.append((a, a + s))
             a += s
-        op = SPLIT_WITH_SIZES
+        op = ops[1]
     return tuple(_multi(op, x, (d, tuple(bounds)), len(bounds)))
 
 
 def chunk(input, chunks, dim=0):
+    return _chunk(input, chunks, dim, (SPLIT, SPLIT_WITH_SIZES))
+
+
+def _chunk(input, chunks, dim, ops):
     x = as_tensor_arg(input)
     if x._data.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
@@ -786,9 +981,9 @@ def chunk(input, chunks, dim=0):
     d = wrap_dim(dim, x._data.ndim)
     size = x._data.shape[d]
     if size == 0:
-        return split(x, [0] * chunks, d)
+        return _split(x, [0] * chunks, d, ops)
     step = -(-size // chunks)
-    return split(x, step, d)
+    return _split(x, step, d, ops)
 
 
 def _diagonal_fwd(x, p):
@@ -987,6 +1182,9 @@ def flip(input, dims):
     x = as_tensor_arg(input)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     dims = tuple(wrap_dim(d, x._data.ndim) for d in dims)
+    for i, d in enumerate(dims):
+        if d in dims[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     return FLIP.call(x, params=dims if x._data.ndim else ())
 
 

@@ -25,6 +25,7 @@ from .registry import as_tensor_arg, primitive, wrap
 
 __all__ = [
     "argsort",
+    "isin",
     "kthvalue",
     "median",
     "mode",
@@ -706,6 +707,24 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     if return_counts:
         res.append(wrap(cnt))
     return res[0] if len(res) == 1 else tuple(res)
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Whether each of `elements` occurs in `test_elements` (either may be a number); a bool
+    tensor shaped like `elements`, never differentiable."""
+    from .._tensor import Tensor
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        raise TypeError(
+            f"isin() received an invalid combination of arguments - got "
+            f"({type(elements).__name__}, {type(test_elements).__name__}), but expected one "
+            "of:\n * (Tensor elements, Tensor test_elements, *, bool assume_unique = False, "
+            "bool invert = False, Tensor out = None)\n * (Number element, Tensor test_elements, "
+            "*, bool assume_unique = False, bool invert = False, Tensor out = None)\n * (Tensor "
+            "elements, Number test_element, *, bool assume_unique = False, bool invert = False, "
+            "Tensor out = None)\n")
+    e = elements._data if isinstance(elements, Tensor) else np.asarray(elements)
+    t = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(test_elements)
+    return wrap(np.isin(e, t, assume_unique=assume_unique, invert=invert))
 
 
 def _isnan_any(x):

@@ -1,210 +1,25 @@
 """ndgrad.autograd: reverse-mode differentiation with torch.autograd's API.
 
-``backward`` accumulates into leaves' ``.grad``; ``grad`` returns gradients without touching
-``.grad``. Both check their arguments the way torch does and hand the graph to the engine.
+This package's namespace is torch.autograd's: ``backward`` and ``grad`` (``_backward``, which
+checks their arguments the way torch does and hands the graph to the engine), grad modes,
+``Function``, gradcheck, anomaly mode, and the submodules ``graph``, ``forward_ad``,
+``functional`` and ``profiler``.
 """
 
-import numpy as np
-
-from .. import _state
-from .._tensor import Tensor as _Tensor, _from_array
 from . import graph
+from ._backward import backward, grad
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,
                         is_grad_enabled, is_inference_mode_enabled, set_multithreading_enabled)
-from .engine import run_backward
 from .function import *  # noqa: F401,F403
 from .gradcheck import *  # noqa: F401,F403
 from .anomaly_mode import *  # noqa: F401,F403
 from . import forward_ad  # noqa: F401
 from . import functional  # noqa: F401
 from . import profiler  # noqa: F401
+from .._legacy import Variable  # noqa: F401
+from . import variable  # noqa: F401
+from . import profiler_util  # noqa: F401
+from .profiler import kineto_available  # noqa: F401
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "set_multithreading_enabled", "graph"]
-
-
-def _as_tuple(x):
-    if x is None:
-        return ()
-    if isinstance(x, _Tensor):
-        return (x,)
-    if isinstance(x, graph.GradientEdge):
-        return (x,)
-    return tuple(x)
-
-
-def _make_grads(outputs, grads, is_grads_batched=False):
-    out = []
-    for i, (o, g) in enumerate(zip(outputs, grads)):
-        if isinstance(o, graph.GradientEdge):
-            if g is None:
-                raise RuntimeError("grad_outputs must be provided for a GradientEdge output")
-            out.append(g)
-            continue
-        if g is None:
-            if o.requires_grad:
-                if o._data.size != 1:
-                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if o._data.dtype.kind not in "fc":
-                    raise RuntimeError("grad can be implicitly created only for real scalar "
-                                       f"outputs but got {o.dtype}")
-                out.append(_from_array(np.ones(o._data.shape, o._data.dtype)))  # ones_like
-            else:
-                out.append(None)
-            continue
-        if not isinstance(g, _Tensor):
-            raise TypeError("gradients can be either Tensors or None, but got "
-                            f"{type(g).__name__}")
-        gshape = g._data.shape[1:] if is_grads_batched else g._data.shape
-        if gshape != o._data.shape:
-            from .._size import Size
-            if is_grads_batched:
-                raise RuntimeError(
-                    "If `is_grads_batched=True`, we interpret the first dimension of each "
-                    f"grad_output as the batch dimension. The sizes of the remaining dimensions "
-                    f"are expected to match the shape of corresponding output, but a mismatch was "
-                    # torch 2.13 prints the shape without its first *two* dims.
-                    f"detected: grad_output[{i}] has a shape of {Size(g._data.shape[2:])} and "
-                    f"output[{i}] has a shape of {Size(o._data.shape)}. If you only want some "
-                    "tensors in `grad_output` to be considered batched, consider using vmap.")
-            raise RuntimeError(
-                f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} and "
-                f"output[{i}] has a shape of {Size(o._data.shape)}.")
-        if o._data.dtype.kind != g._data.dtype.kind and not (
-                o._data.dtype.kind in "fc" and g._data.dtype.kind in "fc"):
-            raise RuntimeError(
-                f"For complex Tensors, both grad_output and output are required to have the "
-                f"same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and "
-                f"output[{i}] has a dtype of {o.dtype}.")
-        if g._data.dtype != o._data.dtype and o._data.dtype.kind in "fc":
-            g = g.to(o.dtype)
-        out.append(g)
-    return out
-
-
-def _root_edges(outputs, grads):
-    roots = []
-    for i, (o, g) in enumerate(zip(outputs, grads)):
-        if isinstance(o, graph.GradientEdge):
-            roots.append(((o.node, o.output_nr), g))
-            continue
-        if not o.requires_grad:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
-                               "a grad_fn")
-        if g is None:
-            continue
-        if o._extra is not None and o._extra.get("inference"):
-            raise RuntimeError("Inference tensors cannot be saved for backward.")
-        roots.append((o._edge(), g))
-    return roots
-
-
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
-             grad_variables=None, inputs=None):
-    """Accumulate gradients of `tensors` w.r.t. graph leaves (or `inputs`) into ``.grad``."""
-    if _state.func_transforms:
-        from .._functorch.transforms import backward_error
-        raise backward_error()
-    if grad_variables is not None:
-        grad_tensors = grad_variables
-    tensors = _as_tuple(tensors)
-    if inputs is not None and len(_as_tuple(inputs)) == 0:
-        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
-    if len(grads) != len(tensors):
-        raise RuntimeError(f"got {len(grads)} tensors and {len(tensors)} gradients")
-    if retain_graph is None:
-        retain_graph = create_graph
-    grads = _make_grads(tensors, grads)
-    roots = _root_edges(tensors, grads)
-    accumulate_only = None
-    captures = None
-    extra_targets = []
-    if inputs is not None:
-        accumulate_only = set()
-        captures = {}
-        for t in _as_tuple(inputs):
-            if isinstance(t, graph.GradientEdge):
-                captures[(t.node, t.output_nr)] = None
-                continue
-            if not t.requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
-            e = t._edge()
-            if t.grad_fn is None:
-                accumulate_only.add(e[0])
-            else:
-                captures[e] = None
-                extra_targets.append((t, e))
-    if not roots:
-        return
-    captured = run_backward(roots, retain_graph, create_graph, captures=captures,
-                            accumulate=True, accumulate_only=accumulate_only)
-    # backward(inputs=[non_leaf]) accumulates into the non-leaf's .grad, as torch does.
-    from .engine import accumulate_grad
-    for t, e in extra_targets:
-        g = captured.get(e)
-        if g is not None:
-            accumulate_grad(t, g, create_graph)
-
-
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    """The gradients of `outputs` w.r.t. `inputs`, returned as a tuple (``.grad`` untouched)."""
-    if materialize_grads and allow_unused is False:
-        raise ValueError("Expected allow_unused to be True or not passed when "
-                         "materialize_grads=True, but got: allow_unused=False.")
-    if allow_unused is None:
-        allow_unused = materialize_grads
-    outputs = _as_tuple(outputs)
-    inputs = _as_tuple(inputs)
-    if not inputs:
-        raise RuntimeError("grad requires non-empty inputs.")
-    grads = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
-    if len(grads) != len(outputs):
-        raise RuntimeError(f"grad requires one grad_output per output: got {len(grads)} and "
-                           f"{len(outputs)}")
-    if retain_graph is None:
-        retain_graph = create_graph
-    if is_grads_batched:
-        from . import _batched
-        grads = _make_grads(outputs, grads, is_grads_batched=True)
-        B = _batched.batch_size(grads)
-        edges = _input_edges(inputs)
-        roots = _root_edges(outputs, grads)
-        captured = _batched.batched_grad(roots, edges, B, retain_graph, create_graph)
-    else:
-        grads = _make_grads(outputs, grads)
-        edges = _input_edges(inputs)
-        roots = _root_edges(outputs, grads)
-        captures = {e: None for e in edges}
-        captured = run_backward(roots, retain_graph, create_graph, captures=captures,
-                                accumulate=False) if roots else {}
-    result = []
-    for i, (t, e) in enumerate(zip(inputs, edges)):
-        g = captured.get(e)
-        if g is None:
-            if not allow_unused:
-                raise RuntimeError(
-                    f"The differentiated Tensor at index {i} appears to not have been used in "
-                    "the graph. Set allow_unused=True if this is the desired behavior.")
-            if materialize_grads and not isinstance(t, graph.GradientEdge):
-                # (batched too: torch's vmap passes the unbatched zeros through)
-                from .. import zeros_like
-                g = zeros_like(t)
-        elif not create_graph and g._grad_fn is not None:
-            g = g.detach()
-        result.append(g)
-    return tuple(result)
-
-
-def _input_edges(inputs):
-    """The graph edges of the tensors (or GradientEdges) ``grad`` differentiates against."""
-    edges = []
-    for t in inputs:
-        if isinstance(t, graph.GradientEdge):
-            edges.append((t.node, t.output_nr))
-            continue
-        if not t.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
-        edges.append(t._edge())
-    return edges

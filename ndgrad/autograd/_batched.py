@@ -1,8 +1,8 @@
 """Batched backward: ``autograd.grad(..., is_grads_batched=True)`` in one graph traversal.
 
 Every gradient flowing through the graph carries a leading batch dimension B (cotangent
-number b is ``g[b]``). The traversal is the engine's (dependency counts, newest node first),
-and each node is run in one of three ways:
+number b is ``g[b]``). The traversal is the engine's (``engine.run_backward`` with the
+`BatchedBackward` behaviour), and each node is run in one of three ways:
 
 1. the op's *batched rule* (``OpDef.def_batched_vjp``, declared in the op's module: views,
    reductions, joins, matrix products, softmax): the op's VJP rewritten so that a leading
@@ -22,15 +22,10 @@ that element's gradients (torch calls them once, with vmap's BatchedTensors that
 same); what they return replaces that element's gradients.
 """
 
-import heapq
+from .._ops.broadcast import reduce_grads
+from .engine import Backward, run_backward
 
-from .. import _state
-from .engine import graph_dependencies, needed_nodes
-from .graph import AccumulateGrad
-
-__all__ = ["batch_size", "batched_grad"]
-
-_tls = _state.tls
+__all__ = ["batch_size", "batched_grad", "BatchedBackward"]
 
 
 def _vmap_size_error(sizes):
@@ -56,70 +51,37 @@ def batch_size(grads):
 def batched_grad(roots, edges, B, retain_graph, create_graph):
     """Run the graph from `roots` with batched gradients; the gradients arriving at `edges`,
     as ``{edge: grad}`` (``autograd.grad`` assembles its result from them)."""
-    return _run(roots, edges, B, retain_graph, create_graph)
+    return run_backward(roots, retain_graph, create_graph, captures=dict.fromkeys(edges),
+                        accumulate=False, behaviour=BatchedBackward(B))
 
 
-def _run(roots, edges, B, keep_graph, create_graph):
-    """The engine's traversal (same dependency counts, same order, same needed nodes) with
-    batched gradients; see the module docstring for how each node runs."""
-    root_nodes, deps, terminals = graph_dependencies(roots)
-    captures = set(edges)
-    needed = needed_nodes(root_nodes, deps, terminals, {n for n, _ in captures})
-    buffers = {}
-    for (node, nr), g in roots:
-        _add_to(buffers, node, nr, g)
-    heap = [(-n._seq, n) for n in root_nodes if n not in deps]
-    heapq.heapify(heap)
-    captured = {}
-    prev = _tls.grad_enabled
-    _tls.grad_enabled = create_graph
-    try:
-        while heap:
-            node = heapq.heappop(heap)[1]
-            gs = buffers.pop(node, None) or []
-            if type(node) is AccumulateGrad:
-                # A leaf's hooks run before its gradient is captured (as in the engine).
-                var = node.variable
-                hooks = var._extra.get("hooks") if var._extra is not None else None
-                if hooks and gs and gs[0] is not None:
-                    gs[0] = _per_sample_hooks(hooks, gs[0], B)
-            for nr, g in enumerate(gs):
-                if g is not None and (node, nr) in captures:
-                    captured[(node, nr)] = g
-            extra = node._extra
-            if extra is not None and type(node) is not AccumulateGrad:
-                tensor_hooks = extra.get("tensor_pre_hooks")
-                if tensor_hooks:
-                    for nr, hooks in tensor_hooks.items():
-                        if nr < len(gs) and gs[nr] is not None and hooks:
-                            gs[nr] = _per_sample_hooks(hooks, gs[nr], B)
-                if extra.get("pre_hooks"):
-                    gs = list(_per_sample_node_hooks(extra["pre_hooks"], gs, B))
-            if type(node) is AccumulateGrad or (needed is not None and not needed.get(node)) or \
-                    all(g is None for g in gs):
-                gx = ()
-            else:
-                gx = _apply(node, gs, B)
-                if extra is not None and extra.get("hooks"):
-                    gx = _per_sample_node_hooks(extra["hooks"], gx, B, gs)
-                if not keep_graph:
-                    node._release()
-            for k, e in enumerate(node._next):
-                if e is None:
-                    continue
-                g = gx[k] if k < len(gx) else None
-                if g is not None:
-                    _add_to(buffers, e[0], e[1], g)
-                m = e[0]
-                d = deps[m] - 1
-                if d:
-                    deps[m] = d
-                else:
-                    del deps[m]
-                    heapq.heappush(heap, (-m._seq, m))
-    finally:
-        _tls.grad_enabled = prev
-    return captured
+class BatchedBackward(Backward):
+    """The engine's behaviour for batched gradients: each node runs as the module docstring
+    says, and hooks see one batch element at a time (the traversal is the engine's)."""
+
+    __slots__ = ("B",)
+
+    def __init__(self, B):
+        self.B = B
+
+    def apply(self, node, gs):
+        return _apply(node, gs, self.B)
+
+    def tensor_hooks(self, hooks, g):
+        return _per_sample_hooks(hooks, g, self.B)
+
+    def pre_hooks(self, node, gs, extra):
+        tensor_hooks = extra.get("tensor_pre_hooks")
+        if tensor_hooks:
+            for nr, hooks in tensor_hooks.items():
+                if nr < len(gs) and gs[nr] is not None and hooks:
+                    gs[nr] = _per_sample_hooks(hooks, gs[nr], self.B)
+        if extra.get("pre_hooks"):
+            gs = list(_per_sample_node_hooks(extra["pre_hooks"], gs, self.B))
+        return gs
+
+    def post_hooks(self, hooks, gx, gs):
+        return _per_sample_node_hooks(hooks, gx, self.B, gs)
 
 
 def _per_sample_hooks(hooks, g, B):
@@ -194,7 +156,6 @@ def _apply(node, gs, B):
 def _per_sample(node, gs, B):
     """Run the node's VJP once per batch element and stack the results."""
     from .. import stack, zeros
-    from .engine import reduce_grads
     per = []
     for b in range(B):
         gb = [None if g is None else g[b] for g in gs]

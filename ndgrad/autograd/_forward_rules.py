@@ -634,7 +634,7 @@ def _fallback(op, args, params, outs, tans):
     """JVP from the VJP: ``J t = d/dg <vjp(g), t>`` for a dummy cotangent g."""
     from .. import ones_like
     from . import grad as autograd_grad
-    from .engine import reduce_grads
+    from .._ops.broadcast import reduce_grads
     grad_on = _tls.grad_enabled
     edges = []
     saved_rgs = []

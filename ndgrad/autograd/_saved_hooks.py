@@ -1,9 +1,9 @@
 """Saved-tensor hooks: how a value saved for backward is packed and unpacked.
 
-What lives here: ``pack_saved`` / ``unpack_saved`` (called by ``graph.SavedTensor`` when a
-``saved_tensors_hooks`` context is active or ``register_hooks`` was called on a raw saved
-value), and the user-facing contexts ``saved_tensors_hooks``, ``save_on_cpu``,
-``disable_saved_tensors_hooks`` and ``allow_mutation_on_saved_tensors``.
+What lives here: ``register_raw_hooks`` (hooks on one value already saved) and the user-facing
+contexts ``saved_tensors_hooks``, ``save_on_cpu``, ``disable_saved_tensors_hooks`` and
+``allow_mutation_on_saved_tensors``. Packing and unpacking themselves belong to SavedTensor
+(``_graph_core.pack_saved`` / ``unpack_saved``).
 
 Semantics follow torch 2.13:
 - the innermost active pair of hooks applies, at save time; ``pack_hook(tensor)`` may return
@@ -14,10 +14,15 @@ Semantics follow torch 2.13:
   for a saved output, the grad_fn or gradient accumulator of a saved input.
 """
 
+import functools
 import threading
-import weakref
+
+import numpy as np
 
 from .. import _state
+from .._graph_core import FREED, pack_saved
+from .._ops.registry import special_hooks
+from .._tensor import Tensor, _from_array
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
            "allow_mutation_on_saved_tensors"]
@@ -26,66 +31,6 @@ _tls = _state.tls
 # Guards _state.saved_hooks_active, the count of open saved_tensors_hooks contexts on all
 # threads: it may overcount for a moment, never undercount (SavedTensor skips hooks at zero).
 _count_lock = threading.Lock()
-
-_PACK_MUTATED = (
-    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
-    "pack hook cannot be modified by in-place operations as this can lead to unexpected "
-    "side-effects. Please open an issue if you need to perform in-place operations on the "
-    "input to a pack hook.")
-
-
-def pack_saved(saved, hooks, t):
-    """Run ``pack`` of `hooks` on `t` (the tensor `saved` stands for) and keep the result."""
-    pack, unpack = hooks
-    if saved._hooks is not None:
-        raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
-                           "been set. Hint: only one pair of hooks is allowed at a time.")
-    if saved._output_nr < 0:
-        # An input: remember where its gradient goes so the unpacked copy is connected.
-        saved._leaf_acc = t._edge() if t.requires_grad else None
-    elif not t._rg:
-        # An output is saved just before the dispatcher marks it as requiring grad; torch's
-        # pack hook already sees requires_grad=True, so mark it now.
-        t._rg = True
-    version = t._vc[0]
-    packed = pack(t)
-    if t._vc[0] != version:
-        raise RuntimeError(_PACK_MUTATED)
-    saved._packed = packed
-    saved._hooks = unpack
-    # Drop our own references: from now on the packed value is the only copy we keep.
-    saved._tensor = None
-    saved._data = None
-
-
-def unpack_saved(saved, node):
-    """The tensor for `saved`, rebuilt from ``unpack_hook(packed)``."""
-    from .._tensor import Tensor
-    from .graph import AccumulateGrad
-    r = saved._hooks(saved._packed)
-    if not isinstance(r, Tensor):
-        raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
-                        f"result of type {type(r).__name__}")
-    out = Tensor(r._data)
-    out._vc = saved._vc
-    if saved._output_nr >= 0:
-        if node is not None:
-            out._rg = True
-            out._grad_fn = node
-            out._output_nr = saved._output_nr
-        return out
-    edge = saved._leaf_acc
-    if edge is not None:
-        fn, nr = edge
-        out._rg = True
-        if type(fn) is AccumulateGrad:
-            # Gradients reaching the copy flow into the original leaf's accumulator.
-            out._acc = weakref.ref(fn)
-        else:
-            out._grad_fn = fn
-            out._output_nr = nr
-    return out
-
 
 def register_raw_hooks(saved, node, pack_hook, unpack_hook):
     """``_raw_saved_<name>.register_hooks(pack, unpack)`` on a value already saved."""
@@ -104,16 +49,14 @@ def register_raw_hooks(saved, node, pack_hook, unpack_hook):
     if saved._hooks is not None:
         raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
                            "been set. Hint: only one pair of hooks is allowed at a time.")
-    from .._tensor import Tensor
     t = saved._tensor
     if t is None:
-        t = Tensor(saved._data)
+        t = _from_array(saved._data)
         t._vc = saved._vc
     pack_saved(saved, (pack_hook, unpack_hook), t)
 
 
 def _is_freed(node):
-    from .graph import FREED
     return node._saved is FREED
 
 
@@ -157,10 +100,6 @@ class save_on_cpu(saved_tensors_hooks):
     """
 
     def __init__(self, pin_memory=False, device_type="cuda"):
-        import numpy as np
-
-        from .._tensor import Tensor
-
         def pack_to_cpu(t):
             if not pin_memory:
                 return (t.device, t)
@@ -194,8 +133,6 @@ class disable_saved_tensors_hooks:
         _tls.saved_hooks_disabled = self._prev
 
     def __call__(self, fn):
-        import functools
-
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with disable_saved_tensors_hooks(self.error_message):
@@ -251,9 +188,6 @@ class _AllowMutationOnSavedContext:
             target = args[0]
             entry = self.by_counter.pop(id(target._vc), None)
             if entry is not None:
-                import numpy as np
-
-                from .._tensor import Tensor
                 for rec in entry[1]:
                     if rec.clone is None:
                         rec.clone = Tensor(np.array(rec.tensor._data, copy=True))
@@ -280,7 +214,6 @@ class allow_mutation_on_saved_tensors:
     def __enter__(self):
         if _allow_mutation_active:
             raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
-        from .._ops.registry import special_hooks
         ctx = self._ctx = _AllowMutationOnSavedContext()
         self._hooks = saved_tensors_hooks(ctx.pack, ctx.unpack)
         self._hooks.__enter__()
@@ -290,7 +223,6 @@ class allow_mutation_on_saved_tensors:
         return ctx
 
     def __exit__(self, *exc):
-        from .._ops.registry import special_hooks
         ctx = self._ctx
         _allow_mutation_active.remove(ctx)
         _state.exit_special()

@@ -8,7 +8,7 @@ code works for any base layout.
 """
 
 from .. import _state
-from .graph import Node
+from .._graph_core import Node
 
 __all__ = ["CopySlices", "regenerate_view_grad_fn", "rebase_history", "multi_output_error"]
 
@@ -33,7 +33,7 @@ class CopySlices(Node):
         self._fn = fn
 
     def _apply(self, gs):
-        from .engine import reduce_grads
+        from .._ops.broadcast import reduce_grads
         g = gs[0]
         if g is None:
             return (None,) * len(self._next)

@@ -25,8 +25,10 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .. import _state
-from . import _special_engine
+from .. import _graph_core, _state
+from .._ops.registry import special_hooks
+from . import engine as _engine
+from .profiler import aten_name
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "set_record_inplace"]
@@ -82,11 +84,6 @@ def _user_stacklevel():
 def _format_stack(stack):
     frames = [traceback.FrameSummary(fn, line, name) for fn, line, name in stack]
     return "".join(traceback.StackSummary.from_list(frames).format())
-
-
-def _aten_name(op):
-    from .profiler import aten_name
-    return aten_name(op)
 
 
 # ------------------------------------------------------------------ observers
@@ -147,7 +144,7 @@ def _check_forward(op, args, outs):
         fn = getattr(o, "_grad_fn", None)
         node = f" (grad_fn {fn.name()})" if fn is not None else ""
         raise RuntimeError(
-            f"Function '{_aten_name(op)}'{node} returned {kind} values in its {i}th output "
+            f"Function '{aten_name(op)}'{node} returned {kind} values in its {i}th output "
             "in the forward pass, although all its inputs were finite. (ndgrad anomaly "
             "detection with check_inf=True stops at the first op producing NaN or inf.)")
 
@@ -247,7 +244,7 @@ class _InplaceRecorder:
         else:
             _inplace_sites.move_to_end(id(vc))
         versions = entry[1]
-        versions[vc[0]] = (_aten_name(op), site)
+        versions[vc[0]] = (aten_name(op), site)
         if len(versions) > _MAX_VERSIONS:
             del versions[min(versions)]
 
@@ -277,15 +274,15 @@ def _explain_version_error(msg, saved):
     return msg
 
 
+# SavedTensor's version check asks this module for its message while a special mode is on.
+_graph_core.version_error_explainers.append(_explain_version_error)
+
+
 # ------------------------------------------------------------------ switching
+
 _hook = _AnomalyHook()
 _observer = _AnomalyObserver()
 _recorder = _InplaceRecorder()
-
-
-def _registry_hooks():
-    from .._ops.registry import special_hooks
-    return special_hooks
 
 
 def _install(obj, where, on):
@@ -298,15 +295,24 @@ def _install(obj, where, on):
         _state.exit_special()
 
 
+def _check_flags(mode, check_nan):
+    """torch's argument check of ``set_anomaly_enabled`` (before any setting changes)."""
+    for pos, (arg, v) in enumerate((("enabled", mode), ("check_nan", check_nan)), 1):
+        if type(v) is not bool:
+            raise TypeError(f"set_anomaly_enabled(): argument '{arg}' (position {pos}) must be "
+                            f"bool, not {type(v).__name__}")
+
+
 def _apply(mode, check_nan, check_inf, record_inplace):
     global _enabled, _check_nan, _check_inf, _record_inplace
+    _check_flags(mode, check_nan)
     _enabled = bool(mode)
     _check_nan = bool(check_nan)
     _check_inf = bool(check_inf) and _enabled
     _record_inplace = bool(record_inplace) and _enabled
-    hooks = _registry_hooks()
+    hooks = special_hooks
     _install(_hook, hooks, _enabled)
-    _install(_observer, _special_engine.node_observers, _enabled)
+    _install(_observer, _engine.node_observers, _enabled)
     _install(_recorder, hooks, _record_inplace or _record_inplace_alone)
     if not (_record_inplace or _record_inplace_alone):
         _inplace_sites.clear()

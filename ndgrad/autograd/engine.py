@@ -1,4 +1,4 @@
-"""The reverse-mode engine: runs the backward graph from some roots.
+"""The reverse-mode engine: one traversal of the backward graph, with pluggable behaviours.
 
 Scheduling is iterative (no recursion, so a 100 000-op chain works): first count, for every
 node reachable from the roots, how many edges point at it; then repeatedly run the ready node
@@ -10,228 +10,242 @@ Gradients are Tensors; ``None`` means zero and is never materialised. Under ``cr
 the rules run with grad mode on, so the backward itself is recorded (higher-order grads), and
 gradients are accumulated out of place; otherwise rules run under no_grad and saved values
 are released right after their node ran (unless ``retain_graph``).
+
+What running one node means is a *behaviour* (`Backward` and its subclasses); the traversal
+(`run_backward`: dependency counts, ready heap, input buffers, captures, release of saved
+values) is the same for all of them:
+
+- plain (`Backward`): the node's rule, its hooks, AccumulateGrad into ``.grad``. The loop
+  inlines this behaviour's node step on its fast path;
+- observed (`ObservedBackward`, when a special mode is on as the backward starts): the same
+  steps wrapped by the registered observers (profiler events, anomaly-mode checks), see
+  `node_observers`;
+- batched (``autograd._batched.BatchedBackward``): every gradient carries a leading batch
+  dimension (``autograd.grad(..., is_grads_batched=True)``).
 """
 
 import heapq
-import sys
-
-import numpy as np
+from functools import partial
 
 from .. import _state
-from . import _special_engine
-from .graph import FREED, AccumulateGrad
+from .._graph_core import FREED, AccumulateGrad, GraphTask, accumulate_grad
+from .._ops.broadcast import reduce_grads
 
-__all__ = ["run_backward", "accumulate_grad", "reduce_grads"]
+__all__ = ["run_backward", "Backward", "ObservedBackward", "node_observers", "leaf_observers"]
 
 _tls = _state.tls
-_getrefcount = sys.getrefcount
+
+# Observers of the observed behaviour (they register themselves while their mode is on).
+# A node observer has ``around(node, run)`` returning the node's gradients (it must call
+# ``run()`` exactly once), ``check(node, grads)`` returning them checked, and
+# ``on_error(node, exc)`` called when running or checking the node raised (before the
+# exception propagates); they run in registration order, the first outermost.
+# A leaf observer (the profilers) sees an AccumulateGrad node's phases: ``open_leaf(node)`` /
+# ``open_accumulate(node, grad_shape)`` return an event that ``close(event)`` ends, and
+# ``begin_kernel(var)`` / ``end_kernel(token, var, g)`` bracket the accumulation itself.
+node_observers = []
+leaf_observers = []
 
 
-def sum_to(g, shape):
-    """Sum a broadcast gradient back to `shape`, as torch's sum_to: ``g.sum()`` for a 0-d
-    target, else one ``sum(dims, keepdim=True)`` over the broadcast dims followed by a
-    ``view(shape)`` when leading dims were added (so grad_fns read SumBackward0, SumBackward1
-    or ViewBackward0 as in torch)."""
-    gshape = g._data.shape
-    if gshape == shape:
-        return g
-    lead = len(gshape) - len(shape)
-    dims = list(range(lead))
-    for i, s in enumerate(shape):
-        if s == 1 and gshape[lead + i] != 1:
-            dims.append(lead + i)
-    d = g._data
-    if not _tls.grad_enabled and not _state.special and d.dtype.kind == "f" and \
-            d.dtype.itemsize > 2 and type(g) is (_TensorCls or _tensor_cls()):
-        # Plain backward: the NumPy sums the ops below would run, without their dispatch
-        # (float16 is left to sum's float32 accumulation). The result is a fresh tensor
-        # (torch's is a view of the sum; the values are the same).
-        if not shape:
-            return _from_array(np.asarray(np.add.reduce(d, axis=None)))
-        if dims:
-            # np.sum's reduction for float32/64, without its Python-level wrapper
-            d = np.add.reduce(d, axis=tuple(dims), keepdims=True)
-        if d.shape != shape:
-            d = d.reshape(shape)
-        return _from_array(d)
-    # Recorded (create_graph), or a dtype/subclass the shortcut leaves to the ops.
-    global SUM_ALL, SUM_DIM, VIEW
-    if SUM_DIM is None:
-        from .._ops.reduction import SUM_ALL, SUM_DIM
-        from .._ops.shape import VIEW
-    if type(g) is _TensorCls:
-        # the methods' ops without their argument parsing (same ops, same params)
-        if not shape:
-            return SUM_ALL.call(g, params=(None, False, None))
-        if dims:
-            g = SUM_DIM.call(g, params=(tuple(dims), True, None))
-        if lead:
-            g = VIEW.call(g, params=tuple(shape))
-        return g
-    if not shape:
-        return g.sum()
-    if dims:
-        g = g.sum(dims, keepdim=True)
-    if lead:
-        g = g.view(tuple(shape))
-    return g
+class Backward:
+    """The plain behaviour: how one node of a backward runs.
 
-
-# The sum and view ops, imported on first use (their modules import this one).
-SUM_ALL = SUM_DIM = VIEW = None
-
-
-def reduce_grads(node, gx):
-    """Normalise a rule's result to a tuple and fit each gradient to its input (shape, dtype)."""
-    if type(gx) is not tuple:
-        gx = tuple(gx) if isinstance(gx, list) else (gx,)
-    meta = node._meta
-    if meta is not None:
-        out = list(gx)
-        for i, m in enumerate(meta):
-            g = out[i] if i < len(out) else None
-            if m is None or g is None:
-                continue
-            shape, dtype = m
-            if g._data.shape != shape:
-                g = _validated_sum_to(node, i, g, shape)
-            if g._data.dtype != dtype:
-                if g._data.dtype.kind == "c" and dtype.kind != "c":
-                    g = g.real  # a real input of a complex op gets Re(grad), as torch
-                g = g.to(_dtype_of(dtype))
-            out[i] = g
-        gx = tuple(out)
-    return gx
-
-
-def _dtype_of(np_dtype):
-    from .._dtype import from_np
-    return from_np(np_dtype)
-
-
-def _validated_sum_to(node, i, g, shape):
-    gs = g._data.shape
-    lead = len(gs) - len(shape)
-    ok = lead >= 0
-    if ok:
-        for k, s in enumerate(shape):
-            if s != 1 and s != gs[lead + k]:
-                ok = False
-                break
-    if not ok:
-        raise RuntimeError(
-            f"Function {node.name()} returned an invalid gradient at index {i} - got "
-            f"{list(gs)} but expected shape compatible with {list(shape)}")
-    return sum_to(g, shape)
-
-
-def _owned(g):
-    """True when nothing but the engine holds `g` and its array, so it can become ``.grad``.
-
-    The counts are those of the one call chain that reaches here (_accumulate's local,
-    accumulate_grad's and this function's arguments, getrefcount's own; for the array also
-    accumulate_grad's `data`); any other holder (a
-    second leaf given the same gradient, the user's grad_outputs) makes them higher and the
-    gradient is copied instead. tests/test_engine.py checks both outcomes.
+    Every method is one step of a node as torch's engine takes it. `run_backward` inlines
+    `apply` on its fast path (keep the two in step); subclasses override steps to change
+    what running a node means (ObservedBackward below, autograd._batched.BatchedBackward).
     """
-    d = g._data
-    return (_getrefcount(g) <= 4 and _getrefcount(d) <= 4 and d.base is None
-            and d.flags.writeable and g._grad_fn is None)
 
+    __slots__ = ()
 
-def accumulate_grad(var, g, create_graph):
-    """Add `g` into ``var.grad`` following torch's default gradient layouts."""
-    Tensor = _TensorCls or _tensor_cls()
-    old = var._grad
-    if old is None:
-        if create_graph:
-            var._grad = g
-            return
-        data = g._data
-        vdata = var._data
-        # Keep the parameter's memory layout (strides) when it is dense, like torch.
-        if data.strides != vdata.strides and vdata.flags.c_contiguous is False and \
-                (vdata.flags.f_contiguous or _is_dense(vdata)):
-            new = np.empty_like(vdata)
-            np.copyto(new, data)
-            var._grad = Tensor(new)
-        elif _owned(g) and data.shape == vdata.shape:
-            var._grad = _from_array(data) if g._extra is None and g._base is None else g.detach()
-        else:
-            var._grad = Tensor(np.array(data, order="K" if data.shape == vdata.shape else "C"))
-        if var._grad._data.shape != vdata.shape:
-            var._grad = Tensor(np.broadcast_to(var._grad._data, vdata.shape).copy())
-    elif create_graph or _tls.grad_enabled:
-        var._grad = old + g
-    else:
-        od = old._data
-        if od.flags.writeable:
-            np.add(od, g._data, out=od, casting="unsafe")
-            old._vc[0] += 1
-        else:
-            var._grad = Tensor(od + g._data)
+    def apply(self, node, gs):
+        """The node's rule on its incoming gradients `gs`: one gradient per input edge,
+        fitted to its input's shape and dtype."""
+        gx = node._apply(gs)
+        if type(gx) is not tuple or node._meta is not None:
+            gx = reduce_grads(node, gx)
+        return gx
 
+    def tensor_hooks(self, hooks, g):
+        """A tensor's ``register_hook`` hooks on its gradient `g`; what one returns replaces
+        `g` for the hooks after it and for the graph."""
+        for fn in list(hooks.values()):
+            r = fn(g)
+            if r is not None:
+                if r._data.shape != g._data.shape:
+                    raise RuntimeError(f"hook '{getattr(fn, '__name__', fn)}' has changed the "
+                                       "size of value")
+                g = r
+        return g
 
-_TensorCls = None
+    def pre_hooks(self, node, gs, extra):
+        """Before a node runs: its outputs' tensor hooks, ``retain_grad``, then the node's
+        ``register_prehook`` hooks. Returns the (possibly replaced) gradients."""
+        tensor_hooks = extra.get("tensor_pre_hooks")
+        if tensor_hooks:
+            for nr, hooks in tensor_hooks.items():
+                if nr < len(gs) and gs[nr] is not None and hooks:
+                    gs[nr] = self.tensor_hooks(hooks, gs[nr])
+        retain = extra.get("retain_hooks")
+        if retain:
+            for nr, fn in list(retain.items()):
+                if nr < len(gs) and gs[nr] is not None:
+                    fn(gs[nr])
+        pre = extra.get("pre_hooks")
+        if pre:
+            self.node_prehooks(pre, gs)
+        return gs
 
-
-def _tensor_cls():
-    global _TensorCls, _from_array
-    from .._tensor import Tensor, _from_array
-    _TensorCls = Tensor
-    return Tensor
-
-
-_from_array = None
-
-
-def _is_dense(a):
-    """Non-overlapping and dense: some permutation of the dims is contiguous."""
-    order = sorted(range(a.ndim), key=lambda i: a.strides[i])
-    expected = a.itemsize
-    for i in order:
-        if a.shape[i] != 1 and a.strides[i] != expected:
-            return False
-        expected *= a.shape[i]
-    return True
-
-
-def _run_hooks(hooks, g):
-    for fn in list(hooks.values()):
-        r = fn(g)
-        if r is not None:
-            g = r
-    return g
-
-
-def _call_pre_hooks(node, gs, extra):
-    tensor_hooks = extra.get("tensor_pre_hooks")
-    if tensor_hooks:
-        for nr, hooks in tensor_hooks.items():
-            if nr < len(gs) and gs[nr] is not None and hooks:
-                gs[nr] = _run_hooks(hooks, gs[nr])
-    retain = extra.get("retain_hooks")
-    if retain:
-        for nr, fn in list(retain.items()):
-            if nr < len(gs) and gs[nr] is not None:
-                fn(gs[nr])
-    pre = extra.get("pre_hooks")
-    if pre:
-        for fn in list(pre.values()):
+    def node_prehooks(self, hooks, gs):
+        """A node's ``register_prehook`` hooks on `gs` (replaced in place by a hook's
+        result)."""
+        for fn in list(hooks.values()):
             r = fn(tuple(gs))
             if r is not None:
                 gs[:] = list(r)
-    return gs
 
-
-def _call_post_hooks(node, gx, gs, extra):
-    post = extra.get("hooks")
-    if post:
-        for fn in list(post.values()):
+    def post_hooks(self, hooks, gx, gs):
+        """A node's ``register_hook`` hooks ``fn(grad_inputs, grad_outputs)`` after it ran."""
+        for fn in list(hooks.values()):
             r = fn(tuple(gx), tuple(gs))
             if r is not None:
                 gx = tuple(r)
-    return gx
+        return gx
+
+    # --- AccumulateGrad ---------------------------------------------------------------------
+    def leaf(self, node, gs, runs, captures, captured, create_graph):
+        """An AccumulateGrad node: the leaf's tensor hooks and the capture for autograd.grad;
+        then, when this backward accumulates into the leaf (`runs`), the node's pre-hooks,
+        the accumulation, the post-accumulate-grad hooks and the node's hooks."""
+        self.leaf_gradient(node, gs, captures, captured)
+        if runs and gs and gs[0] is not None:
+            extra = node._extra
+            if extra is None:
+                self.accumulate(node, gs, create_graph)
+                return
+            # register_prehook hooks run before the accumulation, register_hook ones after
+            # it with ((), grad_outputs), as in torch.
+            pre = extra.get("pre_hooks")
+            if pre:
+                self.node_prehooks(pre, gs)
+            post = extra.get("hooks")
+            grad_outputs = tuple(gs) if post else None
+            self.accumulate(node, gs, create_graph)
+            if post:
+                for fn in list(post.values()):
+                    fn((), grad_outputs)
+
+    def leaf_gradient(self, node, gs, captures, captured):
+        """A leaf's incoming gradient ``gs[0]`` after its tensor hooks, captured for
+        autograd.grad when the leaf is a target."""
+        var = node.variable
+        if var._extra is not None:
+            hooks = var._extra.get("hooks")
+            if hooks and gs and gs[0] is not None:
+                gs[0] = self.tensor_hooks(hooks, gs[0])
+        if captures is not None and (node, 0) in captures and gs and gs[0] is not None:
+            captured[(node, 0)] = gs[0]
+
+    def accumulate(self, node, gs, create_graph):
+        """``gs[0]`` into the leaf's ``.grad``, then its post-accumulate-grad hooks."""
+        var = node.variable
+        g = gs[0]
+        gs[0] = None  # drop the engine's reference so an owned gradient can be stolen
+        accumulate_grad(var, g, create_graph)
+        extra = var._extra
+        if extra is not None:
+            hooks = extra.get("post_acc_hooks")
+            if hooks:
+                for fn in list(hooks.values()):
+                    fn(var)
+
+
+class ObservedBackward(Backward):
+    """The plain steps, announced to `node_observers` and `leaf_observers` (the profiler's
+    events, anomaly mode's checks). The engine takes it while a special mode is on."""
+
+    __slots__ = ()
+
+    def apply(self, node, gs):
+        observers = tuple(node_observers)
+        # Wrap the node in its observers, innermost last. Partials, not nested closures: a
+        # closure calling itself is a reference cycle that would keep `gs` alive until a GC.
+        call = partial(node._apply, gs)
+        for obs in reversed(observers):
+            call = partial(obs.around, node, call)
+        try:
+            gx = call()
+            for obs in observers:
+                gx = obs.check(node, gx)
+        except Exception as exc:
+            for obs in observers:
+                obs.on_error(node, exc)
+            raise
+        if type(gx) is not tuple or node._meta is not None:
+            gx = reduce_grads(node, gx)
+        return gx
+
+    def leaf(self, node, gs, runs, captures, captured, create_graph):
+        """As in torch's engine, the leaf's tensor hooks, the capture for autograd.grad and
+        the node's own pre- and post-hooks run inside the node's evaluation event, while only
+        the accumulation and the post-accumulate-grad hooks run inside the node itself, which
+        runs (with an undefined gradient too) only when this backward accumulates into it."""
+        observers = tuple(leaf_observers)
+        outer = [obs.open_leaf(node) for obs in observers]
+        try:
+            self.leaf_gradient(node, gs, captures, captured)
+            if runs:
+                self._observed_accumulate(node, gs, create_graph, observers)
+        finally:
+            for obs, ev in zip(reversed(observers), reversed(outer)):
+                obs.close(ev)
+
+    def _observed_accumulate(self, node, gs, create_graph, observers):
+        extra = node._extra
+        post = None
+        if gs and gs[0] is not None and extra is not None:
+            pre = extra.get("pre_hooks")
+            if pre:
+                self.node_prehooks(pre, gs)
+            post = extra.get("hooks")
+        grad_outputs = tuple(gs) if post else None
+        g = gs[0] if gs else None
+        shape = list(g._data.shape) if g is not None else []
+        inner = [obs.open_accumulate(node, shape) for obs in observers]
+        try:
+            if g is not None:
+                g = None  # only `gs` holds the gradient now, so it can be stolen
+                self.accumulate(node, gs, create_graph)
+        finally:
+            for obs, ev in zip(reversed(observers), reversed(inner)):
+                obs.close(ev)
+        if post:
+            for fn in list(post.values()):
+                fn((), grad_outputs)
+
+    def accumulate(self, node, gs, create_graph):
+        """Backward.accumulate with anomaly checks on the gradient and the profilers' kernel
+        events around the accumulation into ``.grad``."""
+        var = node.variable
+        g = gs[0]
+        gs[0] = None  # only this frame may hold the gradient now, so it can be stolen
+        for obs in tuple(node_observers):
+            g = obs.check(node, (g,))[0]
+        observers = tuple(leaf_observers)
+        kernels = [obs.begin_kernel(var) for obs in observers]
+        accumulate_grad(var, g, create_graph)
+        for obs, token in zip(reversed(observers), reversed(kernels)):
+            obs.end_kernel(token, var, g)
+        g = None
+        extra = var._extra
+        if extra is not None:
+            hooks = extra.get("post_acc_hooks")
+            if hooks:
+                for fn in list(hooks.values()):
+                    fn(var)
+
+
+PLAIN = Backward()
+OBSERVED = ObservedBackward()
 
 
 def graph_dependencies(roots):
@@ -310,14 +324,21 @@ def needed_nodes(root_nodes, deps, terminals, targets):
 
 
 def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True,
-                 accumulate_only=None):
+                 accumulate_only=None, behaviour=None):
     """Run the graph from `roots` (a list of ``((node, nr), grad)``).
 
     `captures`: ``{(node, nr): [result slots...]}`` for autograd.grad, filled with the
     gradient arriving at that edge (after tensor hooks). `accumulate`: run AccumulateGrad nodes
     (backward) or not (grad). `accumulate_only`: when given, only these AccumulateGrad nodes run.
+    `behaviour`: how each node runs (a `Backward`); by default the plain one, or the observed
+    one while a special mode (profiler, anomaly detection, ...) is on when the backward starts.
     Returns the captured gradients as a dict ``{(node, nr): grad}``.
     """
+    if behaviour is None:
+        behaviour = OBSERVED if _state.special else PLAIN
+    # The plain behaviour's node step is inlined below.
+    plain = behaviour is PLAIN
+
     # 1. Dependencies of every reachable node.
     root_nodes, deps, terminals = graph_dependencies(roots)
 
@@ -378,26 +399,16 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                 runs = accumulate and (accumulate_only is None or node in accumulate_only)
                 if not runs and (captures is None or (node, 0) not in captures):
                     continue  # a leaf this backward does not target: its hooks stay quiet
-                if _state.special:  # the same steps, with events for the profiler
-                    _special_engine.accumulate_leaf(node, gs, runs, captures, captured,
-                                                    create_graph)
-                    continue
-                leaf_gradient(node, gs, captures, captured)
-                if runs:
-                    if gs and gs[0] is not None:
-                        if node._extra is not None:
-                            _accumulate_with_node_hooks(node, gs, create_graph, node._extra)
-                        else:
-                            _accumulate(node, gs, create_graph)
+                behaviour.leaf(node, gs, runs, captures, captured, create_graph)
                 continue
             # autograd.grad captures a non-leaf's gradient before its tensor hooks run (a
-            # leaf's is captured after them, above), as torch does.
+            # leaf's is captured after them, in Backward.leaf_gradient), as torch does.
             if captures is not None and node in capture_nodes:
                 for nr in range(len(gs)):
                     if (node, nr) in captures and gs[nr] is not None:
                         captured[(node, nr)] = gs[nr]
             if extra is not None:
-                gs = _call_pre_hooks(node, gs, extra)
+                gs = behaviour.pre_hooks(node, gs, extra)
             if needed is not None and not needed.get(node, False):
                 continue
             # Skip a node whose incoming gradients are all None (zero), unless it asks to be
@@ -416,16 +427,20 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                 _propagate_none(node, deps, heap)
                 continue
             op = node._op
-            if _state.special:
-                gx = _apply_special(node, gs)
-            elif op is not None and op.n_out == 1:
-                gx = op.vjp(node, gs[0])  # the common case, without Node._apply's frame
+            if not plain:
+                gx = behaviour.apply(node, gs)
             else:
-                gx = node._apply(gs)
-            if type(gx) is not tuple or node._meta is not None:
-                gx = reduce_grads(node, gx)
-            if extra is not None and extra.get("hooks"):
-                gx = _call_post_hooks(node, gx, gs, extra)
+                # Backward.apply, inline
+                if op is not None and op.n_out == 1:
+                    gx = op.vjp(node, gs[0])  # the common case, without Node._apply's frame
+                else:
+                    gx = node._apply(gs)
+                if type(gx) is not tuple or node._meta is not None:
+                    gx = reduce_grads(node, gx)
+            if extra is not None:
+                post = extra.get("hooks")
+                if post:
+                    gx = behaviour.post_hooks(post, gx, gs)
             if not keep_graph and node._saved:
                 if op is not None:
                     node._saved = FREED  # op nodes release as Node._release does
@@ -480,18 +495,6 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
     return captured
 
 
-def leaf_gradient(node, gs, captures, captured):
-    """A leaf's incoming gradient (``gs[0]``) after its tensor hooks, captured for
-    autograd.grad when it is a target: the first steps of an AccumulateGrad node."""
-    var = node.variable
-    if var._extra is not None:
-        hooks = var._extra.get("hooks")
-        if hooks and gs and gs[0] is not None:
-            gs[0] = _run_hooks(hooks, gs[0])
-    if captures is not None and (node, 0) in captures and gs and gs[0] is not None:
-        captured[(node, 0)] = gs[0]
-
-
 def _deliver(buffers, m, nr, g):
     """Add gradient `g` for output `nr` of node `m` into its input buffer."""
     buf = buffers.get(m)
@@ -512,68 +515,6 @@ def _add_to(buf, nr, g):
     buf[nr] = g if prev is None else prev + g
 
 
-class GraphTask:
-    """What a running backward still has to do: pending dependency counts, the ready heap,
-    and which nodes it needs (None: all). Hooks never see the lone `ready` node of the
-    engine's loop: it is always empty while hooks run."""
-
-    __slots__ = ("deps", "heap", "needed")
-
-    def __init__(self, deps, heap, needed):
-        self.deps = deps
-        self.heap = heap
-        self.needed = needed
-
-
-def current_graph_task():
-    """The innermost backward running on this thread, or None."""
-    tasks = _tls.__dict__.get("graph_tasks")
-    return tasks[-1] if tasks else None
-
-
-def _accumulate_with_node_hooks(node, gs, create_graph, extra):
-    """AccumulateGrad whose node has hooks: ``register_prehook`` ones run before the
-    accumulation, ``register_hook`` ones after it with ``((), grad_outputs)``, as in torch."""
-    run_node_prehooks(extra, gs)
-    post = extra.get("hooks")
-    grad_outputs = tuple(gs) if post else None
-    _accumulate(node, gs, create_graph)
-    if post:
-        for fn in list(post.values()):
-            fn((), grad_outputs)
-
-
-def run_node_prehooks(extra, gs):
-    """A node's ``register_prehook`` hooks on its incoming gradients `gs` (replaced in place
-    by what a hook returns)."""
-    pre = extra.get("pre_hooks")
-    if pre:
-        for fn in list(pre.values()):
-            r = fn(tuple(gs))
-            if r is not None:
-                gs[:] = list(r)
-
-
-def _accumulate(node, gs, create_graph):
-    var = node.variable
-    g = gs[0]
-    gs[0] = None  # drop the engine's reference so an owned gradient can be stolen
-    if _state.special:
-        g = _special_engine.check_grad(node, (g,))[0]
-    accumulate_grad(var, g, create_graph)
-    extra = var._extra
-    if extra is not None:
-        hooks = extra.get("post_acc_hooks")
-        if hooks:
-            for fn in list(hooks.values()):
-                fn(var)
-
-
-def _release_if(node, keep_graph):
-    if not keep_graph:
-        node._release()
-
-
 def _propagate_none(node, deps, heap):
     for e in node._next:
         if e is None:
@@ -585,8 +526,3 @@ def _propagate_none(node, deps, heap):
         else:
             del deps[m]
             heapq.heappush(heap, (-m._seq, m))
-
-
-def _apply_special(node, gs):
-    """Run a node while a special mode (anomaly detection, profiler) is active."""
-    return _special_engine.apply_node(node, gs)

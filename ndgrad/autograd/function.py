@@ -9,9 +9,9 @@ What lives here and how it maps onto the engine:
 
 - ``apply`` runs ``forward`` under no_grad, then wraps the outputs: differentiable tensor
   outputs get the node as ``grad_fn``; an input returned as-is becomes a view of itself (as
-  torch's ``view_as(self)``; a plain alias under no_grad); ``mark_dirty`` tensors have their version bumped and their history
-  rebased on the node (``_views.rebase_history``); non-differentiable outputs (marked, or of an
-  integer/bool dtype) never require grad.
+  torch's ``view_as(self)``; a plain alias under no_grad); ``mark_dirty`` tensors have their
+  version bumped and their history rebased on the node (``_views.rebase_history``);
+  non-differentiable outputs (marked, or of an integer/bool dtype) never require grad.
 - The node's edges are one per *tensor* argument (non-tensor arguments have none); its
   ``_meta`` holds each differentiable input's (shape, dtype) so the engine validates, sums and
   casts returned gradients (torch's "returned an invalid gradient at index i" error).
@@ -27,8 +27,9 @@ forward-AD module installed the hook (``ndgrad.autograd.function._forward_ad_hoo
 ``args`` are the positional arguments as passed (dual tensors included), ``outputs`` the tuple
 of outputs (non-tensors included). The hook finds the input tangents at its current level and
 calls ``run_jvp(ctx, tangents)`` with one entry per positional argument (as torch: zeros for
-a tensor without a tangent, None for a non-tensor); ``run_jvp`` calls the user's ``jvp(ctx, *tangents)`` and returns a
-tuple with one tangent (or None) per output, which the hook attaches to the outputs.
+a tensor without a tangent, None for a non-tensor); ``run_jvp`` calls the user's
+``jvp(ctx, *tangents)`` and returns a tuple with one tangent (or None) per output, which the
+hook attaches to the outputs.
 ``run_jvp`` raises torch's NotImplementedError when the Function defines no ``jvp``.
 Under a profiler, ``apply`` runs inside one event named after the Function class (as torch),
 which encloses the forward's ops and carries the node's sequence number.
@@ -45,7 +46,13 @@ import warnings
 import numpy as np
 
 from .. import _state
-from .graph import BACKWARD_TWICE, FREED, Node, SavedTensor
+from .._graph_core import BACKWARD_TWICE, FREED, Node, SavedTensor
+from .._ops.inplace import check_inplace
+from .._ops.registry import special_hooks
+from .._tensor import Tensor
+from . import anomaly_mode
+from ._views import rebase_history
+from .profiler import _Recorder
 
 # ndgrad.autograd star-imports this list: torch's public names only (run_jvp and
 # BackwardCFunction stay reachable as ndgrad.autograd.function.<name>).
@@ -53,22 +60,6 @@ __all__ = ["Function", "FunctionCtx", "InplaceFunction", "once_differentiable"]
 
 _tls = _state.tls
 
-
-class _LazyTensor:
-    """``isinstance(x, Tensor)`` without importing ``_tensor`` here (it imports autograd)."""
-
-    def __instancecheck__(self, obj):
-        from .._tensor import Tensor as real
-        global Tensor
-        Tensor = real
-        return isinstance(obj, real)
-
-    def __call__(self, *args):
-        from .._tensor import Tensor as real
-        return real(*args)
-
-
-Tensor = _LazyTensor()
 
 # Installed by ndgrad.autograd.forward_ad: ``hook(ctx, args, outputs)``. See module docstring.
 _forward_ad_hook = None
@@ -118,6 +109,12 @@ class FunctionCtx:
         self.materialize_grads = bool(value)
 
 
+_ACCESSED_ONCE = (
+    "saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is set on "
+    "the autograd.Function. Either access saved_tensors only once, or set "
+    "clear_saved_tensors_on_access=False.")
+
+
 class BackwardCFunction(Node, FunctionCtx):
     """Base of the per-Function node classes (``MyFnBackward``); instances are the ``ctx``."""
 
@@ -150,6 +147,13 @@ class BackwardCFunction(Node, FunctionCtx):
         saved = self._saved
         if saved is FREED:
             raise RuntimeError(BACKWARD_TWICE)
+        if self._forward_cls.clear_saved_tensors_on_access:
+            if self.__dict__.get("_saved_accessed"):
+                raise RuntimeError(_ACCESSED_ONCE)
+            self._saved_accessed = True
+            out = tuple([s.unpack(self) if type(s) is SavedTensor else s for s in saved])
+            self._saved = ()     # the caller's tuple now holds the only references
+            return out
         return tuple([s.unpack(self) if type(s) is SavedTensor else s for s in saved])
 
     saved_variables = saved_tensors
@@ -173,7 +177,7 @@ class BackwardCFunction(Node, FunctionCtx):
                     shape, dtype = self._out_meta[i]
                     gs[i] = Tensor(np.zeros(shape, dtype))
         backward_fn = cls._backward_impl()
-        res = backward_fn(self, *gs)
+        res = backward_fn(self, gs) if cls.boxed_grads_call else backward_fn(self, *gs)
         if type(res) is not tuple:
             res = tuple(res) if isinstance(res, list) else (res,)
         return self._check_grads(res)
@@ -298,6 +302,10 @@ class Function:
     _backward_cls = None
     # Set by subclasses that want torch.func transforms; kept for API compatibility.
     generate_vmap_rule = False
+    # True: ``ctx.saved_tensors`` may be read once, and then drops its references.
+    clear_saved_tensors_on_access = False
+    # True: ``backward(ctx, grads)`` receives the output gradients as one mutable list.
+    boxed_grads_call = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -437,8 +445,6 @@ class Function:
 def _profile_recorders():
     """The active profilers' observers among the dispatcher's special hooks (only they see
     Functions; forward AD has its own hook and anomaly mode its own stack recording)."""
-    from .._ops.registry import special_hooks
-    from .profiler import _Recorder
     return [h for h in special_hooks if type(h) is _Recorder]
 
 
@@ -464,7 +470,6 @@ def _profiled_apply(cls, recorders, args, kwargs):
 
 def _record_forward_stack(ctx):
     """Under anomaly detection, remember where the Function was called (shown on errors)."""
-    from . import anomaly_mode
     if anomaly_mode.is_anomaly_enabled():
         ctx._extras().setdefault("stack", anomaly_mode._user_stack())
 
@@ -484,7 +489,6 @@ def _wrap_outputs(ctx, tensor_args, outputs, executable, uses_setup_context):
                                    "were not returned as output. The inputs that are modified "
                                    "inplace must all be outputs of the Function.")
         if executable:
-            from .._ops.inplace import check_inplace
             for t in dirty:
                 if t._base is None and t._rg and t._grad_fn is None:
                     raise RuntimeError("a leaf Variable that requires grad has been used in an "
@@ -507,7 +511,6 @@ def _wrap_outputs(ctx, tensor_args, outputs, executable, uses_setup_context):
                           and (not non_diff_ids or oid not in non_diff_ids))
         if dirty_ids and oid in dirty_ids:
             if differentiable:
-                from ._views import rebase_history
                 rebase_history(o, ctx)
                 if o._base is None:
                     o._output_nr = k

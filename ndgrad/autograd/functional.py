@@ -22,9 +22,13 @@ Example::
 """
 
 from .. import _state
+from .._creation import zeros, zeros_like
+from .._ops.shape import stack
 from .._tensor import Tensor
 from . import _forward_rules
 from . import forward_ad as fwAD
+from ._backward import grad
+from .engine import run_backward
 
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 
@@ -123,7 +127,6 @@ def _strict_requires_grad(items, kind, strict):
 def _grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None,
           batched=False):
     """autograd.grad over the outputs that require grad; all-None when none does."""
-    grad = _autograd_grad()
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     keep_o, keep_g = [], []
@@ -137,16 +140,6 @@ def _grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=N
                 create_graph=create_graph, retain_graph=retain_graph,
                 is_grads_batched=batched)
 
-
-def _autograd_grad():
-    global _GRAD
-    if _GRAD is None:
-        from . import grad
-        _GRAD = grad
-    return _GRAD
-
-
-_GRAD = None
 
 _ZERO_MESSAGES = {
     "back": ("The output of the user-provided function is independent of input {i}. This is "
@@ -164,7 +157,6 @@ _ZERO_MESSAGES = {
 
 
 def _zeros_for_missing(grads, refs, strict, create_graph, stage):
-    from .. import zeros_like
     out = []
     for i, g in enumerate(grads):
         if g is None:
@@ -257,7 +249,6 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         >>> jvp(lambda x: x ** 2, torch.tensor([1.0, 2.0]), torch.tensor([1.0, 1.0]))
         (tensor([1., 4.]), tensor([2., 4.]))
     """
-    from .. import zeros_like
     with _grad_mode(True):
         ins_tuple, inputs = _tupled(inputs, "inputs", "jvp")
         inputs = _prepare(inputs, create_graph, need_graph=True)
@@ -278,7 +269,6 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 # --------------------------------------------------------------------------- jacobian
 def _basis(tensors, numels):
     """Per tensor, a (total, numel) slice of the identity of size sum(numels)."""
-    from .. import zeros
     total = sum(numels)
     chunks = []
     start = 0
@@ -308,7 +298,6 @@ def _jacobian_forward(func, inputs, strict, vectorize):
     numels = tuple(x.numel() for x in inputs)
     if sum(numels) == 0:
         # No directions: an all-empty Jacobian of the outputs' shapes.
-        from .. import zeros
         out = func(*inputs)
         outs_tuple = isinstance(out, tuple)
         outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
@@ -352,7 +341,6 @@ def batched_forward(func, inputs, tangents, B):
 def _jacobian_forward_batched(func, inputs, ins_tuple, numels):
     """All columns in one forward pass whose tangents carry a leading batch dimension (the
     standard basis), as torch vmaps its JVP. Raises Unbatchable for what it cannot do."""
-    from .. import zeros
     total = sum(numels)
     basis = _basis(inputs, numels)
     tangents = [chunk.reshape((total,) + tuple(x.shape)) for x, chunk in zip(inputs, basis)]
@@ -375,7 +363,6 @@ def _jacobian_forward_batched(func, inputs, ins_tuple, numels):
 
 
 def _jacobian_forward_loop(func, inputs, ins_tuple, numels):
-    from .. import stack, zeros_like
     total = sum(numels)
     # One JVP per standard-basis direction.
     columns = None
@@ -440,7 +427,6 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                 "set `create_graph=False` or `strategy=\"reverse-mode\"`.")
         return _jacobian_forward(func, inputs, strict, vectorize)
 
-    from .. import stack, zeros_like
     with _grad_mode(True):
         ins_tuple, inputs = _tupled(inputs, "inputs", "jacobian")
         inputs = _prepare(inputs, create_graph, need_graph=True)
@@ -501,8 +487,6 @@ def _reverse_rows(flat, inputs, create_graph):
     (torch's loop), run straight from flat's node with a one-hot gradient: the select node
     and the argument checks of ``autograd.grad`` are skipped, the numbers are the same.
     """
-    from .. import zeros
-    from .engine import run_backward
     n = flat.nelement()
     if not flat.requires_grad:
         for _ in range(n):
@@ -604,7 +588,6 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         >>> hvp(lambda x: (x ** 3).sum(), torch.tensor([1.0, 2.0]), torch.ones(2))
         (tensor(9.), tensor([ 6., 12.]))
     """
-    from .. import zeros_like
     with _grad_mode(True):
         ins_tuple, inputs, v, outs_tuple, outputs, jac = _first_backward(
             func, inputs, v, create_graph, strict, "hvp")

@@ -5,6 +5,7 @@ import functools
 import inspect
 
 from .. import _state
+from .._ops.registry import special_hooks
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "set_multithreading_enabled"]
@@ -93,9 +94,12 @@ class set_grad_enabled(_DecoratorContextManager):
     """Set grad mode on or off; takes effect at once, and as a context manager restores it."""
 
     def __init__(self, mode):
+        if type(mode) is not bool:
+            raise TypeError("set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                            f"not {type(mode).__name__}")
         self.prev = _tls.grad_enabled
-        self.mode = bool(mode)
-        _tls.grad_enabled = self.mode
+        self.mode = mode
+        _tls.grad_enabled = mode
 
     def __enter__(self):
         _tls.grad_enabled = self.mode
@@ -160,7 +164,6 @@ _marker = None
 def _install_marker():
     global _marker
     if _marker is None:
-        from .._ops.registry import special_hooks
         _marker = _InferenceMarker()
         special_hooks.append(_marker)
 

@@ -19,6 +19,19 @@ import warnings
 
 import numpy as np
 
+from .._creation import randn_like, rand, zeros, zeros_like
+from .._dtype import float64
+from .._ops.complex_ops import imag, real
+from .._ops.shape import stack
+from .._random import Generator
+from .._tensor import Tensor
+from ..testing import make_tensor
+from . import forward_ad
+from ._backward import grad
+from ._forward_rules import Unbatchable
+from .function import Function
+from .functional import batched_forward
+
 __all__ = [
     "GradcheckError",
     "get_analytical_jacobian",
@@ -32,11 +45,6 @@ class GradcheckError(RuntimeError):
     """Error raised by :func:`gradcheck` and :func:`gradgradcheck`."""
 
 
-def _Tensor():
-    from .._tensor import Tensor
-    return Tensor
-
-
 def _as_tuple(x):
     if isinstance(x, tuple):
         return x
@@ -46,7 +54,7 @@ def _as_tuple(x):
 
 
 def _is_diff_input(x):
-    return isinstance(x, _Tensor()) and x.requires_grad
+    return isinstance(x, Tensor) and x.requires_grad
 
 
 def _differentiable_outputs(x):
@@ -54,7 +62,7 @@ def _differentiable_outputs(x):
 
 
 def _wrap(arr):
-    return _Tensor()(np.ascontiguousarray(arr))
+    return Tensor(np.ascontiguousarray(arr))
 
 
 # --------------------------------------------------------------------------- input checks
@@ -87,7 +95,7 @@ def _output_arrays(fn, inputs):
     outs = _as_tuple(fn(*inputs))
     res = []
     for o in outs:
-        if isinstance(o, _Tensor()):
+        if isinstance(o, Tensor):
             res.append(np.array(o._data, copy=True))
         else:
             res.append(None)
@@ -147,7 +155,6 @@ def _numerical_jacobian(fn, inputs, outputs_like, eps):
 
 # --------------------------------------------------------------------------- analytical side
 def _vjp(output, diff_inputs, grad_output):
-    from . import grad
     return grad(output, diff_inputs, grad_output, retain_graph=True, allow_unused=True)
 
 
@@ -158,7 +165,7 @@ def _analytical_jacobian_rows(output, diff_inputs):
     for k in range(d.size):
         g = np.zeros(d.shape, d.dtype)
         g.reshape(-1)[k] = 1
-        rows.append(_vjp(output, diff_inputs, _Tensor()(g)))
+        rows.append(_vjp(output, diff_inputs, Tensor(g)))
     return rows
 
 
@@ -208,7 +215,7 @@ def _checked_analytical(output, diff_inputs, nondet_tol, check_grad_dtypes, v=No
         rows2 = _analytical_jacobian_rows(output, diff_inputs)
         n = output._data.size
     else:
-        g = _Tensor()(v.reshape(output._data.shape).astype(output._data.dtype))
+        g = Tensor(v.reshape(output._data.shape).astype(output._data.dtype))
         rows1 = [_vjp(output, diff_inputs, g)]
         rows2 = [_vjp(output, diff_inputs, g)]
         n = 1
@@ -230,7 +237,6 @@ def _checked_analytical(output, diff_inputs, nondet_tol, check_grad_dtypes, v=No
 
 
 def _forward_ad_module():
-    from . import forward_ad
     missing = [n for n in ("dual_level", "make_dual", "unpack_dual") if not hasattr(forward_ad, n)]
     if missing:
         raise NotImplementedError(
@@ -259,7 +265,7 @@ def _forward_jacobian(fn, inputs, n_outputs, directions=None):
             with fwad.dual_level():
                 # Every differentiable input is dual (zero tangent but this one), as in torch:
                 # a function may behave differently for an input without a tangent.
-                new_inputs = [fwad.make_dual(a.detach(), _Tensor()(
+                new_inputs = [fwad.make_dual(a.detach(), Tensor(
                     d if i == idx else np.zeros(a._data.shape, a._data.dtype)))
                     if _is_diff_input(a) else a for i, a in enumerate(inputs)]
                 outs = _differentiable_like(_as_tuple(fn(*new_inputs)), n_outputs)
@@ -278,7 +284,7 @@ def _forward_jacobian(fn, inputs, n_outputs, directions=None):
 
 def _differentiable_like(outs, n):
     """The first `n` tensor outputs that are floating point (forward mode marks no rg)."""
-    res = [o for o in outs if isinstance(o, _Tensor()) and o._data.dtype.kind in "fc"]
+    res = [o for o in outs if isinstance(o, Tensor) and o._data.dtype.kind in "fc"]
     return res[:n]
 
 
@@ -302,7 +308,7 @@ def _notallclose_msg(analytical, numerical, output_idx, input_idx, forward=False
 
 
 def _check_no_differentiable_outputs(fn, inputs, func_out, eps):
-    outs = [o for o in func_out if isinstance(o, _Tensor())]
+    outs = [o for o in func_out if isinstance(o, Tensor)]
     for per_input in _numerical_jacobian(fn, inputs, outs, eps):
         for jac in per_input:
             if np.any(jac != 0):
@@ -314,7 +320,7 @@ def _slow_gradcheck(fn, inputs, func_out, outputs, eps, rtol, atol, check_grad_d
                     nondet_tol, use_forward_ad, prefix):
     if not outputs:
         return _check_no_differentiable_outputs(fn, inputs, func_out, eps)
-    outs_all = [o for o in func_out if isinstance(o, _Tensor())]
+    outs_all = [o for o in func_out if isinstance(o, Tensor)]
     numerical = _numerical_jacobian(fn, inputs, outs_all, eps)
     diff_idx = [k for k, o in enumerate(outs_all) if o.requires_grad]
     numerical = [[cols[k] for k in diff_idx] for cols in numerical]
@@ -356,7 +362,7 @@ If the test
 def _slow_mode_report(fn, inputs, func_out, outputs, input_idx, output_idx, rtol, atol, eps,
                       forward):
     """The full Jacobians of one (input, output) pair, for a fast-mode failure message."""
-    outs_all = [o for o in func_out if isinstance(o, _Tensor())]
+    outs_all = [o for o in func_out if isinstance(o, Tensor)]
     diff_idx = [k for k, o in enumerate(outs_all) if o.requires_grad]
     n = _numerical_jacobian(fn, inputs, outs_all, eps)[input_idx][diff_idx[output_idx]]
     diff_inputs = [x for x in inputs if _is_diff_input(x)]
@@ -379,7 +385,6 @@ def _slow_mode_report(fn, inputs, func_out, outputs, input_idx, output_idx, rtol
 
 def _unit_vector(gen, size, dtype):
     """torch's fast-mode vector: uniform [0, 1) float32 draws, cast, scaled to unit norm."""
-    from .. import rand
     v = rand(size, generator=gen)._data.astype(dtype if dtype.kind == "f" else np.float64)
     norm = np.sqrt((v * v).sum())
     return v / norm if norm > 0 else v
@@ -388,7 +393,6 @@ def _unit_vector(gen, size, dtype):
 def _fast_gradcheck(fn, inputs, func_out, outputs, eps, rtol, atol, check_grad_dtypes,
                     nondet_tol, use_forward_ad, prefix):
     # A fresh generator (torch's default seed): the same vectors as torch, on every run.
-    from .. import Generator
     rng = Generator()
     diff_pos = [k for k, x in enumerate(inputs) if _is_diff_input(x)]
     us = []
@@ -398,7 +402,7 @@ def _fast_gradcheck(fn, inputs, func_out, outputs, eps, rtol, atol, check_grad_d
         ur = _unit_vector(rng, x._data.size, real_dt)
         ui = _unit_vector(rng, x._data.size, real_dt) if x._data.dtype.kind == "c" else None
         us.append((ur, ui))
-    outs_all = [o for o in func_out if isinstance(o, _Tensor())]
+    outs_all = [o for o in func_out if isinstance(o, Tensor)]
     vs = None if use_forward_ad else [_unit_vector(rng, o._data.size, o._data.dtype)
                                       for o in outputs]
 
@@ -465,8 +469,6 @@ def _fast_gradcheck(fn, inputs, func_out, outputs, eps, rtol, atol, check_grad_d
 
 # --------------------------------------------------------------------------- extra checks
 def _test_backward_mul_by_grad_output(outputs, inputs):
-    from .. import zeros_like
-    from . import grad
     diff_inputs = [x for x in inputs if _is_diff_input(x)]
     if not diff_inputs:
         raise GradcheckError("no Tensors requiring grad found in input")
@@ -490,7 +492,6 @@ def _undefined_grad(t):
     """An alias of `t` whose backward passes an undefined (None) gradient to ``t``'s node."""
     global _undefined_grad_cls
     if _undefined_grad_cls is None:
-        from .function import Function
 
         class UndefinedGrad(Function):
             @staticmethod
@@ -506,8 +507,6 @@ def _undefined_grad(t):
 
 
 def _test_undefined_backward_mode(fn, outputs, inputs):
-    from .. import zeros_like
-    from . import grad
     diff_inputs = [x for x in inputs if _is_diff_input(x)]
     if not diff_inputs:
         raise GradcheckError("no Tensors requiring grad found in input")
@@ -562,8 +561,6 @@ If the test
 
 def _test_batched_grad(inputs, output, output_idx):
     """Batched vjps (``is_grads_batched``) against one vjp per grad_output."""
-    from .. import randn_like, stack, zeros
-    from . import grad
     diff_inputs = [x for x in inputs if _is_diff_input(x)]
 
     def vjp(v, batched=False):
@@ -615,11 +612,7 @@ def _test_batched_forward_grad(func, inputs):
     """Per differentiable input: JVPs of two random tangents computed at once, with a batch
     dimension carried through the forward rules (``functional.batched_forward``, the way
     vectorized forward-mode Jacobians run), against one JVP per tangent."""
-    from .. import randn_like, stack, zeros
-    from ._forward_rules import Unbatchable
-    from .functional import batched_forward
     fwad = _forward_ad_module()
-    Tensor = _Tensor()
     detached = tuple(x.detach() if isinstance(x, Tensor) else x for x in inputs)
 
     def tangents_out(pairs, batch):
@@ -658,12 +651,11 @@ def _test_batched_forward_grad(func, inputs):
 # --------------------------------------------------------------------------- complex outputs
 def _real_imag_fns(fn, func_out):
     """Two real-valued views of `fn`: real parts of complex outputs, then imaginary parts."""
-    from .. import imag, real
 
     def part(f):
         def wrapped(*inputs):
             outs = _as_tuple(fn(*inputs))
-            return tuple(f(o) if isinstance(o, _Tensor()) and o.is_complex() else o
+            return tuple(f(o) if isinstance(o, Tensor) and o.is_complex() else o
                          for o in outs)
         return wrapped
     return part(real), part(imag)
@@ -671,7 +663,7 @@ def _real_imag_fns(fn, func_out):
 
 def _run_checks(check_fn, fn, inputs, func_out, outputs, eps, rtol, atol, check_grad_dtypes,
                 nondet_tol, check_forward_ad, check_backward_ad, check_undefined_grad=False):
-    has_complex_out = any(isinstance(o, _Tensor()) and o.is_complex() for o in
+    has_complex_out = any(isinstance(o, Tensor) and o.is_complex() for o in
                           _as_tuple(func_out))
     if has_complex_out and check_backward_ad:
         real_fn, imag_fn = _real_imag_fns(fn, func_out)
@@ -686,7 +678,7 @@ def _run_checks(check_fn, fn, inputs, func_out, outputs, eps, rtol, atol, check_
                  nondet_tol, False, "")
     if check_forward_ad:
         complex_idx = [i for i, x in enumerate(inputs)
-                       if isinstance(x, _Tensor()) and x.is_complex()]
+                       if isinstance(x, Tensor) and x.is_complex()]
         if not complex_idx:
             check_fn(fn, inputs, func_out, outputs, eps, rtol, atol, check_grad_dtypes,
                      nondet_tol, True, "")
@@ -709,7 +701,6 @@ def _run_checks(check_fn, fn, inputs, func_out, outputs, eps, rtol, atol, check_
 
 def _test_undefined_forward_mode(fn, inputs):
     """A tensor input without a tangent must act as one with a zero tangent (forward mode)."""
-    from .. import Generator, zeros_like
     fwad = _forward_ad_module()
     gen = Generator()
     with fwad.dual_level():
@@ -719,7 +710,7 @@ def _test_undefined_forward_mode(fn, inputs):
             if _is_diff_input(x):
                 real_dt = np.empty(0, x._data.dtype).real.dtype
                 u = _unit_vector(gen, x._data.size, real_dt).reshape(x._data.shape)
-                x = fwad.make_dual(x.detach(), _Tensor()(u.astype(x._data.dtype)))
+                x = fwad.make_dual(x.detach(), Tensor(u.astype(x._data.dtype)))
                 diff_idx.append(i)
             duals.append(x)
         for idx in diff_idx:
@@ -727,10 +718,10 @@ def _test_undefined_forward_mode(fn, inputs):
             plain = inputs[idx].detach()
             duals[idx] = fwad.make_dual(plain, zeros_like(plain))
             outs1 = [o for o in _as_tuple(fn(*duals))
-                     if isinstance(o, _Tensor()) and o._data.dtype.kind in "fc"]
+                     if isinstance(o, Tensor) and o._data.dtype.kind in "fc"]
             duals[idx] = plain
             outs2 = [o for o in _as_tuple(fn(*duals))
-                     if isinstance(o, _Tensor()) and o._data.dtype.kind in "fc"]
+                     if isinstance(o, Tensor) and o._data.dtype.kind in "fc"]
             duals[idx] = keep
             for k, (o1, o2) in enumerate(zip(outs1, outs2)):
                 t1 = fwad.unpack_dual(o1).tangent
@@ -834,9 +825,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     on the inputs and its linearity in ``grad_outputs`` are checked. Random ``grad_outputs``
     (non-contiguous with `gen_non_contig_grad_outputs`) are drawn when none are given.
     """
-    from .. import float64
-    from ..testing import make_tensor
-    from . import grad as autograd_grad
     if not (check_fwd_over_rev or check_rev_over_rev):
         raise AssertionError("Expected at least one of check_fwd_over_rev or check_rev_over_rev "
                              "to be True")
@@ -859,7 +847,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     num_outputs = len(tupled_grad_outputs)
     diff_input_idx = {i for i, x in enumerate(tupled_inputs) if _is_diff_input(x)}
     diff_grad_idx = {i for i, x in enumerate(tupled_grad_outputs)
-                     if isinstance(x, _Tensor()) and x.requires_grad}
+                     if isinstance(x, Tensor) and x.requires_grad}
 
     def new_func(*args):
         input_args = tuple(x.requires_grad_() if i in diff_input_idx else x
@@ -868,7 +856,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         gos = tuple(x.requires_grad_() if i in diff_grad_idx else x
                     for i, x in enumerate(args[-num_outputs:]))
         diff_args = tuple(x for i, x in enumerate(input_args) if i in diff_input_idx)
-        grads = autograd_grad(outputs, diff_args, gos, create_graph=True, allow_unused=True)
+        grads = grad(outputs, diff_args, gos, create_graph=True, allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(new_func, tupled_inputs + tupled_grad_outputs, eps=eps, atol=atol,
@@ -886,7 +874,7 @@ def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
         raise ValueError("Expected grad_out to be 1.0. get_numerical_jacobian no longer "
                          "supports values of grad_out != 1.0.")
     inputs = _as_tuple(inputs)
-    outs = [o for o in _as_tuple(fn(inputs)) if isinstance(o, _Tensor())]
+    outs = [o for o in _as_tuple(fn(inputs)) if isinstance(o, Tensor)]
     jac = _numerical_jacobian(lambda *xs: fn(xs), inputs, outs, eps)
     return tuple(_wrap(cols[0]) for cols in jac)
 

@@ -30,10 +30,17 @@ import weakref
 from collections import OrderedDict
 
 from .. import _state
-from . import _special_engine
+from .._ops.registry import special_hooks
+from . import engine as _engine
 
 __all__ = ["profile", "record_function", "emit_nvtx", "emit_itt", "EventList", "FunctionEvent",
-           "FunctionEventAvg", "aten_name", "Interval"]
+           "FunctionEventAvg", "aten_name", "Interval", "kineto_available"]
+
+
+def kineto_available():
+    """False: ndgrad's profiler records in Python, there is no Kineto backend (code that asks
+    takes its non-Kineto path, as on a torch build without Kineto)."""
+    return False
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
@@ -608,7 +615,7 @@ class _Recorder:
             self.close(inner)
             self.close(outer)
 
-    # AccumulateGrad (the engine runs it itself: see _special_engine.accumulate_leaf)
+    # AccumulateGrad (the engine runs it itself: see engine.ObservedBackward.leaf)
     def open_leaf(self, node):
         return self.open(_EVALUATE + _ACCUMULATE_GRAD, "backward")
 
@@ -720,10 +727,9 @@ class profile:
         self.entered = True
         self._function_events = None
         rec = self._recorder = _Recorder(self)
-        from .._ops.registry import special_hooks
         special_hooks.append(rec)
-        _special_engine.node_observers.append(rec)
-        _special_engine.leaf_observers.append(rec)
+        _engine.node_observers.append(rec)
+        _engine.leaf_observers.append(rec)
         _active.append(rec)
         _state.enter_special()
         return self
@@ -732,11 +738,10 @@ class profile:
         if not self.enabled or self._recorder is None:
             return
         rec = self._recorder
-        from .._ops.registry import special_hooks
         _state.exit_special()
         _active.remove(rec)
-        _special_engine.leaf_observers.remove(rec)
-        _special_engine.node_observers.remove(rec)
+        _engine.leaf_observers.remove(rec)
+        _engine.node_observers.remove(rec)
         special_hooks.remove(rec)
         rec.stop()
         for ev in rec.events:

@@ -4,8 +4,10 @@ from . import (
     functional,  # noqa: F401
     init,  # noqa: F401
     modules,  # noqa: F401
+    parallel,  # noqa: F401
     utils,  # noqa: F401
 )
 from .modules import *  # noqa: F403
 from .modules import Module  # noqa: F401
 from .parameter import Buffer, Parameter  # noqa: F401
+from .parallel import DataParallel  # noqa: F401,E402

@@ -404,6 +404,13 @@ def _conv_nd(input, weight, bias, stride, padding, dilation, groups, nd, name):
         for e in reversed(extra):
             flat += [0, e]
         input = pad(input, flat)
+    padded = [n + 2 * p for n, p in zip(input.shape[2:], pads)]
+    kernel = [d * (k - 1) + 1 for d, k in zip(dilation, weight.shape[2:])]
+    if any(n < k for n, k in zip(padded, kernel)):
+        raise RuntimeError(f"Calculated padded input size per channel: "
+                           f"({' x '.join(map(str, padded))}). Kernel size: "
+                           f"({' x '.join(map(str, kernel))}). Kernel size can't be greater "
+                           "than actual input size")
     if nd == 1:
         out = convolution(input, weight, bias, (1,) + stride, (0,) + pads, (1,) + dilation,
                             False, (0, 0), groups)

@@ -29,10 +29,15 @@ import warnings
 import weakref
 
 from .. import _random, _state
+from .._dtype import from_np
+from .._graph_core import BACKWARD_TWICE, FREED, Node, SavedTensor, current_graph_task
+from .._ops.registry import special_hooks
+from .._size import Size
 from .._tensor import Tensor
-from ..autograd.engine import current_graph_task
+from ..autograd._backward import backward
 from ..autograd.grad_mode import enable_grad, no_grad
-from ..autograd.graph import FREED, Node, SavedTensor, saved_tensors_hooks
+from ..autograd.graph import saved_tensors_hooks
+from ..autograd.profiler import aten_name
 
 __all__ = ["CheckpointError", "checkpoint", "checkpoint_sequential", "noop_context_fn",
            "set_checkpoint_debug_enabled", "set_checkpoint_early_stop"]
@@ -156,8 +161,6 @@ _METADATA_FNS = {"default": _shape_dtype, "none": _no_metadata}
 
 
 def _meta_text(meta):
-    from .._dtype import from_np
-    from .._size import Size
     shape, np_dtype = meta
     return (f"{{'shape': {Size(shape)!r}, 'dtype': {from_np(np_dtype)}, "
             "'device': device(type='cpu')}")
@@ -427,7 +430,6 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def _tensor_text(v):
     if not isinstance(v, Tensor):
         return repr(v)
-    from .._dtype import from_np
     short = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16",
              "int64": "i64", "int32": "i32", "int16": "i16", "int8": "i8", "uint8": "u8",
              "bool": "b8", "complex64": "c64", "complex128": "c128"}
@@ -443,19 +445,16 @@ class _OpLog:
         self.ops = None  # [line, stack] per op, in call order
 
     def __enter__(self):
-        from .._ops.registry import special_hooks
         self.ops = []
         special_hooks.append(self)
         _state.enter_special()
         return self
 
     def __exit__(self, *exc):
-        from .._ops.registry import special_hooks
         _state.exit_special()
         special_hooks.remove(self)
 
     def before(self, op, args, params):
-        from ..autograd.profiler import aten_name
         stack = traceback.extract_stack(sys._getframe(1))
         # Logged before the op runs: the op whose save stops a recomputation shows too.
         entry = [f"{aten_name(op)}({', '.join(_tensor_text(a) for a in args)})",
@@ -498,10 +497,8 @@ class CheckpointFunctionBackward(Node):
     __slots__ = ()
 
     def _apply(self, gs):
-        from .. import autograd
         info = self._params
         if info is None:
-            from ..autograd.graph import BACKWARD_TWICE
             raise RuntimeError(BACKWARD_TWICE)
         function, args, state, _n_out = info
         detached = []
@@ -523,7 +520,7 @@ class CheckpointFunctionBackward(Node):
         if not roots:
             raise RuntimeError("none of output has requires_grad=True, this checkpoint() is "
                                "not necessary")
-        autograd.backward(roots, grads)
+        backward(roots, grads)
         return tuple(d.grad if isinstance(d, Tensor) and self._next[i] is not None else None
                      for i, d in enumerate(detached))
 

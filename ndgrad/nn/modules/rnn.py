@@ -229,6 +229,8 @@ class RNNBase(Module):
         if input.dim() not in (2, 3):
             raise ValueError(f"{self.mode if self.mode != 'RNN_TANH' else 'RNN'}: Expected "
                              f"input to be 2D or 3D, got {input.dim()}D instead")
+        if hx is not None:
+            self._check_hidden_dims(hx, batched)
         if not batched:
             input = input.unsqueeze(1)
         elif self.batch_first:
@@ -237,6 +239,24 @@ class RNNBase(Module):
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.shape[2]}")
         return input, batched
+
+    def _check_hidden_dims(self, hx, batched):
+        """torch's check that the initial state has the input's batchedness."""
+        kind, want = ("batched 3-D", 3) if batched else ("unbatched 2-D", 2)
+        if self.mode == "LSTM":
+            dims = tuple(h.dim() for h in hx)
+            if dims != (want, want):
+                raise RuntimeError(f"For {kind} input, hx and cx should also be {want}-D but "
+                                   f"got ({dims[0]}-D, {dims[1]}-D) tensors")
+        elif hx.dim() != want:
+            raise RuntimeError(f"For {kind} input, hx should also be {want}-D but got "
+                               f"{hx.dim()}-D tensor")
+
+    def _check_hidden_size(self, input, h, which="", cell=False):
+        """torch's check of an initial state's size (`input` is (L, N, I) by now)."""
+        expected = tuple(self._zeros(input[:0], cell).shape)
+        if tuple(h.shape) != expected:
+            raise RuntimeError(f"Expected hidden{which} size {expected}, got {list(h.shape)}")
 
     def _zeros(self, input, cell=False):
         num_directions = 2 if self.bidirectional else 1
@@ -273,6 +293,7 @@ class RNN(RNNBase):
             hx = self._zeros(x)
         elif not batched:
             hx = hx.unsqueeze(1)
+        self._check_hidden_size(x, hx)
         out, h, _ = self._run(x, hx, None)
         return self._finish(out, batched), (h if batched else h.squeeze(1))
 
@@ -289,6 +310,8 @@ class LSTM(RNNBase):
             h0, c0 = hx
             if not batched:
                 h0, c0 = h0.unsqueeze(1), c0.unsqueeze(1)
+            self._check_hidden_size(x, h0, "[0]")
+            self._check_hidden_size(x, c0, "[1]", cell=True)
         out, h, c = self._run(x, h0, c0)
         if not batched:
             h, c = h.squeeze(1), c.squeeze(1)
@@ -305,6 +328,7 @@ class GRU(RNNBase):
             hx = self._zeros(x)
         elif not batched:
             hx = hx.unsqueeze(1)
+        self._check_hidden_size(x, hx)
         out, h, _ = self._run(x, hx, None)
         return self._finish(out, batched), (h if batched else h.squeeze(1))
 

@@ -1,4 +1,4 @@
-"""The introspection half of ``ndgrad.autograd.graph`` (re-exported there).
+"""Introspection of the backward graph, part of ``ndgrad.autograd.graph`` (re-exported there).
 
 What lives here: the saved values of a node as torch-named attributes (``_saved_self``,
 ``_saved_result``, ... and their raw handles ``_raw_saved_<name>``, as properties of Node;
@@ -11,7 +11,11 @@ import shutil
 import subprocess
 import threading
 
-from .graph import BACKWARD_TWICE, FREED, AccumulateGrad, Node, SavedTensor
+from .._graph_core import (BACKWARD_TWICE, FREED, AccumulateGrad, Node, SavedTensor,
+                           current_graph_task)
+from .._ops.registry import as_tensor_arg
+from .._tensor import Tensor
+from ._saved_hooks import register_raw_hooks
 
 __all__ = ["register_multi_grad_hook", "to_dot", "render", "register_saved_names",
            "saved_values"]
@@ -267,7 +271,6 @@ class _RawSaved:
         return None if saved is FREED else saved[self._index]
 
     def register_hooks(self, pack_hook, unpack_hook):
-        from ._saved_hooks import register_raw_hooks
         register_raw_hooks(self._value(), self._node, pack_hook, unpack_hook)
 
     def unpack(self):
@@ -312,7 +315,6 @@ def _saved_attr(node, i, raw):
         return s.unpack(node)
     if s is None or type(node)._op.name in _RAW_NUMBERS:
         return s
-    from .._ops.registry import as_tensor_arg
     try:
         return as_tensor_arg(s)
     except TypeError:
@@ -364,9 +366,8 @@ Node.__dir__ = _node_dir
 def _current_task():
     """``(deps, heap, needed, None, None)`` of the innermost backward on this thread, or None.
 
-    The engine keeps a GraphTask per running backward (see engine.current_graph_task).
+    The engine keeps a GraphTask per running backward (see _graph_core.current_graph_task).
     """
-    from .engine import current_graph_task
     task = current_graph_task()
     if task is None:
         return None
@@ -496,7 +497,6 @@ def to_dot(tensors, params=None, show_saved=False, profile=None, name="backward"
         >>> src = ndgrad.autograd.graph.to_dot(loss, params=dict(model.named_parameters()))
         >>> ndgrad.autograd.graph.render(src, "graph.svg")   # needs Graphviz's `dot`
     """
-    from .._tensor import Tensor
     if isinstance(tensors, Tensor):
         tensors = (tensors,)
     names = {id(t): n for n, t in (params or {}).items()}

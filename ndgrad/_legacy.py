@@ -1,0 +1,138 @@
+"""torch's legacy API, kept so that old torch code runs: ``autograd.Variable`` (a plain tensor
+since torch 0.4), the typed tensor classes ``FloatTensor``, ``LongTensor``... (constructors of
+a fixed dtype and ``isinstance`` checks on it), ``Tensor.new``, ``is_inference`` and the
+``set_warn_always`` switch.
+
+Invariant: nothing here makes a new kind of object; every constructor returns an
+``ndgrad.Tensor`` and every class test looks at a tensor's dtype.
+"""
+
+import warnings
+
+from . import _dtype
+from ._size import Size
+from ._tensor import Tensor
+
+__all__ = ["Variable", "is_inference", "set_warn_always", "is_warn_always_enabled",
+           "legacy_new", "TYPED_TENSORS"]
+
+
+# ----------------------------------------------------------------------------- Variable
+class _VariableMeta(type):
+    def __instancecheck__(cls, other):
+        return isinstance(other, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """``Variable(tensor, requires_grad=False)``: a tensor sharing `tensor`'s memory, without
+    its history, requiring grad as asked (``volatile`` is accepted and warned about)."""
+
+    _execution_engine = None
+
+    def __new__(cls, data=None, requires_grad=False, volatile=False):
+        if volatile:
+            warnings.warn("volatile was removed and now has no effect. Use `with "
+                          "torch.no_grad():` instead.", UserWarning, stacklevel=2)
+        if data is None:
+            from ._creation import empty
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        return data.detach().requires_grad_(requires_grad)
+
+
+# -------------------------------------------------------------------------- predicates
+def is_inference(input):
+    """True for a tensor made under ``inference_mode``."""
+    if not isinstance(input, Tensor):
+        raise TypeError("is_inference(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return input.is_inference()
+
+
+_warn_always = [False]
+
+
+def set_warn_always(b):
+    """torch's switch for warnings its C++ core gives once per process; ndgrad's warnings go
+    through Python's ``warnings`` filters, so the switch is only remembered."""
+    _warn_always[0] = bool(b)
+
+
+def is_warn_always_enabled():
+    return _warn_always[0]
+
+
+# ------------------------------------------------------------------ typed constructors
+def _sizes(args):
+    """The sizes of a size-style call (ints or one torch.Size), else None."""
+    if len(args) == 1 and isinstance(args[0], Size):
+        return tuple(args[0])
+    if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+        return tuple(args)
+    return None
+
+
+def _options(dt):
+    return (f"TensorOptions(dtype={_C_NAMES.get(dt.name, dt.name)}, device=cpu, "
+            "layout=Strided, requires_grad=false (default), pinned_memory=false (default), "
+            "memory_format=(nullopt))")
+
+
+_C_NAMES = {"float32": "float", "float64": "double", "int32": "int", "int64": "long int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "float16": "c10::Half", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}
+
+
+def legacy_new(dt, args, kwargs, name="new"):
+    """torch's legacy constructor of dtype `dt`: no argument (an empty tensor), sizes (an
+    uninitialized tensor: zeros here), a tensor of that dtype (an alias) or data."""
+    from ._creation import tensor, zeros
+    if kwargs:
+        kinds = ", ".join([type(a).__name__ for a in args] +
+                          [f"{k}=torch.dtype" if isinstance(v, _dtype.dtype)
+                           else f"{k}={type(v).__name__}" for k, v in kwargs.items()
+                           if k != "device"])
+        if any(k != "device" for k in kwargs):
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            f"({kinds}), but expected one of:\n"
+                            " * (*, torch.device device = None)\n"
+                            "      didn't match because some of the keywords were incorrect: "
+                            f"{', '.join(k for k in kwargs if k != 'device')}\n"
+                            " * (torch.Storage storage)\n"
+                            " * (Tensor other)\n"
+                            " * (tuple of ints size, *, torch.device device = None)\n"
+                            " * (object data, *, torch.device device = None)\n")
+    if not args:
+        return zeros(0, dtype=dt)
+    sizes = _sizes(args)
+    if sizes is not None:
+        return zeros(sizes, dtype=dt)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        other = args[0]
+        if other.dtype is not dt:
+            raise TypeError(f"expected {_options(dt)} (got {_options(other.dtype)})")
+        return other.detach()
+    if len(args) == 1:
+        return tensor(args[0], dtype=dt)
+    raise TypeError(f"{name}(): expected sizes (ints) or a single sequence of data")
+
+
+class _TypedTensorMeta(type):
+    def __instancecheck__(cls, other):
+        return isinstance(other, Tensor) and other.dtype is cls.dtype
+
+    def __call__(cls, *args, **kwargs):
+        return legacy_new(cls.dtype, args, kwargs)
+
+    def __repr__(cls):
+        return f"<class 'torch.{cls.__name__}'>"
+
+
+def _typed(dt):
+    return _TypedTensorMeta(dt._legacy, (), {"dtype": dt, "is_sparse": False,
+                                             "__module__": "torch"})
+
+
+TYPED_TENSORS = {dt._legacy: _typed(dt) for dt in _dtype._ALL if not dt.is_complex}
