@@ -118,8 +118,15 @@ def _(ctx, g):
 
 
 MM.def_jvp(bilinear_jvp(lambda a, b, ctx: MM.call(a, b)))
+
+
 # Batching rules of the products: matmul's broadcasting over a leading dim is the batch.
-MM.def_vmap(lambda batched, p, a, b: matmul(a, b))
+@MM.def_vmap
+def _(batched, p, a, b):
+    if batched[1] and not batched[0]:
+        # (a b_i) = (b_i^T a^T)^T: the batch folds into one product instead of a broadcast
+        return matmul(b.transpose(-2, -1), a.transpose(-2, -1)).transpose(-2, -1)
+    return matmul(a, b)
 
 
 def _batched_product_vjp(ctx, g):
@@ -193,8 +200,16 @@ def _(ctx, g):
 
 
 MV.def_jvp(bilinear_jvp(lambda a, v, ctx: MV.call(a, v)))
-MV.def_vmap(lambda batched, p, a, v: matmul(a, v.unsqueeze(-1)).squeeze(-1) if batched[1]
-            else matmul(a, v))
+
+
+@MV.def_vmap
+def _(batched, p, a, v):
+    if not batched[1]:
+        return matmul(a, v)
+    if not batched[0]:  # one product: the batch of vectors times the matrix transposed
+        return matmul(v, a.transpose(-2, -1))
+    return matmul(a, v.unsqueeze(-1)).squeeze(-1)
+
 
 
 @MV.def_batched_vjp
