@@ -152,3 +152,7 @@ def set_default_tensor_type(t):
             raise TypeError("only floating-point types are supported as the default type")
         raise AttributeError(f"module 'torch' has no attribute '{short}'")
     set_default_dtype(_LEGACY_FLOAT_TYPES[name])
+
+
+from . import func  # noqa: E402,F401
+from .func import vmap  # noqa: E402,F401

@@ -31,6 +31,11 @@ saved_hooks_active = 0
 special = 0
 
 
+# Number of active torch.func transforms (vmap levels, grad, vjp, jvp, ...): inside one,
+# Tensor.requires_grad_() and backward() raise torch's errors (``ndgrad._functorch``).
+func_transforms = 0
+
+
 def enter_special():
     global special
     special += 1

@@ -16,6 +16,7 @@ Invariants:
   ``_view_ver`` records the version it was computed at and ``_refresh_view`` regenerates it.
 """
 
+import sys as _sys
 import weakref
 import warnings
 
@@ -168,6 +169,11 @@ class Tensor:
         self.requires_grad_(flag)
 
     def requires_grad_(self, requires_grad=True):
+        if _state.func_transforms and requires_grad and not _sys._getframe(
+                1).f_globals.get("__name__", "").startswith("ndgrad."):
+            # a user's call inside a torch.func transform (the library's own rules may)
+            from ._functorch.transforms import requires_grad_error
+            raise requires_grad_error()
         if self._grad_fn is not None or (self._base is not None and self.grad_fn is not None):
             if not requires_grad:
                 raise RuntimeError(

@@ -98,7 +98,32 @@ def render():
         lines.append("")
     if notes:
         lines += ["## Notes and documented gaps", ""] + notes + [""]
+    lines += _vmap_section()
     return "\n".join(lines)
+
+
+def _vmap_section():
+    """How each registered primitive batches under ``func.vmap`` (docs/func.md)."""
+    from ndgrad._ops.registry import all_ops
+    groups = {"rule": [], "derived": [], "fallback": []}
+    for name, op in sorted(all_ops().items()):
+        if op.vmap is not None:
+            groups["rule"].append(name)
+        elif op.kind in ("unary", "binary") or op.batch_transparent:
+            groups["derived"].append(name)
+        else:
+            groups["fallback"].append(name)
+    text = ["## Batching under vmap", "",
+            "How each primitive runs under `ndgrad.func.vmap` (see docs/func.md): its own "
+            "batching rule (`OpDef.def_vmap`), the rule derived for elementwise ops, or the "
+            "per-sample fallback (the op once per sample, then a stack).", ""]
+    titles = {"rule": "Own rule", "derived": "Derived (elementwise)",
+              "fallback": "Per-sample fallback"}
+    for key in ("rule", "derived", "fallback"):
+        names = groups[key]
+        text += [f"**{titles[key]}** ({len(names)}): " + ", ".join(f"`{n}`" for n in names),
+                 ""]
+    return text
 
 
 def main(argv=None):

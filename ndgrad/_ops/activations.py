@@ -263,6 +263,8 @@ def _log_softmax_fwd(x, p):
 SOFTMAX = primitive("softmax", _softmax_fwd, "SoftmaxBackward0", save=(("out", None),))
 LOG_SOFTMAX = primitive("log_softmax", _log_softmax_fwd, "LogSoftmaxBackward0",
                         save=(("out", None),))
+SOFTMAX.def_vmap(lambda batched, dim, x: SOFTMAX.call(x, params=dim + 1))
+LOG_SOFTMAX.def_vmap(lambda batched, dim, x: LOG_SOFTMAX.call(x, params=dim + 1))
 
 
 def _softmax_bw_fwd(g, y, dim):

@@ -21,6 +21,9 @@ from .view_history import multi_output_error, rebase_history
 __all__ = ["apply_inplace", "apply_inplace_view", "check_inplace", "Inplace"]
 
 _tls = _state.tls
+# Set by ``_functorch.batching`` while a vmap is active: runs an in-place op whose arguments
+# include a BatchedTensor, else returns NotImplemented.
+vmap_inplace = None
 
 
 class Inplace:
@@ -99,6 +102,10 @@ def apply_inplace(op, self, *others, params=None):
     if not isinstance(self, Tensor):
         raise TypeError(f"in-place op expects a Tensor, got {type(self).__name__}")
     if _state.special:
+        if vmap_inplace is not None:
+            out = vmap_inplace(op, self, others, params)
+            if out is not NotImplemented:
+                return out
         tokens = [h.before(Inplace(op), (self,) + others, params) for h in special_hooks]
         out = _apply_inplace(op, self, others, params)
         for h, tok in zip(special_hooks, tokens):

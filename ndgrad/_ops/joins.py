@@ -18,6 +18,7 @@ from .shape import _no_dims, _tensors_arg, meshgrid, slice_dim
 from .._creation import zeros
 from .pointwise import _out
 from .._tensor import Tensor
+from .vmap_helpers import to_batched
 
 __all__ = [
     "atleast_1d",
@@ -103,6 +104,9 @@ def _split_vjp(ctx, gs):
 for _op in (SPLIT, SPLIT_WITH_SIZES, UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES):
     _op.def_vjp(_split_vjp)
 record_input_shape(UNBIND, SPLIT, SPLIT_WITH_SIZES, UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES)
+UNBIND.def_vmap(lambda batched, d, x: UNBIND.call(x, params=d + 1))
+for _op in (SPLIT, SPLIT_WITH_SIZES, UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES):
+    _op.def_vmap(lambda batched, p, x, _op=_op: _op.call(x, params=(p[0] + 1, p[1])))
 
 
 def _multi(op, x, p, n):
@@ -217,6 +221,9 @@ def _(ctx, g):
     return tuple(out)
 
 
+CAT.def_vmap(lambda batched, d, *xs: cat(to_batched(batched, xs), d + 1))
+
+
 def cat(tensors, dim=0, *, out=None, axis=None):
     """Concatenate along `dim` (``axis`` as NumPy); 1-d empty tensors are skipped, as in
     torch."""
@@ -271,6 +278,9 @@ def _(ctx, g):
 def _(ctx, g):
     parts = g.unbind(1 + ctx._params)
     return tuple(p if e is not None else None for p, e in zip(parts, ctx._next))
+
+
+STACK.def_vmap(lambda batched, d, *xs: stack(to_batched(batched, xs), d + 1))
 
 
 def stack(tensors, dim=0, *, out=None, axis=None):

@@ -33,6 +33,12 @@ def _linear_fwd(b, x, wt, p):
 LINEAR = primitive("linear_addmm", _linear_fwd, "AddmmBackward0", save=((1, 2), (2, 1)))
 
 
+@LINEAR.def_vmap
+def _(batched, p, b, x, wt):
+    from .matmul import matmul
+    return matmul(x, wt) + (b.unsqueeze(1) if batched[0] else b)
+
+
 def _linear_bw_fwd(g, x, wt, p):
     mask, bias_2d = p
     z = None if mask[0] and mask[1] and mask[2] else np.zeros((), g.dtype)

@@ -18,6 +18,7 @@ from .._tensor import Tensor
 from .activations import SOFTPLUS
 from .comparison import where
 from .registry import no_forward_ad, primitive
+from .vmap_helpers import to_batched
 
 __all__ = []
 
@@ -188,6 +189,33 @@ def nll_loss_prim(x, target, weight, reduction, ignore_index):
     if out._grad_fn is not None:
         out._grad_fn._extras()["x_meta"] = (x._data.shape, x._data.dtype)
     return out
+
+
+@NLL_LOSS.def_vmap
+def _(batched, p, x, target, weight):
+    """Every sample's loss from one unreduced call on the flattened samples; a sample's mean
+    divides by its own total weight of non-ignored targets."""
+    if weight is not None and batched[2]:
+        return NotImplemented
+    reduction, ignore_index = p
+    x, target = to_batched(batched[:2], (x, target))
+    size = x.shape[0]
+    c = x.shape[-1]
+    flat_t = target.reshape(-1)
+    losses = nll_loss_prim(x.reshape(-1, c), flat_t, weight, "none", ignore_index)
+    losses = losses.reshape(target.shape)
+    if reduction == "none":
+        return losses
+    if x.dim() == 2:  # one sample is a single (C,) input
+        losses = losses.unsqueeze(1)
+    total = losses.reshape(size, -1).sum(1)
+    if reduction == "sum":
+        return total
+    keep = flat_t != ignore_index
+    w = keep.to(x.dtype)
+    if weight is not None:
+        w = w * weight.index_select(0, where(keep, flat_t, 0))
+    return total / w.reshape(size, -1).sum(1)
 
 
 # ============================================================================ pointwise losses

@@ -33,6 +33,7 @@ from .shape import T_OP
 from .inplace import apply_inplace
 from .joins import cat
 from .shape import UNSAFE_VIEW
+from .vmap_helpers import align
 
 _tls = _state.tls
 
@@ -122,6 +123,15 @@ def _(ctx, g):
 MM.def_jvp(bilinear_jvp(lambda a, b, ctx: MM.call(a, b)))
 
 
+# Batching rules of the products: matmul's broadcasting over a leading dim is the batch.
+@MM.def_vmap
+def _(batched, p, a, b):
+    if batched[1] and not batched[0]:
+        # (a b_i) = (b_i^T a^T)^T: the batch folds into one product instead of a broadcast
+        return matmul(b.transpose(-2, -1), a.transpose(-2, -1)).transpose(-2, -1)
+    return matmul(a, b)
+
+
 def _batched_product_vjp(ctx, g):
     """mm's and bmm's VJP for a gradient with a leading batch dim: matmul broadcasts the
     saved operands over it."""
@@ -161,6 +171,7 @@ def _(ctx, g):
 
 
 BMM.def_jvp(bilinear_jvp(lambda a, b, ctx: BMM.call(a, b)))
+BMM.def_vmap(lambda batched, p, a, b: matmul(a, b))
 BMM.def_batched_vjp(_batched_product_vjp)
 BMM.def_batched_jvp(_batched_product_jvp)
 
@@ -192,6 +203,16 @@ def _(ctx, g):
 
 
 MV.def_jvp(bilinear_jvp(lambda a, v, ctx: MV.call(a, v)))
+
+
+@MV.def_vmap
+def _(batched, p, a, v):
+    if not batched[1]:
+        return matmul(a, v)
+    if not batched[0]:  # one product: the batch of vectors times the matrix transposed
+        return matmul(v, a.transpose(-2, -1))
+    return matmul(a, v.unsqueeze(-1)).squeeze(-1)
+
 
 
 @MV.def_batched_vjp
@@ -238,6 +259,7 @@ def _(ctx, g):
 
 
 DOT.def_jvp(bilinear_jvp(lambda a, b, ctx: DOT.call(a, b)))
+DOT.def_vmap(lambda batched, p, a, b: (a * b).sum(-1))
 
 
 @DOT.def_batched_vjp
@@ -400,6 +422,7 @@ def matmul(input, other, *, out=None):
 # torch squeezes the (1, n) product in place: its node is SqueezeBackward4 (squeeze_.dim).
 SQUEEZE_INPLACE = primitive("squeeze_dim_", lambda x, d: np.squeeze(x, d), "SqueezeBackward4",
                             linear=True)
+SQUEEZE_INPLACE.def_vmap(lambda batched, d, x: SQUEEZE_INPLACE.call(x, params=d + 1))
 SQUEEZE_INPLACE.def_vjp(lambda ctx, g: (g.unsqueeze(ctx._params),))
 
 
@@ -466,6 +489,19 @@ def _(ctx, g):
 
 
 ADDMM.def_jvp(_add_product_jvp(lambda a, b: MM.call(a, b)))
+
+
+@ADDMM.def_vmap
+def _(batched, p, c, a, b):
+    beta, alpha = p
+    prod = matmul(a, b)
+    if alpha != 1:
+        prod = prod * alpha
+    if beta == 0:
+        return prod
+    (c,) = align(batched[:1], (c,), 2)
+    return prod + (c * beta if beta != 1 else c)
+
 
 
 @ADDMM.def_batched_vjp

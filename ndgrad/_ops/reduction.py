@@ -21,6 +21,7 @@ from .comparison import isnan, logical_not, maximum, minimum, where
 from .inplace import apply_inplace
 from .pointwise import _conj, _out, abs as _abs, exp, log, sgn
 from .registry import as_tensor_arg, primitive, raw_view, unrecorded_float, wrap
+from .vmap_helpers import shift
 
 __all__ = [
     "all",
@@ -172,6 +173,19 @@ SUM_ALL.def_vjp(_sum_vjp_generic)
 SUM_DIM.def_vjp(_sum_vjp_generic)
 
 
+def _reduce_dims_vmap(op_dim):
+    """The batching rule of a reduction whose params start with ``(dims, keepdim, ...)``:
+    the same reduction over the shifted dims (None, all of a sample's dims)."""
+    def rule(batched, p, x):
+        dims = tuple(range(1, x.dim())) if p[0] is None else shift(p[0])
+        return op_dim.call(x, params=(dims,) + tuple(p[1:]))
+    return rule
+
+
+SUM_ALL.def_vmap(_reduce_dims_vmap(SUM_DIM))
+SUM_DIM.def_vmap(_reduce_dims_vmap(SUM_DIM))
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum over all elements, or over `dim` (an int or tuple)."""
     x = as_tensor_arg(input)
@@ -216,6 +230,8 @@ def _mean_vjp(ctx, g):
 record_input_shape(MEAN_ALL, MEAN_DIM)
 MEAN_ALL.def_vjp(_mean_vjp)
 MEAN_DIM.def_vjp(_mean_vjp)
+MEAN_ALL.def_vmap(_reduce_dims_vmap(MEAN_DIM))
+MEAN_DIM.def_vmap(_reduce_dims_vmap(MEAN_DIM))
 
 
 def _batched_dims(dims, nd, lead):
@@ -340,6 +356,10 @@ for _op in (AMAX, AMIN):
     _op.def_vjp(_even_vjp)
 for _op in (MAX_ALL, MIN_ALL):
     _op.def_vjp(_even_all_vjp)
+AMAX.def_vmap(_reduce_dims_vmap(AMAX))
+AMIN.def_vmap(_reduce_dims_vmap(AMIN))
+MAX_ALL.def_vmap(_reduce_dims_vmap(AMAX))
+MIN_ALL.def_vmap(_reduce_dims_vmap(AMIN))
 
 
 def _complex_name(x):

@@ -62,7 +62,7 @@ class OpDef:
 
     __slots__ = ("name", "node", "fwd", "vjp", "jvp", "save", "n_out", "diff_outs", "kind",
                  "linear", "view", "call", "inplace_call", "batched_vjp", "batched_jvp",
-                 "batch_transparent", "__dict__")
+                 "batch_transparent", "vmap", "__dict__")
 
     def __init__(self, name, fwd, node_name, save=(), n_out=1, diff_outs=None, kind=None,
                  linear=False, view=False, elementwise=False):
@@ -79,6 +79,9 @@ class OpDef:
         self.batched_vjp = None
         self.batched_jvp = None
         self.batch_transparent = kind in ("unary", "binary")
+        # The batching rule under ``func.vmap`` (see ``def_vmap``); None: derived from
+        # `kind` for elementwise ops, else the per-sample fallback (loop and stack).
+        self.vmap = None
         self.save = tuple(save)
         self.n_out = n_out
         self.diff_outs = diff_outs
@@ -111,6 +114,14 @@ class OpDef:
 
     def def_batched_jvp(self, fn):
         self.batched_jvp = fn
+        return fn
+
+    def def_vmap(self, fn):
+        """Declare the batching rule ``fn(batched, params, *args)`` used under ``func.vmap``:
+        each tensor argument with ``batched[i]`` true carries its batch at dim 0 (the others
+        are as the op got them); returns the outputs with their batch at dim 0, or
+        NotImplemented to let the per-sample fallback run (``_functorch/batching.py``)."""
+        self.vmap = fn
         return fn
 
     def __call__(self, *args, **kwargs):
@@ -528,7 +539,16 @@ def _bool_sub_error(a, b):
     return None
 
 
+# Set by ``_functorch.batching`` while a vmap is active: ``vmap_dispatch(op, args, params)``
+# runs the op's batching rule when an argument is a BatchedTensor, else returns NotImplemented.
+vmap_dispatch = None
+
+
 def _special_call(op, impl, args, params):
+    if vmap_dispatch is not None:
+        out = vmap_dispatch(op, args, params)
+        if out is not NotImplemented:
+            return out
     tokens = [h.before(op, args, params) for h in special_hooks]
     out = impl(*args, params, _plain=True)
     for h, tok in zip(special_hooks, tokens):

@@ -23,6 +23,7 @@ from .registry import wrap
 from .._size import Size
 from .._tensor import Tensor
 from .inplace import apply_inplace
+from .vmap_helpers import align, shift
 
 __all__ = [
     "alias",
@@ -155,6 +156,14 @@ for _op in (VIEW, UNSAFE_VIEW, RESHAPE_ALIAS):
     _op.def_batched_jvp(_reshape_batched_jvp)
 
 
+def _reshape_vmap(batched, shape, x):
+    return reshape(x, (x.shape[0],) + tuple(shape))
+
+
+for _op in (VIEW, UNSAFE_VIEW, RESHAPE_ALIAS):
+    _op.def_vmap(_reshape_vmap)
+
+
 def view(input, *shape):
     """A view with a new shape (RuntimeError when the strides do not allow one)."""
     x = input
@@ -284,6 +293,9 @@ TRANSPOSE = primitive("transpose", _transpose_fwd, view=True, linear=True)
 TRANSPOSE.def_vjp(lambda ctx, g: (g.transpose(*ctx._params),))
 T_OP = primitive("t", lambda x, p: x.T, "TBackward0", view=True, linear=True)
 T_OP.def_vjp(lambda ctx, g: (g.t(),))
+TRANSPOSE.def_vmap(lambda batched, p, x: TRANSPOSE.call(x, params=shift(p)))
+T_OP.def_vmap(lambda batched, p, x: TRANSPOSE.call(x, params=(1, 2)) if x.dim() == 3
+              else ALIAS.call(x))
 TRANSPOSE.def_batched_vjp(lambda ctx, g: (g.transpose(1 + ctx._params[0], 1 + ctx._params[1]),))
 TRANSPOSE.def_batched_jvp(lambda ctx, t: t.transpose(1 + ctx.params[0], 1 + ctx.params[1]))
 T_OP.def_batched_vjp(lambda ctx, g: (g.transpose(1, 2) if g._data.ndim == 3 else g,))
@@ -439,6 +451,7 @@ def _(ctx, g):
 
 
 PERMUTE.def_batched_jvp(lambda ctx, t: t.permute([0] + [1 + d for d in ctx.params]))
+PERMUTE.def_vmap(lambda batched, p, x: PERMUTE.call(x, params=(0,) + shift(tuple(p))))
 
 
 def permute(input, *dims):
@@ -508,6 +521,13 @@ def _expand_fwd(x, shape):
 
 EXPAND = primitive("expand", _expand_fwd, view=True, linear=True)
 record_input_shape(EXPAND)
+
+
+@EXPAND.def_vmap
+def _(batched, shape, x):
+    (x,) = align(batched, (x,), len(shape))
+    return EXPAND.call(x, params=(x.shape[0],) + tuple(shape))
+
 
 
 @EXPAND.def_vjp
@@ -587,6 +607,8 @@ record_input_shape(SQUEEZE_ALL, SQUEEZE_DIM, SQUEEZE_DIMS)
 for _op in (SQUEEZE_ALL, SQUEEZE_DIM, SQUEEZE_DIMS):
     _op.def_batched_vjp(_reshape_back_batched)
     _op.def_batched_jvp(_reshape_batched_jvp)
+for _op in (SQUEEZE_ALL, SQUEEZE_DIM, SQUEEZE_DIMS):
+    _op.def_vmap(lambda batched, dims, x, _op=_op: _op.call(x, params=shift(tuple(dims))))
 
 
 # The in-place squeeze_ / unsqueeze_ record torch's SqueezeBackward3/4/5, UnsqueezeBackward1.
@@ -626,6 +648,7 @@ def squeeze_(self, dim=None):
 UNSQUEEZE = primitive("unsqueeze", lambda x, d: np.expand_dims(x, d), view=True, linear=True)
 UNSQUEEZE.def_vjp(lambda ctx, g: (g.squeeze(ctx._params),))
 UNSQUEEZE.def_batched_vjp(lambda ctx, g: (g.squeeze(1 + ctx._params),))
+UNSQUEEZE.def_vmap(lambda batched, d, x: UNSQUEEZE.call(x, params=d + 1))
 UNSQUEEZE.def_batched_jvp(_reshape_batched_jvp)
 
 UNSQUEEZE_ = primitive("unsqueeze_", lambda x, d: np.expand_dims(x, d), "UnsqueezeBackward1",
@@ -652,6 +675,7 @@ def _select_fwd(x, p):
 
 SELECT = primitive("select", _select_fwd, view=True, linear=True)
 record_input_shape(SELECT)
+SELECT.def_vmap(lambda batched, p, x: SELECT.call(x, params=(p[0] + 1, p[1])))
 
 
 @SELECT.def_vjp
@@ -676,6 +700,7 @@ def _slice_fwd(x, p):
 
 SLICE = primitive("slice", _slice_fwd, view=True, linear=True)
 record_input_shape(SLICE)
+SLICE.def_vmap(lambda batched, p, x: SLICE.call(x, params=(p[0] + 1,) + tuple(p[1:])))
 
 
 @SLICE.def_vjp

@@ -6,6 +6,7 @@ gradients without touching ``.grad``.
 
 import numpy as np
 
+from .. import _state
 from .._creation import zeros_like
 from .._graph_core import accumulate_grad
 from .._size import Size
@@ -95,6 +96,9 @@ def _root_edges(outputs, grads):
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
     """Accumulate gradients of `tensors` w.r.t. graph leaves (or `inputs`) into ``.grad``."""
+    if _state.func_transforms:
+        from .._functorch.transforms import backward_error
+        raise backward_error()
     if grad_variables is not None:
         grad_tensors = grad_variables
     tensors = _as_tuple(tensors)

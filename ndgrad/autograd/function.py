@@ -353,6 +353,15 @@ class Function:
         raise NotImplementedError("You must implement the jvp function for custom "
                                   "autograd.Function to use it with forward mode AD.")
 
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        """Optional batching rule under ``func.vmap``: ``in_dims`` gives each argument's batch
+        dim (None: not batched), ``info.batch_size`` and ``info.randomness`` the vmap's;
+        returns ``(outputs, out_dims)``. See docs/func.md."""
+        raise NotImplementedError("To use autograd.Function with vmap, you must either "
+                                  "override the vmap staticmethod or set "
+                                  "generate_vmap_rule=True.")
+
     @classmethod
     def _backward_impl(cls):
         has_backward = _is_overridden(cls, "backward")
@@ -366,6 +375,11 @@ class Function:
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run the Function on `args`, recording it in the graph when a gradient is needed."""
+        if _state.func_transforms:
+            from .._functorch.custom_function import apply_transformed
+            out = apply_transformed(cls, args, kwargs)
+            if out is not NotImplemented:
+                return out
         if _state.special:
             recorders = _profile_recorders()
             if recorders:

@@ -1,0 +1,384 @@
+"""vmap's machinery: BatchedTensor, vmap levels, and the dispatch of ops to batching rules.
+
+A ``BatchedTensor`` is what the function under ``vmap`` sees: its *logical* shape is one
+sample's (``x.shape``, ``x.dim()``, ``x.dtype`` answer for it) while ``_value`` holds every
+sample at once, batch at dim 0 (torch's BatchedTensor with ``bdim`` moved to the front).
+``_level`` names the vmap that made it; under nested vmaps the value of a level-2 tensor may
+itself be a level-1 BatchedTensor. ``_data`` is only a read-only, zero-strided placeholder of
+the logical shape: code reading it directly sees zeros, never another sample's data.
+
+While a vmap is active, ``registry.vmap_dispatch`` is ``dispatch``: every op with a
+BatchedTensor argument runs at the innermost level among its arguments, by
+
+1. the op's own rule (``OpDef.def_vmap``, declared beside the op), else
+2. the rule derived from ``op.kind``: elementwise unary ops run on the value as is; binary
+   (broadcasting) ops run on values whose logical dims are right-aligned by inserting
+   size-1 dims after the batch dim, else
+3. the per-sample fallback: the op once per sample and a stack (``fallback_ops`` lists the
+   ops that took it, ``docs/ops.md`` those without a rule).
+
+Rules call ndgrad ops on the values, so autograd records the batched computation itself:
+backward through vmap, and ``grad`` inside vmap (which differentiates the values), need
+nothing more. Invariant: after any exit of ``vmap`` (normal or by an exception) the level
+stack, ``registry.vmap_dispatch`` and ``_state.special`` are as before it.
+"""
+
+import numpy as np
+
+from .. import _state
+from .._ops import registry
+from .._ops.vmap_helpers import align, expand_batch
+from .._tensor import Tensor
+
+__all__ = [
+    "BatchedTensor",
+    "current_level",
+    "dispatch",
+    "fallback_ops",
+    "levels",
+    "materialize",
+    "pop_level",
+    "push_level",
+    "rewrap",
+    "wrap",
+]
+
+# Active vmap levels, outermost first: (level id, batch size, randomness).
+_levels = []
+_next_id = [1]
+# Names of ops that ran the per-sample fallback (for tests and docs).
+fallback_ops = set()
+
+
+class BatchedTensor(Tensor):
+    """A tensor seen by a function under vmap: one sample's shape, every sample's values."""
+
+    __slots__ = ("_level", "_value")
+
+    def __repr__(self, *, tensor_contents=None):
+        return f"BatchedTensor(lvl={self._level}, bdim=0, value=\n{self._value!r}\n)"
+
+    def item(self):
+        raise RuntimeError(
+            "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over "
+            "calling .item() on a Tensor, please try to rewrite what you're doing with other "
+            "operations. If error is occurring somewhere inside PyTorch internals, please file a "
+            "bug report.")
+
+    def __bool__(self):
+        raise RuntimeError(
+            "vmap: It looks like you're attempting to use a Tensor in some data-dependent "
+            "control flow. We don't support that yet, please file an issue at "
+            "https://github.com/pytorch/pytorch/issues .")
+
+    def _scalar_value(self):
+        self.item()
+
+    def tolist(self):
+        self.item()
+
+    def numpy(self, *, force=False):
+        raise RuntimeError("vmap: It looks like you're calling .numpy() on a Tensor. We don't "
+                           "support that inside vmap.")
+
+    def __index__(self):
+        self.item()
+
+
+
+_new = object.__new__
+_placeholders = {}
+
+
+def _placeholder(shape, dtype):
+    """The read-only zero-strided array standing for a sample's data (shared, cached)."""
+    key = (shape, dtype)
+    p = _placeholders.get(key)
+    if p is None:
+        if len(_placeholders) > 4096:
+            _placeholders.clear()
+        p = _placeholders[key] = np.broadcast_to(np.zeros((), dtype), shape)
+    return p
+
+
+def wrap(value, level):
+    """A BatchedTensor at `level` whose samples are ``value[0], value[1], ...``."""
+    t = _new(BatchedTensor)
+    t._data = _placeholder(value._data.shape[1:], value._data.dtype)
+    t._rg = False
+    t._grad_fn = None
+    t._output_nr = 0
+    t._vc = [0]
+    t._base = None
+    t._view = None
+    t._view_ver = 0
+    t._grad = None
+    t._acc = None
+    t._extra = None
+    t._value = value
+    t._level = level
+    return t
+
+
+def levels():
+    """The active vmap levels, outermost first, as (id, size, randomness)."""
+    return list(_levels)
+
+
+def current_level():
+    return _levels[-1] if _levels else None
+
+
+def push_level(size, randomness):
+    lid = _next_id[0]
+    _next_id[0] += 1
+    _levels.append((lid, size, randomness))
+    _state.func_transforms += 1
+    if len(_levels) == 1:
+        registry.vmap_dispatch = dispatch
+        _set_inplace_hook(dispatch_inplace)
+        _state.enter_special()
+    _guard_random()
+    return lid
+
+
+def pop_level(lid):
+    while _levels and _levels[-1][0] >= lid:
+        _levels.pop()
+        _state.func_transforms -= 1
+        if not _levels:
+            registry.vmap_dispatch = None
+            _set_inplace_hook(None)
+            _state.exit_special()
+    _guard_random()
+
+
+# --------------------------------------------------------------------------- randomness
+# The Generator's drawing methods. While a level with randomness="error" is active they are
+# replaced (on the class) by versions raising torch's error; the originals come back as soon
+# as no such level is active.
+_DRAWS = ("uniform", "normal", "randint", "randperm", "bernoulli", "exponential", "multinomial")
+_saved_draws = {}
+
+
+def _random_error(*args, **kwargs):
+    raise RuntimeError("vmap: called random operation while in randomness error mode. Please "
+                       "either use the 'same' or 'different' randomness flags on vmap or perform "
+                       "the randomness operation out of vmap")
+
+
+def _guard_random():
+    from .._random import Generator
+    want = any(r == "error" for _, _, r in _levels)
+    if want and not _saved_draws:
+        for name in _DRAWS:
+            _saved_draws[name] = Generator.__dict__[name]
+            setattr(Generator, name, _random_error)
+    elif not want and _saved_draws:
+        for name, fn in _saved_draws.items():
+            setattr(Generator, name, fn)
+        _saved_draws.clear()
+
+
+def _set_inplace_hook(fn):
+    from .._ops import inplace
+    inplace.vmap_inplace = fn
+
+
+def _size_of(lid):
+    for level, size, _ in _levels:
+        if level == lid:
+            return size
+    raise RuntimeError("vmap: a BatchedTensor escaped the vmap that made it")
+
+
+# --------------------------------------------------------------------------- dispatch
+def _level_of(args):
+    level = 0
+    for a in args:
+        if type(a) is BatchedTensor:
+            level = max(level, a._level)
+        elif type(a) in (tuple, list):
+            sub = _level_of(a)
+            level = max(level, sub)
+    return level
+
+
+def dispatch(op, args, params):
+    """Run `op` on `args` by its batching rule when one argument is batched (see the module
+    docstring); NotImplemented otherwise, so that the dispatcher runs it as usual."""
+    level = _level_of(args)
+    if not level:
+        return NotImplemented
+    batched = tuple(type(a) is BatchedTensor and a._level == level for a in args)
+    values = tuple(a._value if b else a for a, b in zip(args, batched))
+    rule = op.vmap
+    out = NotImplemented
+    if rule is not None:
+        out = rule(batched, params, *values)
+    elif op.kind == "unary" or op.kind == "binary":
+        out = op.call(*align(batched, values), params)
+    elif op.batch_transparent:  # elementwise primitives (where, casts, clone, ...)
+        aligned = align(batched, values)
+        out = op.call(*aligned, params=params)
+        node = out._grad_fn
+        if node is not None and node._meta is None:
+            # their wrappers ask for broadcast gradients to be reduced after the call
+            node._meta = registry._meta_of(aligned, [isinstance(a, Tensor) for a in aligned],
+                                           out._data, True)
+    group = None
+    if rule is None and out is not NotImplemented and isinstance(out, Tensor) and \
+            out._grad_fn is not None:
+        group = _NodeGroup([out._grad_fn], logical=False)
+    if out is NotImplemented:
+        out = per_sample(op, batched, values, params, level)
+        nodes, _fallback_nodes[0] = _fallback_nodes[0], None
+        if nodes:
+            group = _NodeGroup(nodes)
+    if type(out) is tuple:
+        res = tuple(wrap(o, level) if isinstance(o, Tensor) else o for o in out)
+        if group is not None:
+            res[0]._grad_fn = group
+        return res
+    res = wrap(out, level)
+    res._grad_fn = group
+    return res
+
+
+def invoke(op, args, params):
+    """Call `op` on `args` through the dispatcher (so other special modes still see it)."""
+    if op.kind in ("unary", "binary"):
+        return op.call(*args, params)
+    return op.call(*args, params=params)
+
+
+def per_sample(op, batched, values, params, level):
+    """The fallback: run `op` once per sample and stack the results along dim 0."""
+    from .._ops.joins import stack
+    fallback_ops.add(op.name)
+    size = _size_of(level)
+    results = []
+    nodes = []
+    for b in range(size):
+        args = tuple(_sample(x, b) if is_b else x for x, is_b in zip(values, batched))
+        out = invoke(op, args, params)
+        node = (out[0] if type(out) is tuple else out)._grad_fn
+        if node is not None:
+            nodes.append(node)
+        results.append(out)
+    _fallback_nodes[0] = nodes
+    if size == 0:
+        raise RuntimeError("vmap: the per-sample fallback cannot run over a batch of size 0")
+    if type(results[0]) is tuple:
+        return tuple(stack([r[k] for r in results], 0) for k in range(len(results[0])))
+    return stack(results, 0)
+
+
+class _NodeGroup:
+    """The ``grad_fn`` a fallback's result shows the op's public wrapper: what the wrapper
+    records on it after the call (``_meta``, ``_extras()`` entries such as an input's shape)
+    is recorded on every per-sample node, whose inputs have exactly the logical shapes the
+    wrapper saw."""
+
+    __slots__ = ("nodes", "logical")
+
+    def __init__(self, nodes, logical=True):
+        object.__setattr__(self, "nodes", nodes)
+        # False for the node of a batched call (a derived rule): its inputs have the batch
+        # dim, so a wrapper's meta (logical shapes) does not apply; its extras (a dtype) do.
+        object.__setattr__(self, "logical", logical)
+
+    def __getattr__(self, name):
+        return getattr(self.nodes[0], name)
+
+    def __setattr__(self, name, value):
+        if name == "_meta" and not self.logical:
+            return
+        for n in self.nodes:
+            setattr(n, name, value)
+
+    def _extras(self):
+        return _GroupExtras(self.nodes)
+
+
+class _GroupExtras:
+    __slots__ = ("nodes",)
+
+    def __init__(self, nodes):
+        self.nodes = nodes
+
+    def __setitem__(self, key, value):
+        for n in self.nodes:
+            n._extras()[key] = value
+
+
+_fallback_nodes = [None]
+
+
+def _sample(x, b):
+    if type(x) in (tuple, list):
+        return type(x)(_sample(y, b) for y in x)
+    return x.select(0, b)
+
+
+# --------------------------------------------------------------------------- in-place
+def dispatch_inplace(op, self, others, params):
+    """An in-place op under vmap: the write goes into ``self``'s value. torch's error when a
+    batched value would be written into an unbatched tensor."""
+    from .._ops.inplace import apply_inplace
+    level = _level_of((self,) + tuple(others))
+    if not level:
+        return NotImplemented
+    self_b = type(self) is BatchedTensor and self._level == level
+    if not self_b:
+        # torch's wording: the write's broadcast shape includes the batch dimension.
+        shapes = [tuple(x.shape) for x in (self,) + tuple(others) if isinstance(x, Tensor)]
+        bshape = [_size_of(level)] + list(np.broadcast_shapes(*shapes))
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
+                           f"shape {bshape}")
+    batched = (True,) + tuple(type(o) is BatchedTensor and o._level == level for o in others)
+    values = (self._value,) + tuple(o._value if b else o
+                                    for o, b in zip(others, batched[1:]))
+    rank = self.dim()
+    if op.kind == "binary" or op.kind == "unary":
+        values = align(batched, values, rank)
+        apply_inplace(op, *values, params=params)
+        return self
+    # Any other primitive: the out-of-place batched result is copied into the value.
+    res = dispatch(op, (self,) + tuple(others), params)
+    if type(res) is tuple:
+        res = res[0]
+    self._value.copy_(res._value)
+    return self
+
+
+# --------------------------------------------------------------------------- levels <-> values
+def materialize(x):
+    """`x` as a plain tensor with one leading dim per active vmap level (outermost first)
+    followed by its logical dims; levels `x` is not batched at are expanded."""
+    if not isinstance(x, Tensor):
+        return x
+    v = x
+    for lid, size, _ in reversed(_levels):
+        if type(v) is BatchedTensor and v._level == lid:
+            v = v._value
+        else:
+            v = expand_batch(v, size)
+    return v
+
+
+def rewrap(v):
+    """Inverse of `materialize`: a plain tensor with one leading dim per active level back
+    to a (nested) BatchedTensor."""
+    if not isinstance(v, Tensor):
+        return v
+    for lid, _, _ in _levels:
+        v = wrap(v, lid)
+    return v
+
+
+def unwrap_all(x):
+    """The plain tensor under any nesting of BatchedTensors (for checks, not for values)."""
+    while type(x) is BatchedTensor:
+        x = x._value
+    return x

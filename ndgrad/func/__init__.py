@@ -1,0 +1,29 @@
+"""torch.func: composable function transforms (vmap, grad, vjp, jvp, jacrev, jacfwd,
+hessian, linearize) and the functional use of modules (functional_call,
+stack_module_state). See docs/func.md; the machinery lives in ``ndgrad._functorch``.
+
+Example::
+
+    >>> import ndgrad as torch
+    >>> from ndgrad.func import grad, vmap
+    >>> vmap(grad(lambda x: (x ** 2).sum()))(torch.ones(3, 2))
+    tensor([[2., 2.],
+            [2., 2.],
+            [2., 2.]])
+"""
+
+from .._functorch.module_state import functional_call, stack_module_state
+from .._functorch.transforms import (
+                                     grad,
+                                     grad_and_value,
+                                     hessian,
+                                     jacfwd,
+                                     jacrev,
+                                     jvp,
+                                     linearize,
+                                     vjp,
+                                     vmap,
+)
+
+__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
+           "linearize", "stack_module_state", "vjp", "vmap"]

@@ -1,0 +1,201 @@
+"""torch.func.vmap against torch 2.13: in_dims/out_dims, chunking, randomness, nesting, modules,
+autograd through and inside vmap, in-place ops, errors; and that the common ops run their
+batching rule, not the per-sample fallback."""
+
+import numpy as np
+import pytest
+from _diff import arr, raises_same, same, t
+
+import ndgrad
+from ndgrad._functorch import batching
+
+A = arr(0, 5, 3)
+B = arr(1, 5, 3)
+C = arr(2, 3, 4)
+
+
+def test_elementwise_and_reductions():
+    def sc(lib):
+        f = lambda x, y: ((x.sin() * y + 1).exp().sum(), x.mean(0), x.amax(-1),
+                          (x - y).pow(2).sum(-1, keepdim=True), x.max(), x.std())
+        return lib.vmap(f)(t(lib, C), t(lib, arr(3, 3, 4)))
+    same(sc)
+
+
+def test_in_dims_none_negative_and_nested():
+    def sc(lib):
+        f = lambda p, s: p["a"] * s + p["b"][0]
+        p = {"a": t(lib, arr(4, 3, 5)), "b": [t(lib, arr(5, 3))]}
+        r1 = lib.vmap(f, in_dims=({"a": -1, "b": [None]}, None))(p, 2.0)
+        r2 = lib.vmap(lib.mul, in_dims=(1, None))(t(lib, C), t(lib, arr(6, 3)))
+        return r1, r2
+    same(sc)
+
+
+def test_out_dims_and_pytree_outputs():
+    def sc(lib):
+        f = lambda x: (x * 2, {"s": x.sum(), "k": x.shape[0]})
+        r1 = lib.vmap(f, out_dims=(1, {"s": 0, "k": None}))(t(lib, C))
+        r2 = lib.vmap(lambda x: x.t(), out_dims=-1)(t(lib, arr(7, 2, 3, 4)))
+        r3 = lib.vmap(lambda x: t(lib, B), out_dims=0)(t(lib, C))  # unbatched: expanded
+        return r1, r2, r3
+    same(sc)
+
+
+def test_chunk_size_equals_unchunked():
+    def sc(lib):
+        f = lambda x, y: (x @ y).tanh()
+        x, y = t(lib, arr(8, 7, 2, 3)), t(lib, arr(9, 3, 4))
+        return (lib.vmap(f, in_dims=(0, None), chunk_size=3)(x, y),
+                lib.vmap(f, in_dims=(0, None), chunk_size=1)(x, y),
+                lib.vmap(f, in_dims=(0, None))(x, y))
+    same(sc)
+
+
+def test_nested_vmap():
+    def sc(lib):
+        x, y = t(lib, arr(10, 2, 3, 4)), t(lib, arr(11, 3, 4))
+        inner = lib.vmap(lambda a, b: (a * b).sum(), in_dims=(0, 0))
+        outer = lib.vmap(inner, in_dims=(0, None))
+        mm = lib.vmap(lib.vmap(lib.dot, in_dims=(0, None)), in_dims=(None, 1))
+        return outer(x, y), mm(t(lib, arr(12, 4, 3)), t(lib, arr(13, 3, 5)))
+    same(sc)
+
+
+def test_matmul_family_and_shape_ops():
+    def sc(lib):
+        x, w = t(lib, arr(14, 6, 4, 3)), t(lib, arr(15, 3, 2))
+        f = lambda a: (a @ w, a.t() @ a, a.reshape(-1), a.view(3, 4).permute(1, 0),
+                       a.unsqueeze(1).expand(4, 2, 3), a[1], a[:, 1:], lib.cat([a, a], 1),
+                       lib.stack([a, a]), a.transpose(0, 1).flatten(), a.unbind(1),
+                       a.squeeze(), lib.softmax(a, 1), lib.log_softmax(a, 0),
+                       lib.mv(a, w[:, 0]), a.split(2, 0))
+        g = lambda a, b: (lib.mm(a, b), lib.bmm(a.unsqueeze(0), b.unsqueeze(0)),
+                          lib.addmm(lib.ones(4, 2, dtype=lib.float64), a, b, beta=0.5, alpha=2.0),
+                          lib.where(a[:, :2] > 0, a[:, :2], b[0]))
+        return lib.vmap(f)(x), lib.vmap(g, in_dims=(0, None))(x, w), \
+            lib.vmap(g, in_dims=(None, 0))(x[0], t(lib, arr(16, 6, 3, 2)))
+    same(sc)
+    batching.fallback_ops.clear()
+    sc(ndgrad)
+    assert not batching.fallback_ops, batching.fallback_ops
+
+
+def test_module_call_and_cross_entropy_run_rules():
+    def sc(lib):
+        lib.manual_seed(0)
+        m = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.Tanh(), lib.nn.Linear(4, 2)).double()
+        x = t(lib, arr(17, 6, 5, 3))
+        y = lib.tensor([[0, 1, 1, 0, 1]] * 6)
+        f = lambda a, b: lib.nn.functional.cross_entropy(m(a), b)
+        g = lambda a, b: lib.nn.functional.cross_entropy(m(a[0]), b[0], reduction="sum")
+        return lib.vmap(m)(x), lib.vmap(f)(x, y), lib.vmap(g)(x, y)
+    same(sc)
+    batching.fallback_ops.clear()
+    sc(ndgrad)
+    assert not batching.fallback_ops, batching.fallback_ops
+
+
+def test_fallback_runs_ops_without_rule():
+    def sc(lib):
+        return lib.vmap(lambda a: (a.cumsum(0), lib.flip(a, [0]), a.sort(0).values))(t(lib, C))
+    same(sc)
+
+
+def test_backward_through_vmap_and_grad_of_vmap():
+    def sc(lib):
+        x = t(lib, A, requires_grad=True)
+        w = t(lib, arr(18, 3), requires_grad=True)
+        out = lib.vmap(lambda r: (r * w).sin().sum() * r.exp().mean())(x)
+        out.pow(2).sum().backward()
+        g = lib.func.grad(lambda a: lib.vmap(lambda r: r.tanh().sum())(a).sum())(t(lib, A))
+        return x.grad, w.grad, g
+    same(sc)
+
+
+def test_vmap_of_grad_and_nested_derivatives():
+    def sc(lib):
+        F = lib.func
+        f = lambda x, w: (x * w).sin().sum()
+        x, w = t(lib, A), t(lib, arr(19, 3))
+        per_sample = F.vmap(F.grad(f, argnums=1), in_dims=(0, None))(x, w)
+        hess = F.vmap(F.hessian(lambda r: r.sin().sum() * r.sum()))(x)
+        jf = F.vmap(F.jacfwd(lambda r: r.exp() * r.sum()))(x)
+        vj = F.vmap(F.vjp(lambda r: r.sin() * 2, t(lib, B[0]))[1])(t(lib, B))
+        return per_sample, hess, jf, vj
+    same(sc)
+
+
+def test_jvp_inside_vmap():
+    def sc(lib):
+        F = lib.func
+        return F.vmap(lambda p, v: F.jvp(lambda r: r.exp() * r, (p,), (v,)))(t(lib, A),
+                                                                             t(lib, B))
+    same(sc)
+
+
+def test_inplace_on_batched_value():
+    def sc(lib):
+        def f(x, y):
+            z = x.clone()
+            z.mul_(y)
+            z.add_(1.0)
+            return z
+        return lib.vmap(f)(t(lib, A), t(lib, B)), lib.vmap(f, in_dims=(0, None))(t(lib, A),
+                                                                                t(lib, B[0]))
+    same(sc)
+
+
+def test_randomness_modes():
+    for lib in (ndgrad,):
+        x = lib.ones(4, 3)
+        same_draw = lib.vmap(lambda r: r * lib.rand(3), randomness="same")(x)
+        assert np.all(same_draw.numpy() == same_draw.numpy()[0])
+        diff = lib.vmap(lambda r: r * lib.rand(3), randomness="different")(x)
+        assert len({tuple(row) for row in diff.numpy()}) == 4
+        drop = lib.vmap(lambda r: lib.nn.functional.dropout(r, 0.5), randomness="different")(
+            lib.ones(8, 50))
+        assert set(np.unique(drop.numpy())) <= {0.0, 2.0}
+        assert len({tuple(row) for row in drop.numpy()}) == 8
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.vmap(lambda a: a.item())(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: a if a.sum() > 0 else -a)(t(lib, A)),
+    lambda lib: lib.vmap(lambda a, b: a + b)(t(lib, A), t(lib, C)),
+    lambda lib: lib.vmap(lambda a: a, in_dims=2)(t(lib, A[0])),
+    lambda lib: lib.vmap(lambda a: a, in_dims=(0, 0))(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: a, in_dims=[0])(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: a, in_dims=(1.5,))(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: a)(1.0),
+    lambda lib: lib.vmap(lambda a: a)(),
+    lambda lib: lib.vmap(lambda a: a)(lib.tensor(1.0)),
+    lambda lib: lib.vmap(lambda a: a, out_dims=3)(t(lib, A[0])),
+    lambda lib: lib.vmap(lambda a: a, out_dims=(0, 0))(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: a, out_dims=None)(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: 1.0)(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: a, chunk_size=0)(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: a, randomness="x")(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: lib.rand(()) * a)(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: t(lib, B[0]).add_(a))(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: (a.sum().backward(), a)[1])(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: a.requires_grad_())(t(lib, A)),
+    lambda lib: lib.func.vmap(lib.func.grad(lambda a: a * 2))(t(lib, A)),
+], ids=["item", "control-flow", "sizes", "in-dim-range", "in-dims-structure", "in-dims-list",
+        "in-dim-float", "non-tensor", "no-inputs", "0-d", "out-dim-range", "out-dims-structure",
+        "out-dims-none", "non-tensor-out", "chunk-size", "randomness-flag", "random-error",
+        "inplace-unbatched", "backward-inside", "requires-grad-inside", "grad-nonscalar"])
+def test_errors_as_torch(case):
+    raises_same(case)
+
+
+def test_state_restored_after_vmap_errors():
+    with pytest.raises(RuntimeError):
+        ndgrad.vmap(lambda a: ndgrad.rand(()) * a)(ndgrad.ones(3))
+    assert not batching._levels and not batching._saved_draws
+    assert ndgrad._ops.registry.vmap_dispatch is None and ndgrad._state.special == 0
+    ndgrad.rand(2)  # the generator draws again
+    y = ndgrad.ones(3)
+    with pytest.raises(RuntimeError):
+        ndgrad.vmap(lambda a: y.add_(a))(ndgrad.ones(2, 3))
+    assert y._version == 0 and np.all(y.numpy() == 1)
