@@ -1,0 +1,148 @@
+"""Writes at flat or per-dim indices with a reduction: put/put_ and index_reduce/
+index_reduce_, and the rank-one update addr/addr_.
+
+All are composites of index_put, scatter_reduce and outer (torch records its own nodes,
+PutBackward0, IndexReduceBackward0, AddrBackward0; here the gradient comes from the
+primitives, with the same values). The in-place forms compute out of place from a clone and
+``copy_`` the result, so the autograd history stays valid and a failed check writes nothing.
+"""
+
+import numpy as np
+
+from .._tensor import Tensor
+from .reduction import wrap_dim
+from .registry import as_tensor_arg, primitive
+
+__all__ = ["addr", "index_reduce", "put"]
+
+
+def put(input, index, source, accumulate=False):
+    x = as_tensor_arg(input)
+    if index.dtype.__str__() != "torch.int64":
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got "
+                           f"{index.dtype._legacy[:-6]}")
+    if source.dtype != x.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {x.dtype._legacy[:-6]} and source.dtype = "
+                           f"{source.dtype._legacy[:-6]}")
+    if index.numel() != source.numel():
+        raise IndexError(f"put_(): Expected source and index to have the same number of "
+                           f"elements, but got source.numel() = {source.numel()}, "
+                           f"index.numel() = {index.numel()}")
+    n = x.numel()
+    idx = index._data
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        bad = int(idx[(idx < -n) | (idx >= n)].reshape(-1)[0])
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
+                         f"elements.")
+    return PUT.call(x, index, source, params=bool(accumulate))
+
+
+def _put_fwd(x, index, source, accumulate):
+    out = x.copy()
+    flat = out.reshape(-1)
+    idx = index.reshape(-1)
+    if accumulate:
+        np.add.at(flat, idx, source.reshape(-1))
+    else:
+        flat[idx] = source.reshape(-1)
+    return out
+
+
+PUT = primitive("put", _put_fwd, "PutBackward0", save=((1, None), (2, None)))
+
+
+@PUT.def_vjp
+def _(ctx, g):
+    index, source = ctx.saved
+    accumulate = ctx._params
+    n = ctx._next
+    g_self = None
+    if n[0] is not None:
+        g_self = g if accumulate else PUT.call(g, index, g.new_zeros(source.shape),
+                                               params=False)
+    g_source = g.reshape(-1).take(index).reshape(source.shape) if n[2] is not None else None
+    return g_self, None, g_source
+
+
+@PUT.def_jvp
+def _(ctx, t_self, t_index, t_source):
+    x, index, source = ctx.inputs
+    base = t_self if t_self is not None else x.new_zeros(x.shape)
+    src = t_source if t_source is not None else source.new_zeros(source.shape)
+    return PUT.call(base, index, src, params=ctx.params)
+
+
+def _put_(self, index, source, accumulate=False):
+    return self.copy_(put(self.clone(), index, source, accumulate))
+
+
+_REDUCES = ("prod", "mean", "amax", "amin")
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    x = as_tensor_arg(input)
+    if reduce not in _REDUCES:
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
+                           f"amin but got {reduce}.")
+    dim = wrap_dim(dim, x.dim())
+    if index.dim() > 1:
+        raise IndexError("index_reduce_(): Index is supposed to be a vector")
+    if index.dtype.__str__() not in ("torch.int64", "torch.int32"):
+        raise IndexError("index_reduce_(): Expected a long or int tensor for index, but got "
+                         f"{index.dtype._legacy[:-6]}")
+    if x.dtype != source.dtype:
+        raise RuntimeError("index_reduce_(): self and source must have the same scalar type")
+    if source.dim() and index.numel() != source.shape[dim if source.dim() > dim else 0]:
+        raise RuntimeError("index_reduce_(): Number of indices should be equal to "
+                           "source.size(dim)")
+    idx = index.reshape(-1).long()
+    n = x.shape[dim] if x.dim() else 1
+    d = idx._data
+    if d.size and (d.min() < -n or d.max() >= n):
+        bad = int(d[(d < -n) | (d >= n)][0])
+        raise IndexError("index out of range in self" if bad >= 0 else
+                         f"index {bad} is out of bounds for dimension {dim} with size {n}")
+    shape = [1] * source.dim()
+    shape[dim] = -1
+    full = idx.reshape(shape).expand(source.shape)
+    if (d < 0).any():
+        full = full % n
+    return x.scatter_reduce(dim, full, source, reduce, include_self=include_self)
+
+
+def _index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    return self.copy_(index_reduce(self.clone(), dim, index, source, reduce,
+                                   include_self=include_self))
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    x = as_tensor_arg(input)
+    if vec1.dim() != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.dim()}-D")
+    if vec2.dim() != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec2, but got {vec2.dim()}-D")
+    if x.dtype.__str__() == "torch.bool" and not (isinstance(beta, bool) or beta in (0, 1)):
+        raise RuntimeError("Boolean beta only supported for Boolean results.")
+    outer = vec1.outer(vec2)
+    if alpha != 1:
+        outer = outer * alpha
+    if beta == 0:
+        # beta = 0 ignores input's values (NaN included) but keeps its shape check and a
+        # zero gradient, as torch.
+        return x.mul(0).nan_to_num(0.0, 0.0, 0.0) + outer
+    return (x * beta if beta != 1 else x) + outer
+
+
+def _addr_(self, vec1, vec2, *, beta=1, alpha=1):
+    return self.copy_(addr(self.clone(), vec1, vec2, beta=beta, alpha=alpha))
+
+
+def _bind():
+    from .methods import bind
+    bind({"put": put, "put_": _put_, "index_reduce": index_reduce,
+          "index_reduce_": _index_reduce_, "addr": addr, "addr_": _addr_})
+
+
+_bind()
+del Tensor
