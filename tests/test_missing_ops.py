@@ -204,6 +204,16 @@ def test_cdist(p):
         gradgradcheck(lambda L, x, y: L.cdist(x, y, p=p), x1, x2)
 
 
+@pytest.mark.parametrize("p", [2.0, 1.0, 3.0, float("inf")])
+def test_cdist_pdist_forward_ad_by_finite_differences(p):
+    # torch has no forward AD for cdist/pdist: the JVPs are checked numerically
+    x1 = ndgrad.tensor(a(4, 3), requires_grad=True)
+    x2 = ndgrad.tensor(a(2, 3), requires_grad=True)
+    assert ndgrad.autograd.gradcheck(lambda x, y: ndgrad.cdist(x, y, p), (x1, x2),
+                                     check_forward_ad=True)
+    assert ndgrad.autograd.gradcheck(lambda x: ndgrad.pdist(x, p), (x1,), check_forward_ad=True)
+
+
 def test_cdist_zero_distance_has_zero_gradient():
     x = a(3, 2)
     check(lambda L, x: L.cdist(x, x.detach()), x)
@@ -376,6 +386,16 @@ def test_index_reduce(reduce, include_self):
             y.index_reduce_(0, L.tensor(idx), s, reduce, include_self=include_self)
             return y
         check(inplace, a(3, 4, low=0.5), a(3, 4, low=0.5), names=False)
+
+
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+def test_index_reduce_forward_ad_by_finite_differences(reduce):
+    # torch has no forward AD for index_reduce: the tangents are checked numerically
+    x = ndgrad.tensor(a(3, 4, low=0.5), requires_grad=True)
+    s = ndgrad.tensor(a(3, 4, low=0.5), requires_grad=True)
+    idx = ndgrad.tensor(ints(0, 2, 0))
+    assert ndgrad.autograd.gradcheck(lambda x, s: x.index_reduce(0, idx, s, reduce), (x, s),
+                                     check_forward_ad=True)
 
 
 def test_index_reduce_errors():

@@ -65,7 +65,8 @@ def _even_share(x, ext, g, dim, keepdim):
 def _(ctx, grads):
     x, mn, mx = ctx.saved
     dim, keepdim = ctx._params
-    g_mn, g_mx = grads
+    # trailing outputs without a gradient may be left off the tuple
+    g_mn, g_mx = (tuple(grads) + (None, None))[:2]
     r = None
     if g_mn is not None:
         r = _even_share(x, mn, g_mn, dim, keepdim)
