@@ -431,14 +431,25 @@ def test_ravel():
 
 @pytest.mark.parametrize("args", [(1, 2, 1), (0, 2, 1), (1, 3, 2), (-1, 4, 4), (1, 1, 3)])
 def test_unfold(args):
-    check(lambda L, x: x.unfold(*args), a(3, 4), names=False)
+    check(lambda L, x: x.unfold(*args), a(3, 4))
     check_gradgrad(lambda L, x: x.unfold(*args), a(3, 4))
+
+
+def test_unfold_is_a_view():
+    for L in (ndgrad, torch):
+        x = L.arange(6.0)
+        w = x.unfold(0, 3, 2)
+        assert w._base is x
+        w[1, 0] = 10.0  # the element shared by both windows
+        assert x.tolist() == [0.0, 1.0, 10.0, 3.0, 4.0, 5.0]
+        assert w.tolist() == [[0.0, 1.0, 10.0], [10.0, 3.0, 4.0]]
+    check(lambda L, x: (x * 1).unfold(0, 2, 2).mul_(2), a(4), names=False)
 
 
 def test_unfold_errors():
     check_error(lambda L, x: x.unfold(1, 5, 1), a(3, 4))
     check_error(lambda L, x: x.unfold(1, 2, 0), a(3, 4))
-    check(lambda L, x: x.unfold(0, 1, 1), np.array(2.0), names=False)
+    check(lambda L, x: x.unfold(0, 1, 1), np.array(2.0))
 
 
 # ---------------------------------------------------------------------------- variants
@@ -528,7 +539,7 @@ _COPIES = [
 @pytest.mark.parametrize("name,fn", _COPIES, ids=[n for n, _ in _COPIES])
 def test_copy_variants(name, fn):
     x = a(3, 4)
-    names = name not in ("unfold_copy", "detach_copy", "squeeze_copy")
+    names = name not in ("detach_copy", "squeeze_copy")
     check(fn, x, names=names, grad=name != "detach_copy")  # torch: no derivative for it
     if name != "detach_copy":
         check_gradgrad(fn, x)

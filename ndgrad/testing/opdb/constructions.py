@@ -106,9 +106,8 @@ register(
     OpInfo("Tensor.unfold", sample_inputs=_one(((3, 4), (1, 2, 1), {}, "dim1"),
                                                 ((3, 4), (0, 2, 1), {}, "dim0"),
                                                 ((5,), (0, 2, 2), {}, "step2")),
-           op=lambda x, *a: x.unfold(*a), torch_op=lambda x, *a: x.unfold(*a), family="shape",
-           check_grad_fn=False,
-           notes="a copy gathered by index_select (torch: a view, UnfoldBackward0)"),
+           op=lambda x, *a: x.unfold(*a), torch_op=lambda x, *a: x.unfold(*a),
+           family="shape"),
 )
 
 _COPIES = [
@@ -123,7 +122,7 @@ _COPIES = [
 ]
 for _name, (_shape, _args) in _COPIES:
     register(OpInfo(_name, sample_inputs=_one((_shape, _args, {}, "")), family="copies",
-                    check_grad_fn=_name != "unfold_copy"))
+                    ))
 register(OpInfo("detach_copy", sample_inputs=_one(((3, 4), (), {}, "")), family="copies",
                 supports_autograd=False, supports_forward_ad=False,
                 notes="torch records a node whose backward raises"))
