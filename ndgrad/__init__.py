@@ -40,6 +40,7 @@ from ._ops.distances import *  # noqa: F401,F403
 from ._ops.constructions import *  # noqa: F401,F403
 from ._ops.differences import *  # noqa: F401,F403
 from ._ops.scatter_variants import *  # noqa: F401,F403
+from ._ops.rank_one import *  # noqa: F401,F403
 from ._ops.reshaping import *  # noqa: F401,F403
 from ._ops.copy_variants import *  # noqa: F401,F403
 from ._ops.toplevel_inplace import *  # noqa: F401,F403

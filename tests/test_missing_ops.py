@@ -247,17 +247,18 @@ def test_dist(p):
     check_error(lambda L, x, y: L.dist(x, y, p), a(3), a(4))
 
 
-@pytest.mark.parametrize("p,dim,maxnorm", [(2, 0, 1.0), (1, 1, 0.5), (3, -1, 2.0)])
+@pytest.mark.parametrize("p,dim,maxnorm", [(2, 0, 1.0), (1, 1, 0.5), (3, -1, 2.0),
+                                           (float("inf"), 0, 1.0), (1.5, 1, 100.0)])
 def test_renorm(p, dim, maxnorm):
     x = a(3, 4)
-    check(lambda L, x: L.renorm(x, p, dim, maxnorm), x, names=False)
+    check(lambda L, x: L.renorm(x, p, dim, maxnorm), x)
     check_gradgrad(lambda L, x: L.renorm(x, p, dim, maxnorm), x)
 
     def inplace(L, x):
         y = x * 1
         y.renorm_(p, dim, maxnorm)
         return y
-    check(inplace, x, names=False)
+    check(inplace, x)
 
 
 def test_renorm_errors():
@@ -268,8 +269,11 @@ def test_renorm_errors():
 
 # ---------------------------------------------------------------------------- constructions
 def test_block_diag():
-    check(lambda L, x, y, z: L.block_diag(x, y, z), a(2, 3), a(3), a(1, 2), names=False)
-    check(lambda L, x: L.block_diag(x, L.tensor(2)), a(2, 2), names=False)
+    check(lambda L, x, y, z: L.block_diag(x, y, z), a(2, 3), a(3), a(1, 2))
+    check(lambda L, x: L.block_diag(x, L.tensor(2)), a(2, 2))
+    check(lambda L, x: L.block_diag(x, L.tensor([[1.5]])), a(2, 2))  # float32 block
+    check(lambda L, x: L.block_diag(x, x), np.array(1.5))
+    check_gradgrad(lambda L, x, y: L.block_diag(x, y), a(2, 3), a(2))
     check(lambda L: L.block_diag())
     check_error(lambda L, x: L.block_diag(x), a(1, 1, 1))
 
@@ -406,21 +410,32 @@ def test_index_reduce_errors():
 
 @pytest.mark.parametrize("kw", [{}, {"beta": 0.5, "alpha": 2.0}, {"beta": 0}])
 def test_addr(kw):
-    check(lambda L, m, v, w: L.addr(m, v, w, **kw), a(3, 4), a(3), a(4), names=False)
-    check(lambda L, m, v, w: m.addr(v, w, **kw), a(4), a(3), a(4), names=False)
+    check(lambda L, m, v, w: L.addr(m, v, w, **kw), a(3, 4), a(3), a(4))
+    check(lambda L, m, v, w: m.addr(v, w, **kw), a(4), a(3), a(4))
     check_gradgrad(lambda L, m, v, w: L.addr(m, v, w, **kw), a(3, 4), a(3), a(4))
 
     def inplace(L, m, v, w):
         y = m * 1
         y.addr_(v, w, **kw)
         return y
-    check(inplace, a(3, 4), a(3), a(4), names=False)
+    check(inplace, a(3, 4), a(3), a(4))
 
 
 def test_addr_beta_zero_ignores_nan():
     m = np.full((2, 2), np.nan)
-    check(lambda L, m, v, w: L.addr(m, v, w, beta=0), m, a(2), a(2), names=False)
+    check(lambda L, m, v, w: L.addr(m, v, w, beta=0), m, a(2), a(2))
+
+
+def test_addr_dtypes_and_errors():
+    mi, v, w = ints(1, 2, 3, 4).reshape(2, 2), ints(1, 1), ints(1, 2)
+    check(lambda L, m, v, w: L.addr(m, v, w, beta=2, alpha=3), mi, v, w)
+    check(lambda L, m, v, w: L.addr(m, v, w), a(2, 2), v, w)
+    check(lambda L, m, v, w: L.addr(m, v, w), ints(1, 2).reshape(1, 2), ints(1), w)
+    check_error(lambda L, m, v, w: L.addr(m, v, w, beta=0.5), mi, v, w)
+    check_error(lambda L, m, v, w: L.addr(m, v, w, alpha=0.5), mi, v, w)
     check_error(lambda L, m, v, w: L.addr(m, v, w), a(3, 4), a(3, 1), a(4))
+    check_error(lambda L, m, v, w: L.addr(m, v, w), a(3, 3), a(3), a(4))
+    check_error(lambda L, m, v, w: m.addr_(v, w), a(4), a(3), a(4))
 
 
 # ---------------------------------------------------------------------------- reshaping

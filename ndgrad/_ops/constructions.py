@@ -1,8 +1,9 @@
 """Tensors built from others or from sizes: block_diag, diagflat, vander, combinations,
 tril_indices, triu_indices and unravel_index.
 
-block_diag, diagflat, vander and combinations are composites of differentiable ops (cat,
-diag_embed, cumprod, index_select), so their gradients come from those primitives. The index
+block_diag is a primitive (``BlockDiagBackward0``); diagflat, vander and combinations are
+composites of differentiable ops (diag_embed, cumprod, index_select), so their gradients come
+from those primitives. The index
 builders return int64 tensors (or the requested dtype) that do not require grad.
 """
 
@@ -10,10 +11,47 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
-from .registry import as_tensor_arg, wrap
+from .registry import as_tensor_arg, primitive, wrap
 
 __all__ = ["block_diag", "combinations", "diagflat", "tril_indices", "triu_indices",
            "unravel_index", "vander"]
+
+
+def _as_matrix(a):
+    return a.reshape(1, -1) if a.ndim == 1 else a.reshape(1, 1) if a.ndim == 0 else a
+
+
+def _block_diag_fwd(*arrays):
+    mats = [_as_matrix(np.asarray(a)) for a in arrays[:-1]]
+    dt = arrays[-1][0]
+    out = np.zeros((sum(m.shape[0] for m in mats), sum(m.shape[1] for m in mats)), dtype=dt)
+    r = c = 0
+    for m in mats:
+        out[r:r + m.shape[0], c:c + m.shape[1]] = m
+        r += m.shape[0]
+        c += m.shape[1]
+    return out
+
+
+# params: (result dtype, the inputs' shapes and dtypes), which place the blocks in backward
+BLOCK_DIAG = primitive("block_diag", _block_diag_fwd, "BlockDiagBackward0", linear=True)
+
+
+@BLOCK_DIAG.def_vjp
+def _(ctx, g):
+    # the blocks' places follow from the inputs' shapes (each 0-d/1-d input is one row)
+    _, shapes, dtypes = ctx._params
+    grads, r, c = [], 0, 0
+    for shape, dt, need in zip(shapes, dtypes, ctx._next):
+        rows, cols = (1, 1) if len(shape) == 0 else (1, shape[0]) if len(shape) == 1 else shape
+        if need is not None:
+            block = g[r:r + rows, c:c + cols].reshape(shape)
+            grads.append(block if block.dtype == dt else block.to(dt))
+        else:
+            grads.append(None)
+        r += rows
+        c += cols
+    return tuple(grads)
 
 
 def block_diag(*tensors):
@@ -23,28 +61,15 @@ def block_diag(*tensors):
         if t.dim() > 2:
             raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
                                f"dimensions. Input {k} has {t.dim()} dimensions")
-        mats.append(t.reshape(1, -1) if t.dim() == 1 else t.reshape(1, 1) if t.dim() == 0
-                    else t)
-    from .. import zeros
+        mats.append(t)
     if not mats:
+        from .. import zeros
         return zeros((1, 0))
     dt = mats[0].dtype
     for m in mats[1:]:
         dt = _dtype.promote_types(dt, m.dtype)
-    n_cols = sum(m.shape[1] for m in mats)
-    rows, col = [], 0
-    from .. import cat
-    for m in mats:
-        r, c = m.shape
-        parts = []
-        if col:
-            parts.append(zeros((r, col), dtype=dt))
-        parts.append(m.to(dt))
-        if n_cols - col - c:
-            parts.append(zeros((r, n_cols - col - c), dtype=dt))
-        rows.append(cat(parts, 1) if len(parts) > 1 else parts[0])
-        col += c
-    return cat(rows, 0)
+    return BLOCK_DIAG.call(*mats, params=(dt.np, tuple(tuple(m.shape) for m in mats),
+                                          tuple(m.dtype for m in mats)))
 
 
 def diagflat(input, offset=0):

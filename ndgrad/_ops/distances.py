@@ -6,7 +6,8 @@ cdist, pdist and dist are primitives (``CdistBackward0``, ``PdistBackward0``,
 of ``d`` is ``sign(v) |v|^(p-1) / d^(p-1)`` (``v / d`` for p = 2, ``sign(v)`` for p = 1, the
 elements reaching the max for p = inf, zero for p = 0), and zero where ``d`` is zero, as in
 torch. The VJPs and JVPs are written in ndgrad ops, so they are differentiable in turn.
-renorm is a composite of norm, where and mul.
+renorm is a primitive too (``RenormBackward0``): each slice along `dim` whose norm exceeds
+`maxnorm` is scaled by ``maxnorm / (norm + 1e-7)``, as torch.
 """
 
 import math
@@ -217,8 +218,7 @@ def _raise_broadcast(a, b):
 
 
 # ============================================================================ renorm
-def renorm(input, p, dim, maxnorm):
-    x = as_tensor_arg(input)
+def _renorm_params(x, p, dim, maxnorm):
     if x.is_complex():
         raise RuntimeError("renorm: Expected a real-valued input but got complex")
     if p <= 0:
@@ -229,17 +229,64 @@ def renorm(input, p, dim, maxnorm):
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {x.dim()} "
                            "dimensions")
     from .reduction import wrap_dim
-    dim = wrap_dim(dim, x.dim())
-    others = tuple(k for k in range(x.dim()) if k != dim)
-    norms = x.norm(p, dim=others, keepdim=True)
-    factor = (maxnorm / (norms + 1e-7)).where(norms > maxnorm, norms.new_ones(()))
-    return x * factor
+    return (float(p), wrap_dim(dim, x.dim()), float(maxnorm))
+
+
+def renorm(input, p, dim, maxnorm):
+    x = as_tensor_arg(input)
+    return RENORM.call(x, params=_renorm_params(x, p, dim, maxnorm))
 
 
 def _renorm_(self, p, dim, maxnorm):
-    # renorm reads a clone, so the values its backward saved are not the ones overwritten.
-    return self.copy_(renorm(self.clone(), p, dim, maxnorm))
+    from .inplace import apply_inplace
+    return apply_inplace(RENORM, self, params=_renorm_params(self, p, dim, maxnorm))
 
+
+_RENORM_EPS = 1e-7  # torch's: the scale is maxnorm / (norm + 1e-7)
+
+
+def _renorm_fwd(x, params):
+    p, dim, maxnorm = params
+    norms = _slice_norms(x, p, dim)
+    scale = np.where(norms > maxnorm, maxnorm / (norms + _RENORM_EPS), 1.0).astype(x.dtype)
+    return x * scale
+
+
+def _slice_norms(x, p, dim):
+    """The p-norm of each slice ``x.select(dim, i)``, shaped to broadcast against x."""
+    flat = np.moveaxis(x, dim, 0).reshape(x.shape[dim], -1)
+    shape = [1] * x.ndim
+    shape[dim] = -1
+    return _np_norm(flat, p, -1).reshape(shape)
+
+
+RENORM = primitive("renorm", _renorm_fwd, "RenormBackward0", save=((0, None),))
+
+
+def _renorm_parts(x, params):
+    """(scale, d scale / d norm, d norm / d x) of each slice, as ndgrad tensors."""
+    p, dim, maxnorm = params
+    others = tuple(k for k in range(x.dim()) if k != dim)
+    norms = x.norm(p, dim=others, keepdim=True)
+    over = norms > maxnorm
+    one = norms.new_ones(())
+    scale = (maxnorm / (norms + _RENORM_EPS)).where(over, one)
+    dscale = (-maxnorm / (norms + _RENORM_EPS) ** 2).where(over, norms.new_zeros(()))
+    return scale, dscale, _norm_grad(x, norms, p), others
+
+
+@RENORM.def_vjp
+def _(ctx, g):
+    (x,) = ctx.saved
+    scale, dscale, dnorm, others = _renorm_parts(x, ctx._params)
+    return (g * scale + dnorm * (dscale * (g * x).sum(others, keepdim=True)),)
+
+
+@RENORM.def_jvp
+def _(ctx, t):
+    (x,) = ctx.inputs
+    scale, dscale, dnorm, others = _renorm_parts(x, ctx.params)
+    return t * scale + x * (dscale * (dnorm * t).sum(others, keepdim=True))
 
 
 def _bind():

@@ -1,10 +1,9 @@
-"""Writes at flat or per-dim indices with a reduction: put/put_ and index_reduce/
-index_reduce_, and the rank-one update addr/addr_.
+"""Writes at flat or per-dim indices: put/put_ (a primitive, PutBackward0) and
+index_reduce/index_reduce_ (a composite of scatter_reduce; torch records
+IndexReduceBackward0, here the gradient comes from scatter_reduce, with the same values).
 
-All are composites of index_put, scatter_reduce and outer (torch records its own nodes,
-PutBackward0, IndexReduceBackward0, AddrBackward0; here the gradient comes from the
-primitives, with the same values). The in-place forms compute out of place from a clone and
-``copy_`` the result, so the autograd history stays valid and a failed check writes nothing.
+The in-place forms compute out of place from a clone and ``copy_`` the result, so the
+autograd history stays valid and a failed check writes nothing.
 """
 
 import numpy as np
@@ -13,7 +12,7 @@ from .._tensor import Tensor
 from .reduction import wrap_dim
 from .registry import as_tensor_arg, primitive
 
-__all__ = ["addr", "index_reduce", "put"]
+__all__ = ["index_reduce", "put"]
 
 
 def put(input, index, source, accumulate=False):
@@ -116,32 +115,10 @@ def _index_reduce_(self, dim, index, source, reduce, *, include_self=True):
                                    include_self=include_self))
 
 
-def addr(input, vec1, vec2, *, beta=1, alpha=1):
-    x = as_tensor_arg(input)
-    if vec1.dim() != 1:
-        raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.dim()}-D")
-    if vec2.dim() != 1:
-        raise RuntimeError(f"addr: Expected 1-D argument vec2, but got {vec2.dim()}-D")
-    if x.dtype.__str__() == "torch.bool" and not (isinstance(beta, bool) or beta in (0, 1)):
-        raise RuntimeError("Boolean beta only supported for Boolean results.")
-    outer = vec1.outer(vec2)
-    if alpha != 1:
-        outer = outer * alpha
-    if beta == 0:
-        # beta = 0 ignores input's values (NaN included) but keeps its shape check and a
-        # zero gradient, as torch.
-        return x.mul(0).nan_to_num(0.0, 0.0, 0.0) + outer
-    return (x * beta if beta != 1 else x) + outer
-
-
-def _addr_(self, vec1, vec2, *, beta=1, alpha=1):
-    return self.copy_(addr(self.clone(), vec1, vec2, beta=beta, alpha=alpha))
-
-
 def _bind():
     from .methods import bind
     bind({"put": put, "put_": _put_, "index_reduce": index_reduce,
-          "index_reduce_": _index_reduce_, "addr": addr, "addr_": _addr_})
+          "index_reduce_": _index_reduce_})
 
 
 _bind()

@@ -67,8 +67,7 @@ _NOTE_COMPOSITE = "composite of differentiable primitives; torch records {}"
 
 register(
     OpInfo("block_diag", sample_inputs=_block_diag, op=lambda ts: ndgrad.block_diag(*ts),
-           torch_op=lambda ts: __import__("torch").block_diag(*ts), family="constructions", check_grad_fn=False,
-           notes=_NOTE_COMPOSITE.format("BlockDiagBackward0")),
+           torch_op=lambda ts: __import__("torch").block_diag(*ts), family="constructions"),
     OpInfo("diagflat", sample_inputs=_one(((2, 2), (), {}, "2-d"), ((3,), (1,), {}, "offset")),
            family="constructions", method="diagflat"),
     OpInfo("vander", sample_inputs=_one(((3,), (), {}, "square"),
@@ -99,8 +98,7 @@ register(
            op=lambda x, *a, **k: x.index_reduce(*a, **k),
            torch_op=lambda x, *a, **k: x.index_reduce(*a, **k), family="scatter",
            check_grad_fn=False, skips=_NO_TORCH_FWD, notes=_NOTE_COMPOSITE.format("IndexReduceBackward0")),
-    OpInfo("addr", sample_inputs=_addr, family="products", method="addr", inplace="addr_",
-           check_grad_fn=False, notes=_NOTE_COMPOSITE.format("AddrBackward0")),
+    OpInfo("addr", sample_inputs=_addr, family="products", method="addr", inplace="addr_"),
     OpInfo("ravel", sample_inputs=_one(((2, 3), (), {}, "2-d"), ((), (), {}, "0-d")),
            family="shape", method="ravel"),
     OpInfo("Tensor.unfold", sample_inputs=_one(((3, 4), (1, 2, 1), {}, "dim1"),

@@ -124,6 +124,5 @@ register(
                  "differences"),
     OpInfo("dist", sample_inputs=_dist, family="distances", method="dist"),
     OpInfo("renorm", sample_inputs=_renorm, family="distances", method="renorm",
-           inplace="renorm_", check_grad_fn=False,
-           notes="composite of norm, where and mul (torch records RenormBackward0)"),
+           inplace="renorm_"),
 )
