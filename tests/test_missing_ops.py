@@ -574,3 +574,57 @@ def test_copy_variants_complex_and_errors():
     check(lambda L, z: L.conj_physical_(L.view_as_complex(z) * 1), z)
     check_error(lambda L, x: L.view_copy(x, (5,)), a(3, 4))
     check_error(lambda L, x: L.transpose_copy(x, 0, 3), a(3, 4))
+
+
+def test_failed_inplace_calls_change_nothing():
+    for call in (lambda y: y.put_(ndgrad.tensor([0, 99]), ndgrad.tensor([1.0, 2.0])),
+                 lambda y: y.index_reduce_(0, ndgrad.tensor([0, 7]), ndgrad.ones(2, 2), "prod"),
+                 lambda y: y.renorm_(-1, 0, 1.0),
+                 lambda y: y.addr_(ndgrad.ones(3), ndgrad.ones(2))):
+        x = ndgrad.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        y = x * 1
+        before, version, fn = y.tolist(), y._version, y.grad_fn
+        with pytest.raises((RuntimeError, IndexError)):
+            call(y)
+        assert y.tolist() == before and y._version == version and y.grad_fn is fn
+
+
+_MORE_ERRORS = [
+    lambda L: L.ones(2, 2).index_reduce_(0, L.tensor([0, 7]), L.ones(2, 2), "prod"),
+    lambda L: L.ones(2, 2).index_reduce_(0, L.tensor([0, -1]), L.ones(2, 2) * 3, "prod"),
+    lambda L: L.ones(2, 2).index_reduce_(0, L.tensor([0, 1, 1]), L.ones(2, 2), "prod"),
+    lambda L: L.ones(2, 2).index_reduce_(0, L.tensor([0.0, 1]), L.ones(2, 2), "prod"),
+    lambda L: L.ones(2, 2).index_reduce_(0, L.tensor([[0, 1]]), L.ones(2, 2), "prod"),
+    lambda L: L.ones(2, 2).index_reduce_(0, L.tensor([0, 1]), L.ones(2, 2, dtype=L.float64),
+                                         "prod"),
+    lambda L: L.ones(2, 2).put_(L.tensor([0, -5]), L.ones(2)),
+    lambda L: L.ones(2, 2).put_(L.tensor([0, 1]), L.ones(2, dtype=L.int64)),
+    lambda L: L.histc(L.tensor([1.0, float("inf")])),
+    lambda L: L.histogram(L.tensor([1.0, 2.0]), L.tensor([[1.0, 2.0]])),
+    lambda L: L.histogram(L.tensor([1.0, 2.0]), 3, range=(2.0, 1.0)),
+    lambda L: L.bucketize(L.tensor([1.0, 2.0]), L.tensor([[1.0, 2.0]])),
+    lambda L: L.diff(L.tensor([1.0, 2.0]), prepend=L.tensor([[1.0]])),
+    lambda L: L.vander(L.tensor([1.0, 2.0]), N=-1),
+    lambda L: L.combinations(L.ones(2, 2)),
+    lambda L: L.trapezoid(L.tensor(1.0)),
+    lambda L: L.cumulative_trapezoid(L.tensor([1.0, 2.0]), L.tensor([1.0, 2.0, 3.0])),
+    lambda L: L.unravel_index(L.tensor([1]), (2.5,)),
+    lambda L: L.tril_indices(3, 3, dtype=L.float32),
+    lambda L: L.aminmax(L.ones(2, 2), dim=2),
+    lambda L: L.aminmax(L.ones(2, 2, dtype=L.complex64)),
+    lambda L: L.ones(2, 2).unfold(2, 1, 1),
+    lambda L: L.cdist(L.ones(2, 2), L.ones(2, 2), compute_mode="bogus"),
+]
+
+
+@pytest.mark.parametrize("k", range(len(_MORE_ERRORS)))
+def test_more_errors_match_torch(k):
+    errs = []
+    for L in (torch, ndgrad):
+        with warnings.catch_warnings(), pytest.raises(Exception) as e:
+            warnings.simplefilter("ignore")
+            _MORE_ERRORS[k](L)
+        errs.append(e.value)
+    t, n = errs
+    base = [c for c in type(t).__mro__ if c.__module__ == "builtins"][0]
+    assert isinstance(n, base) and str(n) == str(t)

@@ -117,17 +117,17 @@ def _tri_indices(name, np_fn, row, col, offset, dtype):
         raise RuntimeError(f"col must be non-negative, got{col}")
     dt = _dtype.int64 if dtype is None else dtype
     if dt not in (_dtype.int64, _dtype.int32):
-        raise RuntimeError(f"\"{name}\" not implemented for '{dt._legacy[:-6]}'")
+        raise NotImplementedError(f"\"{name}\" not implemented for '{dt._legacy[:-6]}'")
     i, j = np_fn(row, offset, col)
     return wrap(np.stack((i, j)).astype(dt.np).reshape(2, -1))
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
-    return _tri_indices("tril_indices_cpu", np.tril_indices, row, col, offset, dtype)
+    return _tri_indices("tril_indices", np.tril_indices, row, col, offset, dtype)
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
-    return _tri_indices("triu_indices_cpu", np.triu_indices, row, col, offset, dtype)
+    return _tri_indices("triu_indices", np.triu_indices, row, col, offset, dtype)
 
 
 def unravel_index(indices, shape):
@@ -136,6 +136,10 @@ def unravel_index(indices, shape):
     if indices.is_floating_point() or indices.is_complex() or indices.dtype == _dtype.bool:
         raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    for s in shape:
+        if not isinstance(s, int):
+            raise TypeError(f"expected 'shape' sequence to only contain ints, but got "
+                            f"{type(s)}")
     if any(s < 0 for s in shape):
         raise ValueError("'shape' cannot have negative values, but got "
                          f"{tuple(shape)}")

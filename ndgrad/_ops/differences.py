@@ -19,6 +19,10 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         raise RuntimeError(f"order must be non-negative but got {n}")
     dim = wrap_dim(dim, x.dim())
     from .. import cat
+    for extra in (prepend, append):
+        if isinstance(extra, Tensor) and extra.dim() != x.dim():
+            raise RuntimeError("diff expects prepend or append to be the same dimension as "
+                               "input")
     parts = [p for p in (prepend, x, append) if p is not None]
     if len(parts) > 1:
         parts = [p if isinstance(p, Tensor) else x.new_full(
@@ -40,14 +44,10 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     return x
 
 
-def _check_trapz(name, y, x, dim):
-    if y.dim() == 0:
-        raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but "
-                         f"got {dim})")
-
-
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     y = as_tensor_arg(y, "y")
+    if y.dim() == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     if y.dtype.__str__() == "torch.bool":
         raise RuntimeError("trapezoid: received a bool input for `y`, but bool is not "
                            "supported")

@@ -86,27 +86,27 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
                            f"amin but got {reduce}.")
     dim = wrap_dim(dim, x.dim())
     if index.dim() > 1:
-        raise IndexError("index_reduce_(): Index is supposed to be a vector")
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: "
+                         f"{index.dim()} with type: {index.dtype._legacy[:-6]} and size: "
+                         f"{list(index.shape)}")
     if index.dtype.__str__() not in ("torch.int64", "torch.int32"):
-        raise IndexError("index_reduce_(): Expected a long or int tensor for index, but got "
-                         f"{index.dtype._legacy[:-6]}")
+        raise RuntimeError("index_reduce_(): Expected dtype int32/int64 for index but got: "
+                           f"{index.dtype._legacy[:-6]}")
     if x.dtype != source.dtype:
-        raise RuntimeError("index_reduce_(): self and source must have the same scalar type")
-    if source.dim() and index.numel() != source.shape[dim if source.dim() > dim else 0]:
-        raise RuntimeError("index_reduce_(): Number of indices should be equal to "
-                           "source.size(dim)")
+        raise RuntimeError(f"index_reduce_(): self ({x.dtype._legacy[:-6]}) and source "
+                           f"({source.dtype._legacy[:-6]}) must have the same scalar type")
+    src_len = source.shape[dim] if source.dim() > dim else 1
+    if index.numel() != src_len:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be "
+                           f"equal to source.size(dim): ({src_len}), for dim: {dim}")
     idx = index.reshape(-1).long()
     n = x.shape[dim] if x.dim() else 1
     d = idx._data
-    if d.size and (d.min() < -n or d.max() >= n):
-        bad = int(d[(d < -n) | (d >= n)][0])
-        raise IndexError("index out of range in self" if bad >= 0 else
-                         f"index {bad} is out of bounds for dimension {dim} with size {n}")
+    if d.size and (d.min() < 0 or d.max() >= n):  # torch accepts no negative index here
+        raise IndexError("index out of range in self")
     shape = [1] * source.dim()
     shape[dim] = -1
     full = idx.reshape(shape).expand(source.shape)
-    if (d < 0).any():
-        full = full % n
     return x.scatter_reduce(dim, full, source, reduce, include_self=include_self)
 
 

@@ -103,7 +103,8 @@ def aminmax(input, *, dim=None, keepdim=False):
         if x.shape[dim] == 0:
             raise IndexError(f"aminmax: Expected reduction dim {dim} to have non-zero size.")
     if x.is_complex():
-        raise RuntimeError("aminmax(): does not support complex input")
+        raise NotImplementedError(f"\"aminmax_cpu\" not implemented for "
+                                  f"'{x.dtype._legacy[:-6]}'")
     mn, mx = AMINMAX.call(x, params=(dim, bool(keepdim)))
     return return_types_aminmax(mn, mx)
 
@@ -283,7 +284,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        raise RuntimeError(f"torch.histc(): range of [{_fmt(lo)}, {_fmt(hi)}] is not finite")
+        raise RuntimeError(f"torch.histc: range of [{_fmt(lo)}, {_fmt(hi)}] is not finite")
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
     dt = data.dtype
@@ -295,8 +296,9 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
 
 
 def _fmt(v):
-    return "inf" if v == math.inf else "-inf" if v == -math.inf else "nan" if math.isnan(v) \
-        else repr(v)
+    if math.isinf(v) or math.isnan(v):
+        return str(v)
+    return f"{v:g}"
 
 
 def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
@@ -306,8 +308,8 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
     dt = data.dtype
     if isinstance(bins, Tensor):
         if bins.dim() != 1:
-            raise RuntimeError(f"torch.histogram(): bins tensor should have one dimension, but "
-                               f"got {bins.dim()} dimensions in the bins tensor")
+            raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension, but "
+                               f"got {bins.dim()} dimensions in the bins tensor for dimension 0")
         edges = bins._data.astype(dt)
     else:
         if bins <= 0:
@@ -320,8 +322,8 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
         else:
             lo, hi = 0.0, 0.0
         if lo > hi:
-            raise RuntimeError(f"torch.histogramdd(): min should not exceed max, but got min "
-                               f"{lo} max {hi} for dimension 0")
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min "
+                               f"{_fmt(lo)} max {_fmt(hi)} for dimension 0")
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
         edges = np.linspace(lo, hi, bins + 1).astype(dt)
