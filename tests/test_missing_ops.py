@@ -626,5 +626,19 @@ def test_more_errors_match_torch(k):
             _MORE_ERRORS[k](L)
         errs.append(e.value)
     t, n = errs
-    base = [c for c in type(t).__mro__ if c.__module__ == "builtins"][0]
+    base = next(c for c in type(t).__mro__ if c.__module__ == "builtins")
     assert isinstance(n, base) and str(n) == str(t)
+
+
+# Documented in docs/decisions.md: no as_strided in ndgrad, no sparse tensors, and
+# nn.functional has no alpha/feature dropout or rrelu yet.
+_NOT_PROVIDED = {"alpha_dropout_", "as_strided_", "as_strided_copy", "ccol_indices_copy",
+                 "col_indices_copy", "crow_indices_copy", "feature_alpha_dropout_",
+                 "feature_dropout_", "indices_copy", "row_indices_copy", "rrelu_",
+                 "values_copy"}
+
+
+def test_every_toplevel_inplace_and_copy_variant_exists():
+    names = {n for n in dir(torch) if not n.startswith("_") and
+             (n.endswith("_copy") or (n.endswith("_") and n[:-1] in dir(torch)))}
+    assert {n for n in names if not hasattr(ndgrad, n)} == _NOT_PROVIDED

@@ -8,6 +8,75 @@ import numpy as np
 
 from .registry import unary
 
+__all__ = [  # noqa: F822 (the method forms are defined through globals() below)
+    "abs_",
+    "acos_",
+    "acosh_",
+    "addmv_",
+    "arccos_",
+    "arccosh_",
+    "arcsin_",
+    "arcsinh_",
+    "arctan_",
+    "arctanh_",
+    "asin_",
+    "asinh_",
+    "atan_",
+    "atanh_",
+    "ceil_",
+    "celu_",
+    "clamp_",
+    "clamp_max_",
+    "clamp_min_",
+    "clip_",
+    "conj_physical_",
+    "cos_",
+    "cosh_",
+    "deg2rad_",
+    "detach_",
+    "dropout_",
+    "erf_",
+    "erfc_",
+    "exp2_",
+    "exp_",
+    "expm1_",
+    "fill_",
+    "fix_",
+    "floor_",
+    "frac_",
+    "gcd_",
+    "i0_",
+    "index_put_",
+    "lcm_",
+    "ldexp_",
+    "log1p_",
+    "log2_",
+    "log10_",
+    "log_",
+    "logit_",
+    "nan_to_num_",
+    "neg_",
+    "negative_",
+    "rad2deg_",
+    "reciprocal_",
+    "relu_",
+    "round_",
+    "rsqrt_",
+    "selu_",
+    "sigmoid_",
+    "sin_",
+    "sinc_",
+    "sinh_",
+    "sqrt_",
+    "square_",
+    "tan_",
+    "tanh_",
+    "threshold_",
+    "trunc_",
+    "xlogy_",
+    "zero_",
+]
+
 # Top-level names that are exactly ``input.<name>(*args, **kwargs)``.
 _METHOD_FORMS = (
     "abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_",
@@ -49,7 +118,6 @@ def dropout_(input, p, train):
 
 
 globals().update({name: _method_form(name) for name in _METHOD_FORMS})
-__all__ = ["celu_", "dropout_", "selu_", "threshold_", *_METHOD_FORMS]
 
 
 # The in-place conj_physical records its own node (torch's ConjPhysicalBackward1), for real
