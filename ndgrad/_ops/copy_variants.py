@@ -7,7 +7,8 @@ and parameters the view's argument handling chose (the last step of the view's `
 chain), then calls a twin primitive: the view's kernel followed by a copy, with the view's own
 VJP and JVP. So the argument checks and errors are the view's own, and the gradients are
 exactly the view's. Invariant: a twin never produces a view (``view=False``), so writes to the
-result never reach the input.
+result never reach the input. ``detach_copy`` is torch's odd one out: its result requires grad
+through a node whose backward raises.
 """
 
 import numpy as np
