@@ -1,6 +1,5 @@
-"""Writes at flat or per-dim indices: put/put_ (a primitive, PutBackward0) and
-index_reduce/index_reduce_ (a composite of scatter_reduce; torch records
-IndexReduceBackward0, here the gradient comes from scatter_reduce, with the same values).
+"""Writes at flat or per-dim indices: put/put_ (``PutBackward0``) and
+index_reduce/index_reduce_ (``IndexReduceBackward0``, whose backward is scatter_reduce's).
 
 The in-place forms compute out of place from a clone and ``copy_`` the result, so the
 autograd history stays valid and a failed check writes nothing.
@@ -9,8 +8,9 @@ autograd history stays valid and a failed check writes nothing.
 import numpy as np
 
 from .._tensor import Tensor
+from .indexing import SCATTER_REDUCE, _scatter_reduce_fwd
 from .reduction import wrap_dim
-from .registry import as_tensor_arg, primitive
+from .registry import _VjpArgs, as_tensor_arg, no_forward_ad, primitive, wrap
 
 __all__ = ["index_reduce", "put"]
 
@@ -81,6 +81,18 @@ _REDUCES = ("prod", "mean", "amax", "amin")
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     x = as_tensor_arg(input)
+    idx, params = _index_reduce_args(x, dim, index, source, reduce, include_self)
+    return INDEX_REDUCE.call(x, idx, source, params=params)
+
+
+def _index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    from .inplace import apply_inplace
+    idx, params = _index_reduce_args(self, dim, index, source, reduce, include_self)
+    return apply_inplace(INDEX_REDUCE, self, idx, source, params=params)
+
+
+def _index_reduce_args(x, dim, index, source, reduce, include_self):
+    """torch's checks, then (the index as int64, the primitive's params)."""
     if reduce not in _REDUCES:
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
                            f"amin but got {reduce}.")
@@ -104,15 +116,35 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     d = idx._data
     if d.size and (d.min() < 0 or d.max() >= n):  # torch accepts no negative index here
         raise IndexError("index out of range in self")
-    shape = [1] * source.dim()
+    return idx, (dim, reduce, bool(include_self))
+
+
+def _full_index(index, source, dim):
+    """The 1-D `index` spread over `source`'s shape along `dim` (scatter_reduce's index)."""
+    shape = [1] * source.ndim
     shape[dim] = -1
-    full = idx.reshape(shape).expand(source.shape)
-    return x.scatter_reduce(dim, full, source, reduce, include_self=include_self)
+    return np.ascontiguousarray(np.broadcast_to(index.reshape(shape), source.shape))
 
 
-def _index_reduce_(self, dim, index, source, reduce, *, include_self=True):
-    return self.copy_(index_reduce(self.clone(), dim, index, source, reduce,
-                                   include_self=include_self))
+def _index_reduce_fwd(x, index, source, p):
+    return _scatter_reduce_fwd(x, _full_index(index, source, p[0]), source, p)
+
+
+# index_reduce is scatter_reduce with the index spread along dim; its backward is
+# scatter_reduce's (torch's index_reduce_backward is the same formula), recorded under torch's
+# name. torch has no forward AD for it.
+INDEX_REDUCE = primitive("index_reduce", _index_reduce_fwd, "IndexReduceBackward0",
+                         save=((0, None), (1, None), (2, None), ("out", None)))
+INDEX_REDUCE.def_jvp(no_forward_ad("index_reduce"))
+
+
+@INDEX_REDUCE.def_vjp
+def _(ctx, g):
+    x, index, source, out = ctx.saved
+    full = wrap(_full_index(index._data, source._data, ctx._params[0]))
+    n = ctx._next
+    args = _VjpArgs((x, full, source, out), ctx._params, (n[0], None, n[2]))
+    return SCATTER_REDUCE.vjp(args, g)
 
 
 def _bind():

@@ -59,11 +59,6 @@ def _addr(op, dtype, rg):
                       kwargs={"beta": 0.5, "alpha": 2.0}, name="broadcast-scaled")
 
 
-# torch 2.13 has no forward AD for index_reduce; ndgrad's (from its composite) is checked
-# against finite differences in tests/test_missing_ops.py.
-_NO_TORCH_FWD = (Skip("forward_ad", "torch has no forward AD for it to compare with"),
-                 Skip("fwgrad_bwgrad", "torch has no forward AD for it to compare with"))
-_NOTE_COMPOSITE = "composite of differentiable primitives; torch records {}"
 
 register(
     OpInfo("block_diag", sample_inputs=_block_diag, op=lambda ts: ndgrad.block_diag(*ts),
@@ -89,15 +84,15 @@ register(
     OpInfo("index_reduce", variant_test_name="prod", sample_inputs=_index_reduce("prod"),
            op=lambda x, *a, **k: x.index_reduce(*a, **k),
            torch_op=lambda x, *a, **k: x.index_reduce(*a, **k), family="scatter",
-           check_grad_fn=False, skips=_NO_TORCH_FWD, notes=_NOTE_COMPOSITE.format("IndexReduceBackward0")),
+           supports_forward_ad=False, notes="torch has no forward AD for index_reduce"),
     OpInfo("index_reduce", variant_test_name="amax", sample_inputs=_index_reduce("amax"),
            op=lambda x, *a, **k: x.index_reduce(*a, **k),
            torch_op=lambda x, *a, **k: x.index_reduce(*a, **k), family="scatter",
-           check_grad_fn=False, skips=_NO_TORCH_FWD, notes=_NOTE_COMPOSITE.format("IndexReduceBackward0")),
+           supports_forward_ad=False, notes="torch has no forward AD for index_reduce"),
     OpInfo("index_reduce", variant_test_name="mean", sample_inputs=_index_reduce("mean"),
            op=lambda x, *a, **k: x.index_reduce(*a, **k),
            torch_op=lambda x, *a, **k: x.index_reduce(*a, **k), family="scatter",
-           check_grad_fn=False, skips=_NO_TORCH_FWD, notes=_NOTE_COMPOSITE.format("IndexReduceBackward0")),
+           supports_forward_ad=False, notes="torch has no forward AD for index_reduce"),
     OpInfo("addr", sample_inputs=_addr, family="products", method="addr", inplace="addr_"),
     OpInfo("ravel", sample_inputs=_one(((2, 3), (), {}, "2-d"), ((), (), {}, "0-d")),
            family="shape", method="ravel"),
