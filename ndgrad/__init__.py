@@ -36,6 +36,15 @@ from ._creation import *  # noqa: F401,F403
 from ._ops.sorting import *  # noqa: F401,F403
 from ._ops.bessel import i0, igamma, igammac  # noqa: F401
 from ._ops import random_fills as _random_fills  # noqa: F401  (Tensor.uniform_, ...)
+from ._ops.statistics import *  # noqa: F401,F403
+from ._ops.distances import *  # noqa: F401,F403
+from ._ops.constructions import *  # noqa: F401,F403
+from ._ops.differences import *  # noqa: F401,F403
+from ._ops.scatter_variants import *  # noqa: F401,F403
+from ._ops.rank_one import *  # noqa: F401,F403
+from ._ops.reshaping import *  # noqa: F401,F403
+from ._ops.copy_variants import *  # noqa: F401,F403
+from ._ops.toplevel_inplace import *  # noqa: F401,F403
 from .serialization import *  # noqa: F401,F403
 from . import linalg  # noqa: F401,E402
 from . import testing  # noqa: F401,E402

@@ -1,0 +1,157 @@
+"""Writes at flat or per-dim indices: put/put_ (``PutBackward0``) and
+index_reduce/index_reduce_ (``IndexReduceBackward0``, whose backward is scatter_reduce's).
+
+The in-place forms compute out of place from a clone and ``copy_`` the result, so the
+autograd history stays valid and a failed check writes nothing.
+"""
+
+import numpy as np
+
+from .._tensor import Tensor
+from .indexing import SCATTER_REDUCE, _scatter_reduce_fwd
+from .reduction import wrap_dim
+from .registry import _VjpArgs, as_tensor_arg, no_forward_ad, primitive, wrap
+
+__all__ = ["index_reduce", "put"]
+
+
+def put(input, index, source, accumulate=False):
+    x = as_tensor_arg(input)
+    if index.dtype.__str__() != "torch.int64":
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got "
+                           f"{index.dtype._legacy[:-6]}")
+    if source.dtype != x.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {x.dtype._legacy[:-6]} and source.dtype = "
+                           f"{source.dtype._legacy[:-6]}")
+    if index.numel() != source.numel():
+        raise IndexError(f"put_(): Expected source and index to have the same number of "
+                           f"elements, but got source.numel() = {source.numel()}, "
+                           f"index.numel() = {index.numel()}")
+    n = x.numel()
+    idx = index._data
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        bad = int(idx[(idx < -n) | (idx >= n)].reshape(-1)[0])
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
+                         f"elements.")
+    return PUT.call(x, index, source, params=bool(accumulate))
+
+
+def _put_fwd(x, index, source, accumulate):
+    out = x.copy()
+    flat = out.reshape(-1)
+    idx = index.reshape(-1)
+    if accumulate:
+        np.add.at(flat, idx, source.reshape(-1))
+    else:
+        flat[idx] = source.reshape(-1)
+    return out
+
+
+PUT = primitive("put", _put_fwd, "PutBackward0", save=((1, None), (2, None)))
+
+
+@PUT.def_vjp
+def _(ctx, g):
+    index, source = ctx.saved
+    accumulate = ctx._params
+    n = ctx._next
+    g_self = None
+    if n[0] is not None:
+        g_self = g if accumulate else PUT.call(g, index, g.new_zeros(source.shape),
+                                               params=False)
+    g_source = g.reshape(-1).take(index).reshape(source.shape) if n[2] is not None else None
+    return g_self, None, g_source
+
+
+@PUT.def_jvp
+def _(ctx, t_self, t_index, t_source):
+    x, index, source = ctx.inputs
+    base = t_self if t_self is not None else x.new_zeros(x.shape)
+    src = t_source if t_source is not None else source.new_zeros(source.shape)
+    return PUT.call(base, index, src, params=ctx.params)
+
+
+def _put_(self, index, source, accumulate=False):
+    return self.copy_(put(self.clone(), index, source, accumulate))
+
+
+_REDUCES = ("prod", "mean", "amax", "amin")
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    x = as_tensor_arg(input)
+    idx, params = _index_reduce_args(x, dim, index, source, reduce, include_self)
+    return INDEX_REDUCE.call(x, idx, source, params=params)
+
+
+def _index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    from .inplace import apply_inplace
+    idx, params = _index_reduce_args(self, dim, index, source, reduce, include_self)
+    return apply_inplace(INDEX_REDUCE, self, idx, source, params=params)
+
+
+def _index_reduce_args(x, dim, index, source, reduce, include_self):
+    """torch's checks, then (the index as int64, the primitive's params)."""
+    if reduce not in _REDUCES:
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
+                           f"amin but got {reduce}.")
+    dim = wrap_dim(dim, x.dim())
+    if index.dim() > 1:
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: "
+                         f"{index.dim()} with type: {index.dtype._legacy[:-6]} and size: "
+                         f"{list(index.shape)}")
+    if index.dtype.__str__() not in ("torch.int64", "torch.int32"):
+        raise RuntimeError("index_reduce_(): Expected dtype int32/int64 for index but got: "
+                           f"{index.dtype._legacy[:-6]}")
+    if x.dtype != source.dtype:
+        raise RuntimeError(f"index_reduce_(): self ({x.dtype._legacy[:-6]}) and source "
+                           f"({source.dtype._legacy[:-6]}) must have the same scalar type")
+    src_len = source.shape[dim] if source.dim() > dim else 1
+    if index.numel() != src_len:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be "
+                           f"equal to source.size(dim): ({src_len}), for dim: {dim}")
+    idx = index.reshape(-1).long()
+    n = x.shape[dim] if x.dim() else 1
+    d = idx._data
+    if d.size and (d.min() < 0 or d.max() >= n):  # torch accepts no negative index here
+        raise IndexError("index out of range in self")
+    return idx, (dim, reduce, bool(include_self))
+
+
+def _full_index(index, source, dim):
+    """The 1-D `index` spread over `source`'s shape along `dim` (scatter_reduce's index)."""
+    shape = [1] * source.ndim
+    shape[dim] = -1
+    return np.ascontiguousarray(np.broadcast_to(index.reshape(shape), source.shape))
+
+
+def _index_reduce_fwd(x, index, source, p):
+    return _scatter_reduce_fwd(x, _full_index(index, source, p[0]), source, p)
+
+
+# index_reduce is scatter_reduce with the index spread along dim; its backward is
+# scatter_reduce's (torch's index_reduce_backward is the same formula), recorded under torch's
+# name. torch has no forward AD for it.
+INDEX_REDUCE = primitive("index_reduce", _index_reduce_fwd, "IndexReduceBackward0",
+                         save=((0, None), (1, None), (2, None), ("out", None)))
+INDEX_REDUCE.def_jvp(no_forward_ad("index_reduce"))
+
+
+@INDEX_REDUCE.def_vjp
+def _(ctx, g):
+    x, index, source, out = ctx.saved
+    full = wrap(_full_index(index._data, source._data, ctx._params[0]))
+    n = ctx._next
+    args = _VjpArgs((x, full, source, out), ctx._params, (n[0], None, n[2]))
+    return SCATTER_REDUCE.vjp(args, g)
+
+
+def _bind():
+    from .methods import bind
+    bind({"put": put, "put_": _put_, "index_reduce": index_reduce,
+          "index_reduce_": _index_reduce_})
+
+
+_bind()
+del Tensor
