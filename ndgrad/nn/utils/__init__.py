@@ -1,4 +1,5 @@
-"""``nn.utils``: gradient clipping, parameter <-> vector conversion, ``rnn.pad_sequence``."""
+"""``nn.utils``: gradient clipping, parameter <-> vector conversion, ``rnn`` (padded and
+packed sequence batches)."""
 
 from . import rnn  # noqa: F401
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_  # noqa: F401

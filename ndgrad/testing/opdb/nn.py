@@ -73,6 +73,21 @@ def _embedding(make, dtype):
     yield SampleInput(idx, args=(make((3, 2)),), name="basic")
 
 
+
+def _packed(make, dtype):
+    yield SampleInput(make((4, 3, 2)), args=([4, 2, 1],), name="time-major")
+    yield SampleInput(make((3, 4)), args=([2, 4, 3],),
+                      kwargs={"batch_first": True, "enforce_sorted": False},
+                      name="batch-first-unsorted")
+
+
+def _packed_data(root):
+    """``pack_padded_sequence(...).data`` of ndgrad or (lazily imported) torch."""
+    def op(x, *args, **kwargs):
+        mod = ndgrad if root == "ndgrad" else __import__(root)
+        return mod.nn.utils.rnn.pack_padded_sequence(x, *args, **kwargs).data
+    return op
+
 def _pad(make, dtype):
     yield SampleInput(make((2, 5)), args=((2, 1),), kwargs={"mode": "reflect"}, name="reflect")
     yield SampleInput(make((1, 2, 3)), args=((1, 2),), kwargs={"mode": "replicate"},
@@ -192,6 +207,9 @@ register(
     OpInfo("nn.functional.layer_norm", sample_inputs=_samples(_layer_norm), family="nn"),
     OpInfo("nn.functional.embedding", sample_inputs=_samples(_embedding), family="nn",
            op=lambda idx, w: ndgrad.nn.functional.embedding(idx, w)),
+    OpInfo("nn.utils.rnn.pack_padded_sequence", sample_inputs=_samples(_packed), family="nn",
+           op=_packed_data("ndgrad"), torch_op=_packed_data("torch"), check_grad_fn=False,
+           supports_forward_ad=False),  # torch has no forward AD for the packing
     OpInfo("nn.functional.pad", sample_inputs=_samples(_pad), family="nn",
            check_grad_fn=False),
     OpInfo("nn.functional.interpolate", sample_inputs=_samples(_interp), family="nn"),
