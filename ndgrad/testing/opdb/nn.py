@@ -88,6 +88,15 @@ def _packed_data(root):
         return mod.nn.utils.rnn.pack_padded_sequence(x, *args, **kwargs).data
     return op
 
+
+def _weight_norm(make, dtype):
+    yield SampleInput(make((3, 4)), args=(make((3, 1)), 0), name="dim0")
+    yield SampleInput(make((2, 3, 2)), args=(make((1, 1, 2)), 2), name="last-dim")
+
+
+def _weight_norm_op(v, g, dim):
+    return ndgrad.nn.utils.parametrizations._weight_norm(v, g, dim)
+
 def _pad(make, dtype):
     yield SampleInput(make((2, 5)), args=((2, 1),), kwargs={"mode": "reflect"}, name="reflect")
     yield SampleInput(make((1, 2, 3)), args=((1, 2),), kwargs={"mode": "replicate"},
@@ -210,6 +219,8 @@ register(
     OpInfo("nn.utils.rnn.pack_padded_sequence", sample_inputs=_samples(_packed), family="nn",
            op=_packed_data("ndgrad"), torch_op=_packed_data("torch"), check_grad_fn=False,
            supports_forward_ad=False),  # torch has no forward AD for the packing
+    OpInfo("_weight_norm", sample_inputs=_samples(_weight_norm), family="nn",
+           op=_weight_norm_op, supports_forward_ad=False),  # torch: no forward AD
     OpInfo("nn.functional.pad", sample_inputs=_samples(_pad), family="nn",
            check_grad_fn=False),
     OpInfo("nn.functional.interpolate", sample_inputs=_samples(_interp), family="nn"),
