@@ -1387,3 +1387,173 @@ def _export_aliases():
 
 
 _export_aliases()
+
+
+# ============================================================================ channel permutations
+# (issue 16) pixel_shuffle / pixel_unshuffle / channel_shuffle: the kernels and rules live in
+# _ops/channel_permutations.py; these wrappers check the arguments with torch's messages.
+from .._ops.channel_permutations import (  # noqa: E402
+    CHANNEL_SHUFFLE,
+    PIXEL_SHUFFLE,
+    PIXEL_UNSHUFFLE,
+)
+
+__all__ += ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle"]
+
+def pixel_shuffle(input, upscale_factor):
+    """``(*, C r^2, H, W) -> (*, C, H r, W r)`` (PixelShuffleBackward0)."""
+    r = upscale_factor
+    if input.dim() < 3:
+        raise RuntimeError("pixel_shuffle expects input to have at least 3 dimensions, but got "
+                           f"input with {input.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    c = input.shape[-3]
+    if c % (r * r):
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be "
+                           "divisible by the square of upscale_factor, but input.size(-3)="
+                           f"{c} is not divisible by {r * r}")
+    return PIXEL_SHUFFLE.call(input, params=(int(r),))
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """``(*, C, H r, W r) -> (*, C r^2, H, W)`` (PixelUnshuffleBackward0)."""
+    r = downscale_factor
+    if input.dim() < 3:
+        raise RuntimeError("pixel_unshuffle expects input to have at least 3 dimensions, but "
+                           f"got input with {input.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    for name, dim in (("height", -2), ("width", -1)):
+        if input.shape[dim] % r:
+            raise RuntimeError(f"pixel_unshuffle expects {name} to be divisible by "
+                               f"downscale_factor, but input.size({dim})={input.shape[dim]} is "
+                               f"not divisible by {r}")
+    return PIXEL_UNSHUFFLE.call(input, params=(int(r),))
+
+
+def channel_shuffle(input, groups):
+    """Interleave the ``groups`` channel groups of ``(N, C, *)`` (ChannelShuffleBackward0)."""
+    if input.dim() <= 2:
+        raise RuntimeError("channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError("Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{groups}")
+    if input.shape[1] % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got "
+                           f"{input.shape[1]} channels and {groups} groups.")
+    return CHANNEL_SHUFFLE.call(input, params=(int(groups),))
+
+
+
+# ============================================================================ rms norm
+# (issue 16) a composite, as torch's CPU rms_norm: grad_fn MulBackward0 (of the weight when
+# given), ``eps=None`` meaning the dtype's machine epsilon; half input is computed in float32.
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """``x / sqrt(mean(x^2 over the trailing normalized_shape dims) + eps) * weight``."""
+    if not isinstance(normalized_shape, (tuple, list)):
+        raise TypeError("rms_norm(): argument 'normalized_shape' (position 2) must be tuple of "
+                        f"ints, not {type(normalized_shape).__name__}")
+    shape = tuple(normalized_shape)
+    k = len(shape)
+    if tuple(input.shape[input.dim() - k:]) != shape or input.dim() < k:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*{', '.join(str(s) for s in shape)}], but got input of size"
+                           f"{list(input.shape)}")
+    if weight is not None and tuple(weight.shape) != shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got "
+                           f"weight of shape {list(weight.shape)} and normalized_shape = "
+                           f"{list(shape)}")
+    x = input
+    if x._data.dtype.itemsize < 4 and x._data.dtype.kind == "f":
+        from .. import _dtype
+        x = x.to(_dtype.float32)
+    if eps is None:
+        eps = float(np.finfo(x._data.dtype).eps)
+    dims = tuple(range(x.dim() - k, x.dim()))
+    out = x * (x.pow(2).mean(dims, keepdim=True) + eps).rsqrt()
+    out = out.type_as(input)
+    return out * weight if weight is not None else out
+
+
+__all__ += ["rms_norm"]
+
+
+# ============================================================================ local response / Lp
+# (issue 16) composites in torch's order of operations, so values and grad_fn (DivBackward0,
+# PowBackward0) match: the channel window of local_response_norm is an average pool over a
+# (N, 1, C, rest) view, which equals torch's avg_pool3d with a (size, 1, 1) kernel.
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """``x / (k + alpha * mean of x^2 over `size` neighbouring channels) ** beta``."""
+    dim = input.dim()
+    if dim < 3:
+        # torch's message carries the indentation of its own line continuation
+        raise ValueError(f"Expected 3D or higher dimensionality{' ' * 26}input (got {dim} "
+                         "dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    sizes = input.shape
+    div = div.unsqueeze(1) if dim == 3 else div.reshape(sizes[0], 1, sizes[1], -1)
+    div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+    div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    if dim > 3:
+        div = div.reshape(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """The ``norm_type``-norm of every pooling window (torch's formula through avg_pool2d)."""
+    kw, kh = _pair(kernel_size)
+    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(kw * kh).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """The ``norm_type``-norm of every 1-d pooling window."""
+    out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(kernel_size).pow(1.0 / norm_type)
+
+
+# ============================================================================ alpha dropout
+# (issue 16) torch's _dropout_impl with alpha=True: keep-mask m ~ bernoulli(1 - p) (the same
+# draws as dropout), output ``x * (a m) + b`` with ``b = (m - 1) a alpha' + a alpha' p``, so the
+# SELU fixed point (mean 0, variance 1) is kept. Feature variant: one draw per (N, C).
+_SELU_ALPHA_PRIME = 1.7580993408473766
+
+
+def _alpha_dropout(input, p, training, inplace, feature):
+    _check_p(p)
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if feature and input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    if p == 1:
+        zero = Tensor(np.zeros((), input._data.dtype))
+        return input.mul_(zero) if inplace else input.mul(zero)
+    dt = input._data.dtype
+    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2) if feature else \
+        tuple(input.shape)
+    mask = _random.dropout_mask(shape, p, dt)
+    a = 1.0 / math.sqrt((_SELU_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
+    b = ((mask - dt.type(1)) * dt.type(_SELU_ALPHA_PRIME * a)
+         + dt.type(_SELU_ALPHA_PRIME * a * p)).astype(dt)
+    noise = (mask * dt.type(a)).astype(dt)
+    out = input.mul_(Tensor(noise)) if inplace else input.mul(Tensor(noise))
+    return out.add_(Tensor(b))
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout that keeps a SELU network's zero mean and unit variance."""
+    return _alpha_dropout(input, p, training, inplace, False)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Alpha dropout of whole channels (one draw per sample and channel)."""
+    return _alpha_dropout(input, p, training, inplace, True)
+
+
+__all__ += ["local_response_norm", "lp_pool1d", "lp_pool2d", "alpha_dropout",
+            "feature_alpha_dropout"]

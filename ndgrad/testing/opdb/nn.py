@@ -97,6 +97,21 @@ def _weight_norm(make, dtype):
 def _weight_norm_op(v, g, dim):
     return ndgrad.nn.utils.parametrizations._weight_norm(v, g, dim)
 
+
+def _pixel_shuffle(make, dtype):
+    yield SampleInput(make((1, 8, 2, 3)), args=(2,), name="batched")
+    yield SampleInput(make((2, 2, 9, 1, 2)), args=(3,), name="two-lead-dims")
+
+
+def _pixel_unshuffle(make, dtype):
+    yield SampleInput(make((1, 2, 4, 6)), args=(2,), name="batched")
+    yield SampleInput(make((3, 3, 3)), args=(3,), name="unbatched")
+
+
+def _channel_shuffle(make, dtype):
+    yield SampleInput(make((2, 6, 3)), args=(2,), name="1d")
+    yield SampleInput(make((1, 6, 2, 2)), args=(3,), name="2d")
+
 def _pad(make, dtype):
     yield SampleInput(make((2, 5)), args=((2, 1),), kwargs={"mode": "reflect"}, name="reflect")
     yield SampleInput(make((1, 2, 3)), args=((1, 2),), kwargs={"mode": "replicate"},
@@ -221,6 +236,11 @@ register(
            supports_forward_ad=False),  # torch has no forward AD for the packing
     OpInfo("_weight_norm", sample_inputs=_samples(_weight_norm), family="nn",
            op=_weight_norm_op, supports_forward_ad=False),  # torch: no forward AD
+    OpInfo("nn.functional.pixel_shuffle", sample_inputs=_samples(_pixel_shuffle), family="nn"),
+    OpInfo("nn.functional.pixel_unshuffle", sample_inputs=_samples(_pixel_unshuffle),
+           family="nn"),
+    OpInfo("nn.functional.channel_shuffle", sample_inputs=_samples(_channel_shuffle),
+           family="nn"),
     OpInfo("nn.functional.pad", sample_inputs=_samples(_pad), family="nn",
            check_grad_fn=False),
     OpInfo("nn.functional.interpolate", sample_inputs=_samples(_interp), family="nn"),

@@ -1,0 +1,163 @@
+"""pixel_shuffle / pixel_unshuffle / channel_shuffle, rms_norm, local_response_norm,
+lp_pool1d/2d, alpha_dropout / feature_alpha_dropout and their modules against torch 2.13:
+values, gradients, grad_fn names, module reprs and errors."""
+
+import numpy as np
+import pytest
+import torch
+from _diff import arr, raises_same, same, t
+
+import ndgrad
+
+
+def _run(lib, fn, x0, *extra, seed=50):
+    """fn(lib, x, *extra) with x requiring grad; returns output, grad_fn name, x.grad."""
+    x = t(lib, x0, requires_grad=True)
+    ex = [t(lib, e, requires_grad=True) for e in extra]
+    y = fn(lib, x, *ex)
+    (y * t(lib, arr(seed, *y.shape))).sum().backward()
+    return [y, y.grad_fn.name(), x.grad] + [e.grad for e in ex]
+
+
+@pytest.mark.parametrize("fn,shape", [
+    (lambda lib, x: lib.nn.functional.pixel_shuffle(x, 2), (2, 8, 3, 2)),
+    (lambda lib, x: lib.nn.functional.pixel_shuffle(x, 3), (9, 2, 1)),
+    (lambda lib, x: lib.nn.PixelShuffle(2)(x), (1, 2, 4, 3, 2)),
+    (lambda lib, x: lib.nn.functional.pixel_unshuffle(x, 2), (2, 2, 4, 6)),
+    (lambda lib, x: lib.nn.PixelUnshuffle(3)(x), (1, 3, 3)),
+    (lambda lib, x: lib.nn.functional.channel_shuffle(x, 3), (2, 6, 2, 2)),
+    (lambda lib, x: lib.nn.ChannelShuffle(2)(x), (2, 4, 3)),
+    (lambda lib, x: lib.nn.functional.channel_shuffle(x, 2), (1, 4, 1, 2, 2)),
+])
+def test_channel_permutations(fn, shape):
+    same(lambda lib: _run(lib, fn, arr(1, *shape)))
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.nn.functional.pixel_shuffle(lib.zeros(2, 3), 2),
+    lambda lib: lib.nn.functional.pixel_shuffle(lib.zeros(5, 2, 2), 2),
+    lambda lib: lib.nn.functional.pixel_shuffle(lib.zeros(4, 2, 2), 0),
+    lambda lib: lib.nn.functional.pixel_unshuffle(lib.zeros(2, 3), 2),
+    lambda lib: lib.nn.functional.pixel_unshuffle(lib.zeros(1, 3, 2), 2),
+    lambda lib: lib.nn.functional.pixel_unshuffle(lib.zeros(1, 2, 3), 2),
+    lambda lib: lib.nn.functional.pixel_unshuffle(lib.zeros(1, 2, 2), -1),
+    lambda lib: lib.nn.functional.channel_shuffle(lib.zeros(2, 5, 2), 2),
+    lambda lib: lib.nn.functional.channel_shuffle(lib.zeros(2, 4, 2), 0),
+    lambda lib: lib.nn.ChannelShuffle(2)(lib.zeros(2, 4)),
+    lambda lib: lib.nn.functional.rms_norm(lib.zeros(2, 3), (4, 5)),
+    lambda lib: lib.nn.functional.rms_norm(lib.zeros(2, 3), (3,), lib.ones(1, 3)),
+    lambda lib: lib.nn.functional.rms_norm(lib.zeros(2, 3), 3),
+    lambda lib: lib.nn.functional.local_response_norm(lib.zeros(2, 3), 2),
+    lambda lib: lib.nn.functional.alpha_dropout(lib.zeros(2, 3), 1.5, True),
+    lambda lib: lib.nn.functional.feature_alpha_dropout(lib.zeros(3), 0.5, True),
+    lambda lib: lib.nn.AlphaDropout(-0.1),
+])
+def test_errors(case):
+    raises_same(case)
+
+
+def test_module_reprs_and_state():
+    def scenario(lib):
+        mods = [lib.nn.PixelShuffle(2), lib.nn.PixelUnshuffle(3), lib.nn.ChannelShuffle(4),
+                lib.nn.RMSNorm((3, 4)), lib.nn.RMSNorm(3, eps=1e-3, elementwise_affine=False),
+                lib.nn.LocalResponseNorm(3, k=2.0), lib.nn.LPPool2d(2, 3, stride=1),
+                lib.nn.LPPool1d(1.5, 2), lib.nn.AlphaDropout(0.2),
+                lib.nn.FeatureAlphaDropout(0.3, inplace=True)]
+        return [repr(m) for m in mods] + [list(mods[3].state_dict()), mods[3].weight,
+                                          mods[4].weight]
+
+    same(scenario)
+
+
+@pytest.mark.parametrize("shape,norm,eps,weight", [((2, 3, 4), (4,), None, False),
+                                                    ((2, 3, 4), (3, 4), 1e-3, True),
+                                                    ((5,), [5], None, True)])
+def test_rms_norm(shape, norm, eps, weight):
+    w = arr(2, *norm)
+
+    def fn(lib, x, *ws):
+        return lib.nn.functional.rms_norm(x, norm, ws[0] if ws else None, eps)
+
+    same(lambda lib: _run(lib, fn, arr(1, *shape), *([w] if weight else [])), rtol=1e-10)
+
+
+def test_rms_norm_module_and_float32_eps():
+    def scenario(lib):
+        m = lib.nn.RMSNorm(4)
+        x = t(lib, arr(3, 2, 4).astype(np.float32) * 1e-4, requires_grad=True)
+        y = m(x)
+        y.sum().backward()
+        return [y, x.grad, m.weight.grad, y.grad_fn.name()]
+
+    same(scenario, rtol=1e-5)
+
+
+@pytest.mark.parametrize("shape,size,kw", [((2, 5, 3), 3, {}),
+                                           ((1, 6, 2, 3), 2, {"alpha": 0.5, "beta": 1.5}),
+                                           ((2, 4, 2, 1, 2), 4, {"k": 2.0})])
+def test_local_response_norm(shape, size, kw):
+    def fn(lib, x):
+        return lib.nn.LocalResponseNorm(size, **kw)(x)
+
+    same(lambda lib: _run(lib, fn, arr(4, *shape)), rtol=1e-10)
+    same(lambda lib: lib.nn.functional.local_response_norm(lib.zeros(0, 3, 2), 2))
+
+
+@pytest.mark.parametrize("fn,shape", [
+    (lambda lib, x: lib.nn.functional.lp_pool2d(x, 2.0, 2), (1, 2, 4, 5)),
+    (lambda lib, x: lib.nn.functional.lp_pool2d(x, 3, (2, 3), stride=1, ceil_mode=True),
+     (2, 1, 4, 5)),
+    (lambda lib, x: lib.nn.LPPool2d(1.5, 2, stride=(1, 2))(x.abs() + 0.1), (1, 2, 3, 4)),
+    (lambda lib, x: lib.nn.functional.lp_pool1d(x, 2, 3, stride=2), (2, 3, 7)),
+    (lambda lib, x: lib.nn.LPPool1d(4, 2)(x), (3, 6)),
+])
+def test_lp_pool(fn, shape):
+    same(lambda lib: _run(lib, fn, arr(5, *shape)), rtol=1e-9)
+
+
+@pytest.mark.parametrize("feature", [False, True])
+@pytest.mark.parametrize("p", [0.0, 0.3, 1.0])
+def test_alpha_dropout_draws_and_gradients(feature, p):
+    def scenario(lib):
+        lib.manual_seed(11)
+        f = lib.nn.functional.feature_alpha_dropout if feature else \
+            lib.nn.functional.alpha_dropout
+        x = t(lib, arr(6, 3, 4, 2), requires_grad=True)
+        y = f(x, p, True)
+        y.sum().backward() if y.requires_grad else None
+        z = f(x, p, False)
+        after = lib.rand(2)
+        return [y, None if y.grad_fn is None else y.grad_fn.name(), x.grad, z is x, after]
+
+    same(scenario, rtol=1e-6)
+
+
+def test_alpha_dropout_modules_float32_and_inplace():
+    def scenario(lib):
+        lib.manual_seed(3)
+        m = lib.nn.AlphaDropout(0.4)
+        x = t(lib, arr(7, 5, 6).astype(np.float32))
+        y1 = m(x)
+        m.eval()
+        y2 = m(x)
+        f = lib.nn.FeatureAlphaDropout(0.5)
+        y3 = f(t(lib, arr(8, 2, 3, 4).astype(np.float32)))
+        x4 = t(lib, arr(9, 4, 3))
+        y4 = lib.nn.functional.alpha_dropout(x4, 0.2, True, inplace=True)
+        return [y1, y2 is x, y3, y4, x4, y4 is x4]
+
+    same(scenario, rtol=1e-6)
+
+
+def test_pixel_shuffle_forward_ad_matches_torch():
+    x0, v0 = arr(12, 1, 4, 2, 2), arr(13, 1, 4, 2, 2)
+    fwd, tfwd = ndgrad.autograd.forward_ad, torch.autograd.forward_ad
+    with fwd.dual_level():
+        y = ndgrad.nn.functional.pixel_shuffle(fwd.make_dual(ndgrad.tensor(x0),
+                                                             ndgrad.tensor(v0)), 2)
+        ours = fwd.unpack_dual(y).tangent.numpy()
+    with tfwd.dual_level():
+        y = torch.nn.functional.pixel_shuffle(tfwd.make_dual(torch.tensor(x0),
+                                                             torch.tensor(v0)), 2)
+        theirs = tfwd.unpack_dual(y).tangent.numpy()
+    np.testing.assert_array_equal(ours, theirs)
