@@ -1392,7 +1392,7 @@ _export_aliases()
 # ============================================================================ channel permutations
 # (issue 16) pixel_shuffle / pixel_unshuffle / channel_shuffle: the kernels and rules live in
 # _ops/channel_permutations.py; these wrappers check the arguments with torch's messages.
-from .._ops.channel_permutations import (  # noqa: E402
+from .._ops.channel_permutations import (
     CHANNEL_SHUFFLE,
     PIXEL_SHUFFLE,
     PIXEL_UNSHUFFLE,
