@@ -161,3 +161,63 @@ def test_pixel_shuffle_forward_ad_matches_torch():
                                                              torch.tensor(v0)), 2)
         theirs = tfwd.unpack_dual(y).tangent.numpy()
     np.testing.assert_array_equal(ours, theirs)
+
+
+def _one_bad(i):
+    i = i.clone()
+    i[0, 1, 1, 0] = 99
+    return i
+
+
+def _pooled(lib, shape, seed, one_d):
+    x = t(lib, arr(seed, *shape))
+    pool = lib.nn.functional.max_pool1d if one_d else lib.nn.functional.max_pool2d
+    return pool(x, 2, return_indices=True)
+
+
+@pytest.mark.parametrize("one_d,shape,kw", [
+    (False, (2, 3, 4, 6), {}), (False, (3, 5, 4), {"output_size": (5, 5)}),
+    (False, (1, 2, 4, 4), {"output_size": (1, 2, 5, 5)}),
+    (True, (2, 3, 8), {}), (True, (3, 7), {"output_size": [7]})])
+def test_max_unpool(one_d, shape, kw):
+    def scenario(lib):
+        y, idx = _pooled(lib, shape, 20, one_d)
+        y = y.detach().requires_grad_(True)
+        m = (lib.nn.MaxUnpool1d(2) if one_d else lib.nn.MaxUnpool2d(2))
+        out = m(y, idx, **kw)
+        (out * t(lib, arr(21, *out.shape))).sum().backward()
+        return [out, out.grad_fn.name(), y.grad, repr(m)]
+
+    same(scenario)
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib, y, i: lib.nn.functional.max_unpool2d(y, i[:, :1], 2),
+    lambda lib, y, i: lib.nn.functional.max_unpool2d(y, _one_bad(i), 2),
+    lambda lib, y, i: lib.nn.functional.max_unpool2d(y, i, 2, output_size=(9, 9)),
+    lambda lib, y, i: lib.nn.functional.max_unpool2d(y, i, 2, output_size=(5,)),
+    lambda lib, y, i: lib.nn.functional.max_unpool2d(y, i.float(), 2),
+    lambda lib, y, i: lib.nn.functional.max_unpool2d(y[0, 0], i[0, 0], 2),
+    lambda lib, y, i: lib.nn.functional.adaptive_max_pool1d(y, 2),
+    lambda lib, y, i: lib.nn.functional.adaptive_max_pool1d(y[0, 0, 0], 2),
+    lambda lib, y, i: lib.nn.functional.adaptive_max_pool1d(y[0], (2, 3)),
+])
+def test_unpool_and_adaptive_max_pool1d_errors(case):
+    def scenario(lib):
+        y, i = _pooled(lib, (1, 2, 4, 4), 22, False)
+        case(lib, y, i)
+
+    raises_same(scenario)
+
+
+@pytest.mark.parametrize("shape,size", [((2, 3, 9), 4), ((3, 7), [3]), ((1, 2, 5), 5)])
+def test_adaptive_max_pool1d(shape, size):
+    def scenario(lib):
+        x = t(lib, arr(23, *shape), requires_grad=True)
+        m = lib.nn.AdaptiveMaxPool1d(size, return_indices=True)
+        out, idx = m(x)
+        (out * t(lib, arr(24, *out.shape))).sum().backward()
+        return [out, idx, out.grad_fn.name(), x.grad, repr(m),
+                lib.nn.functional.adaptive_max_pool1d(x, size)]
+
+    same(scenario)

@@ -1557,3 +1557,85 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 __all__ += ["local_response_norm", "lp_pool1d", "lp_pool2d", "alpha_dropout",
             "feature_alpha_dropout"]
+
+
+# ============================================================================ max unpooling
+# (issue 16) the scatter lives in _ops/conv_pool.py (MaxUnpool2DBackward0); the 1-d forms go
+# through the 2-d ones on a unit dim, as torch's (so their grad_fn is SqueezeBackward1).
+from .._ops.conv_pool import MAX_UNPOOL2D
+from .._ops.linalg_common import _tname
+
+
+def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    default = [(input.shape[-len(kernel_size) + d] - 1) * stride[d] + kernel_size[d]
+               - 2 * padding[d] for d in range(len(kernel_size))]
+    if output_size is None:
+        return default
+    output_size = list(output_size)
+    if len(output_size) == len(kernel_size) + 2:
+        output_size = output_size[2:]
+    if len(output_size) != len(kernel_size):
+        raise ValueError(f"output_size should be a sequence containing {len(kernel_size)} or "
+                         f"{len(kernel_size) + 2} elements, but it has a length of "
+                         f"'{len(output_size)}'")
+    for d in range(len(kernel_size)):
+        lo, hi = default[d] - stride[d], default[d] + stride[d]
+        if not lo < output_size[d] < hi:
+            raise ValueError(f'invalid output_size "{tuple(output_size)}" (dim {d} must be '
+                             f"between {lo} and {hi})")
+    return output_size
+
+
+def _max_unpool2d(input, indices, output_size):
+    if input.dim() not in (3, 4):
+        raise RuntimeError("Input to max_unpooling2d should be a 3d or 4d Tensor, but got a "
+                           f"tensor with {input.dim()} dimensions.")
+    if indices._data.dtype != np.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: "
+                           f"{_tname(indices)}")
+    if tuple(indices.shape) != tuple(input.shape):
+        raise RuntimeError("Expected shape of indices to be same as that of the input tensor "
+                           f"({list(input.shape)}) but got indices tensor with shape: "
+                           f"{list(indices.shape)}")
+    oh, ow = (int(s) for s in output_size)
+    bad = (indices._data < 0) | (indices._data >= oh * ow)
+    if bad.any():
+        raise RuntimeError(f"Found an invalid max index: {int(indices._data[bad].flat[0])} "
+                           f"(output volumes are of size {oh}x{ow})")
+    return MAX_UNPOOL2D.call(input, indices, params=(oh, ow))
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Place each value at its max_pool2d index in a zero tensor (MaxUnpool2DBackward0)."""
+    k = _pair(kernel_size)
+    s = _pair(stride) if stride is not None else k
+    size = _unpool_output_size(input, k, s, _pair(padding), output_size)
+    return _max_unpool2d(input, indices, size)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The 1-d max unpooling (through max_unpool2d on a trailing unit dim)."""
+    k = _pair(kernel_size, 1)
+    s = _pair(stride, 1) if stride is not None else k
+    size = _unpool_output_size(input, k, s, _pair(padding, 1), output_size)
+    return _max_unpool2d(input.unsqueeze(-1), indices.unsqueeze(-1),
+                         list(size) + [1]).squeeze(-1)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Adaptive max pooling over the last dim (through adaptive_max_pool2d)."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
+                           "tensor for argument #1 'self' (while checking arguments for "
+                           "adaptive_max_pool1d)")
+    if isinstance(output_size, (tuple, list)):
+        if len(output_size) != 1:
+            raise RuntimeError("adaptive_max_pool1d() argument 'output_size' should contain "
+                               f"one int (got {len(output_size)})")
+        output_size = output_size[0]
+    out, idx = adaptive_max_pool2d(input.unsqueeze(-2), (1, output_size), True)
+    out, idx = out.squeeze(-2), idx.squeeze(-2)
+    return (out, idx) if return_indices else out
+
+
+__all__ += ["max_unpool1d", "max_unpool2d", "adaptive_max_pool1d"]

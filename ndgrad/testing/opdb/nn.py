@@ -112,6 +112,12 @@ def _channel_shuffle(make, dtype):
     yield SampleInput(make((2, 6, 3)), args=(2,), name="1d")
     yield SampleInput(make((1, 6, 2, 2)), args=(3,), name="2d")
 
+
+def _max_unpool(make, dtype):
+    x = make((1, 2, 2, 3))
+    idx = ndgrad.tensor([[[[0, 3, 5], [13, 10, 20]], [[1, 2, 4], [22, 19, 17]]]])
+    yield SampleInput(x, args=(idx, 2), kwargs={"output_size": (5, 6)}, name="indices")
+
 def _pad(make, dtype):
     yield SampleInput(make((2, 5)), args=((2, 1),), kwargs={"mode": "reflect"}, name="reflect")
     yield SampleInput(make((1, 2, 3)), args=((1, 2),), kwargs={"mode": "replicate"},
@@ -241,6 +247,7 @@ register(
            family="nn"),
     OpInfo("nn.functional.channel_shuffle", sample_inputs=_samples(_channel_shuffle),
            family="nn"),
+    OpInfo("nn.functional.max_unpool2d", sample_inputs=_samples(_max_unpool), family="nn"),
     OpInfo("nn.functional.pad", sample_inputs=_samples(_pad), family="nn",
            check_grad_fn=False),
     OpInfo("nn.functional.interpolate", sample_inputs=_samples(_interp), family="nn"),
