@@ -257,3 +257,40 @@ def test_weight_norm_kernel_double_backward_and_no_forward_ad():
     with fwd.dual_level(), pytest.raises(NotImplementedError, match="_weight_norm_interface"):
         fn(fwd.make_dual(v.detach(), ndgrad.ones(3, 4)), g.detach(), 0)
     assert np.isfinite(v.detach().numpy()).all()
+
+
+@pytest.mark.parametrize("cls,args,kw", [("Linear", (3, 4), {}),
+                                         ("Conv2d", (2, 3, 2), {"n_power_iterations": 2}),
+                                         ("ConvTranspose2d", (2, 3, 2), {})])
+def test_legacy_spectral_norm(cls, args, kw):
+    sd = _torch_sd(cls, args)
+
+    def scenario(lib):
+        m = _module(lib, cls, args, sd)
+        lib.manual_seed(5)
+        lib.nn.utils.spectral_norm(m, **kw)
+        first = [m.weight_u.clone(), m.weight_v.clone(), list(_state(m)),
+                 [n for n, _ in m.named_parameters()]]
+        res = _loss_and_grads(lib, m, cls, calls=2)
+        m.eval()
+        y = m(t(lib, arr(5, *_INPUTS[cls])))
+        u_after = m.weight_u.clone()
+        lib.nn.utils.remove_spectral_norm(m)
+        return first + res + [y, u_after, m.weight, type(m.weight).__name__,
+                              [n for n, _ in m.named_parameters()], list(_state(m))]
+
+    same(scenario, rtol=1e-9, atol=1e-11)
+
+
+def test_legacy_spectral_norm_errors():
+    def twice(lib):
+        m = lib.nn.Linear(2, 2)
+        lib.nn.utils.spectral_norm(m)
+        lib.nn.utils.spectral_norm(m)
+
+    raises_same(twice)
+    raises_same(lambda lib: lib.nn.utils.remove_spectral_norm(lib.nn.Linear(2, 2)))
+    raises_same(lambda lib: lib.nn.utils.spectral_norm(lib.nn.Linear(2, 2),
+                                                       n_power_iterations=0))
+    raises_same(lambda lib: lib.nn.utils.spectral_norm(lib.nn.Linear(2, 2, bias=False),
+                                                       name="bias"))

@@ -1,6 +1,6 @@
 """``nn.utils``: gradient clipping, parameter <-> vector conversion, ``rnn`` (padded and
 packed sequence batches), ``parametrize`` / ``parametrizations`` and the legacy
-``weight_norm``, ``stateless.functional_call`` and ``fusion`` (batch norm folding)."""
+``weight_norm`` / ``spectral_norm``, ``stateless.functional_call`` and ``fusion`` (batch norm folding)."""
 
 from . import fusion, parametrizations, parametrize, rnn, stateless  # noqa: F401
 from .clip_grad import (  # noqa: F401
@@ -17,4 +17,5 @@ from .fusion import (  # noqa: F401
     fuse_linear_bn_eval,
     fuse_linear_bn_weights,
 )
+from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401
