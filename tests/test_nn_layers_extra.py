@@ -221,3 +221,37 @@ def test_adaptive_max_pool1d(shape, size):
                 lib.nn.functional.adaptive_max_pool1d(x, size)]
 
     same(scenario)
+
+
+@pytest.mark.parametrize("cls,kw,shape", [
+    ("BatchNorm3d", {}, (2, 3, 2, 3, 2)),
+    ("BatchNorm3d", {"affine": False, "momentum": None}, (3, 2, 2, 1, 2)),
+    ("InstanceNorm3d", {}, (2, 3, 2, 3, 2)),
+    ("InstanceNorm3d", {"affine": True, "track_running_stats": True}, (3, 2, 2, 2)),
+])
+def test_3d_norm_modules(cls, kw, shape):
+    def scenario(lib):
+        m = getattr(lib.nn, cls)(shape[1] if len(shape) == 5 else shape[0], **kw)
+        m.double()
+        out = _run(lib, lambda lib_, x: m(x), arr(30, *shape))
+        m.eval()
+        y = m(t(lib, arr(31, *shape)))
+        return out + [y, repr(m), list(m.state_dict()),
+                      [b for _, b in m.named_buffers()]]
+
+    same(scenario, rtol=1e-9, atol=1e-10)
+    raises_same(lambda lib: getattr(lib.nn, cls)(2)(lib.zeros(2, 2)))
+
+
+@pytest.mark.parametrize("use_input_stats", [True, False])
+def test_instance_norm_functional_running_stats_and_grad_fn(use_input_stats):
+    def scenario(lib):
+        x = t(lib, arr(32, 2, 3, 4, 2), requires_grad=True)
+        w = t(lib, arr(33, 3), requires_grad=True)
+        b = t(lib, arr(34, 3), requires_grad=True)
+        rm, rv = t(lib, arr(35, 3)), t(lib, np.abs(arr(36, 3)) + 0.5)
+        y = lib.nn.functional.instance_norm(x, rm, rv, w, b, use_input_stats, 0.3, 1e-3)
+        (y * t(lib, arr(37, *y.shape))).sum().backward()
+        return [y, y.grad_fn.name(), x.grad, w.grad, b.grad, rm, rv]
+
+    same(scenario, rtol=1e-9, atol=1e-10)

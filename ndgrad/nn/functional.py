@@ -664,29 +664,23 @@ def _verify_batch_size(size):
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Batch norm of the (1, N*C, *) view, as torch's: per-channel parameters and running
+    statistics are repeated N times, and the running statistics get the mean over N back."""
     n, c = input.shape[:2]
-    shape = [1, c] + [1] * (input.dim() - 2)
-    if use_input_stats:
-        dims = tuple(range(2, input.dim()))
-        mean = input.mean(dims, keepdim=True)
-        var = ((input - mean) ** 2).mean(dims, keepdim=True)
-        y = (input - mean) * (var + eps).rsqrt()
-        if running_mean is not None or running_var is not None:
-            with no_grad():
-                cnt = input.numel() // (n * c)
-                bm = mean.detach().reshape(n, c).mean(0)
-                bv = var.detach().reshape(n, c).mean(0) * (cnt / max(cnt - 1, 1))
-                if running_mean is not None:
-                    running_mean.mul_(1 - momentum).add_(bm * momentum)
-                if running_var is not None:
-                    running_var.mul_(1 - momentum).add_(bv * momentum)
-    else:
-        y = (input - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps).rsqrt()
-    if weight is not None:
-        y = y * weight.reshape(shape)
-    if bias is not None:
-        y = y + bias.reshape(shape)
-    return y
+    x = input.reshape(1, n * c, *input.shape[2:])
+
+    def repeat(t):
+        return None if t is None else t.repeat(n)
+
+    rm, rv = repeat(running_mean), repeat(running_var)
+    out = batch_norm_prim(x, repeat(weight), repeat(bias), rm, rv, use_input_stats, momentum,
+                          eps)
+    with no_grad():
+        if running_mean is not None:
+            running_mean.copy_(rm.reshape(n, c).mean(0))
+        if running_var is not None:
+            running_var.copy_(rv.reshape(n, c).mean(0))
+    return out.view(input.shape)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):

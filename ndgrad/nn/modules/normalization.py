@@ -10,7 +10,7 @@ from ..parameter import Parameter
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "InstanceNorm1d",
-           "InstanceNorm2d", "LocalResponseNorm", "RMSNorm"]
+           "InstanceNorm2d", "LocalResponseNorm", "RMSNorm", "BatchNorm3d", "InstanceNorm3d"]
 
 
 class _NormBase(Module):
@@ -142,6 +142,18 @@ class InstanceNorm1d(_InstanceNorm):
 
 class InstanceNorm2d(_InstanceNorm):
     _nd = 2
+
+
+class BatchNorm3d(_BatchNorm):
+    _expected_dims = (5,)
+
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+class InstanceNorm3d(_InstanceNorm):
+    _nd = 3
 
 
 class LayerNorm(Module):
