@@ -255,3 +255,56 @@ def test_instance_norm_functional_running_stats_and_grad_fn(use_input_stats):
         return [y, y.grad_fn.name(), x.grad, w.grad, b.grad, rm, rv]
 
     same(scenario, rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parametrize("theta_shape,size,align", [
+    ((2, 2, 3), (2, 3, 4, 5), False), ((2, 2, 3), (2, 1, 3, 1), True),
+    ((1, 2, 3), (1, 1, 1, 4), False), ((2, 3, 4), (2, 1, 2, 3, 4), False),
+    ((1, 3, 4), (1, 2, 3, 2, 2), True)])
+def test_affine_grid(theta_shape, size, align):
+    def scenario(lib):
+        import warnings
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            out = _run(lib, lambda lib_, th: lib_.nn.functional.affine_grid(
+                th, size, align_corners=align), arr(40, *theta_shape))
+        return out + [[str(w.message) for w in rec]]
+
+    same(scenario, rtol=1e-10, atol=1e-12)
+
+
+def test_affine_grid_float32_default_align_and_double_backward():
+    def scenario(lib):
+        import warnings
+        th = t(lib, arr(41, 2, 2, 3).astype(np.float32))
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            g = lib.nn.functional.affine_grid(th, [2, 1, 5, 3])
+        return [g, [(w.category.__name__, str(w.message)) for w in rec]]
+
+    same(scenario, rtol=1e-6, atol=1e-7)
+    th = ndgrad.tensor(arr(42, 2, 3, 4), requires_grad=True)
+
+    def fn(v):
+        return ndgrad.nn.functional.affine_grid(v, (2, 1, 2, 2, 3), align_corners=False).pow(2)
+
+    assert ndgrad.autograd.gradcheck(fn, (th,))
+    assert ndgrad.autograd.gradgradcheck(fn, (th,))
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.nn.functional.affine_grid(lib.zeros(2, 2, 3, dtype=lib.int64),
+                                              (2, 1, 2, 2), align_corners=False),
+    lambda lib: lib.nn.functional.affine_grid(lib.zeros(2, 3, 3), (2, 1, 2, 2),
+                                              align_corners=False),
+    lambda lib: lib.nn.functional.affine_grid(lib.zeros(2, 2, 3), (2, 1, 2, 2, 2),
+                                              align_corners=False),
+    lambda lib: lib.nn.functional.affine_grid(lib.zeros(2, 2, 3), (2, 1, 2),
+                                              align_corners=False),
+    lambda lib: lib.nn.functional.affine_grid(lib.zeros(2, 2, 3), (2, 1, 0, 2),
+                                              align_corners=False),
+    lambda lib: lib.nn.functional.affine_grid(lib.zeros(2, 2, 3), (3, 1, 2, 2),
+                                              align_corners=False),
+])
+def test_affine_grid_errors(case):
+    raises_same(case)

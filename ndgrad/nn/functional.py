@@ -1633,3 +1633,48 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 
 
 __all__ += ["max_unpool1d", "max_unpool2d", "adaptive_max_pool1d"]
+
+
+# ============================================================================ affine grid
+# (issue 16) the generator lives in _ops/grid_sampling.py (AffineGridGeneratorBackward0).
+from .._ops.grid_sampling import AFFINE_GRID
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The (N, H, W, 2) (or (N, D, H, W, 3)) sampling grid of the affine maps ``theta``."""
+    if align_corners is None:
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to "
+                      "align_corners=False since 1.3.0. Please specify align_corners=True if "
+                      "the old behavior is desired. See the documentation of grid_sample for "
+                      "details.", stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    if len(size) == 4:
+        if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size "
+                             f"{size}. Got {theta.shape}.")
+        spatial = list(size)[-2:]
+    elif len(size) == 5:
+        if theta.dim() != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
+            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size "
+                             f"{size}. Got {theta.shape}.")
+        spatial = list(size)[-3:]
+    else:
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D "
+                                  f"affine transforms, respectively. Got size {size}.")
+    if align_corners and min(spatial) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
+                      "grids when align_corners=True. This is not an intended use case of "
+                      "affine_grid. See the documentation of affine_grid for details.",
+                      stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    if size[0] != theta.shape[0]:  # torch's message: its batched matmul with the base grid
+        k = len(spatial) + 1
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{size[0]}, {k}] but got: [{theta.shape[0]}, {k}].")
+    return AFFINE_GRID.call(theta, params=(tuple(int(s) for s in spatial), bool(align_corners)))
+
+
+__all__ += ["affine_grid"]

@@ -118,6 +118,13 @@ def _max_unpool(make, dtype):
     idx = ndgrad.tensor([[[[0, 3, 5], [13, 10, 20]], [[1, 2, 4], [22, 19, 17]]]])
     yield SampleInput(x, args=(idx, 2), kwargs={"output_size": (5, 6)}, name="indices")
 
+
+def _affine_grid(make, dtype):
+    yield SampleInput(make((2, 2, 3)), args=((2, 1, 3, 2),), kwargs={"align_corners": False},
+                      name="2d")
+    yield SampleInput(make((1, 3, 4)), args=((1, 1, 2, 2, 3),), kwargs={"align_corners": True},
+                      name="3d")
+
 def _pad(make, dtype):
     yield SampleInput(make((2, 5)), args=((2, 1),), kwargs={"mode": "reflect"}, name="reflect")
     yield SampleInput(make((1, 2, 3)), args=((1, 2),), kwargs={"mode": "replicate"},
@@ -248,6 +255,7 @@ register(
     OpInfo("nn.functional.channel_shuffle", sample_inputs=_samples(_channel_shuffle),
            family="nn"),
     OpInfo("nn.functional.max_unpool2d", sample_inputs=_samples(_max_unpool), family="nn"),
+    OpInfo("nn.functional.affine_grid", sample_inputs=_samples(_affine_grid), family="nn"),
     OpInfo("nn.functional.pad", sample_inputs=_samples(_pad), family="nn",
            check_grad_fn=False),
     OpInfo("nn.functional.interpolate", sample_inputs=_samples(_interp), family="nn"),
