@@ -308,3 +308,46 @@ def test_affine_grid_float32_default_align_and_double_backward():
 ])
 def test_affine_grid_errors(case):
     raises_same(case)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("training", [True, False])
+def test_rrelu_draws_values_and_gradients(dtype, training):
+    def scenario(lib):
+        lib.manual_seed(21)
+        x = t(lib, arr(50, 4, 5).astype(dtype), requires_grad=True)
+        m = lib.nn.RReLU(0.1, 0.4)
+        m.train(training)
+        y = m(x)
+        (y * t(lib, arr(51, 4, 5).astype(dtype))).sum().backward()
+        y2 = lib.nn.functional.rrelu(x.detach(), training=training)
+        return [y, y.grad_fn.name(), x.grad, y2, lib.rand(3), repr(m), repr(lib.nn.RReLU())]
+
+    same(scenario, rtol=1e-6 if dtype == np.float32 else 1e-12)
+
+
+def test_rrelu_inplace_and_forward_ad():
+    def scenario(lib):
+        lib.manual_seed(4)
+        x = t(lib, arr(52, 6))
+        y = lib.nn.functional.rrelu_(x, 0.2, 0.3, True)
+        return [x, y]
+
+    same(scenario)
+    x0, v0 = arr(53, 5), arr(54, 5)
+    fwd, tfwd = ndgrad.autograd.forward_ad, torch.autograd.forward_ad
+    with fwd.dual_level():
+        y = ndgrad.nn.functional.rrelu(fwd.make_dual(ndgrad.tensor(x0), ndgrad.tensor(v0)))
+        ours = fwd.unpack_dual(y).tangent.numpy()
+    with tfwd.dual_level():
+        y = torch.nn.functional.rrelu(tfwd.make_dual(torch.tensor(x0), torch.tensor(v0)))
+        theirs = tfwd.unpack_dual(y).tangent.numpy()
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.nn.functional.rrelu(lib.zeros(3), 0.5, 0.1, True),
+    lambda lib: lib.nn.functional.rrelu(lib.zeros(3, dtype=lib.int64), training=True),
+])
+def test_rrelu_errors(case):
+    raises_same(case)

@@ -1678,3 +1678,44 @@ def affine_grid(theta, size, align_corners=None):
 
 
 __all__ += ["affine_grid"]
+
+
+# ============================================================================ rrelu
+# (issue 16) the op lives in _ops/activations.py (RreluWithNoiseBackward0). In training, every
+# element x <= 0, in C order, gets its own slope uniform(lower, upper) from torch's 53-bit double
+# draw, as torch's CPU loop; in eval the slope is (lower + upper) / 2.
+from .._ops.activations import RRELU_WITH_NOISE
+
+
+def _rrelu_noise(input, lower, upper, training):
+    x = input._data
+    dt = x.dtype
+    noise = np.ones(x.shape, dt)
+    neg = x <= 0
+    if training:
+        gen = _random.default_generator
+        r = _random._fma64(gen._u53(int(neg.sum())), float(upper) - float(lower), float(lower))
+        noise[neg] = r.astype(dt)
+    else:
+        noise[neg] = dt.type((lower + upper) / 2)
+    return Tensor(noise)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Leaky ReLU with a random slope in [lower, upper] per negative element (training) or
+    their mean (eval)."""
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError("\"rrelu_with_noise_out_cpu\" not implemented for "
+                                  f"'{_tname(input)}'")
+    out = RRELU_WITH_NOISE.call(input, _rrelu_noise(input, lower, upper, training), params=None)
+    return input.copy_(out) if inplace else out
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """In-place ``rrelu``."""
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+__all__ += ["rrelu", "rrelu_"]

@@ -256,6 +256,8 @@ register(
            family="nn"),
     OpInfo("nn.functional.max_unpool2d", sample_inputs=_samples(_max_unpool), family="nn"),
     OpInfo("nn.functional.affine_grid", sample_inputs=_samples(_affine_grid), family="nn"),
+    # eval mode: the slope is fixed, so finite differences and torch see the same function
+    _act("rrelu", ({"lower": 0.1, "upper": 0.3},)),
     OpInfo("nn.functional.pad", sample_inputs=_samples(_pad), family="nn",
            check_grad_fn=False),
     OpInfo("nn.functional.interpolate", sample_inputs=_samples(_interp), family="nn"),
