@@ -452,3 +452,20 @@ def _(ctx, gs):
 
 def prelu_prim(x, w):
     return PRELU.call(x, w)
+
+
+# ============================================================================ rrelu
+# ``rrelu_with_noise``: ``x * noise``, the noise (a non-differentiable input, drawn by the
+# caller) holding 1 for x > 0 and the slope for x <= 0. Linear in x for a fixed noise: the VJP
+# and the JVP multiply by the same noise.
+RRELU_WITH_NOISE = primitive("rrelu_with_noise", lambda x, noise, p: x * noise,
+                             "RreluWithNoiseBackward0", save=((1, None),))
+
+
+@RRELU_WITH_NOISE.def_vjp
+def _(ctx, g):
+    (noise,) = ctx.saved
+    return g * noise, None
+
+
+RRELU_WITH_NOISE.def_jvp_parts(lambda ctx, t: t * ctx.inputs[1], None)

@@ -601,3 +601,27 @@ def im2col(x, k, d, pad, s):
 
 def col2im(cols, out_hw, k, d, pad, s):
     return COL2IM.call(cols, params=(out_hw, k, d, pad, s))
+
+
+# ============================================================================ max unpooling
+# ``max_unpool2d``: (N, C, H, W) or (C, H, W) values scattered into zeros of (..., oH, oW) at
+# flat per-plane indices (the indices max_pool2d returns). params = (oH, oW). Linear in the
+# values; the VJP gathers the gradient back at the same indices (in ndgrad ops, so
+# differentiable).
+def _max_unpool2d_fwd(x, idx, p):
+    lead = x.shape[:-2]
+    out = np.zeros(lead + (p[0] * p[1],), x.dtype)
+    np.put_along_axis(out, idx.reshape(lead + (-1,)), x.reshape(lead + (-1,)), axis=-1)
+    return out.reshape(lead + (p[0], p[1]))
+
+
+MAX_UNPOOL2D = primitive("max_unpool2d", _max_unpool2d_fwd, "MaxUnpool2DBackward0",
+                         save=((1, None),), linear=True)
+
+
+@MAX_UNPOOL2D.def_vjp
+def _(ctx, g):
+    (idx,) = ctx.saved
+    lead = tuple(idx.shape[:-2])
+    flat = g.reshape(*lead, -1).gather(-1, idx.reshape(*lead, -1))
+    return flat.reshape(idx.shape), None

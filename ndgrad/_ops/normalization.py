@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
-from .registry import primitive
+from .registry import no_forward_ad, primitive
 
 __all__ = []
 
@@ -181,3 +181,41 @@ def _(ctx, g):
 
 def group_norm_prim(x, w, b, groups, eps):
     return NATIVE_GROUP_NORM.call(x, w, b, params=(groups, eps))
+
+
+# ============================================================================ weight norm
+# ``_weight_norm_interface``: w = v * (g / ||v||), the norm taken over every dim but ``dim``
+# (``dim == -1``: over all of v). params = (dim,). The VJP is written in ndgrad ops, so the
+# gradient is itself differentiable; forward AD raises, as in torch.
+def _norm_axes(ndim, dim):
+    return tuple(range(ndim)) if dim == -1 else tuple(i for i in range(ndim) if i != dim)
+
+
+def _weight_norm_fwd(v, g, p):
+    axes = _norm_axes(v.ndim, p[0])
+    norm = np.sqrt((v * v).sum(axis=axes, keepdims=True))
+    return (v * (g.reshape(norm.shape) / norm)).astype(v.dtype, copy=False)
+
+
+WEIGHT_NORM = primitive("weight_norm_interface", _weight_norm_fwd, "WeightNormInterfaceBackward0",
+                        save=((0, None), (1, None)))
+
+
+def _weight_norm_parts(v, g, dim):
+    """(axes, ||v|| with kept dims, g shaped like the norm)."""
+    axes = _norm_axes(v.dim(), dim)
+    norm = (v * v).sum(axes, keepdim=True).sqrt()
+    return axes, norm, g.reshape(norm.shape)
+
+
+@WEIGHT_NORM.def_vjp
+def _(ctx, gw):
+    v, g = ctx.saved
+    axes, norm, gn = _weight_norm_parts(v, g, ctx._params[0])
+    proj = (gw * v).sum(axes, keepdim=True)
+    gv = (gn / norm) * (gw - v * (proj / (norm * norm)))
+    return gv, (proj / norm).reshape(g.shape)
+
+
+# torch declares no forward-mode formula for the fused weight norm
+WEIGHT_NORM.def_jvp(no_forward_ad("_weight_norm_interface"))

@@ -673,29 +673,23 @@ def _verify_batch_size(size):
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Batch norm of the (1, N*C, *) view, as torch's: per-channel parameters and running
+    statistics are repeated N times, and the running statistics get the mean over N back."""
     n, c = input.shape[:2]
-    shape = [1, c] + [1] * (input.dim() - 2)
-    if use_input_stats:
-        dims = tuple(range(2, input.dim()))
-        mean = input.mean(dims, keepdim=True)
-        var = ((input - mean) ** 2).mean(dims, keepdim=True)
-        y = (input - mean) * (var + eps).rsqrt()
-        if running_mean is not None or running_var is not None:
-            with no_grad():
-                cnt = input.numel() // (n * c)
-                bm = mean.detach().reshape(n, c).mean(0)
-                bv = var.detach().reshape(n, c).mean(0) * (cnt / max(cnt - 1, 1))
-                if running_mean is not None:
-                    running_mean.mul_(1 - momentum).add_(bm * momentum)
-                if running_var is not None:
-                    running_var.mul_(1 - momentum).add_(bv * momentum)
-    else:
-        y = (input - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps).rsqrt()
-    if weight is not None:
-        y = y * weight.reshape(shape)
-    if bias is not None:
-        y = y + bias.reshape(shape)
-    return y
+    x = input.reshape(1, n * c, *input.shape[2:])
+
+    def repeat(t):
+        return None if t is None else t.repeat(n)
+
+    rm, rv = repeat(running_mean), repeat(running_var)
+    out = batch_norm_prim(x, repeat(weight), repeat(bias), rm, rv, use_input_stats, momentum,
+                          eps)
+    with no_grad():
+        if running_mean is not None:
+            running_mean.copy_(rm.reshape(n, c).mean(0))
+        if running_var is not None:
+            running_var.copy_(rv.reshape(n, c).mean(0))
+    return out.view(input.shape)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
@@ -1394,3 +1388,341 @@ def _export_aliases():
 
 
 _export_aliases()
+
+
+# ============================================================================ channel permutations
+# (issue 16) pixel_shuffle / pixel_unshuffle / channel_shuffle: the kernels and rules live in
+# _ops/channel_permutations.py; these wrappers check the arguments with torch's messages.
+from .._ops.channel_permutations import (
+    CHANNEL_SHUFFLE,
+    PIXEL_SHUFFLE,
+    PIXEL_UNSHUFFLE,
+)
+
+__all__ += ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle"]
+
+def pixel_shuffle(input, upscale_factor):
+    """``(*, C r^2, H, W) -> (*, C, H r, W r)`` (PixelShuffleBackward0)."""
+    r = upscale_factor
+    if input.dim() < 3:
+        raise RuntimeError("pixel_shuffle expects input to have at least 3 dimensions, but got "
+                           f"input with {input.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    c = input.shape[-3]
+    if c % (r * r):
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be "
+                           "divisible by the square of upscale_factor, but input.size(-3)="
+                           f"{c} is not divisible by {r * r}")
+    return PIXEL_SHUFFLE.call(input, params=(int(r),))
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """``(*, C, H r, W r) -> (*, C r^2, H, W)`` (PixelUnshuffleBackward0)."""
+    r = downscale_factor
+    if input.dim() < 3:
+        raise RuntimeError("pixel_unshuffle expects input to have at least 3 dimensions, but "
+                           f"got input with {input.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    for name, dim in (("height", -2), ("width", -1)):
+        if input.shape[dim] % r:
+            raise RuntimeError(f"pixel_unshuffle expects {name} to be divisible by "
+                               f"downscale_factor, but input.size({dim})={input.shape[dim]} is "
+                               f"not divisible by {r}")
+    return PIXEL_UNSHUFFLE.call(input, params=(int(r),))
+
+
+def channel_shuffle(input, groups):
+    """Interleave the ``groups`` channel groups of ``(N, C, *)`` (ChannelShuffleBackward0)."""
+    if input.dim() <= 2:
+        raise RuntimeError("channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError("Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{groups}")
+    if input.shape[1] % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got "
+                           f"{input.shape[1]} channels and {groups} groups.")
+    return CHANNEL_SHUFFLE.call(input, params=(int(groups),))
+
+
+
+# ============================================================================ rms norm
+# (issue 16) a composite, as torch's CPU rms_norm: grad_fn MulBackward0 (of the weight when
+# given), ``eps=None`` meaning the dtype's machine epsilon; half input is computed in float32.
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """``x / sqrt(mean(x^2 over the trailing normalized_shape dims) + eps) * weight``."""
+    if not isinstance(normalized_shape, (tuple, list)):
+        raise TypeError("rms_norm(): argument 'normalized_shape' (position 2) must be tuple of "
+                        f"ints, not {type(normalized_shape).__name__}")
+    shape = tuple(normalized_shape)
+    k = len(shape)
+    if tuple(input.shape[input.dim() - k:]) != shape or input.dim() < k:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*{', '.join(str(s) for s in shape)}], but got input of size"
+                           f"{list(input.shape)}")
+    if weight is not None and tuple(weight.shape) != shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got "
+                           f"weight of shape {list(weight.shape)} and normalized_shape = "
+                           f"{list(shape)}")
+    x = input
+    if x._data.dtype.itemsize < 4 and x._data.dtype.kind == "f":
+        from .. import _dtype
+        x = x.to(_dtype.float32)
+    if eps is None:
+        eps = float(np.finfo(x._data.dtype).eps)
+    dims = tuple(range(x.dim() - k, x.dim()))
+    out = x * (x.pow(2).mean(dims, keepdim=True) + eps).rsqrt()
+    out = out.type_as(input)
+    return out * weight if weight is not None else out
+
+
+__all__ += ["rms_norm"]
+
+
+# ============================================================================ local response / Lp
+# (issue 16) composites in torch's order of operations, so values and grad_fn (DivBackward0,
+# PowBackward0) match: the channel window of local_response_norm is an average pool over a
+# (N, 1, C, rest) view, which equals torch's avg_pool3d with a (size, 1, 1) kernel.
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """``x / (k + alpha * mean of x^2 over `size` neighbouring channels) ** beta``."""
+    dim = input.dim()
+    if dim < 3:
+        # torch's message carries the indentation of its own line continuation
+        raise ValueError(f"Expected 3D or higher dimensionality{' ' * 26}input (got {dim} "
+                         "dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    sizes = input.shape
+    div = div.unsqueeze(1) if dim == 3 else div.reshape(sizes[0], 1, sizes[1], -1)
+    div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+    div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    if dim > 3:
+        div = div.reshape(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """The ``norm_type``-norm of every pooling window (torch's formula through avg_pool2d)."""
+    kw, kh = _pair(kernel_size)
+    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(kw * kh).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """The ``norm_type``-norm of every 1-d pooling window."""
+    out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(kernel_size).pow(1.0 / norm_type)
+
+
+# ============================================================================ alpha dropout
+# (issue 16) torch's _dropout_impl with alpha=True: keep-mask m ~ bernoulli(1 - p) (the same
+# draws as dropout), output ``x * (a m) + b`` with ``b = (m - 1) a alpha' + a alpha' p``, so the
+# SELU fixed point (mean 0, variance 1) is kept. Feature variant: one draw per (N, C).
+_SELU_ALPHA_PRIME = 1.7580993408473766
+
+
+def _alpha_dropout(input, p, training, inplace, feature):
+    _check_p(p)
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if feature and input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    if p == 1:
+        zero = Tensor(np.zeros((), input._data.dtype))
+        return input.mul_(zero) if inplace else input.mul(zero)
+    dt = input._data.dtype
+    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2) if feature else \
+        tuple(input.shape)
+    mask = _random.dropout_mask(shape, p, dt)
+    a = 1.0 / math.sqrt((_SELU_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
+    b = ((mask - dt.type(1)) * dt.type(_SELU_ALPHA_PRIME * a)
+         + dt.type(_SELU_ALPHA_PRIME * a * p)).astype(dt)
+    noise = (mask * dt.type(a)).astype(dt)
+    out = input.mul_(Tensor(noise)) if inplace else input.mul(Tensor(noise))
+    return out.add_(Tensor(b))
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout that keeps a SELU network's zero mean and unit variance."""
+    return _alpha_dropout(input, p, training, inplace, False)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Alpha dropout of whole channels (one draw per sample and channel)."""
+    return _alpha_dropout(input, p, training, inplace, True)
+
+
+__all__ += ["local_response_norm", "lp_pool1d", "lp_pool2d", "alpha_dropout",
+            "feature_alpha_dropout"]
+
+
+# ============================================================================ max unpooling
+# (issue 16) the scatter lives in _ops/conv_pool.py (MaxUnpool2DBackward0); the 1-d forms go
+# through the 2-d ones on a unit dim, as torch's (so their grad_fn is SqueezeBackward1).
+from .._ops.conv_pool import MAX_UNPOOL2D
+from .._ops.linalg_common import _tname
+
+
+def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    default = [(input.shape[-len(kernel_size) + d] - 1) * stride[d] + kernel_size[d]
+               - 2 * padding[d] for d in range(len(kernel_size))]
+    if output_size is None:
+        return default
+    output_size = list(output_size)
+    if len(output_size) == len(kernel_size) + 2:
+        output_size = output_size[2:]
+    if len(output_size) != len(kernel_size):
+        raise ValueError(f"output_size should be a sequence containing {len(kernel_size)} or "
+                         f"{len(kernel_size) + 2} elements, but it has a length of "
+                         f"'{len(output_size)}'")
+    for d in range(len(kernel_size)):
+        lo, hi = default[d] - stride[d], default[d] + stride[d]
+        if not lo < output_size[d] < hi:
+            raise ValueError(f'invalid output_size "{tuple(output_size)}" (dim {d} must be '
+                             f"between {lo} and {hi})")
+    return output_size
+
+
+def _max_unpool2d(input, indices, output_size):
+    if input.dim() not in (3, 4):
+        raise RuntimeError("Input to max_unpooling2d should be a 3d or 4d Tensor, but got a "
+                           f"tensor with {input.dim()} dimensions.")
+    if indices._data.dtype != np.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: "
+                           f"{_tname(indices)}")
+    if tuple(indices.shape) != tuple(input.shape):
+        raise RuntimeError("Expected shape of indices to be same as that of the input tensor "
+                           f"({list(input.shape)}) but got indices tensor with shape: "
+                           f"{list(indices.shape)}")
+    oh, ow = (int(s) for s in output_size)
+    bad = (indices._data < 0) | (indices._data >= oh * ow)
+    if bad.any():
+        raise RuntimeError(f"Found an invalid max index: {int(indices._data[bad].flat[0])} "
+                           f"(output volumes are of size {oh}x{ow})")
+    return MAX_UNPOOL2D.call(input, indices, params=(oh, ow))
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Place each value at its max_pool2d index in a zero tensor (MaxUnpool2DBackward0)."""
+    k = _pair(kernel_size)
+    s = _pair(stride) if stride is not None else k
+    size = _unpool_output_size(input, k, s, _pair(padding), output_size)
+    return _max_unpool2d(input, indices, size)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The 1-d max unpooling (through max_unpool2d on a trailing unit dim)."""
+    k = _pair(kernel_size, 1)
+    s = _pair(stride, 1) if stride is not None else k
+    size = _unpool_output_size(input, k, s, _pair(padding, 1), output_size)
+    return _max_unpool2d(input.unsqueeze(-1), indices.unsqueeze(-1),
+                         list(size) + [1]).squeeze(-1)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Adaptive max pooling over the last dim (through adaptive_max_pool2d)."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
+                           "tensor for argument #1 'self' (while checking arguments for "
+                           "adaptive_max_pool1d)")
+    if isinstance(output_size, (tuple, list)):
+        if len(output_size) != 1:
+            raise RuntimeError("adaptive_max_pool1d() argument 'output_size' should contain "
+                               f"one int (got {len(output_size)})")
+        output_size = output_size[0]
+    out, idx = adaptive_max_pool2d(input.unsqueeze(-2), (1, output_size), True)
+    out, idx = out.squeeze(-2), idx.squeeze(-2)
+    return (out, idx) if return_indices else out
+
+
+__all__ += ["max_unpool1d", "max_unpool2d", "adaptive_max_pool1d"]
+
+
+# ============================================================================ affine grid
+# (issue 16) the generator lives in _ops/grid_sampling.py (AffineGridGeneratorBackward0).
+from .._ops.grid_sampling import AFFINE_GRID
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The (N, H, W, 2) (or (N, D, H, W, 3)) sampling grid of the affine maps ``theta``."""
+    if align_corners is None:
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to "
+                      "align_corners=False since 1.3.0. Please specify align_corners=True if "
+                      "the old behavior is desired. See the documentation of grid_sample for "
+                      "details.", stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    if len(size) == 4:
+        if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size "
+                             f"{size}. Got {theta.shape}.")
+        spatial = list(size)[-2:]
+    elif len(size) == 5:
+        if theta.dim() != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
+            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size "
+                             f"{size}. Got {theta.shape}.")
+        spatial = list(size)[-3:]
+    else:
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D "
+                                  f"affine transforms, respectively. Got size {size}.")
+    if align_corners and min(spatial) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
+                      "grids when align_corners=True. This is not an intended use case of "
+                      "affine_grid. See the documentation of affine_grid for details.",
+                      stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    if size[0] != theta.shape[0]:  # torch's message: its batched matmul with the base grid
+        k = len(spatial) + 1
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{size[0]}, {k}] but got: [{theta.shape[0]}, {k}].")
+    return AFFINE_GRID.call(theta, params=(tuple(int(s) for s in spatial), bool(align_corners)))
+
+
+__all__ += ["affine_grid"]
+
+
+# ============================================================================ rrelu
+# (issue 16) the op lives in _ops/activations.py (RreluWithNoiseBackward0). In training, every
+# element x <= 0, in C order, gets its own slope uniform(lower, upper) from torch's 53-bit double
+# draw, as torch's CPU loop; in eval the slope is (lower + upper) / 2.
+from .._ops.activations import RRELU_WITH_NOISE
+
+
+def _rrelu_noise(input, lower, upper, training):
+    x = input._data
+    dt = x.dtype
+    noise = np.ones(x.shape, dt)
+    neg = x <= 0
+    if training:
+        gen = _random.default_generator
+        r = _random._fma64(gen._u53(int(neg.sum())), float(upper) - float(lower), float(lower))
+        noise[neg] = r.astype(dt)
+    else:
+        noise[neg] = dt.type((lower + upper) / 2)
+    return Tensor(noise)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Leaky ReLU with a random slope in [lower, upper] per negative element (training) or
+    their mean (eval)."""
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError("\"rrelu_with_noise_out_cpu\" not implemented for "
+                                  f"'{_tname(input)}'")
+    out = RRELU_WITH_NOISE.call(input, _rrelu_noise(input, lower, upper, training), params=None)
+    return input.copy_(out) if inplace else out
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """In-place ``rrelu``."""
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+__all__ += ["rrelu", "rrelu_"]

@@ -10,6 +10,7 @@ uses on CPU, with the same floating-point order (see ``_kernels``). ``foreach``,
 # swa_utils needs ndgrad.nn, which ndgrad imports before optim
 from . import lr_scheduler, swa_utils  # noqa: F401
 from .adadelta import Adadelta  # noqa: F401
+from .adafactor import Adafactor  # noqa: F401
 from .adagrad import Adagrad  # noqa: F401
 from .adam import Adam  # noqa: F401
 from .adamax import Adamax  # noqa: F401
@@ -24,4 +25,4 @@ from .rprop import Rprop  # noqa: F401
 from .sgd import SGD  # noqa: F401
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "NAdam", "RAdam", "Rprop", "ASGD", "LBFGS", "lr_scheduler", "swa_utils"]
+           "NAdam", "RAdam", "Rprop", "ASGD", "LBFGS", "Adafactor", "lr_scheduler", "swa_utils"]

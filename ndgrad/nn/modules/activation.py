@@ -7,7 +7,7 @@ from ..parameter import Parameter
 from .module import Module
 from .. import init as _init
 
-__all__ = ["ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish",
+__all__ = ["RReLU", "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish",
            "Softplus", "Softsign", "Hardtanh", "Hardsigmoid", "Hardswish", "Sigmoid", "Tanh",
            "LogSigmoid", "PReLU", "GLU", "Softmax", "LogSoftmax", "Softmin", "Threshold",
            "Tanhshrink", "Softshrink", "Hardshrink"]
@@ -244,3 +244,21 @@ class Softmin(Softmax):
 class LogSoftmax(Softmax):
     def forward(self, input):
         return F.log_softmax(input, self.dim, _stacklevel=5)
+
+
+class RReLU(Module):
+    """Randomized leaky ReLU: slopes drawn from [lower, upper] in training, their mean in
+    eval (``F.rrelu``)."""
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace
+                                                              else "")

@@ -1,9 +1,10 @@
-"""Dropout modules: Dropout, Dropout1d, Dropout2d (torch's CPU random draws)."""
+"""Dropout modules: Dropout, Dropout1d, Dropout2d, AlphaDropout, FeatureAlphaDropout (torch's
+CPU random draws)."""
 
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Dropout", "Dropout1d", "Dropout2d"]
+__all__ = ["AlphaDropout", "Dropout", "Dropout1d", "Dropout2d", "FeatureAlphaDropout"]
 
 
 class _DropoutNd(Module):
@@ -31,3 +32,13 @@ class Dropout1d(_DropoutNd):
 class Dropout2d(_DropoutNd):
     def forward(self, input):
         return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(_DropoutNd):
+    def forward(self, input):
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    def forward(self, input):
+        return F.feature_alpha_dropout(input, self.p, self.training)

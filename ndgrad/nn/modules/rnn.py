@@ -1,5 +1,7 @@
 """Recurrent layers: RNN, LSTM, GRU (multi-layer, bidirectional, batch_first) and their
-cells, with torch's parameter names, initialisation and gate order.
+cells, with torch's parameter names, initialisation and gate order. The layers take a padded
+batch or a ``nn.utils.rnn.PackedSequence`` (then only the running sequences advance at each
+step, and h_n/c_n hold each sequence's state after its own last step).
 
 The input projection of a whole sequence is one matrix product per layer and direction; only
 the recurrence itself loops over time steps.
@@ -15,6 +17,7 @@ from ..._ops.rnn_cells import GRU_CELL, LSTM_CELL
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
@@ -172,57 +175,117 @@ class RNNBase(Module):
             return None
         return getattr(self, f"weight_hr_l{layer}{'_reverse' if direction == 1 else ''}")
 
-    def _run(self, input, hx, cx):
-        """input (L, N, I); hx/cx (layers*dirs, N, H). Returns output, h_n, c_n."""
+    def _run(self, input, hx, cx, batch_sizes=None):
+        """input (L, N, I), or packed data (sum(lengths), I) with its ``batch_sizes``;
+        hx/cx (layers*dirs, N, H). Returns output (same layout as input), h_n, c_n."""
         lstm = self.mode == "LSTM"
         num_directions = 2 if self.bidirectional else 1
-        seq_len = input.shape[0]
         layer_input = input
         h_out, c_out = [], []
         for layer in range(self.num_layers):
             dir_outputs = []
             for direction in range(num_directions):
-                w_ih, w_hh, b_ih, b_hh = self._weights(layer, direction)
-                w_hr = self._projection(layer, direction)
-                w_hr_t = w_hr.t() if w_hr is not None else None
                 idx = layer * num_directions + direction
-                h = hx[idx]
-                c = cx[idx] if lstm else None
-                # One GEMM for the input projection of every step.
-                gi_all = F.linear(layer_input, w_ih, b_ih)
-                steps = range(seq_len - 1, -1, -1) if direction == 1 else range(seq_len)
-                outs = [None] * seq_len
-                fused = _fusable(layer_input, w_hh, h, c if lstm else h)
-                if fused:
-                    # the recurrent bias joins the input projection, except in GRU where it
-                    # sits inside r * (W_hn h + b_hn)
-                    if b_hh is not None and self.mode != "GRU":
-                        gi_all = gi_all + b_hh
-                    w_hh_t = w_hh.t()
-                # unbind: one graph node whose backward assembles all step gradients at once
-                # (per-step indexing would scatter a full-size gradient for every step).
-                gi_steps = gi_all.unbind(0)
-                for t in steps:
-                    if fused and lstm:
-                        h, c = _lstm_step_fused(gi_steps[t], h, c, w_hh_t)
-                    elif fused:
-                        h = _rnn_step_fused(self.mode, gi_steps[t], h, w_hh_t, b_hh)
-                    elif lstm:
-                        h, c = _lstm_step(gi_steps[t], h, c, w_hh, b_hh)
-                    else:
-                        h = _rnn_step(self.mode, gi_steps[t], h, w_hh, b_hh)
-                    if w_hr_t is not None:
-                        h = h.mm(w_hr_t)
-                    outs[t] = h
-                dir_outputs.append(J.stack(outs, 0))
+                out, h, c = self._direction(layer, direction, layer_input, hx[idx],
+                                            cx[idx] if lstm else None, batch_sizes)
+                dir_outputs.append(out)
                 h_out.append(h)
                 if lstm:
                     c_out.append(c)
             layer_input = dir_outputs[0] if num_directions == 1 else \
-                J.cat(dir_outputs, 2)
+                J.cat(dir_outputs, layer_input.dim() - 1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 layer_input = F.dropout(layer_input, self.dropout, True)
         return layer_input, J.stack(h_out, 0), (J.stack(c_out, 0) if lstm else None)
+
+    def _direction(self, layer, direction, layer_input, h, c, batch_sizes):
+        """One layer in one direction. Packed input (``batch_sizes`` given): at step t only
+        the first ``batch_sizes[t]`` sequences advance; a sequence's final state is the
+        state after its own last step (forward), or starts from ``hx`` at its last step
+        (reverse)."""
+        lstm = self.mode == "LSTM"
+        w_ih, w_hh, b_ih, b_hh = self._weights(layer, direction)
+        w_hr = self._projection(layer, direction)
+        w_hr_t = w_hr.t() if w_hr is not None else None
+        # One GEMM for the input projection of every step.
+        gi_all = F.linear(layer_input, w_ih, b_ih)
+        fused = _fusable(layer_input, w_hh, h, c if lstm else h)
+        if fused:
+            # the recurrent bias joins the input projection, except in GRU where it
+            # sits inside r * (W_hn h + b_hn)
+            if b_hh is not None and self.mode != "GRU":
+                gi_all = gi_all + b_hh
+            w_hh_t = w_hh.t()
+        # unbind/split: one graph node whose backward assembles all step gradients at once
+        # (per-step indexing would scatter a full-size gradient for every step).
+        if batch_sizes is None:
+            gi_steps = gi_all.unbind(0)
+            seq_len = len(gi_steps)
+        else:
+            gi_steps = gi_all.split(list(batch_sizes), 0)
+            seq_len = len(batch_sizes)
+        steps = range(seq_len - 1, -1, -1) if direction == 1 else range(seq_len)
+        outs = [None] * seq_len
+        h0, c0 = h, c
+        finished_h, finished_c = [], []
+        if batch_sizes is not None and direction == 1:
+            h, c = h0[:batch_sizes[-1]], (c0[:batch_sizes[-1]] if lstm else None)
+        for t in steps:
+            if batch_sizes is not None:
+                b, running = batch_sizes[t], h.shape[0]
+                if b < running:  # forward: the last sequences just ended
+                    finished_h.append(h[b:])
+                    h = h[:b]
+                    if lstm:
+                        finished_c.append(c[b:])
+                        c = c[:b]
+                elif b > running:  # reverse: longer sequences start from their hx rows
+                    h = J.cat([h, h0[running:b]], 0)
+                    if lstm:
+                        c = J.cat([c, c0[running:b]], 0)
+            if fused and lstm:
+                h, c = _lstm_step_fused(gi_steps[t], h, c, w_hh_t)
+            elif fused:
+                h = _rnn_step_fused(self.mode, gi_steps[t], h, w_hh_t, b_hh)
+            elif lstm:
+                h, c = _lstm_step(gi_steps[t], h, c, w_hh, b_hh)
+            else:
+                h = _rnn_step(self.mode, gi_steps[t], h, w_hh, b_hh)
+            if w_hr_t is not None:
+                h = h.mm(w_hr_t)
+            outs[t] = h
+        if finished_h:
+            h = J.cat([h] + finished_h[::-1], 0)
+            if lstm:
+                c = J.cat([c] + finished_c[::-1], 0)
+        out = J.stack(outs, 0) if batch_sizes is None else J.cat(outs, 0)
+        return out, h, c
+
+    def _forward_packed(self, input, hx):
+        """RNN/LSTM/GRU on a PackedSequence: ``hx`` is given in the batch's original order
+        (permuted to the sorted order here), the output is packed like the input, and h_n/c_n
+        hold each sequence's state after its own last step, in the original order."""
+        data, batch_sizes, sorted_indices, unsorted_indices = input
+        sizes = tuple(int(b) for b in batch_sizes.tolist())
+        lstm = self.mode == "LSTM"
+        num_directions = 2 if self.bidirectional else 1
+        if hx is None:
+            def zeros(size):
+                return _creation.zeros((self.num_layers * num_directions, sizes[0], size),
+                                       dtype=data.dtype)
+            h0 = zeros(self.proj_size or self.hidden_size)
+            c0 = zeros(self.hidden_size) if lstm else None
+        else:
+            h0, c0 = hx if lstm else (hx, None)
+            if sorted_indices is not None:
+                h0 = h0.index_select(1, sorted_indices)
+                c0 = c0.index_select(1, sorted_indices) if lstm else None
+        out, h, c = self._run(data, h0, c0, sizes)
+        if unsorted_indices is not None:
+            h = h.index_select(1, unsorted_indices)
+            c = c.index_select(1, unsorted_indices) if lstm else None
+        output = PackedSequence(out, batch_sizes, sorted_indices, unsorted_indices)
+        return output, ((h, c) if lstm else h)
 
     def _prepare(self, input, hx):
         batched = input.dim() == 3
@@ -288,6 +351,8 @@ class RNN(RNNBase):
         self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         x, batched = self._prepare(input, hx)
         if hx is None:
             hx = self._zeros(x)
@@ -303,6 +368,8 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         x, batched = self._prepare(input, hx)
         if hx is None:
             h0, c0 = self._zeros(x), self._zeros(x, cell=True)
@@ -323,6 +390,8 @@ class GRU(RNNBase):
         super().__init__("GRU", *args, **kwargs)
 
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         x, batched = self._prepare(input, hx)
         if hx is None:
             hx = self._zeros(x)

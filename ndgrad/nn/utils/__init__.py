@@ -1,5 +1,21 @@
-"""``nn.utils``: gradient clipping, parameter <-> vector conversion, ``rnn.pad_sequence``."""
+"""``nn.utils``: gradient clipping, parameter <-> vector conversion, ``rnn`` (padded and
+packed sequence batches), ``parametrize`` / ``parametrizations`` and the legacy
+``weight_norm`` / ``spectral_norm``, ``stateless.functional_call`` and ``fusion`` (batch norm folding)."""
 
-from . import rnn  # noqa: F401
-from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_  # noqa: F401
+from . import fusion, parametrizations, parametrize, rnn, stateless  # noqa: F401
+from .clip_grad import (  # noqa: F401
+    clip_grad_norm,
+    clip_grad_norm_,
+    clip_grad_value_,
+    clip_grads_with_norm_,
+    get_total_norm,
+)
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
+from .fusion import (  # noqa: F401
+    fuse_conv_bn_eval,
+    fuse_conv_bn_weights,
+    fuse_linear_bn_eval,
+    fuse_linear_bn_weights,
+)
+from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401
+from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401

@@ -1,4 +1,5 @@
-"""Gradient clipping: ``clip_grad_norm_`` and ``clip_grad_value_`` (torch's formulas)."""
+"""Gradient clipping: ``clip_grad_norm_`` (= ``get_total_norm`` then
+``clip_grads_with_norm_``) and ``clip_grad_value_``, with torch's formulas."""
 
 import math
 
@@ -6,15 +7,57 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
-from ... import _creation
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grad_norm"]
+__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
+           "get_total_norm"]
 
 
 def _grads(parameters):
     if isinstance(parameters, Tensor):
         parameters = [parameters]
     return [p.grad for p in parameters if p.grad is not None]
+
+
+def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """The norm of the per-tensor norms of `tensors` (as if concatenated into one vector)."""
+    if isinstance(tensors, Tensor):
+        tensors = [tensors]
+    tensors = list(tensors)
+    norm_type = float(norm_type)
+    if len(tensors) == 0:
+        from ... import _creation
+        return _creation.tensor(0.0)
+    dt = tensors[0]._data.dtype
+    if norm_type == math.inf:
+        norms = [np.max(np.abs(g._data)) if g._data.size else dt.type(0) for g in tensors]
+        total = np.max(np.array(norms, dtype=dt))
+    else:
+        norms = [np.linalg.norm(g._data.reshape(-1).astype(np.float64), ord=norm_type)
+                 if norm_type != 0 else np.count_nonzero(g._data) for g in tensors]
+        norms = np.array(norms, dtype=dt)
+        total = np.linalg.norm(norms.astype(np.float64), ord=norm_type) \
+            if norm_type != 0 else np.count_nonzero(norms)
+    total = np.asarray(total, dtype=dt)
+    if error_if_nonfinite and not np.isfinite(total):
+        raise RuntimeError(
+            f"The total norm of order {norm_type} for gradients from `parameters` is "
+            "non-finite, so it cannot be clipped. To disable this error and scale the "
+            "gradients by the non-finite norm anyway, set `error_if_nonfinite=False`")
+    return Tensor(np.asarray(total))
+
+
+def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
+    """Scale gradients in place by ``min(max_norm / (total_norm + 1e-6), 1)``."""
+    grads = _grads(parameters)
+    if len(grads) == 0:
+        return
+    total = np.asarray(total_norm._data if isinstance(total_norm, Tensor) else total_norm)
+    dt = total.dtype if total.dtype.kind == "f" else np.dtype(np.float32)
+    clip_coef = dt.type(float(max_norm)) / (total.astype(dt) + dt.type(1e-6))
+    clip_coef_clamped = min(clip_coef, dt.type(1.0))
+    with no_grad():
+        for g in grads:
+            g.mul_(float(clip_coef_clamped))
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False,
@@ -25,32 +68,10 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     is clamped to 1, as torch does.
     """
     grads = _grads(parameters)
-    max_norm = float(max_norm)
-    norm_type = float(norm_type)
-    if len(grads) == 0:
-        return _creation.tensor(0.0)
-    with no_grad():
-        dt = grads[0]._data.dtype
-        if norm_type == math.inf:
-            norms = [np.max(np.abs(g._data)) if g._data.size else dt.type(0) for g in grads]
-            total = np.max(np.array(norms, dtype=dt))
-        else:
-            norms = [np.linalg.norm(g._data.reshape(-1).astype(np.float64), ord=norm_type)
-                     if norm_type != 0 else np.count_nonzero(g._data) for g in grads]
-            norms = np.array(norms, dtype=dt)
-            total = np.linalg.norm(norms.astype(np.float64), ord=norm_type) \
-                if norm_type != 0 else norms.sum()
-        total = np.asarray(total, dtype=dt)
-        if error_if_nonfinite and not np.isfinite(total):
-            raise RuntimeError(
-                f"The total norm of order {norm_type} for gradients from `parameters` is "
-                "non-finite, so it cannot be clipped. To disable this error and scale the "
-                "gradients by the non-finite norm anyway, set `error_if_nonfinite=False`")
-        clip_coef = dt.type(max_norm) / (total + dt.type(1e-6))
-        clip_coef_clamped = min(clip_coef, dt.type(1.0))
-        for g in grads:
-            g.mul_(float(clip_coef_clamped))
-    return Tensor(np.asarray(total))
+    total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
+    if len(grads):
+        clip_grads_with_norm_(parameters, max_norm, total, foreach)
+    return total
 
 
 def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False,

@@ -73,6 +73,58 @@ def _embedding(make, dtype):
     yield SampleInput(idx, args=(make((3, 2)),), name="basic")
 
 
+
+def _packed(make, dtype):
+    yield SampleInput(make((4, 3, 2)), args=([4, 2, 1],), name="time-major")
+    yield SampleInput(make((3, 4)), args=([2, 4, 3],),
+                      kwargs={"batch_first": True, "enforce_sorted": False},
+                      name="batch-first-unsorted")
+
+
+def _packed_data(root):
+    """``pack_padded_sequence(...).data`` of ndgrad or (lazily imported) torch."""
+    def op(x, *args, **kwargs):
+        mod = ndgrad if root == "ndgrad" else __import__(root)
+        return mod.nn.utils.rnn.pack_padded_sequence(x, *args, **kwargs).data
+    return op
+
+
+def _weight_norm(make, dtype):
+    yield SampleInput(make((3, 4)), args=(make((3, 1)), 0), name="dim0")
+    yield SampleInput(make((2, 3, 2)), args=(make((1, 1, 2)), 2), name="last-dim")
+
+
+def _weight_norm_op(v, g, dim):
+    return ndgrad.nn.utils.parametrizations._weight_norm(v, g, dim)
+
+
+def _pixel_shuffle(make, dtype):
+    yield SampleInput(make((1, 8, 2, 3)), args=(2,), name="batched")
+    yield SampleInput(make((2, 2, 9, 1, 2)), args=(3,), name="two-lead-dims")
+
+
+def _pixel_unshuffle(make, dtype):
+    yield SampleInput(make((1, 2, 4, 6)), args=(2,), name="batched")
+    yield SampleInput(make((3, 3, 3)), args=(3,), name="unbatched")
+
+
+def _channel_shuffle(make, dtype):
+    yield SampleInput(make((2, 6, 3)), args=(2,), name="1d")
+    yield SampleInput(make((1, 6, 2, 2)), args=(3,), name="2d")
+
+
+def _max_unpool(make, dtype):
+    x = make((1, 2, 2, 3))
+    idx = ndgrad.tensor([[[[0, 3, 5], [13, 10, 20]], [[1, 2, 4], [22, 19, 17]]]])
+    yield SampleInput(x, args=(idx, 2), kwargs={"output_size": (5, 6)}, name="indices")
+
+
+def _affine_grid(make, dtype):
+    yield SampleInput(make((2, 2, 3)), args=((2, 1, 3, 2),), kwargs={"align_corners": False},
+                      name="2d")
+    yield SampleInput(make((1, 3, 4)), args=((1, 1, 2, 2, 3),), kwargs={"align_corners": True},
+                      name="3d")
+
 def _pad(make, dtype):
     yield SampleInput(make((2, 5)), args=((2, 1),), kwargs={"mode": "reflect"}, name="reflect")
     yield SampleInput(make((1, 2, 3)), args=((1, 2),), kwargs={"mode": "replicate"},
@@ -192,6 +244,20 @@ register(
     OpInfo("nn.functional.layer_norm", sample_inputs=_samples(_layer_norm), family="nn"),
     OpInfo("nn.functional.embedding", sample_inputs=_samples(_embedding), family="nn",
            op=lambda idx, w: ndgrad.nn.functional.embedding(idx, w)),
+    OpInfo("nn.utils.rnn.pack_padded_sequence", sample_inputs=_samples(_packed), family="nn",
+           op=_packed_data("ndgrad"), torch_op=_packed_data("torch"), check_grad_fn=False,
+           supports_forward_ad=False),  # torch has no forward AD for the packing
+    OpInfo("_weight_norm", sample_inputs=_samples(_weight_norm), family="nn",
+           op=_weight_norm_op, supports_forward_ad=False),  # torch: no forward AD
+    OpInfo("nn.functional.pixel_shuffle", sample_inputs=_samples(_pixel_shuffle), family="nn"),
+    OpInfo("nn.functional.pixel_unshuffle", sample_inputs=_samples(_pixel_unshuffle),
+           family="nn"),
+    OpInfo("nn.functional.channel_shuffle", sample_inputs=_samples(_channel_shuffle),
+           family="nn"),
+    OpInfo("nn.functional.max_unpool2d", sample_inputs=_samples(_max_unpool), family="nn"),
+    OpInfo("nn.functional.affine_grid", sample_inputs=_samples(_affine_grid), family="nn"),
+    # eval mode: the slope is fixed, so finite differences and torch see the same function
+    _act("rrelu", ({"lower": 0.1, "upper": 0.3},)),
     OpInfo("nn.functional.pad", sample_inputs=_samples(_pad), family="nn",
            check_grad_fn=False),
     OpInfo("nn.functional.interpolate", sample_inputs=_samples(_interp), family="nn"),
