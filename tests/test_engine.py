@@ -318,3 +318,41 @@ def test_user_gradient_is_not_stolen():
 
 def test_recursion_limit_untouched():
     assert sys.getrecursionlimit() <= 10_000
+
+
+# ------------------------------------------- loss.backward() and hook-free leaves (fast paths)
+def test_scalar_backward_retain_graph_then_freed():
+    def f(lib):
+        x = t(lib, [1.0, 2.0], True)
+        y = (x * x.exp()).sum()
+        y.backward(retain_graph=True)
+        y.backward()
+        return [x.grad]
+    same(f)
+
+    def g(lib):
+        x = t(lib, [1.0, 2.0], True)
+        y = (x * x.exp()).sum()
+        y.backward()
+        y.backward()
+    raises_same(g)
+
+
+def test_scalar_backward_of_view_half_and_leaf_hooks():
+    def f(lib):
+        x = t(lib, [1.0, 2.0], True)
+        w = t(lib, [0.5, -1.0], True)
+        seen = []
+        w.register_hook(lambda g: g * 3)
+        w.register_post_accumulate_grad_hook(lambda p: seen.append(p.grad.clone()))
+        (x * w).sum().view(1).view(()).backward()       # a view: the general path
+        (x * w).sum().half().backward()                  # float16 scalar
+        (x.double() * 2).sum().backward()
+        return [x.grad, w.grad, seen[0], len(seen)]
+    same(f)
+
+
+def test_scalar_backward_rejects_what_backward_rejects():
+    raises_same(lambda lib: t(lib, [1.0, 2.0], True).sum().int().backward())
+    raises_same(lambda lib: t(lib, [1.0, 2.0], False).sum().backward())
+    raises_same(lambda lib: (t(lib, [1.0, 2.0], True) * 2).backward())
