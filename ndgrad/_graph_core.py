@@ -251,7 +251,8 @@ def _owned(g):
             and g._grad_fn is None):
         return False
     b = d.base
-    return b is None or (b.base is None and b.size == d.size and _getrefcount(b) <= 3)
+    return b is None or (type(b) is np.ndarray and b.base is None and b.size == d.size
+                         and _getrefcount(b) <= 3)
 
 
 def accumulate_grad(var, g, create_graph):
