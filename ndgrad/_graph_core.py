@@ -241,10 +241,18 @@ def _owned(g):
     accumulate_grad's `data`); any other holder (a
     second leaf given the same gradient, the user's grad_outputs) makes them higher and the
     gradient is copied instead. tests/test_engine.py checks both outcomes.
+
+    A view is owned too when it covers all of a base array that nothing else holds (the
+    base's count: the view's reference, the local, getrefcount's own), such as the transposed
+    gradient a linear layer's weight receives through TBackward0.
     """
     d = g._data
-    return (_getrefcount(g) <= 4 and _getrefcount(d) <= 4 and d.base is None
-            and d.flags.writeable and g._grad_fn is None)
+    if not (_getrefcount(g) <= 4 and _getrefcount(d) <= 4 and d.flags.writeable
+            and g._grad_fn is None):
+        return False
+    b = d.base
+    return b is None or (type(b) is np.ndarray and b.base is None and b.size == d.size
+                         and _getrefcount(b) <= 3)
 
 
 def accumulate_grad(var, g, create_graph):
@@ -257,9 +265,10 @@ def accumulate_grad(var, g, create_graph):
             return
         data = g._data
         vdata = var._data
-        # Keep the parameter's memory layout (strides) when it is dense, like torch.
-        if data.strides != vdata.strides and vdata.flags.c_contiguous is False and \
-                (vdata.flags.f_contiguous or _is_dense(vdata)):
+        # Keep the parameter's memory layout (strides) when it is dense, like torch (a
+        # transposed gradient of a C-contiguous parameter becomes C-contiguous).
+        if data.strides != vdata.strides and (vdata.flags.c_contiguous or
+                                              vdata.flags.f_contiguous or _is_dense(vdata)):
             new = np.empty_like(vdata)
             np.copyto(new, data)
             var._grad = Tensor(new)

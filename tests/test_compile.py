@@ -662,3 +662,35 @@ def test_errors_in_the_traced_call_leave_no_state():
     assert ndgrad.Tensor.item is ndgrad.Tensor.__dict__["item"]
     assert not hasattr(ndgrad.Tensor.__dict__["item"], "__wrapped__")
     assert ndgrad.tensor(2.5).item() == 2.5
+
+
+def test_backward_results_new_shared_and_passed_through_and_unused_outputs():
+    # The node's results: new arrays, one gradient reaching two inputs, an output gradient
+    # passed through unchanged, and outputs that get no gradient (zeros fed in).
+    def f(lib, a, b, c):
+        s = a + b          # the same gradient reaches a and b
+        return (s * c).sum(), c * 3, c + 0
+
+    res = {}
+    for name, lib in (("torch", torch), ("ndgrad", ndgrad)):
+        rng = np.random.default_rng(5)
+        vals = [rng.standard_normal(4).astype(np.float32) for _ in range(3)]
+        out = []
+        for compiled in (False, True):
+            a, b, c = (lib.tensor(v, requires_grad=True) for v in vals)
+            fn = (lambda *t: f(lib, *t))
+            if compiled and lib is ndgrad:
+                fn = ndgrad.compile(fn)
+            for _ in range(2):  # the second call runs the compiled region
+                a.grad = b.grad = c.grad = None
+                loss, _, _ = fn(a, b, c)
+                loss.backward()
+            out.append([a.grad.numpy().copy(), b.grad.numpy().copy(), c.grad.numpy().copy()])
+            a.grad = b.grad = c.grad = None
+            _, y, z = fn(a, b, c)
+            (y.sum() + (z * 2).sum()).backward()
+            out.append([c.grad.numpy().copy()])
+        res[name] = out
+    for k in range(4):
+        for x, y in zip(res["torch"][k], res["ndgrad"][k]):
+            assert x.tobytes() == y.tobytes()

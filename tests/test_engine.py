@@ -318,3 +318,73 @@ def test_user_gradient_is_not_stolen():
 
 def test_recursion_limit_untouched():
     assert sys.getrecursionlimit() <= 10_000
+
+
+# ------------------------------------------- loss.backward() and hook-free leaves (fast paths)
+def test_scalar_backward_retain_graph_then_freed():
+    def f(lib):
+        x = t(lib, [1.0, 2.0], True)
+        y = (x * x.exp()).sum()
+        y.backward(retain_graph=True)
+        y.backward()
+        return [x.grad]
+    same(f)
+
+    def g(lib):
+        x = t(lib, [1.0, 2.0], True)
+        y = (x * x.exp()).sum()
+        y.backward()
+        y.backward()
+    raises_same(g)
+
+
+def test_scalar_backward_of_view_half_and_leaf_hooks():
+    def f(lib):
+        x = t(lib, [1.0, 2.0], True)
+        w = t(lib, [0.5, -1.0], True)
+        seen = []
+        w.register_hook(lambda g: g * 3)
+        w.register_post_accumulate_grad_hook(lambda p: seen.append(p.grad.clone()))
+        (x * w).sum().view(1).view(()).backward()       # a view: the general path
+        (x * w).sum().half().backward()                  # float16 scalar
+        (x.double() * 2).sum().backward()
+        return [x.grad, w.grad, seen[0], len(seen)]
+    same(f)
+
+
+def test_scalar_backward_rejects_what_backward_rejects():
+    raises_same(lambda lib: t(lib, [1.0, 2.0], True).sum().int().backward())
+    raises_same(lambda lib: t(lib, [1.0, 2.0], False).sum().backward())
+    raises_same(lambda lib: (t(lib, [1.0, 2.0], True) * 2).backward())
+
+
+def test_transposed_gradients_become_grad_without_aliasing():
+    # A leaf reached through t() gets a transposed view of a fresh array: it may become
+    # .grad as is when nothing else holds that array; views of one array given to two
+    # leaves must not end up sharing memory.
+    def f(lib):
+        a = t(lib, arr(0, 3, 4), True)
+        b = t(lib, arr(1, 3, 4), True)
+        w = t(lib, arr(2, 4, 3), True)
+        s = a.t() + b.t()
+        (s * w).sum().backward()
+        a.grad.add_(1)
+        (w.t() * 3).sum().backward()
+        w.grad.mul_(2)
+        return [a.grad, b.grad, w.grad, a.grad.stride(), b.grad.stride(), w.grad.stride(),
+                w.grad.is_contiguous()]
+    same(f)
+
+
+def test_linear_weight_grad_layout_and_accumulation():
+    def f(lib):
+        lin = lib.nn.Linear(4, 3)
+        with lib.no_grad():
+            lin.weight.copy_(lib.tensor(arr(3, 3, 4)))
+            lin.bias.copy_(lib.tensor(arr(4, 3)))
+        x = lib.tensor(arr(5, 2, 4, dtype=np.float32))
+        lin(x).sum().backward()
+        g1 = lin.weight.grad.clone()
+        lin(x * 2).sum().backward()
+        return [g1, lin.weight.grad, lin.weight.grad.stride(), lin.bias.grad]
+    same(f)

@@ -494,3 +494,48 @@ def test_sgd_on_zero_dim_parameter_matches_torch():
         plain.step()
         results.append((p.item(), q.item()))
     assert results[0] == results[1]
+
+
+def test_plain_sgd_fused_small_updates_round_like_torch_including_float32_ties():
+    # Plain SGD fuses the small float32 parameters into one exact fma; values whose float64
+    # sum sits exactly on a float32 tie take the round-to-odd fix. Each must round like
+    # torch's per-parameter ``p.add_(grad, alpha=-lr)`` (one correctly rounded fma).
+    rng = np.random.default_rng(3)
+    shapes = [(7,), (3, 5), (1,), (4, 2, 3), (600,)]
+    xs = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    gs = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    # ties: -lr * g == 2**-24 exactly next to 1.0 (and 2**-23 next to 2.0 / -2.0)
+    xs[0][:3] = [1.0, 2.0, -2.0]
+    gs[0][:3] = [-2.0 ** -23, -2.0 ** -22, 2.0 ** -22]
+    xs[2][0] = 1.0 + 2.0 ** -23
+    gs[2][0] = -2.0 ** -23
+    lr = 0.5
+    res = {}
+    for name, lib in (("torch", torch), ("ndgrad", ndgrad)):
+        ps = [lib.tensor(x.copy(), requires_grad=True) for x in xs]
+        for p, g in zip(ps, gs):
+            p.grad = lib.tensor(g.copy())
+        lib.optim.SGD(ps, lr=lr).step()
+        res[name] = [p.detach().numpy().copy() for p in ps]
+        versions = [p._version for p in ps]
+        assert versions == [1] * len(ps)
+    for a, b in zip(res["torch"], res["ndgrad"]):
+        assert a.tobytes() == b.tobytes()
+    assert res["ndgrad"][0][0] == 1.0 and res["ndgrad"][0][1] == 2.0
+
+
+def test_add_many_equals_one_by_one_updates():
+    from ndgrad.optim import _kernels as K
+    rng = np.random.default_rng(4)
+    shapes = [(5,), (2, 3), (1024,), (2000,), (3,)]
+    for alpha in (-0.01, 1.0, 0.5):
+        xs = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+        xs.append(rng.standard_normal(4))  # float64: not fused
+        xs.append(rng.standard_normal(8).astype(np.float32)[::2])  # a view: not fused
+        ys = [rng.standard_normal(x.shape).astype(x.dtype) for x in xs]
+        ref = [x.copy() for x in xs]
+        for x, y in zip(ref, ys):
+            K.add_(x, y, alpha)
+        K.add_many_(xs, ys, alpha)
+        for a, b in zip(ref, xs):
+            assert a.tobytes() == b.tobytes()

@@ -61,16 +61,21 @@ class CompiledFunctionBackward(Node):
                 raise RuntimeError(version_error(s, None))
         if _tls.grad_enabled:
             return region.eager_backward(self, gs)
-        garr = []
         n = len(gs)
-        for k, shape, dtype in region.grad_meta:
-            g = gs[k] if k < n else None
-            garr.append(np.zeros(shape, dtype) if g is None else g._data)
+        if region.single_grad and n and gs[0] is not None:
+            garr = [gs[0]._data]  # one output gradient (a loss): no zeros to make
+        else:
+            garr = []
+            for k, shape, dtype in region.grad_meta:
+                g = gs[k] if k < n else None
+                garr.append(np.zeros(shape, dtype) if g is None else g._data)
         try:
             res = region.backward(*garr, *saved,
                                   *[tensors[k]._data for k in region.bwd_tensors])
         except Exception:  # noqa: BLE001 - a kernel refused these values: eager's error
             return region.eager_backward(self, gs, create_graph=False)
+        if region.all_new:  # every result a new array (or None): one tensor each
+            return tuple([None if a is None else _from_array(a) for a in res])
         # Per result (see Region.ret_plan): an incoming gradient passed through is returned
         # as the same tensor, and one array returned twice as one tensor, as in eager mode.
         out = []
@@ -114,6 +119,8 @@ class Region:
         # per backward result: None (no gradient), >= 0 (a new tensor), -1001-k (output
         # gradient k passed through), -1-j (the same tensor as result j)
         self.ret_plan = ()
+        self.all_new = False      # no result passes a gradient through or repeats another
+        self.single_grad = False  # grad_meta is one entry, for output 0
         self.node_name = "CompiledFunctionBackward"
 
     # ---------------------------------------------------------------- running
@@ -324,6 +331,8 @@ def build_region(tracer, out, seq_start):
                 used.add(r)
             rets.append(r if r[0] in "bg" else f"{r}.copy()")
         region.ret_plan = tuple(plan)
+        region.all_new = all(q is None or q >= 0 for q in plan)
+        region.single_grad = len(region.grad_meta) == 1 and region.grad_meta[0][0] == 0
         tensor_slots = sorted(used, key=fprog.tensor_index)
         region.bwd_tensors = tuple(fprog.tensor_index(s) for s in tensor_slots)
         region.version_checks = region.bwd_tensors

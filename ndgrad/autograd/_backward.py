@@ -99,6 +99,17 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if _state.func_transforms:
         from .._functorch.transforms import backward_error
         raise backward_error()
+    if (grad_tensors is None and grad_variables is None and inputs is None
+            and not create_graph and isinstance(tensors, Tensor)):
+        # ``loss.backward()`` on a floating-point scalar computed by a graph (not a view, not
+        # an inference tensor): every check below passes, the root is its own edge.
+        fn = tensors._grad_fn
+        d = tensors._data
+        if (fn is not None and tensors._base is None and tensors._extra is None
+                and d.size == 1 and d.dtype.kind == "f"):
+            run_backward([((fn, tensors._output_nr), _from_array(np.ones(d.shape, d.dtype)))],
+                         bool(retain_graph), False)
+            return
     if grad_variables is not None:
         grad_tensors = grad_variables
     tensors = _as_tuple(tensors)

@@ -338,6 +338,9 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
         behaviour = OBSERVED if _state.special else PLAIN
     # The plain behaviour's node step is inlined below.
     plain = behaviour is PLAIN
+    # Every AccumulateGrad node accumulates, none is captured: a leaf without hooks only adds
+    # its gradient into .grad.
+    plain_leaves = plain and accumulate and captures is None and accumulate_only is None
 
     # 1. Dependencies of every reachable node.
     root_nodes, deps, terminals = graph_dependencies(roots)
@@ -396,6 +399,16 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                 gs = buffers.pop(node, None) or []
             extra = node._extra
             if type(node) is AccumulateGrad:
+                if plain_leaves and extra is None and node.variable._extra is None:
+                    # Backward.leaf, inline, for a leaf without hooks in a plain backward:
+                    # only the accumulation. `gs` is dropped first so that this frame's `g`
+                    # is the engine's one reference (an owned gradient is stolen, see _owned).
+                    g = gs[0] if gs else None
+                    gs = None
+                    if g is not None:
+                        accumulate_grad(node.variable, g, create_graph)
+                        g = None
+                    continue
                 runs = accumulate and (accumulate_only is None or node in accumulate_only)
                 if not runs and (captures is None or (node, 0) not in captures):
                     continue  # a leaf this backward does not target: its hooks stay quiet

@@ -137,25 +137,47 @@ def add_many_(xs, ys, alpha):
     exact fma path) go through one fma over their concatenation: the fma is elementwise, so
     every value is the same as updating them one by one, at a fraction of the NumPy calls.
     Only arrays that own their memory and appear once are fused (no aliasing between them)."""
+    if alpha == 1:
+        for x, y in zip(xs, ys):
+            np.add(x, y, out=x)
+        return
     small_x, small_y = [], []
+    f32 = _f32
     for x, y in zip(xs, ys):
-        if (alpha != 1 and x.dtype == _f32 and y.dtype == _f32 and x.size <= EXACT_FMA_MAX
-                and x.shape == y.shape and x.base is None):
+        if (x.size <= EXACT_FMA_MAX and x.base is None and x.dtype == f32 and y.dtype == f32
+                and x.shape == y.shape):
             small_x.append(x)
             small_y.append(y)
         else:
             add_(x, y, alpha)
-    if len(small_x) < 2 or len({id(x) for x in small_x}) != len(small_x):
+    n = len(small_x)
+    if n < 2 or len(set(map(id, small_x))) != n:
         for x, y in zip(small_x, small_y):
             add_(x, y, alpha)
         return
-    big = np.concatenate([x.reshape(-1) for x in small_x])
-    _fma32(big, scalar(big, alpha), np.concatenate([y.reshape(-1) for y in small_y]), big)
+    # _fma32 on the concatenations, kept in float64 until each array's slice is written back
+    # (the same float64 values, rounded to float32 by the same cast)
+    c = np.concatenate(small_x, axis=None)
+    s = np.concatenate(small_y, axis=None, dtype=np.float64)
+    a = np.float32(alpha)
+    np.multiply(s, a, out=s)
+    np.add(s, c, out=s)
+    _fix_ties(s, a, small_y, c)
     off = 0
     for x in small_x:
-        n = x.size
-        x[...] = big[off:off + n].reshape(x.shape)
-        off += n
+        k = x.size
+        x[...] = s[off:off + k].reshape(x.shape)
+        off += k
+
+
+def _fix_ties(s, a, ys, c):
+    """_fma32's round-to-odd fix of the float64 sums `s` (of ``a * y + c``, `y` the
+    concatenation of `ys`) that sit exactly on a float32 tie."""
+    ties = np.bitwise_and(s.view(np.int64), _TIE_MASK) == _TIE
+    if _count_nonzero(ties):
+        pp = np.multiply(a, np.concatenate(ys, axis=None), dtype=np.float64)[ties]
+        ss, err = _two_sum(pp, c.astype(np.float64)[ties])
+        s[ties] = _nudge_odd(ss, err)
 
 
 def add(x, y, alpha=1.0):
