@@ -62,25 +62,39 @@ class CompiledFunctionBackward(Node):
         if _tls.grad_enabled:
             return region.eager_backward(self, gs)
         n = len(gs)
+        live = None  # results reachable from the outputs that got a gradient (None: all)
         if region.single_grad and n and gs[0] is not None:
             garr = [gs[0]._data]  # one output gradient (a loss): no zeros to make
         else:
             garr = []
-            for k, shape, dtype in region.grad_meta:
+            for i, (k, shape, dtype) in enumerate(region.grad_meta):
                 g = gs[k] if k < n else None
-                garr.append(np.zeros(shape, dtype) if g is None else g._data)
+                if g is None:
+                    garr.append(np.zeros(shape, dtype))
+                    if live is None:
+                        live = set()
+                else:
+                    garr.append(g._data)
+            if live is not None:
+                # An input that only outputs without a gradient reach gets none, as in eager
+                # mode (not the zeros the program computes for it from the zero fill).
+                for i, (k, _, _) in enumerate(region.grad_meta):
+                    if k < n and gs[k] is not None:
+                        live.update(region.out_reach[i])
         try:
             res = region.backward(*garr, *saved,
                                   *[tensors[k]._data for k in region.bwd_tensors])
         except Exception:  # noqa: BLE001 - a kernel refused these values: eager's error
             return region.eager_backward(self, gs, create_graph=False)
+        if live is not None:
+            res = [a if j in live else None for j, a in enumerate(res)]
         if region.all_new:  # every result a new array (or None): one tensor each
             return tuple([None if a is None else _from_array(a) for a in res])
         # Per result (see Region.ret_plan): an incoming gradient passed through is returned
         # as the same tensor, and one array returned twice as one tensor, as in eager mode.
         out = []
         for a, plan in zip(res, region.ret_plan):
-            if plan is None:
+            if plan is None or a is None:
                 out.append(None)
             elif plan >= 0:
                 out.append(_from_array(a))
@@ -111,6 +125,7 @@ class Region:
         self.out_rg = ()          # per output array: whether it is differentiable
         self.grad_inputs = ()     # indices (in the region's tensors) that get a gradient
         self.grad_meta = ()       # (output index, shape, dtype) per backward gradient input
+        self.out_reach = ()       # per grad_meta entry: the results its output's graph reaches
         self.bwd_tensors = ()     # indices of region tensors whose arrays backward reads
         self.version_checks = ()  # same indices: their versions are checked in backward
         self.has_backward = False
@@ -373,6 +388,25 @@ def _trace_backward(tracer, region, out_tensors, seq_start):
 
     def internal(node):
         return type(node) is not AccumulateGrad and node._seq >= seq_start
+
+    def reach(edge):
+        """The grad_inputs positions the graph below `edge` reaches."""
+        found = set()
+        stack, seen = [edge], set()
+        while stack:
+            node, nr = stack.pop()
+            if not internal(node):
+                j = boundary.get((id(node), nr))
+                if j is not None:
+                    found.add(j)
+                continue
+            if node in seen:
+                continue
+            seen.add(node)
+            stack.extend(e for e in node._next if e is not None)
+        return frozenset(found)
+
+    region.out_reach = tuple(reach(t_edge) for t_edge, _ in roots)
 
     def to_input(node, nr, g):
         j = boundary.get((id(node), nr))
