@@ -13,6 +13,7 @@ from ... import _dtype
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter
+from ._backward_hook import BackwardHookState
 from ..._device import check_device
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
@@ -764,8 +765,7 @@ class Module:
             _global_backward_hooks or _global_backward_pre_hooks
         state = None
         if bw_hooks:
-            from ._backward_hook import BackwardHookState
-            state = BackwardHookState(self)
+            state = BackwardHookState(self, _global_backward_hooks, _global_backward_pre_hooks)
             args = state.setup_input_hook(args)
         called = False
         try:
