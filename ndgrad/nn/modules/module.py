@@ -424,16 +424,7 @@ class Module:
     def share_memory(self):
         return self
 
-    def compile(self, *args, **kwargs):
-        """Compile this module's ``forward`` in place with ``ndgrad.compile(*args,
-        **kwargs)``: later calls run the captured programs (hooks still run around it)."""
-        from ..._compile import CompiledFunction
-        forward = self.__dict__.get("forward")
-        if isinstance(forward, CompiledFunction):
-            forward = forward._orig_fn
-        if forward is None:
-            forward = self.forward
-        self.__dict__["forward"] = CompiledFunction(forward, **kwargs)
+    # compile(): attached by ndgrad._compile.api, which sits above nn (it compiles modules).
 
     # ------------------------------------------------------------------ conversions
     def _apply(self, fn, recurse=True):
