@@ -146,7 +146,6 @@ def update_bn(loader, model, device=None):
     model.train(was_training)
 
 
-
 class SWALR(LRScheduler):
     """Anneal each group's lr to ``swa_lr`` over ``anneal_epochs`` (cosine or linear), then
     hold it."""
