@@ -73,7 +73,8 @@ def xlogy(input, other):
 def xlog1py(input, other):
     """input * log1p(other), 0 where input is 0 (as xlogy)."""
     x = input if isinstance(input, Tensor) else _creation.tensor(input)
-    return _comparison.where(x == 0, _creation.zeros_like(x * _pointwise.log1p(other)), x * _pointwise.log1p(other))
+    return _comparison.where(x == 0, _creation.zeros_like(x * _pointwise.log1p(other)),
+                             x * _pointwise.log1p(other))
 
 
 def log1p(input):
