@@ -226,7 +226,7 @@ class OpInfo:
     @property
     def torch_op(self):
         if self._torch_op is None:
-            import torch
+            import torch  # the test oracle, imported only when a test asks for it
             self._torch_op = _resolve(torch, self.name)
         return self._torch_op
 
