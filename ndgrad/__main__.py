@@ -29,9 +29,12 @@ import sys
 import time
 
 import ndgrad
+import ndgrad.distributed as dist
 import ndgrad.nn as nn
 import ndgrad.nn.functional as F
-from ndgrad.utils.data import DataLoader, TensorDataset
+from ndgrad.distributed.run import launch_env, mpiexec_command
+from ndgrad.nn.parallel import DistributedDataParallel
+from ndgrad.utils.data import DataLoader, DistributedSampler, TensorDataset
 
 
 # ------------------------------------------------------------------------ the custom Function
@@ -276,7 +279,6 @@ def check_custom_function():
 def launch_ranks(args, argv):
     """Run this command again on ``args.nproc`` ranks through the MPI launcher."""
     import subprocess
-    from ndgrad.distributed.run import launch_env, mpiexec_command
     argv = list(sys.argv[1:] if argv is None else argv)
     cmd = mpiexec_command(args.nproc, [sys.executable, "-m", "ndgrad.distributed._bootstrap",
                                        "--module", "ndgrad", *argv])
@@ -301,9 +303,6 @@ def main(argv=None):
     if distributed and os.environ.get("NDGRAD_DEMO_RANKS") != str(args.nproc):
         return launch_ranks(args, argv)
     if distributed:
-        import ndgrad.distributed as dist
-        from ndgrad.nn.parallel import DistributedDataParallel
-        from ndgrad.utils.data import DistributedSampler
         dist.init_process_group("gloo")
         rank, world = dist.get_rank(), dist.get_world_size()
         if rank != 0:

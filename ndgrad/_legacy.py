@@ -10,6 +10,7 @@ Invariant: nothing here makes a new kind of object; every constructor returns an
 import warnings
 
 from . import _dtype
+from ._creation import empty, tensor, zeros
 from ._size import Size
 from ._tensor import Tensor
 
@@ -34,7 +35,6 @@ class Variable(metaclass=_VariableMeta):
             warnings.warn("volatile was removed and now has no effect. Use `with "
                           "torch.no_grad():` instead.", UserWarning, stacklevel=2)
         if data is None:
-            from ._creation import empty
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
@@ -88,7 +88,6 @@ _C_NAMES = {"float32": "float", "float64": "double", "int32": "int", "int64": "l
 def legacy_new(dt, args, kwargs, name="new"):
     """torch's legacy constructor of dtype `dt`: no argument (an empty tensor), sizes (an
     uninitialized tensor: zeros here), a tensor of that dtype (an alias) or data."""
-    from ._creation import tensor, zeros
     if kwargs:
         kinds = ", ".join([type(a).__name__ for a in args] +
                           [f"{k}=torch.dtype" if isinstance(v, _dtype.dtype)

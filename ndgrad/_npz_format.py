@@ -19,6 +19,7 @@ import numpy as np
 from . import _dtype
 from ._size import Size
 from ._tensor import Tensor
+from .nn.parameter import Parameter
 
 __all__ = ["is_npz_checkpoint", "load_npz"]
 
@@ -53,13 +54,8 @@ class _Decoder:
             return t
         arr = self.arrays[name]
         if spec.get("param"):
-            try:
-                from .nn import Parameter
-            except ImportError:
-                Parameter = None
-            if Parameter is not None:
-                t = Parameter(Tensor(arr), requires_grad=bool(spec.get("rg")))
-        if t is None:
+            t = Parameter(Tensor(arr), requires_grad=bool(spec.get("rg")))
+        else:
             t = Tensor(arr)
             if spec.get("rg"):
                 t.requires_grad_(True)

@@ -12,6 +12,9 @@ import warnings
 
 import numpy as np
 
+from . import _device
+from ._legacy import is_warn_always_enabled
+from ._ops.inplace import check_inplace
 from ._tensor import Tensor
 
 __all__ = ["UntypedStorage", "TypedStorage", "untyped_storage", "typed_storage", "set_",
@@ -57,8 +60,7 @@ class UntypedStorage:
 
     @property
     def device(self):
-        from ._device import device
-        return device("cpu")
+        return _device.device("cpu")
 
     def __repr__(self):
         body = "\n".join(f" {b}" for b in self.tolist())
@@ -100,8 +102,7 @@ class TypedStorage:
 
     @property
     def device(self):
-        from ._device import device
-        return device("cpu")
+        return _device.device("cpu")
 
 
 _TYPED_WARNING = (
@@ -120,7 +121,6 @@ _warned = [False]
 
 def typed_storage(self):
     """torch warns once per process (every time after ``set_warn_always(True)``)."""
-    from ._legacy import is_warn_always_enabled
     if not _warned[0] or is_warn_always_enabled():
         _warned[0] = True
         warnings.warn(_TYPED_WARNING, UserWarning, stacklevel=2)
@@ -135,7 +135,6 @@ _C_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "int
 
 def _take(self, arr):
     """`self` now uses `arr` (its memory and shape): an in-place change of what it is."""
-    from ._ops.inplace import check_inplace
     check_inplace(self)
     self._data = arr
     self._vc[0] += 1

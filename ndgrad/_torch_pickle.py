@@ -27,6 +27,7 @@ from . import _dtype
 from ._device import cpu, device, device as _device
 from ._size import Size
 from ._tensor import Tensor, _from_array
+from .nn.parameter import Parameter
 
 __all__ = ["TorchPickler", "Storage", "StorageType", "torch_globals"]
 
@@ -113,7 +114,6 @@ class TorchPickler(pickle._Pickler):
 
     def reducer_override(self, obj):
         if isinstance(obj, Tensor):
-            from .nn.parameter import Parameter
             if isinstance(obj, Parameter):
                 return (_REBUILD_PARAMETER, (Tensor(obj._data), obj.requires_grad,
                                              OrderedDict()))
@@ -307,7 +307,6 @@ def rebuild_tensor_v1(storage, storage_offset, size, stride):
 
 def rebuild_parameter(data, requires_grad, backward_hooks=None, state=None):
     """``torch._utils._rebuild_parameter`` (and ``_with_state``)."""
-    from .nn.parameter import Parameter
     p = Parameter(data, requires_grad)
     if state:
         _set_attributes(p, state)
@@ -320,7 +319,6 @@ def rebuild_from_type_v2(func, new_type, args, state):
     ret = func(*args)
     if isinstance(new_type, type) and issubclass(new_type, Tensor) and type(ret) is not \
             new_type:
-        from .nn.parameter import Parameter
         if new_type is Parameter:
             ret = Parameter(ret, ret.requires_grad)
         else:
@@ -361,7 +359,6 @@ def torch_globals():
     """torch's global names that checkpoints hold -> ndgrad's objects. Also the complete list
     of what a weights-only load admits (besides user-allowed globals)."""
     from collections import Counter
-    from .nn.parameter import Parameter
     table = {
         "collections.OrderedDict": OrderedDict, "collections.Counter": Counter,
         "torch.nn.parameter.Parameter": Parameter, "torch.Size": Size, "torch.Tensor": Tensor,

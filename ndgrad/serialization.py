@@ -42,6 +42,7 @@ from ._weights_only_unpickler import (add_safe_globals, clear_safe_globals,  # n
 from ._device import device
 from ._tensor import Tensor, _from_array
 from ._npz_format import is_npz_checkpoint, load_npz
+from .nn.parameter import Parameter
 from ._weights_only_unpickler import _RENAMED_MODULES, _ndgrad_spelling, user_allowed_globals
 
 __all__ = ["save", "load"]  # re-exported by `import ndgrad`
@@ -248,7 +249,6 @@ def get_unsafe_globals_in_checkpoint(f):
 
 
 def _build_types():
-    from .nn.parameter import Parameter
     return (Tensor, Parameter)
 
 

@@ -15,6 +15,11 @@ from ._ops.bessel import special_bessel_j0 as bessel_j0
 from ._ops.bessel import special_bessel_j1 as bessel_j1
 from ._ops.bessel import special_bessel_y0 as bessel_y0
 from ._ops.bessel import special_bessel_y1 as bessel_y1
+from . import _creation
+from ._ops import arithmetic as _arithmetic
+from ._ops import comparison as _comparison
+from ._ops import pointwise as _pointwise
+from ._ops import reduction as _reduction
 from ._ops.bessel import special_gammainc as gammainc
 from ._ops.bessel import special_gammaincc as gammaincc
 from ._ops.bessel import special_i0 as i0
@@ -32,6 +37,8 @@ from ._ops.bessel import special_zeta as zeta
 from ._ops.normal_cdf import special_erfcx as erfcx
 from ._ops.normal_cdf import special_log_ndtr as log_ndtr
 from ._ops.normal_cdf import special_ndtri as ndtri
+from ._tensor import Tensor
+from .nn import functional as _functional
 
 chebyshev_polynomial_t = _poly.special_chebyshev_polynomial_t
 chebyshev_polynomial_u = _poly.special_chebyshev_polynomial_u
@@ -60,102 +67,96 @@ __all__ = ["erf", "erfc", "erfinv", "expit", "logit", "digamma", "psi", "polygam
            "laguerre_polynomial_l", "legendre_polynomial_p"]
 
 
-def _ng():
-    import ndgrad
-    return ndgrad
-
-
 def erf(input):
-    return _ng().erf(input)
+    return _pointwise.erf(input)
 
 
 def erfc(input):
-    return _ng().erfc(input)
+    return _pointwise.erfc(input)
 
 
 def erfinv(input):
-    return _ng().erfinv(input)
+    return _pointwise.erfinv(input)
 
 
 def expit(input):
-    return _ng().sigmoid(input)
+    return _pointwise.sigmoid(input)
 
 
 def logit(input, eps=None):
-    return _ng().logit(input, eps)
+    return _pointwise.logit(input, eps)
 
 
 def digamma(input):
-    return _ng().digamma(input)
+    return _pointwise.digamma(input)
 
 
 psi = digamma
 
 
 def polygamma(n, input):
-    return _ng().polygamma(n, input)
+    return _pointwise.polygamma(n, input)
 
 
 def gammaln(input):
-    return _ng().lgamma(input)
+    return _pointwise.lgamma(input)
 
 
 def multigammaln(input, p):
-    return _ng().mvlgamma(input, p)
+    return _pointwise.mvlgamma(input, p)
 
 
 def xlogy(input, other):
-    return _ng().xlogy(input, other)
+    return _arithmetic.xlogy(input, other)
 
 
 def xlog1py(input, other):
     """input * log1p(other), 0 where input is 0 (as xlogy)."""
-    ng = _ng()
-    x = input if isinstance(input, ng.Tensor) else ng.tensor(input)
-    return ng.where(x == 0, ng.zeros_like(x * ng.log1p(other)), x * ng.log1p(other))
+    x = input if isinstance(input, Tensor) else _creation.tensor(input)
+    return _comparison.where(x == 0, _creation.zeros_like(x * _pointwise.log1p(other)),
+                             x * _pointwise.log1p(other))
 
 
 def log1p(input):
-    return _ng().log1p(input)
+    return _pointwise.log1p(input)
 
 
 def expm1(input):
-    return _ng().expm1(input)
+    return _pointwise.expm1(input)
 
 
 def exp2(input):
-    return _ng().exp2(input)
+    return _pointwise.exp2(input)
 
 
 def sinc(input):
-    return _ng().sinc(input)
+    return _pointwise.sinc(input)
 
 
 def round(input, *, decimals=0):
-    return _ng().round(input, decimals=decimals)
+    return _pointwise.round(input, decimals=decimals)
 
 
 def logsumexp(input, dim, keepdim=False):
-    return _ng().logsumexp(input, dim, keepdim)
+    return _reduction.logsumexp(input, dim, keepdim)
 
 
 def softmax(input, dim, *, dtype=None):
-    return _ng().nn.functional.softmax(input, dim, dtype=dtype)
+    return _functional.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim, *, dtype=None):
-    return _ng().nn.functional.log_softmax(input, dim, dtype=dtype)
+    return _functional.log_softmax(input, dim, dtype=dtype)
 
 
 def ndtr(input):
     """The standard normal CDF: (1 + erf(x / sqrt(2))) / 2."""
-    return (1 + _ng().erf(input * 0.7071067811865476)) * 0.5
+    return (1 + _pointwise.erf(input * 0.7071067811865476)) * 0.5
 
 
 def entr(input):
     """-x log x for x > 0, 0 at 0, -inf for x < 0."""
-    ng = _ng()
     x = input
-    safe = ng.where(x > 0, x, ng.ones_like(x))
-    val = ng.where(x > 0, -x * ng.log(safe), ng.zeros_like(x))
-    return ng.where(x < 0, ng.full_like(x, float("-inf")), val)
+    safe = _comparison.where(x > 0, x, _creation.ones_like(x))
+    val = _comparison.where(x > 0, -x * _pointwise.log(safe), _creation.zeros_like(x))
+    return _comparison.where(x < 0, _creation.full_like(x, float("-inf")), val)

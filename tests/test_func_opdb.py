@@ -31,6 +31,7 @@ GAPS = {
     "nn.functional.layer_norm": "its wrapper computes the statistics on raw data",
     "as_strided": "reads the strides of its input (a zero-strided placeholder under vmap)",
     "istft": "its wrapper reads a value of the window envelope (.item())",
+    "nn.functional.rrelu": "its wrapper builds the noise (slope per element) on raw data",
 }
 
 

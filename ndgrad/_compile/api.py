@@ -32,6 +32,7 @@ from .._ops import registry as _registry
 from .._ops.registry import _needs_grad
 from .._tensor import Tensor
 from .._graph_core import _next_seq
+from ..nn.modules.module import Module
 from .region import build_region
 from .tracer import BreakReason, Tracer
 
@@ -269,6 +270,24 @@ class OptimizedModule:
         return f"OptimizedModule({self._orig_mod!r})"
 
 
+def _compile_module(self, *args, **kwargs):
+    """Compile this module's ``forward`` in place with ``ndgrad.compile(*args,
+    **kwargs)``: later calls run the captured programs (hooks still run around it)."""
+    forward = self.__dict__.get("forward")
+    if isinstance(forward, CompiledFunction):
+        forward = forward._orig_fn
+    if forward is None:
+        forward = self.forward
+    self.__dict__["forward"] = CompiledFunction(forward, **kwargs)
+
+
+# nn sits below the compiler, so the compiler attaches nn.Module.compile (as autograd attaches
+# Tensor.backward) instead of nn importing it upwards.
+_compile_module.__name__ = "compile"
+_compile_module.__qualname__ = "Module.compile"
+Module.compile = _compile_module
+
+
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None,
             options=None, disable=False):
     """Capture what `model` (a function or an ``nn.Module``) runs and replay it as
@@ -283,7 +302,6 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
                 options=options, disable=disable)
     if model is None:
         return lambda m: compile(m, **opts)
-    from ..nn.modules.module import Module
     if isinstance(model, Module):
         return OptimizedModule(model, **opts)
     if not callable(model):

@@ -28,6 +28,7 @@ from .. import _state
 from .._dynamo.exc import Unsupported
 from .._tensor import Tensor, _from_array
 from .._ops.broadcast import reduce_grads
+from ..autograd import grad
 from ..autograd.grad_mode import set_grad_enabled as _grad_enabled
 from .._graph_core import (BACKWARD_TWICE, FREED, AccumulateGrad, Node, SavedTensor,
                            version_error)
@@ -186,7 +187,6 @@ class Region:
         """create_graph through the region (or a backward kernel that raised): run the
         original function again, eagerly, on the same inputs (as activation checkpointing
         does) and differentiate that graph."""
-        from ..autograd import grad
         if any(inst.inplace for inst in self.insts):
             raise RuntimeError("ndgrad.compile: create_graph=True through a compiled region "
                                "that writes in place is not supported; run this function "

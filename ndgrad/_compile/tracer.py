@@ -40,6 +40,8 @@ from .._dynamo.exc import Unsupported
 from .._ops import registry
 from .._ops.inplace import Inplace
 from .._tensor import Tensor
+from ..nn.modules import module as mm
+from ..nn.modules.module import Module
 
 __all__ = ["Tracer", "Inst", "BreakReason", "active_tracer"]
 
@@ -205,7 +207,6 @@ class Tracer:
     def add_sources(self, obj, depth=0):
         """Note the tensors reachable from `obj` (a function, module, container) as
         legitimate externals."""
-        from ..nn.modules.module import Module
         if depth > 3:
             return
         if isinstance(obj, Tensor):
@@ -413,7 +414,6 @@ def _init_watch(original):
 
 
 def _has_hooks(m):
-    from ..nn.modules import module as mm
     return bool(m._forward_hooks or m._forward_pre_hooks or m._backward_hooks
                 or m._backward_pre_hooks or mm._global_forward_hooks
                 or mm._global_forward_pre_hooks or mm._global_backward_hooks
@@ -426,7 +426,6 @@ def _install_patches():
         _patch_count += 1
         if _patch_count > 1:
             return
-        from ..nn.modules.module import Module
         original = Module.__dict__["__call__"]
         _saved_methods[(Module, "__call__")] = original
         Module.__call__ = _module_watch(original)

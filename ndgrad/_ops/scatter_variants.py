@@ -1,5 +1,5 @@
-"""Writes at flat or per-dim indices: put/put_ (``PutBackward0``) and
-index_reduce/index_reduce_ (``IndexReduceBackward0``, whose backward is scatter_reduce's).
+"""Writes at per-dim indices: index_reduce/index_reduce_ (``IndexReduceBackward0``, whose
+backward is scatter_reduce's). (put/put_, the writes at flat indices, live in ``indexing``.)
 
 The in-place forms compute out of place from a clone and ``copy_`` the result, so the
 autograd history stays valid and a failed check writes nothing.
@@ -12,68 +12,7 @@ from .indexing import SCATTER_REDUCE, _scatter_reduce_fwd
 from .reduction import wrap_dim
 from .registry import _VjpArgs, as_tensor_arg, no_forward_ad, primitive, wrap
 
-__all__ = ["index_reduce", "put"]
-
-
-def put(input, index, source, accumulate=False):
-    x = as_tensor_arg(input)
-    if index.dtype.__str__() != "torch.int64":
-        raise RuntimeError(f"put_(): Expected a long tensor for index, but got "
-                           f"{index.dtype._legacy[:-6]}")
-    if source.dtype != x.dtype:
-        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got "
-                           f"self.dtype = {x.dtype._legacy[:-6]} and source.dtype = "
-                           f"{source.dtype._legacy[:-6]}")
-    if index.numel() != source.numel():
-        raise IndexError(f"put_(): Expected source and index to have the same number of "
-                           f"elements, but got source.numel() = {source.numel()}, "
-                           f"index.numel() = {index.numel()}")
-    n = x.numel()
-    idx = index._data
-    if idx.size and (idx.min() < -n or idx.max() >= n):
-        bad = int(idx[(idx < -n) | (idx >= n)].reshape(-1)[0])
-        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
-                         f"elements.")
-    return PUT.call(x, index, source, params=bool(accumulate))
-
-
-def _put_fwd(x, index, source, accumulate):
-    out = x.copy()
-    flat = out.reshape(-1)
-    idx = index.reshape(-1)
-    if accumulate:
-        np.add.at(flat, idx, source.reshape(-1))
-    else:
-        flat[idx] = source.reshape(-1)
-    return out
-
-
-PUT = primitive("put", _put_fwd, "PutBackward0", save=((1, None), (2, None)))
-
-
-@PUT.def_vjp
-def _(ctx, g):
-    index, source = ctx.saved
-    accumulate = ctx._params
-    n = ctx._next
-    g_self = None
-    if n[0] is not None:
-        g_self = g if accumulate else PUT.call(g, index, g.new_zeros(source.shape),
-                                               params=False)
-    g_source = g.reshape(-1).take(index).reshape(source.shape) if n[2] is not None else None
-    return g_self, None, g_source
-
-
-@PUT.def_jvp
-def _(ctx, t_self, t_index, t_source):
-    x, index, source = ctx.inputs
-    base = t_self if t_self is not None else x.new_zeros(x.shape)
-    src = t_source if t_source is not None else source.new_zeros(source.shape)
-    return PUT.call(base, index, src, params=ctx.params)
-
-
-def _put_(self, index, source, accumulate=False):
-    return self.copy_(put(self.clone(), index, source, accumulate))
+__all__ = ["index_reduce"]
 
 
 _REDUCES = ("prod", "mean", "amax", "amin")
@@ -149,8 +88,7 @@ def _(ctx, g):
 
 def _bind():
     from .methods import bind
-    bind({"put": put, "put_": _put_, "index_reduce": index_reduce,
-          "index_reduce_": _index_reduce_})
+    bind({"index_reduce": index_reduce, "index_reduce_": _index_reduce_})
 
 
 _bind()

@@ -5,7 +5,6 @@ GPU run unchanged: ``is_available()`` is False, ``device_count()`` 0, seeding an
 """
 
 import contextlib
-import warnings
 from collections import OrderedDict
 
 from . import amp, nvtx  # noqa: F401
@@ -174,8 +173,3 @@ class stream:
 
     def __exit__(self, *exc):
         return False
-
-
-def _deprecated(name):
-    warnings.warn(f"`torch.cuda.amp.{name}(args...)` is deprecated. Please use "
-                  f"`torch.amp.{name}('cuda', args...)` instead.", FutureWarning, stacklevel=3)

@@ -8,6 +8,8 @@ import runpy
 import sys
 import traceback
 
+from ._mpi import mpi
+
 _RANK_VARS = ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK")
 _SIZE_VARS = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE")
 _LOCAL_RANK_VARS = ("MPI_LOCALRANKID", "OMPI_COMM_WORLD_LOCAL_RANK")
@@ -26,7 +28,6 @@ def torchrun_environment():
     (asking MPI itself when the launcher exports none of the usual variables)."""
     rank, size = _first(_RANK_VARS), _first(_SIZE_VARS)
     if rank is None or size is None:
-        from ._mpi import mpi
         cw = mpi().COMM_WORLD
         rank, size = cw.Get_rank(), cw.Get_size()
     local_size = _first(_LOCAL_SIZE_VARS, int(os.environ.get("NDGRAD_LOCAL_WORLD_SIZE", size)))

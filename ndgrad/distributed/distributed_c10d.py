@@ -24,6 +24,9 @@ from urllib.parse import parse_qs, urlparse
 
 import numpy as np
 
+from .. import _creation
+from .._dtype import int64, uint8
+from .._tensor import Tensor
 from . import _mpi
 from ._mpi import DistBackendError, DistError
 
@@ -435,7 +438,6 @@ def _agree(group, op, arr, extra=None, redop=None, root=-1):
 
 # --------------------------------------------------------------------------- helpers
 def _data(t, name="tensor"):
-    from .._tensor import Tensor
     if not isinstance(t, Tensor):
         raise TypeError(f"Invalid function argument. Expected parameter `{name}` of type "
                         "torch.Tensor\n             but got {type(t)} instead.")
@@ -812,30 +814,33 @@ def recv(tensor, src=None, group=None, tag=0, group_src=None):
 
 # --------------------------------------------------------------------------- objects
 def _to_bytes(obj):
-    from .. import from_numpy
-    return from_numpy(np.frombuffer(pickle.dumps(obj), dtype=np.uint8).copy())
+    return _creation.from_numpy(np.frombuffer(pickle.dumps(obj), dtype=np.uint8).copy())
 
 
 def _from_bytes(t, n):
     return pickle.loads(t._data[:n].tobytes())
 
 
+def _cat_bytes(payload):
+    """One uint8 tensor holding the pickled objects of `payload` back to back."""
+    return _creation.from_numpy(np.concatenate([p._data for p in payload]))
+
+
 def broadcast_object_list(object_list, src=None, group=None, device=None, group_src=None):
     """Replace ``object_list`` on every rank by rank ``src``'s (objects travel pickled)."""
-    from .. import empty, int64, tensor, uint8
     g = _group(group)
     if not _member(g):
         return None
     root = _root(g, src, group_src, "src")
     if g.rank() == root:
         payload = [_to_bytes(o) for o in object_list]
-        sizes = tensor([p.numel() for p in payload], dtype=int64)
+        sizes = _creation.tensor([p.numel() for p in payload], dtype=int64)
     else:
-        sizes = empty(len(object_list), dtype=int64)
+        sizes = _creation.empty(len(object_list), dtype=int64)
     broadcast(sizes, group=g, group_src=root)
     sz = sizes.tolist()
-    buf = (__import__("ndgrad").cat(payload) if g.rank() == root and payload
-           else empty(sum(sz), dtype=uint8))
+    buf = (_cat_bytes(payload) if g.rank() == root and payload
+           else _creation.empty(sum(sz), dtype=uint8))
     broadcast(buf, group=g, group_src=root)
     if g.rank() != root:
         off = 0
@@ -845,16 +850,15 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
 
 
 def _gather_bytes(g, obj, to_all, root):
-    from .. import empty, int64, tensor, uint8
     mine = _to_bytes(obj)
     n = g.size()
-    size = tensor([mine.numel()], dtype=int64)
-    sizes = [empty(1, dtype=int64) for _ in range(n)]
+    size = _creation.tensor([mine.numel()], dtype=int64)
+    sizes = [_creation.empty(1, dtype=int64) for _ in range(n)]
     all_gather(sizes, size, group=g)
     sz = [int(s.item()) for s in sizes]
-    padded = empty(max(sz), dtype=uint8)
+    padded = _creation.empty(max(sz), dtype=uint8)
     padded._data[:mine.numel()] = mine._data
-    out = [empty(max(sz), dtype=uint8) for _ in range(n)]
+    out = [_creation.empty(max(sz), dtype=uint8) for _ in range(n)]
     if to_all:
         all_gather(out, padded, group=g)
     else:
@@ -900,21 +904,19 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
 
 
 def send_object_list(object_list, dst=None, group=None, device=None, group_dst=None):
-    from .. import int64, tensor
     g = _group(group)
     payload = [_to_bytes(o) for o in object_list]
-    send(tensor([p.numel() for p in payload], dtype=int64), dst, g, group_dst=group_dst)
+    send(_creation.tensor([p.numel() for p in payload], dtype=int64), dst, g, group_dst=group_dst)
     if payload:
-        send(__import__("ndgrad").cat(payload), dst, g, group_dst=group_dst)
+        send(_cat_bytes(payload), dst, g, group_dst=group_dst)
 
 
 def recv_object_list(object_list, src=None, group=None, device=None, group_src=None):
-    from .. import empty, int64, uint8
     g = _group(group)
-    sizes = empty(len(object_list), dtype=int64)
+    sizes = _creation.empty(len(object_list), dtype=int64)
     sender = recv(sizes, src, g, group_src=group_src)
     sz = sizes.tolist()
-    buf = empty(sum(sz), dtype=uint8)
+    buf = _creation.empty(sum(sz), dtype=uint8)
     if sz:
         recv(buf, sender, g)
     off = 0

@@ -1365,7 +1365,7 @@ def _torch_embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, 
 def _export_aliases():
     """torch exposes several of these ops as ``torch.softmax`` and ``Tensor.softmax`` too;
     attach them where the op catalogue has not defined them (never overriding)."""
-    import ndgrad
+    import ndgrad  # the (partly initialised) root package these aliases are attached to
 
     top = {"softmax": lambda input, dim, dtype=None: softmax(input, dim, dtype=dtype),
            "log_softmax": lambda input, dim, dtype=None: log_softmax(input, dim, dtype=dtype),

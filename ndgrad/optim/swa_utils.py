@@ -6,16 +6,16 @@ import math
 import warnings
 from copy import deepcopy
 
+from .._creation import tensor
+from .._dtype import long
+from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
 from ..nn import Module
+from ..nn.modules.normalization import _BatchNorm
 from .lr_scheduler import LRScheduler, _format_param
 
 __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn",
            "get_swa_multi_avg_fn", "get_ema_avg_fn", "get_swa_avg_fn"]
-
-
-def _nd():
-    import ndgrad
-    return ndgrad
 
 
 def _check_decay(decay):
@@ -29,7 +29,7 @@ def get_ema_multi_avg_fn(decay=0.999):
     _check_decay(decay)
 
     def ema_update(ema_param_list, current_param_list, _):
-        with _nd().no_grad():
+        with no_grad():
             if ema_param_list[0].is_floating_point() or ema_param_list[0].is_complex():
                 for p_ema, p in zip(ema_param_list, current_param_list):
                     p_ema.lerp_(p, 1 - decay)
@@ -42,14 +42,14 @@ def get_ema_multi_avg_fn(decay=0.999):
 def get_swa_multi_avg_fn():
     """In-place running mean of lists of tensors."""
     def swa_update(averaged_param_list, current_param_list, num_averaged):
-        with _nd().no_grad():
+        with no_grad():
             if averaged_param_list[0].is_floating_point() or averaged_param_list[0].is_complex():
                 for p_avg, p in zip(averaged_param_list, current_param_list):
                     p_avg.lerp_(p, float(1 / (num_averaged + 1)))
             else:
                 for p_avg, p in zip(averaged_param_list, current_param_list):
                     diff = p - p_avg
-                    if isinstance(num_averaged, _nd().Tensor):
+                    if isinstance(num_averaged, Tensor):
                         p_avg.addcdiv_(diff, num_averaged + 1)
                     else:
                         p_avg.add_(diff, alpha=1.0 / (num_averaged + 1))
@@ -61,7 +61,7 @@ def get_ema_avg_fn(decay=0.999):
     _check_decay(decay)
 
     def ema_update(ema_param, current_param, num_averaged):
-        with _nd().no_grad():
+        with no_grad():
             return decay * ema_param + (1 - decay) * current_param
     return ema_update
 
@@ -69,7 +69,7 @@ def get_ema_avg_fn(decay=0.999):
 def get_swa_avg_fn():
     """Running mean of one tensor: ``avg + (current - avg) / (n + 1)``."""
     def swa_update(averaged_param, current_param, num_averaged):
-        with _nd().no_grad():
+        with no_grad():
             return averaged_param + (current_param - averaged_param) / (num_averaged + 1)
     return swa_update
 
@@ -84,9 +84,8 @@ class AveragedModel(Module):
         super().__init__()
         if avg_fn is not None and multi_avg_fn is not None:
             raise AssertionError("Only one of avg_fn and multi_avg_fn should be provided")
-        nd = _nd()
         self.module = deepcopy(model)
-        self.register_buffer("n_averaged", nd.tensor(0, dtype=nd.long))
+        self.register_buffer("n_averaged", tensor(0, dtype=long))
         self.avg_fn = avg_fn
         self.multi_avg_fn = multi_avg_fn
         self.use_buffers = use_buffers
@@ -95,7 +94,6 @@ class AveragedModel(Module):
         return self.module(*args, **kwargs)
 
     def update_parameters(self, model):
-        nd = _nd()
         if self.use_buffers:
             self_params = itertools.chain(self.module.parameters(), self.module.buffers())
             model_params = itertools.chain(model.parameters(), model.buffers())
@@ -103,7 +101,7 @@ class AveragedModel(Module):
             self_params, model_params = self.parameters(), model.parameters()
         mine, theirs = [], []
         copy_param = bool(self.n_averaged == 0)
-        with nd.no_grad():
+        with no_grad():
             for p_avg, p_model in zip(self_params, model_params):
                 p_model_ = p_model.detach()
                 mine.append(p_avg.detach())
@@ -127,10 +125,9 @@ class AveragedModel(Module):
 def update_bn(loader, model, device=None):
     """Recompute the BatchNorm running statistics of ``model`` with one pass over ``loader``
     (cumulative averages: momentum None), as after weight averaging."""
-    nd = _nd()
     momenta = {}
     for module in model.modules():
-        if _is_batchnorm(module):
+        if isinstance(module, _BatchNorm):
             module.reset_running_stats()
             momenta[module] = module.momentum
     if not momenta:
@@ -139,7 +136,7 @@ def update_bn(loader, model, device=None):
     model.train()
     for module in momenta:
         module.momentum = None
-    with nd.no_grad():
+    with no_grad():
         for inp in loader:
             if isinstance(inp, (list, tuple)):
                 inp = inp[0]
@@ -147,14 +144,6 @@ def update_bn(loader, model, device=None):
     for module, momentum in momenta.items():
         module.momentum = momentum
     model.train(was_training)
-
-
-def _is_batchnorm(module):
-    try:
-        from ..nn.modules.normalization import _BatchNorm
-    except ImportError:
-        return False
-    return isinstance(module, _BatchNorm)
 
 
 class SWALR(LRScheduler):

@@ -13,6 +13,7 @@ import collections.abc
 import math
 
 import numpy as np
+from .. import _creation, _dtype
 from .._tensor import Tensor
 
 __all__ = ["assert_close", "default_tolerances", "make_tensor"]
@@ -242,8 +243,6 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
     >>> ndgrad.testing.make_tensor(2, 3, dtype=ndgrad.float32, low=0, high=1).shape
     torch.Size([2, 3])
     """
-    import ndgrad
-
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)) or \
             (len(shape) == 1 and hasattr(shape[0], "__iter__")):
         shape = tuple(shape[0])
@@ -258,14 +257,14 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
     n = int(np.prod(alloc)) if alloc else 1
     npdt = dtype.np
     if npdt.kind == "b":
-        arr = ndgrad.rand(n, dtype=ndgrad.float64)._data < 0.5
+        arr = _creation.rand(n, dtype=_dtype.float64)._data < 0.5
     elif npdt.kind in "iu":
         info = np.iinfo(npdt)
         lo = max(-9 if low is None else math.ceil(low), int(info.min))
         hi = min(10 if high is None else math.ceil(high), int(info.max) + 1)
         if lo >= hi:
             raise ValueError(f"`low` must be less than `high`, but got {low} >= {high}")
-        u = ndgrad.rand(n, dtype=ndgrad.float64)._data
+        u = _creation.rand(n, dtype=_dtype.float64)._data
         arr = np.minimum(lo + np.floor(u * (hi - lo)), hi - 1).astype(npdt)
     else:
         lo = -9.0 if low is None else float(low)
@@ -279,7 +278,7 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
         lo, hi = max(lo, float(finfo.min)), min(hi, float(finfo.max))
 
         def draw():
-            u = ndgrad.rand(n, dtype=ndgrad.float64)._data
+            u = _creation.rand(n, dtype=_dtype.float64)._data
             return (lo + u * (hi - lo)).astype(real)
         arr = draw() if npdt.kind == "f" else (draw() + 1j * draw()).astype(npdt)
     arr = arr.reshape(alloc)

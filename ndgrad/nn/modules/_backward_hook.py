@@ -11,7 +11,6 @@ import warnings
 from ... import _state
 from ..._tensor import Tensor
 from ...autograd.graph import Node
-from .module import _global_backward_hooks, _global_backward_pre_hooks
 
 
 class BackwardHookFunctionBackward(Node):
@@ -54,19 +53,24 @@ def _replace(seq, positions, new):
 
 
 class BackwardHookState:
-    """Per-call state linking the input and output identity nodes of one module call."""
+    """Per-call state linking the input and output identity nodes of one module call.
 
-    def __init__(self, module):
+    `global_hooks` / `global_pre_hooks` are the live registries of the module-global backward
+    hooks (``nn.modules.module``), read when the gradients arrive, like the module's own."""
+
+    def __init__(self, module, global_hooks, global_pre_hooks):
         self.module = module
+        self.global_hooks = global_hooks
+        self.global_pre_hooks = global_pre_hooks
         self.grad_outputs = None
         self.n_inputs = 0
         self.input_hooked = False
 
     def _hooks(self):
-        return list(_global_backward_hooks.values()) + list(self.module._backward_hooks.values())
+        return list(self.global_hooks.values()) + list(self.module._backward_hooks.values())
 
     def _pre_hooks(self):
-        return (list(_global_backward_pre_hooks.values())
+        return (list(self.global_pre_hooks.values())
                 + list(self.module._backward_pre_hooks.values()))
 
     def _check(self, result, expected, what):

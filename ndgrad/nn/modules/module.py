@@ -13,6 +13,7 @@ from ... import _dtype
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter
+from ._backward_hook import BackwardHookState
 from ..._device import check_device
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
@@ -423,16 +424,7 @@ class Module:
     def share_memory(self):
         return self
 
-    def compile(self, *args, **kwargs):
-        """Compile this module's ``forward`` in place with ``ndgrad.compile(*args,
-        **kwargs)``: later calls run the captured programs (hooks still run around it)."""
-        from ..._compile import CompiledFunction
-        forward = self.__dict__.get("forward")
-        if isinstance(forward, CompiledFunction):
-            forward = forward._orig_fn
-        if forward is None:
-            forward = self.forward
-        self.__dict__["forward"] = CompiledFunction(forward, **kwargs)
+    # compile(): attached by ndgrad._compile.api, which sits above nn (it compiles modules).
 
     # ------------------------------------------------------------------ conversions
     def _apply(self, fn, recurse=True):
@@ -764,8 +756,7 @@ class Module:
             _global_backward_hooks or _global_backward_pre_hooks
         state = None
         if bw_hooks:
-            from ._backward_hook import BackwardHookState
-            state = BackwardHookState(self)
+            state = BackwardHookState(self, _global_backward_hooks, _global_backward_pre_hooks)
             args = state.setup_input_hook(args)
         called = False
         try:

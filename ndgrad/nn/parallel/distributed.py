@@ -22,6 +22,8 @@ import contextlib
 import numpy as np
 
 from ... import _state
+from ... import distributed as dist
+from ...autograd.grad_mode import no_grad
 from ..._tensor import Tensor
 from ..modules.module import Module
 
@@ -84,7 +86,6 @@ class DistributedDataParallel(Module):
                  mixed_precision=None, device_mesh=None, skip_all_reduce_unused_params=False,
                  bucket_cap_mb_list=None, batched_grad_copy=False, forward_sync_buffers=None):
         super().__init__()
-        from ... import distributed as dist
         params = []
         for p in module.parameters():
             if p.requires_grad and all(p is not q for q in params):
@@ -133,7 +134,7 @@ class DistributedDataParallel(Module):
         self._launched = []
         self._used_work = None
         if init_sync:
-            with _no_grad():
+            with no_grad():
                 self._broadcast_coalesced(params + (list(module.buffers())
                                                     if self.broadcast_buffers else []))
         self._hook_handles = [p.register_post_accumulate_grad_hook(self._grad_ready)
@@ -153,7 +154,7 @@ class DistributedDataParallel(Module):
         if self.require_forward_param_sync and self.forward_sync_buffers:
             buffers = list(self.module.buffers())
             if buffers:
-                with _no_grad():
+                with no_grad():
                     self._broadcast_coalesced(buffers)
         out = self.module(*inputs, **kwargs)
         if prepare:
@@ -281,8 +282,3 @@ class DistributedDataParallel(Module):
     def register_comm_hook(self, state, hook):
         raise NotImplementedError("DistributedDataParallel.register_comm_hook is not supported "
                                   "by ndgrad")
-
-
-def _no_grad():
-    from ...autograd.grad_mode import no_grad
-    return no_grad()

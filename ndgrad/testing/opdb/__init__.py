@@ -77,6 +77,7 @@ Entry fields (all keyword except ``name``; see ``OpInfo`` for defaults):
 import importlib
 import pkgutil
 import zlib
+from ... import _creation, _dtype, _random
 from .._comparison import make_tensor
 
 __all__ = [
@@ -103,8 +104,7 @@ SUITES = ("forward", "ref", "method", "grad", "gradgrad", "forward_ad", "fwgrad_
 
 
 def _dt(*names):
-    import ndgrad
-    return tuple(getattr(ndgrad, n) for n in names)
+    return tuple(getattr(_dtype, n) for n in names)
 
 
 FLOATING = _dt("float32", "float64")
@@ -219,14 +219,14 @@ class OpInfo:
     @property
     def op(self):
         if self._op is None:
-            import ndgrad
+            import ndgrad  # the op by its public name: the root package sits above testing
             self._op = _resolve(ndgrad, self.name)
         return self._op
 
     @property
     def torch_op(self):
         if self._torch_op is None:
-            import torch
+            import torch  # the test oracle, imported only when a test asks for it
             self._torch_op = _resolve(torch, self.name)
         return self._torch_op
 
@@ -236,13 +236,12 @@ class OpInfo:
     def sample_inputs(self, dtype, requires_grad=False):
         """The samples for `dtype`, drawn from a seed fixed per (entry, dtype) so every run
         and every suite sees the same values (the global generator is restored after)."""
-        import ndgrad
-        state = ndgrad.get_rng_state()
-        ndgrad.manual_seed(zlib.crc32(f"{self.full_name}/{dtype}".encode()))
+        state = _creation.get_rng_state()
+        _random.manual_seed(zlib.crc32(f"{self.full_name}/{dtype}".encode()))
         try:
             return list(self.sample_inputs_func(self, dtype, requires_grad))
         finally:
-            ndgrad.set_rng_state(state)
+            _creation.set_rng_state(state)
 
     def error_inputs(self):
         """Samples torch rejects; ndgrad must raise the same exception type and message."""

@@ -67,7 +67,7 @@ def _real(x):
 
 
 def _t_real(x):
-    import torch
+    import torch  # the test oracle: imported only when a test calls this
     return torch.real(x) * 1
 
 

@@ -34,14 +34,6 @@ def _trapz_x(op, dtype, rg):
     yield SampleInput(make((2, 4)), args=(x,), name="x")
 
 
-def _put(op, dtype, rg):
-    make = make_arg(dtype, rg)
-    idx = ndgrad.tensor([0, 5, -1])
-    yield SampleInput(make((3, 4)), args=(idx, make((3,))), name="set")
-    yield SampleInput(make((3, 4)), args=(ndgrad.tensor([1, 1, 2]), make((3,)), True),
-                      name="accumulate")
-
-
 def _index_reduce(reduce):
     def gen(op, dtype, rg):
         make = make_arg(dtype, rg, low=0.5, high=2.0)
@@ -80,7 +72,6 @@ register(
     OpInfo("trapezoid", sample_inputs=_trapz_x, family="differences", check_grad_fn=False),
     OpInfo("cumulative_trapezoid", sample_inputs=_trapz_x, family="differences",
            check_grad_fn=False),
-    OpInfo("put", sample_inputs=_put, family="scatter", method="put", inplace="put_"),
     OpInfo("index_reduce", variant_test_name="prod", sample_inputs=_index_reduce("prod"),
            op=lambda x, *a, **k: x.index_reduce(*a, **k),
            torch_op=lambda x, *a, **k: x.index_reduce(*a, **k), family="scatter",

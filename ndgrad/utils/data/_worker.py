@@ -17,6 +17,8 @@ import traceback
 
 import numpy as np
 
+from ..._random import manual_seed
+
 __all__ = ["WorkerInfo", "get_worker_info", "ExceptionWrapper", "worker_loop", "numpy_seed"]
 
 _worker_info = None
@@ -112,7 +114,6 @@ class _Fetcher:
 def worker_loop(dataset, iterable, index_queue, data_queue, auto_collation, collate_fn,
                 batch_size, drop_last, base_seed, init_fn, worker_id, num_workers):
     global _worker_info
-    from ... import manual_seed
     seed = base_seed + worker_id
     random.seed(seed)
     manual_seed(seed)

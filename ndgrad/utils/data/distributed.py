@@ -8,6 +8,7 @@ The stream of an epoch: the permutation ``randperm(len, generator seeded with se
 import math
 
 from ... import _random
+from ... import distributed as dist
 from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]
@@ -19,7 +20,6 @@ class DistributedSampler(Sampler):
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0,
                  drop_last=False):
         if num_replicas is None or rank is None:
-            from ... import distributed as dist
             if not dist.is_available():
                 raise RuntimeError("Requires distributed package to be available")
             if num_replicas is None:
