@@ -13,9 +13,12 @@ from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
+from .gumbel import Gumbel
+from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
+from .log_normal import LogNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
@@ -25,7 +28,8 @@ from .transforms import *
 from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Beta", "Categorical", "Dirichlet", "Distribution", "Exponential",
-           "ExponentialFamily", "Gamma", "Independent", "Laplace", "LowRankMultivariateNormal",
+           "ExponentialFamily", "Gamma", "Gumbel", "HalfNormal", "Independent", "Laplace",
+           "LogNormal", "LowRankMultivariateNormal",
            "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson",
            "TransformedDistribution", "Uniform", "kl_divergence", "register_kl"]
 __all__.extend(transforms.__all__)

@@ -1,6 +1,7 @@
 """Bijective transforms for ``TransformedDistribution``: ``Transform`` (the base, with the
 optional one-entry cache and ``.inv``), ``ExpTransform``, ``AffineTransform``,
-``SigmoidTransform``, ``TanhTransform`` and ``ComposeTransform``.
+``SigmoidTransform``, ``TanhTransform``, ``SoftplusTransform``, ``PowerTransform``,
+``AbsTransform`` (not bijective) and ``ComposeTransform``.
 
 ``log_abs_det_jacobian(x, y)`` returns one value per element of the domain's batch shape
 (``x.shape`` minus ``event_dim`` right-most dims)."""
@@ -13,10 +14,11 @@ import ndgrad as torch
 from ndgrad.nn.functional import softplus
 
 from . import constraints
-from .utils import _sum_rightmost
+from .utils import _sum_rightmost, broadcast_all
 
-__all__ = ["AffineTransform", "ComposeTransform", "ExpTransform", "SigmoidTransform",
-           "TanhTransform", "Transform", "identity_transform"]
+__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
+           "PowerTransform", "SigmoidTransform", "SoftplusTransform", "TanhTransform",
+           "Transform", "identity_transform"]
 
 
 class Transform:
@@ -403,3 +405,78 @@ class AffineTransform(Transform):
     def inverse_shape(self, shape):
         return torch.broadcast_shapes(shape, getattr(self.loc, "shape", ()),
                                       getattr(self.scale, "shape", ()))
+
+
+class AbsTransform(Transform):
+    """``y = |x|`` (not bijective: the inverse returns ``y``)."""
+    domain = constraints.real
+    codomain = constraints.positive
+
+    def __eq__(self, other):
+        return isinstance(other, AbsTransform)
+
+    def _call(self, x):
+        return x.abs()
+
+    def _inverse(self, y):
+        return y
+
+
+class SoftplusTransform(Transform):
+    """``y = log(1 + exp(x))``."""
+    domain = constraints.real
+    codomain = constraints.positive
+    bijective = True
+    sign = +1
+
+    def __eq__(self, other):
+        return isinstance(other, SoftplusTransform)
+
+    def _call(self, x):
+        return softplus(x)
+
+    def _inverse(self, y):
+        return (-y).expm1().neg().log() + y
+
+    def log_abs_det_jacobian(self, x, y):
+        return -softplus(-x)
+
+
+class PowerTransform(Transform):
+    """``y = x ** exponent`` on the positive reals."""
+    domain = constraints.positive
+    codomain = constraints.positive
+    bijective = True
+
+    def __init__(self, exponent, cache_size=0):
+        super().__init__(cache_size=cache_size)
+        (self.exponent,) = broadcast_all(exponent)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return PowerTransform(self.exponent, cache_size=cache_size)
+
+    @property
+    def sign(self):
+        return self.exponent.sign()
+
+    def __eq__(self, other):
+        if not isinstance(other, PowerTransform):
+            return False
+        return bool(self.exponent.eq(other.exponent).all())
+
+    def _call(self, x):
+        return x.pow(self.exponent)
+
+    def _inverse(self, y):
+        return y.pow(1 / self.exponent)
+
+    def log_abs_det_jacobian(self, x, y):
+        return (self.exponent * y / x).abs().log()
+
+    def forward_shape(self, shape):
+        return torch.broadcast_shapes(shape, getattr(self.exponent, "shape", ()))
+
+    def inverse_shape(self, shape):
+        return torch.broadcast_shapes(shape, getattr(self.exponent, "shape", ()))
