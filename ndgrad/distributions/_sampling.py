@@ -5,13 +5,19 @@ reparameterisation gradient of the gamma sample.
 Gamma draws follow torch's kernel element by element in C order (Marsaglia-Tsang with
 torch's double uniforms and cached double normals, the ``alpha < 1`` boost, the result
 clamped to the dtype's smallest normal), so the stream equals torch's after the same seed.
+Kernels read the generator's uniforms through ``_Draws``, which draws them in blocks and
+afterwards rewinds the generator and advances it by exactly what was used (restoring it
+untouched if the kernel raises).
 The Poisson sampler (product of uniforms below rate 10, Hormann's transformed rejection
 above, one double uniform per step) gives torch's stream too.
 
 The gradient of a gamma sample ``x`` with respect to its concentration ``a`` is
 ``dx/da = -(dP(a, x)/da) / p(x; a)`` (implicit differentiation of the CDF ``P`` held fixed);
 ``dP/da`` is a central difference of ndgrad's float64 incomplete gamma, which is accurate
-to about 1e-8 relative, well inside torch's own approximation error."""
+to about 1e-8 relative, well inside torch's own approximation error. The Dirichlet (and
+Beta) gradient follows torch's ``_dirichlet_grad`` convention: ``dx/dalpha`` of the marginal
+``Beta(alpha, total - alpha)`` at fixed ``total - alpha``, over ``1 - x``, from a central
+difference of the incomplete beta (its continued fraction, in float64)."""
 
 import math
 
@@ -29,32 +35,76 @@ def _gen():
     return _random.default_generator
 
 
-def _uniform(g):
-    return float(g._u53(1)[0])
+class _Draws:
+    """The generator's double uniforms and cached double normals for one kernel call, read
+    from blocks drawn ahead. ``commit`` rewinds the generator and advances it by exactly
+    what was consumed (so the next call continues torch's stream); ``abort`` restores it."""
+
+    _BLOCK = 2048
+
+    def __init__(self, g):
+        self.g = g
+        self.state = g.get_state()
+        self.next_double = g._next_double
+        self.buf, self.pos, self.used = [], 0, 0
+
+    def uniform(self):
+        if self.pos == len(self.buf):
+            self.buf, self.pos = self.g._u53(self._BLOCK).tolist(), 0
+        self.pos += 1
+        self.used += 1
+        return self.buf[self.pos - 1]
+
+    def normal(self):
+        # torch's normal_distribution<double>: Box-Muller, the sine half cached
+        if self.next_double is not None:
+            ret, self.next_double = self.next_double, None
+            return ret
+        u1, u2 = self.uniform(), self.uniform()
+        r = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        self.next_double = r * math.sin(theta)
+        return r * math.cos(theta)
+
+    def commit(self):
+        self.g.set_state(self.state)
+        self.g._u53(self.used)
+        self.g._next_double = self.next_double
+
+    def abort(self):
+        self.g.set_state(self.state)
 
 
-def _normal(g):
-    return float(g._normal_scalar(1, 0.0, 1.0)[0])
+def _run(kernel, values):
+    """``kernel(v, draws)`` for each value in C order, as one generator transaction."""
+    draws = _Draws(_gen())
+    try:
+        out = [kernel(v, draws) for v in values]
+    except BaseException:
+        draws.abort()
+        raise
+    draws.commit()
+    return out
 
 
-def _gamma_one(alpha, is_f32, g):
+def _gamma_one(alpha, is_f32, draws):
     scale = 1.0
     if alpha < 1.0:
         if alpha == 0.0:
             return 0.0
         inv = float(np.float32(1.0) / np.float32(alpha)) if is_f32 else 1.0 / alpha
-        scale *= math.pow(1.0 - _uniform(g), inv)
+        scale *= math.pow(1.0 - draws.uniform(), inv)
         alpha = float(np.float32(alpha) + np.float32(1.0)) if is_f32 else alpha + 1.0
     d = float(np.float32(alpha) - np.float32(_THIRD_F32)) if is_f32 else alpha - _THIRD_F32
     c = 1.0 / math.sqrt(9.0 * d)
     while True:
         while True:
-            x = _normal(g)
+            x = draws.normal()
             y = 1.0 + c * x
             if y > 0:
                 break
         v = y * y * y
-        u = 1.0 - _uniform(g)
+        u = 1.0 - draws.uniform()
         xx = x * x
         if u < 1.0 - _C0331_F32 * xx * xx:
             return scale * d * v
@@ -64,10 +114,9 @@ def _gamma_one(alpha, is_f32, g):
 
 def standard_gamma_array(alpha):
     """Gamma(alpha, 1) draws for a float array ``alpha`` (torch's ``_standard_gamma``)."""
-    g = _gen()
     is_f32 = alpha.dtype != np.float64
-    flat = np.ascontiguousarray(alpha).reshape(-1)
-    out = np.array([_gamma_one(float(a), is_f32, g) for a in flat], dtype=np.float64)
+    flat = np.ascontiguousarray(alpha).reshape(-1).tolist()
+    out = np.array(_run(lambda a, d: _gamma_one(a, is_f32, d), flat), dtype=np.float64)
     out = out.astype(alpha.dtype)
     return np.maximum(out, np.finfo(alpha.dtype).tiny).reshape(alpha.shape)
 
@@ -80,7 +129,7 @@ def dirichlet_array(alpha):
     return np.clip(out.astype(alpha.dtype), tiny, 1 - np.finfo(alpha.dtype).eps / 2)
 
 
-def _poisson_one(lam, g):
+def _poisson_one(lam, draws):
     if lam >= 10.0:
         slam = math.sqrt(lam)
         loglam = math.log(lam)
@@ -89,8 +138,8 @@ def _poisson_one(lam, g):
         invalpha = 1.1239 + 1.1328 / (b - 3.4)
         vr = 0.9277 - 3.6224 / (b - 2)
         while True:
-            U = _uniform(g) - 0.5
-            V = _uniform(g)
+            U = draws.uniform() - 0.5
+            V = draws.uniform()
             us = 0.5 - abs(U)
             k = math.floor((2 * a / us + b) * U + lam + 0.43)
             if us >= 0.07 and V <= vr:
@@ -105,7 +154,7 @@ def _poisson_one(lam, g):
     enlam = math.exp(-lam)
     k, prod = 0, 1.0
     while True:
-        prod *= _uniform(g)
+        prod *= draws.uniform()
         if prod > enlam:
             k += 1
         else:
@@ -113,9 +162,8 @@ def _poisson_one(lam, g):
 
 
 def poisson_array(rate):
-    g = _gen()
-    flat = np.ascontiguousarray(rate).reshape(-1)
-    out = np.array([_poisson_one(float(r), g) for r in flat], dtype=np.float64)
+    flat = np.ascontiguousarray(rate).reshape(-1).tolist()
+    out = np.array(_run(_poisson_one, flat), dtype=np.float64)
     return out.astype(rate.dtype).reshape(rate.shape)
 
 
