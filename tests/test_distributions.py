@@ -528,3 +528,23 @@ def test_kernel_samplers_leave_torchs_generator_state(family):
         return _np(a), _np(lib.randn(3)), _np(lib.rand(2, dtype=lib.float64)), _np(d.sample())
     for a, b in zip(scenario(ndgrad), scenario(torch)):
         _close(a, b, 0, 0)
+
+
+def test_kernel_that_raises_leaves_the_generator_untouched():
+    from ndgrad.distributions import _sampling
+    ndgrad.manual_seed(9)
+    ndgrad.randn(1)                       # leaves a cached Box-Muller normal
+    before = ndgrad.get_rng_state().numpy().copy()
+
+    def kernel(v, draws):
+        draws.uniform()
+        draws.normal()
+        if v > 1:
+            raise ZeroDivisionError("kernel failed")
+        return v
+    with pytest.raises(ZeroDivisionError):
+        _sampling._run(kernel, [1.0, 2.0])
+    np.testing.assert_array_equal(ndgrad.get_rng_state().numpy(), before)
+    torch.manual_seed(9)
+    torch.randn(1)
+    assert float(ndgrad.randn(1)) == float(torch.randn(1))
