@@ -60,6 +60,7 @@ from .amp.autocast_mode import (get_autocast_dtype, is_autocast_enabled,  # noqa
                                 set_autocast_dtype, set_autocast_enabled,
                                 is_autocast_cache_enabled, set_autocast_cache_enabled)
 from . import fft  # noqa: F401,E402
+from . import distributions  # noqa: F401,E402
 from ._windows import *  # noqa: F401,F403,E402
 from ._stft import istft, stft  # noqa: F401,E402
 from .autograd.anomaly_mode import (is_anomaly_enabled,  # noqa: F401,E402
