@@ -21,6 +21,7 @@ import functools
 from .. import _state
 from .._tensor import Tensor
 from . import batching
+from . import custom_function  # noqa: F401  (installs Function.apply's transformed path)
 from .batching import BatchedTensor, materialize, rewrap
 from .pytree import broadcast_prefix, spec_str, tree_flatten, tree_unflatten
 
@@ -43,22 +44,6 @@ _depth = [0]
 
 def in_transform():
     return _depth[0] > 0 or bool(batching._levels)
-
-
-def backward_error():
-    return RuntimeError(
-        "backward() called inside a functorch transform. This is not supported, please use "
-        "functorch.grad or functorch.vjp instead or call backward() outside of functorch "
-        "transforms.")
-
-
-def requires_grad_error():
-    return RuntimeError(
-        "You are attempting to call Tensor.requires_grad_() (or perhaps using "
-        "torch.autograd.functional.* APIs) inside of a function being transformed by a "
-        "functorch transform. This is unsupported, please attempt to use the functorch "
-        "transforms (e.g. grad, vjp, jacrev, jacfwd, hessian) or call requires_grad_() outside "
-        "of a function being transformed instead.")
 
 
 def _name(func):
