@@ -20,8 +20,8 @@ import functools
 
 from .. import _state
 from .._tensor import Tensor
-from . import batching
-from . import custom_function  # noqa: F401  (installs Function.apply's transformed path)
+# custom_function installs Function.apply's path under a transform (autograd.function)
+from . import batching, custom_function  # noqa: F401
 from .batching import BatchedTensor, materialize, rewrap
 from .pytree import broadcast_prefix, spec_str, tree_flatten, tree_unflatten
 
