@@ -12,6 +12,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from .registry import as_tensor_arg, primitive, wrap
+from .methods import bind
 
 __all__ = ["block_diag", "combinations", "diagflat", "tril_indices", "triu_indices",
            "unravel_index", "vander"]
@@ -151,7 +152,6 @@ def unravel_index(indices, shape):
 
 
 def _bind():
-    from .methods import bind
     bind({"diagflat": diagflat})
 
 

@@ -7,6 +7,7 @@ grad_fn names come from those primitives.
 from .._tensor import Tensor
 from .reduction import wrap_dim
 from .registry import as_tensor_arg
+from .methods import bind
 
 __all__ = ["cumulative_trapezoid", "diff", "trapezoid"]
 
@@ -100,7 +101,6 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
 
 
 def _bind():
-    from .methods import bind
     bind({"diff": diff})
 
 

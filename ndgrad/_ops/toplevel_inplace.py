@@ -7,6 +7,8 @@ version bump, the recorded node and the errors are the method's own.
 import numpy as np
 
 from .registry import unary
+from .inplace import apply_inplace
+from .._tensor import Tensor
 
 __all__ = [  # noqa: F822 (the method forms are defined through globals() below)
     "abs_",
@@ -132,12 +134,10 @@ def _(ctx, g):
 
 def _conj_physical_(self):
     """``Tensor.conj_physical_``: conjugates complex values in place."""
-    from .inplace import apply_inplace
     return apply_inplace(CONJ_PHYSICAL_, self)
 
 
 def _bind():
-    from .._tensor import Tensor
     Tensor.conj_physical_ = _conj_physical_
 
 

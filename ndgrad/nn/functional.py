@@ -1242,7 +1242,6 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
                            f"{list(shape)}")
     x = input
     if x._data.dtype.itemsize < 4 and x._data.dtype.kind == "f":
-        from .. import _dtype
         x = x.to(_dtype.float32)
     if eps is None:
         eps = float(np.finfo(x._data.dtype).eps)
