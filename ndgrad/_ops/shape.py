@@ -388,7 +388,6 @@ def _as_strided_vjp(ctx, g):
     """torch's as_strided_backward: the gradient is added into a zero storage at the output's
     positions and read back at the input's, each input position divided by the number of
     input elements sharing it."""
-    from .. import zeros
     size, stride, offset, in_shape, in_stride, in_offset = ctx._params
     out_pos, in_pos = _positions(size, stride, offset), _positions(in_shape, in_stride, in_offset)
     n = int(builtins.max(out_pos.max(initial=-1), in_pos.max(initial=-1))) + 1
