@@ -1,7 +1,8 @@
 """The in-place ops torch also exposes as top-level functions (``torch.sin_(x)``,
-``torch.relu_(x)``, ``torch.zero_(x)``, ...): each forwards to the Tensor method (or, for the
-nn activations and dropouts, to ``nn.functional`` with ``inplace=True``), so the write, the
-version bump, the recorded node and the errors are the method's own.
+``torch.relu_(x)``, ``torch.zero_(x)``, ...): each forwards to the Tensor method, so the
+write, the version bump, the recorded node and the errors are the method's own. The nn
+activations and dropout (``torch.celu_``, ``selu_``, ``threshold_``, ``dropout_``) sit a
+floor above: ``nn.functional`` attaches them (``_export_aliases``).
 """
 
 import numpy as np
@@ -26,7 +27,6 @@ __all__ = [  # noqa: F822 (the method forms are defined through globals() below)
     "atan_",
     "atanh_",
     "ceil_",
-    "celu_",
     "clamp_",
     "clamp_max_",
     "clamp_min_",
@@ -36,7 +36,6 @@ __all__ = [  # noqa: F822 (the method forms are defined through globals() below)
     "cosh_",
     "deg2rad_",
     "detach_",
-    "dropout_",
     "erf_",
     "erfc_",
     "exp2_",
@@ -64,7 +63,6 @@ __all__ = [  # noqa: F822 (the method forms are defined through globals() below)
     "relu_",
     "round_",
     "rsqrt_",
-    "selu_",
     "sigmoid_",
     "sin_",
     "sinc_",
@@ -73,7 +71,6 @@ __all__ = [  # noqa: F822 (the method forms are defined through globals() below)
     "square_",
     "tan_",
     "tanh_",
-    "threshold_",
     "trunc_",
     "xlogy_",
     "zero_",
@@ -97,26 +94,6 @@ def _method_form(name):
         return getattr(input, name)(*args, **kwargs)
     fn.__name__ = name
     return fn
-
-
-def celu_(input, alpha=1.0):
-    from ..nn import functional as F
-    return F.celu(input, alpha, inplace=True)
-
-
-def selu_(input):
-    from ..nn import functional as F
-    return F.selu(input, inplace=True)
-
-
-def threshold_(input, threshold, value):
-    from ..nn import functional as F
-    return F.threshold(input, threshold, value, inplace=True)
-
-
-def dropout_(input, p, train):
-    from ..nn import functional as F
-    return F.dropout(input, p, train, inplace=True)
 
 
 globals().update({name: _method_form(name) for name in _METHOD_FORMS})

@@ -30,6 +30,7 @@ from ..autograd.grad_mode import no_grad
 from .. import _dtype
 from .._ops.methods import bind as _bind_methods
 from ._functional_activations import *  # their names are listed in __all__ below
+from . import _functional_activations as _activations
 from ._functional_activations import _dtype_name, _float_kernel
 
 __all__ = [
@@ -1122,6 +1123,22 @@ def _torch_dropout(input, p, train):
     return dropout(input, p, train)
 
 
+def _torch_dropout_(input, p, train):
+    return dropout(input, p, train, inplace=True)
+
+
+def _torch_celu_(input, alpha=1.0):
+    return celu(input, alpha, inplace=True)
+
+
+def _torch_selu_(input):
+    return selu(input, inplace=True)
+
+
+def _torch_threshold_(input, threshold, value):
+    return _activations.threshold(input, threshold, value, inplace=True)
+
+
 def _torch_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
                       cudnn_enabled=True):
     return batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
@@ -1143,7 +1160,9 @@ def _export_aliases():
 
     top = {"softmax": lambda input, dim, dtype=None: softmax(input, dim, dtype=dtype),
            "log_softmax": lambda input, dim, dtype=None: log_softmax(input, dim, dtype=dtype),
-           "dropout": _torch_dropout, "conv1d": conv1d, "conv2d": conv2d,
+           "dropout": _torch_dropout, "dropout_": _torch_dropout_, "celu_": _torch_celu_,
+           "selu_": _torch_selu_, "threshold_": _torch_threshold_, "conv1d": conv1d,
+           "conv2d": conv2d,
            "conv_transpose1d": conv_transpose1d, "conv_transpose2d": conv_transpose2d,
            "max_pool1d": max_pool1d, "max_pool2d": max_pool2d, "avg_pool1d": avg_pool1d,
            "batch_norm": _torch_batch_norm, "layer_norm": _torch_layer_norm,
