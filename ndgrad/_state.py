@@ -36,6 +36,24 @@ special = 0
 func_transforms = 0
 
 
+def backward_in_transform_error():
+    """torch's error for ``backward()`` called while `func_transforms` is raised."""
+    return RuntimeError(
+        "backward() called inside a functorch transform. This is not supported, please use "
+        "functorch.grad or functorch.vjp instead or call backward() outside of functorch "
+        "transforms.")
+
+
+def requires_grad_in_transform_error():
+    """torch's error for a user's ``requires_grad_()`` while `func_transforms` is raised."""
+    return RuntimeError(
+        "You are attempting to call Tensor.requires_grad_() (or perhaps using "
+        "torch.autograd.functional.* APIs) inside of a function being transformed by a "
+        "functorch transform. This is unsupported, please attempt to use the functorch "
+        "transforms (e.g. grad, vjp, jacrev, jacfwd, hessian) or call requires_grad_() outside "
+        "of a function being transformed instead.")
+
+
 def enter_special():
     global special
     special += 1

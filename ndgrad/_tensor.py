@@ -172,8 +172,7 @@ class Tensor:
         if _state.func_transforms and requires_grad and not _sys._getframe(
                 1).f_globals.get("__name__", "").startswith("ndgrad."):
             # a user's call inside a torch.func transform (the library's own rules may)
-            from ._functorch.transforms import requires_grad_error
-            raise requires_grad_error()
+            raise _state.requires_grad_in_transform_error()
         if self._grad_fn is not None or (self._base is not None and self.grad_fn is not None):
             if not requires_grad:
                 raise RuntimeError(

@@ -400,3 +400,23 @@ def test_custom_function_errors(which, how):
             return lib.func.vmap(lambda a: fn.apply(a))(t(lib, M))
         return lib.func.grad(lambda a: fn.apply(a).sum())(t(lib, X))
     raises_same(sc)
+
+
+@pytest.mark.parametrize("transform", ["grad", "vmap"])
+def test_backward_and_requires_grad_inside_a_transform_raise_torchs_errors(transform):
+    def call_backward(lib):
+        def f(x):
+            y = (x * 2).sum()
+            y.backward()
+            return y
+        return getattr(lib.func, transform)(f)(t(lib, X))
+
+    def call_requires_grad(lib):
+        def f(x):
+            lib.ones(2).requires_grad_()
+            return x.sum()
+        return getattr(lib.func, transform)(f)(t(lib, X))
+
+    raises_same(call_backward)
+    raises_same(call_requires_grad)
+    assert ndgrad._state.func_transforms == 0

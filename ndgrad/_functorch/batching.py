@@ -26,8 +26,11 @@ stack, ``registry.vmap_dispatch`` and ``_state.special`` are as before it.
 import numpy as np
 
 from .. import _state
-from .._ops import registry
+from .._ops import inplace, registry
+from .._ops.inplace import apply_inplace
+from .._ops.joins import stack
 from .._ops.vmap_helpers import align, expand_batch
+from .._random import Generator
 from .._tensor import Tensor
 
 __all__ = [
@@ -168,7 +171,6 @@ def _random_error(*args, **kwargs):
 
 
 def _guard_random():
-    from .._random import Generator
     want = any(r == "error" for _, _, r in _levels)
     if want and not _saved_draws:
         for name in _DRAWS:
@@ -181,7 +183,6 @@ def _guard_random():
 
 
 def _set_inplace_hook(fn):
-    from .._ops import inplace
     inplace.vmap_inplace = fn
 
 
@@ -254,7 +255,6 @@ def invoke(op, args, params):
 
 def per_sample(op, batched, values, params, level):
     """The fallback: run `op` once per sample and stack the results along dim 0."""
-    from .._ops.joins import stack
     fallback_ops.add(op.name)
     size = _size_of(level)
     results = []
@@ -325,7 +325,6 @@ def _sample(x, b):
 def dispatch_inplace(op, self, others, params):
     """An in-place op under vmap: the write goes into ``self``'s value. torch's error when a
     batched value would be written into an unbatched tensor."""
-    from .._ops.inplace import apply_inplace
     level = _level_of((self,) + tuple(others))
     if not level:
         return NotImplemented

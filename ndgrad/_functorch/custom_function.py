@@ -10,7 +10,10 @@ its backward and jvp are recorded and used as usual (``grad``, ``jacrev``, ``jac
 
 from collections import namedtuple
 
+from .._ops.joins import stack
 from .._tensor import Tensor
+from ..autograd import function as _function
+from ..autograd.function import Function
 from . import batching
 
 __all__ = ["VmapInfo", "apply_transformed"]
@@ -19,7 +22,6 @@ VmapInfo = namedtuple("VmapInfo", ["batch_size", "randomness"])
 
 
 def _overridden(cls, name):
-    from ..autograd.function import Function
     return getattr(cls, name) is not getattr(Function, name)
 
 
@@ -54,7 +56,6 @@ def apply_transformed(cls, args, kwargs):
             res.append(batching.wrap(v, level))
         return res[0] if single else tuple(res)
     if cls.generate_vmap_rule:
-        from .._ops.joins import stack
         rows = []
         for b in range(size):
             sample = tuple(v.select(0, b) if is_b else v for v, is_b in zip(values, batched))
@@ -67,3 +68,6 @@ def apply_transformed(cls, args, kwargs):
         f"You tried to vmap over {cls.__name__}, but it does not have vmap support. Please "
         "override and implement the vmap staticmethod or set generate_vmap_rule=True. For more "
         "details, please see https://pytorch.org/docs/main/notes/extending.func.html")
+
+
+_function.transformed_apply = apply_transformed

@@ -6,6 +6,7 @@ Invariant: ``functional_call`` puts the module's own tensors back on any exit.
 """
 
 from .._tensor import Tensor
+from .._ops.joins import stack
 
 __all__ = ["functional_call", "stack_module_state"]
 
@@ -117,7 +118,6 @@ def stack_module_state(models):
     """``(params, buffers)``: per name, the tensors of every model in `models` stacked along a
     new leading dim (parameters as new leaves requiring grad), for ``vmap`` over
     ``functional_call`` (torch.func)."""
-    from .._ops.joins import stack
     models = list(models)
     if not models:
         raise RuntimeError("stack_module_state: Expected at least one model, got 0.")

@@ -19,8 +19,13 @@ Invariant: every transform restores its depth counter and levels on any exit.
 import functools
 
 from .. import _state
+from .._creation import eye, ones_like, zeros, zeros_like
+from .._ops.joins import cat
 from .._tensor import Tensor
-from . import batching
+from ..autograd import forward_ad
+from ..autograd import grad as agrad
+# custom_function installs Function.apply's path under a transform (autograd.function)
+from . import batching, custom_function  # noqa: F401
 from .batching import BatchedTensor, materialize, rewrap
 from .pytree import broadcast_prefix, spec_str, tree_flatten, tree_unflatten
 
@@ -43,22 +48,6 @@ _depth = [0]
 
 def in_transform():
     return _depth[0] > 0 or bool(batching._levels)
-
-
-def backward_error():
-    return RuntimeError(
-        "backward() called inside a functorch transform. This is not supported, please use "
-        "functorch.grad or functorch.vjp instead or call backward() outside of functorch "
-        "transforms.")
-
-
-def requires_grad_error():
-    return RuntimeError(
-        "You are attempting to call Tensor.requires_grad_() (or perhaps using "
-        "torch.autograd.functional.* APIs) inside of a function being transformed by a "
-        "functorch transform. This is unsupported, please attempt to use the functorch "
-        "transforms (e.g. grad, vjp, jacrev, jacfwd, hessian) or call requires_grad_() outside "
-        "of a function being transformed instead.")
 
 
 def _name(func):
@@ -192,7 +181,6 @@ def _unwrap_outputs(func, out, out_dims, lid, size):
 
 
 def _vmap_chunked(func, out_dims, randomness, chunk_size, flat_args, spec, dims, size, kwargs):
-    from .._ops.joins import cat
     pieces = []
     for start in range(0, size, chunk_size):
         n = min(chunk_size, size - start)
@@ -242,7 +230,6 @@ def _leaf_for(x):
     p = materialize(x)
     if not (p.is_floating_point() or p.is_complex()):
         return p
-    from ..autograd import forward_ad
     if p.requires_grad or forward_ad._current_level >= 0:
         leaf = p.view_as(p)
     else:
@@ -271,7 +258,6 @@ def _strip(x, keep_graph):
 
 
 def _autograd_grad(outs, ins, gos, create_graph, batched=False):
-    from ..autograd import grad as agrad
     keep = [(o, g) for o, g in zip(outs, gos) if o.requires_grad]
     if not keep:
         return [None] * len(ins)
@@ -358,7 +344,6 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs, always_aux=False):
                                f"Tensor, got tensor with {out.dim()} dims. Maybe you wanted to "
                                "use the vjp or jacrev APIs instead?")
         p_out = materialize(out)
-        from .._creation import ones_like, zeros_like
         gs = _autograd_grad([p_out], leaves, [ones_like(p_out)], keep)
         gs = [zeros_like(v) if g is None else g for v, g in zip(leaves, gs)]
         grads = tree_unflatten([rewrap(g if keep else g.detach()) for g in gs], spec)
@@ -458,7 +443,6 @@ def _batched_vjp(p_outs, leaves, cts, extra, keep):
     """Gradients of `p_outs` (values with the leading dims of their levels) with respect to
     `leaves` for cotangents `cts` which carry `extra` more leading dims (levels entered after
     the forward): those are flattened into one batch for ``is_grads_batched``."""
-    from .._creation import zeros, zeros_like
     if extra == 0:
         for o, c in zip(p_outs, cts):
             _check_ct(o, c)
@@ -510,7 +494,6 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                 "Trying to set a forward gradient that has a different size than that of the "
                 f"original Tensor, this is not supported. Tensor is of size {list(p.shape)} "
                 f"while the given forward gradient is of size {list(t.shape)}.")
-    from ..autograd import forward_ad
     with _Transform() as tr:
         keep = _keep_graph(flat_p + flat_t, tr.outer)
         if forward_ad._current_level >= 0:
@@ -541,8 +524,6 @@ def _check_outputs(flat_out, name="jvp(f, primals, tangents)"):
 
 
 def _jvp_forward(func, flat_p, flat_t, pspec, has_aux):
-    from .._creation import zeros_like
-    from ..autograd import forward_ad
     with forward_ad.dual_level():
         duals = []
         for p, t in zip(flat_p, flat_t):
@@ -564,7 +545,6 @@ def _jvp_forward(func, flat_p, flat_t, pspec, has_aux):
 def _jvp_double_vjp(func, flat_p, flat_t, pspec, has_aux):
     """The JVP by two VJPs, for when a dual level is already active: ``u -> J^T u`` is linear
     in the dummy cotangent u, so its VJP along the tangents is ``J t``."""
-    from .._creation import zeros_like
     leaves = [_leaf_for(x) for x in flat_p]
     out, aux = _split_aux(func(*tree_unflatten([rewrap(v) for v in leaves], pspec)), has_aux)
     flat_out, ospec = tree_flatten(out)
@@ -627,8 +607,6 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
 def _jacrev_rows(flat_out, leaves, keep, chunk_size):
     """Per output, per input, the Jacobian value: the levels' dims, then the output's logical
     shape, then the input's logical shape."""
-    from .._creation import eye, zeros
-    from .._ops.joins import cat
     nl = len(batching._levels)
     p_outs = [materialize(o) for o in flat_out]
     lead = tuple(p_outs[0].shape[:nl]) if p_outs else ()
@@ -668,7 +646,6 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     JVP vmapped over the columns of the identity (torch.func.jacfwd)."""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        from .._creation import eye
         nums, tree = _diff_inputs(args, argnums)
         flat, spec = tree_flatten(tree)
         for x in flat:

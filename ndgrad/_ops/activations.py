@@ -22,6 +22,7 @@ from .comparison import where
 from .registry import binary, primitive, unary
 from .joins import cat
 from .broadcast import sum_to
+from .pointwise import _erf64
 
 __all__ = []
 
@@ -66,18 +67,10 @@ _INV_SQRT_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
-def _erf_np(x):
-    return np.vectorize(math.erf, otypes=[np.float64])(x)
-
-
 def _erf(x):
-    """erf for activation kernels: float64 to full precision (the op catalogue's kernel when
-    present), float32/16 by a rational approximation with relative error < 1.2e-7."""
+    """erf for activation kernels: float64 to full precision (the op catalogue's kernel),
+    float32/16 by a rational approximation with relative error < 1.2e-7."""
     if x.dtype == np.float64:
-        try:
-            from .pointwise import _erf64
-        except ImportError:  # pragma: no cover - older catalogue
-            return _erf_np(x)
         return _erf64(x)
     return _erf_approx(x.astype(np.float64)).astype(x.dtype)
 

@@ -19,6 +19,7 @@ from .inplace import apply_inplace
 from .pointwise import (_LN2, _conj, _conj_any, _guarded, _int_kernel_error, _no_kernel, _out,
                         _quiet, _raw_grad, _tensor_only, _wrap, exp, exp2, log)
 from .registry import _meta_for, binary, primitive, unary
+from .registry import _broadcast_error
 
 _tls = _state.tls
 _ndarray = np.ndarray
@@ -655,7 +656,6 @@ def _expand_for(*ts):
     try:
         return np.broadcast_shapes(*shapes)
     except ValueError:
-        from .registry import _broadcast_error
         raise _broadcast_error(ts[0]._data, ts[1]._data) from None
 
 

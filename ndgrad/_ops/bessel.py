@@ -47,6 +47,7 @@ from .inplace import apply_inplace
 from .registry import binary, no_forward_ad, unary
 from .._graph_core import current_graph_task
 from .special_polynomials import _float_out
+from .. import _dtype
 
 __all__ = ["i0", "special_i0e", "special_i1", "special_i1e", "special_zeta", "igamma",
            "igammac"]
@@ -882,7 +883,6 @@ def _no_grad_kernel(kernel_name, fn):
         """fn on x's values in float64, as the result dtype (integers: the default float)."""
         d = x._data
         if d.dtype.kind in "biu":
-            from .. import _dtype
             dt = _dtype.get_default_dtype().np
         else:
             dt = d.dtype

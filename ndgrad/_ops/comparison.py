@@ -12,6 +12,7 @@ from .inplace import apply_inplace
 from .pointwise import _dtype_of, _int_kernel_error, _no_kernel, _out, _tensor_only
 from .registry import binary, primitive, unary
 from .registry import _meta_for, _promote2, as_tensor_arg
+from .registry import _broadcast_error
 
 __all__ = [
     "allclose", "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or",
@@ -305,7 +306,6 @@ def _clamp_tensor(input, lo, hi):
     try:
         np.broadcast_shapes(*[t._data.shape for t in ts])
     except ValueError:
-        from .registry import _broadcast_error
         raise _broadcast_error(ts[0]._data, ts[1]._data) from None
     out = CLAMP_T.call(x, lo, hi)
     if out._grad_fn is not None:
@@ -342,7 +342,6 @@ WHERE.def_jvp_parts(None, lambda ctx, ta: where(ctx.inputs[0], ta, 0.0),
 def _check_where_shapes(c, a, b):
     """torch's broadcast error for where, naming the first pair (condition with input, then
     their broadcast with other) that does not broadcast; nothing is computed before it."""
-    from .registry import _broadcast_error
     try:
         ca = np.broadcast_shapes(c.shape, a.shape)
     except ValueError:

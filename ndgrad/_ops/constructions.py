@@ -10,8 +10,11 @@ builders return int64 tensors (or the requested dtype) that do not require grad.
 import numpy as np
 
 from .. import _dtype
+from .._creation import ones, zeros
 from .._tensor import Tensor
+from .joins import cat, stack
 from .registry import as_tensor_arg, primitive, wrap
+from .methods import bind
 
 __all__ = ["block_diag", "combinations", "diagflat", "tril_indices", "triu_indices",
            "unravel_index", "vander"]
@@ -63,7 +66,6 @@ def block_diag(*tensors):
                                f"dimensions. Input {k} has {t.dim()} dimensions")
         mats.append(t)
     if not mats:
-        from .. import zeros
         return zeros((1, 0))
     dt = mats[0].dtype
     for m in mats[1:]:
@@ -84,7 +86,6 @@ def vander(x, N=None, increasing=False):
     n = v.shape[0] if N is None else N
     if n < 0:
         raise RuntimeError("N must be non-negative.")
-    from .. import cat, ones
     dt = v.dtype if (v.is_floating_point() or v.is_complex()) else _dtype.int64
     res = ones((v.shape[0], n), dtype=dt)
     if n > 1:
@@ -105,7 +106,6 @@ def combinations(input, r=2, with_replacement=False):
     pick = (itertools.combinations_with_replacement if with_replacement
             else itertools.combinations)
     idx = np.array(list(pick(range(x.shape[0]), r)), dtype=np.int64).reshape(-1, r)
-    from .. import stack
     cols = [x.index_select(0, wrap(idx[:, k].copy())) for k in range(r)]
     return stack(cols, 1)
 
@@ -151,7 +151,6 @@ def unravel_index(indices, shape):
 
 
 def _bind():
-    from .methods import bind
     bind({"diagflat": diagflat})
 
 

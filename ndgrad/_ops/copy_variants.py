@@ -15,6 +15,7 @@ import numpy as np
 
 from . import shape as S
 from .registry import OpDef, primitive
+from .complex_ops import view_as_complex, view_as_real
 
 __all__ = [
     "alias_copy",
@@ -122,12 +123,10 @@ def slice_copy(input, dim=0, start=None, end=None, step=1):
 
 
 def view_as_real_copy(input):
-    from .complex_ops import view_as_real
     return _copy_of(view_as_real)(input)
 
 
 def view_as_complex_copy(input):
-    from .complex_ops import view_as_complex
     return _copy_of(view_as_complex)(input)
 
 

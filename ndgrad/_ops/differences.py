@@ -5,8 +5,10 @@ grad_fn names come from those primitives.
 """
 
 from .._tensor import Tensor
+from .joins import cat
 from .reduction import wrap_dim
 from .registry import as_tensor_arg
+from .methods import bind
 
 __all__ = ["cumulative_trapezoid", "diff", "trapezoid"]
 
@@ -18,7 +20,6 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     dim = wrap_dim(dim, x.dim())
-    from .. import cat
     for extra in (prepend, append):
         if isinstance(extra, Tensor) and extra.dim() != x.dim():
             raise RuntimeError("diff expects prepend or append to be the same dimension as "
@@ -100,7 +101,6 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
 
 
 def _bind():
-    from .methods import bind
     bind({"diff": diff})
 
 

@@ -16,6 +16,10 @@ import numpy as np
 
 from .broadcast import sum_to
 from .registry import as_tensor_arg, primitive, wrap
+from .registry import _broadcast_error
+from .reduction import wrap_dim
+from .inplace import apply_inplace
+from .methods import bind
 
 __all__ = ["cdist", "dist", "pdist", "renorm"]
 
@@ -213,7 +217,6 @@ def _broadcastable(a, b):
 
 
 def _raise_broadcast(a, b):
-    from .registry import _broadcast_error
     raise _broadcast_error(a._data, b._data)
 
 
@@ -228,7 +231,6 @@ def _renorm_params(x, p, dim, maxnorm):
     if x.dim() <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {x.dim()} "
                            "dimensions")
-    from .reduction import wrap_dim
     return (float(p), wrap_dim(dim, x.dim()), float(maxnorm))
 
 
@@ -238,7 +240,6 @@ def renorm(input, p, dim, maxnorm):
 
 
 def _renorm_(self, p, dim, maxnorm):
-    from .inplace import apply_inplace
     return apply_inplace(RENORM, self, params=_renorm_params(self, p, dim, maxnorm))
 
 
@@ -290,7 +291,6 @@ def _(ctx, t):
 
 
 def _bind():
-    from .methods import bind
     bind({"dist": dist, "renorm": renorm, "renorm_": _renorm_})
 
 

@@ -23,6 +23,7 @@ from .broadcast import sum_to
 from .comparison import where
 from .joins import cat
 from .._tensor import _c_name
+from .registry import _broadcast_error
 
 __all__ = [
     "argwhere",
@@ -531,7 +532,6 @@ def masked_fill(input, mask, value):
     try:
         np.broadcast_shapes(x._data.shape, m._data.shape)
     except ValueError:
-        from .registry import _broadcast_error
         raise _broadcast_error(m._data, x._data) from None
     if isinstance(value, Tensor):
         out = MASKED_FILL_T.call(x, m, value)
@@ -548,7 +548,6 @@ def masked_fill_(self, mask, value):
     try:
         shape = np.broadcast_shapes(self._data.shape, m._data.shape)
     except ValueError:
-        from .registry import _broadcast_error
         raise _broadcast_error(self._data, m._data) from None
     if shape != self._data.shape:
         raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
@@ -1210,7 +1209,6 @@ def masked_select(input, mask):
     try:
         np.broadcast_shapes(x._data.shape, m._data.shape)
     except ValueError:
-        from .registry import _broadcast_error
         raise _broadcast_error(m._data, x._data) from None
     out = MASKED_SELECT.call(x, m)
     return out

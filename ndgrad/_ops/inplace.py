@@ -17,6 +17,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from .registry import _needs_grad, _save, _meta_for, special_hooks
 from .view_history import multi_output_error, rebase_history
+from .registry import _broadcast_error
 
 __all__ = ["apply_inplace", "apply_inplace_view", "check_inplace", "Inplace"]
 
@@ -81,7 +82,6 @@ _NO_GRAD_VIEW = (
 def _operand_mismatch(self, others):
     """torch's error for an operand of an in-place op that does not broadcast with `self`
     (a NumPy broadcasting failure inside the kernel never reaches the user)."""
-    from .registry import _broadcast_error
     for o in others:
         if isinstance(o, Tensor):
             try:

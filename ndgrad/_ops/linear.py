@@ -14,6 +14,7 @@ from .. import _state
 from .._tensor import Tensor
 from .pointwise import _conj
 from .registry import primitive
+from .matmul import matmul
 
 __all__ = []
 
@@ -35,7 +36,6 @@ LINEAR = primitive("linear_addmm", _linear_fwd, "AddmmBackward0", save=((1, 2), 
 
 @LINEAR.def_vmap
 def _(batched, p, b, x, wt):
-    from .matmul import matmul
     return matmul(x, wt) + (b.unsqueeze(1) if batched[0] else b)
 
 

@@ -19,6 +19,8 @@ from .inplace import apply_inplace
 from . import bessel
 from . import complex_ops
 from .broadcast import sum_to
+from .. import _storage as storage
+from .._legacy import legacy_new
 
 
 def _method(name, fn):
@@ -298,12 +300,10 @@ def _set_imag(self, value):
 
 
 def _storage():
-    from .. import _storage as storage
     return storage
 
 
 def _legacy_new(dt, args, kwargs):
-    from .._legacy import legacy_new
     return legacy_new(dt, args, kwargs)
 
 

@@ -25,6 +25,7 @@ from . import pointwise as PW
 from .pointwise import _erfc64, _erfinv64, _int_kernel_error
 from .registry import unary
 from .special_polynomials import _float_out
+from .._tensor import Tensor
 
 __all__ = []
 
@@ -132,7 +133,6 @@ def _(ctx, g):
 
 
 def _tensor_arg(fname, value):
-    from .._tensor import Tensor
     if not isinstance(value, Tensor):
         raise TypeError(f"{fname}(): argument 'input' (position 1) must be Tensor, "
                         f"not {type(value).__name__}")

@@ -11,6 +11,8 @@ import numpy as np
 from .. import _dtype
 from .broadcast import sum_to
 from .registry import as_tensor_arg, primitive
+from .inplace import apply_inplace
+from .methods import bind
 
 __all__ = ["addr"]
 
@@ -88,7 +90,6 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
 
 
 def _addr_(self, vec1, vec2, *, beta=1, alpha=1):
-    from .inplace import apply_inplace
     if self.dim() != 2:
         raise RuntimeError(f"2D tensor expected, got {self.dim()}D tensor for input")
     v1 = as_tensor_arg(vec1, "vec1")
@@ -98,7 +99,6 @@ def _addr_(self, vec1, vec2, *, beta=1, alpha=1):
 
 
 def _bind():
-    from .methods import bind
     bind({"addr": addr, "addr_": _addr_})
 
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from .reduction import record_input_shape, wrap_dim
 from .registry import as_tensor_arg, primitive, wrap
+from .methods import bind
 
 __all__ = ["ravel"]
 
@@ -64,7 +65,6 @@ def unfold(self, dimension, size, step):
 
 
 def _bind():
-    from .methods import bind
     bind({"ravel": ravel, "unfold": unfold})
 
 

@@ -11,6 +11,8 @@ from .._tensor import Tensor
 from .indexing import SCATTER_REDUCE, _scatter_reduce_fwd
 from .reduction import wrap_dim
 from .registry import _VjpArgs, as_tensor_arg, no_forward_ad, primitive, wrap
+from .inplace import apply_inplace
+from .methods import bind
 
 __all__ = ["index_reduce"]
 
@@ -25,7 +27,6 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
 
 
 def _index_reduce_(self, dim, index, source, reduce, *, include_self=True):
-    from .inplace import apply_inplace
     idx, params = _index_reduce_args(self, dim, index, source, reduce, include_self)
     return apply_inplace(INDEX_REDUCE, self, idx, source, params=params)
 
@@ -87,7 +88,6 @@ def _(ctx, g):
 
 
 def _bind():
-    from .methods import bind
     bind({"index_reduce": index_reduce, "index_reduce_": _index_reduce_})
 
 

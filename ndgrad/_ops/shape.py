@@ -24,6 +24,7 @@ from .._size import Size
 from .._tensor import Tensor
 from .inplace import apply_inplace
 from .vmap_helpers import align, shift
+from .registry import _broadcast_error
 
 __all__ = [
     "alias",
@@ -387,8 +388,6 @@ def _as_strided_vjp(ctx, g):
     """torch's as_strided_backward: the gradient is added into a zero storage at the output's
     positions and read back at the input's, each input position divided by the number of
     input elements sharing it."""
-    from .. import zeros
-    from .._tensor import Tensor
     size, stride, offset, in_shape, in_stride, in_offset = ctx._params
     out_pos, in_pos = _positions(size, stride, offset), _positions(in_shape, in_stride, in_offset)
     n = int(builtins.max(out_pos.max(initial=-1), in_pos.max(initial=-1))) + 1
@@ -1108,7 +1107,6 @@ def broadcast_tensors(*tensors):
         try:
             shape = np.broadcast_shapes(shape, t._data.shape)
         except ValueError:
-            from .registry import _broadcast_error
             raise _broadcast_error(np.empty(shape), t._data) from None
     return tuple(t if t._data.shape == shape else expand(t, shape) for t in ts)
 

@@ -25,6 +25,7 @@ from .registry import as_tensor_arg, primitive, wrap
 from .._creation import zeros
 from .comparison import isnan
 from .indexing import SCATTER
+from .._tensor import Tensor
 
 __all__ = [
     "argsort",
@@ -710,7 +711,6 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """Whether each of `elements` occurs in `test_elements` (either may be a number); a bool
     tensor shaped like `elements`, never differentiable."""
-    from .._tensor import Tensor
     if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
         raise TypeError(
             f"isin() received an invalid combination of arguments - got "

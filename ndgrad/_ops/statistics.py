@@ -18,6 +18,8 @@ from .. import _dtype
 from .._tensor import Tensor
 from .reduction import return_type, wrap_dim
 from .registry import as_tensor_arg, primitive, wrap
+from .complex_ops import complex as _complex
+from .methods import bind
 
 __all__ = ["aminmax", "bincount", "bucketize", "corrcoef", "cov", "histc", "histogram",
            "nanquantile", "quantile", "searchsorted"]
@@ -261,7 +263,6 @@ def corrcoef(input):
     c = c / std.unsqueeze(1)
     c = c / std.unsqueeze(0)
     if c.is_complex():
-        from .complex_ops import complex as _complex
         return _complex(c.real.clip(-1, 1), c.imag.clip(-1, 1))
     return c.clip(-1, 1)
 
@@ -427,7 +428,6 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
 
 
 def _bind():
-    from .methods import bind
     bind({"aminmax": aminmax, "quantile": quantile, "nanquantile": nanquantile, "cov": cov,
           "corrcoef": corrcoef, "histc": histc, "histogram": histogram, "bincount": bincount})
 

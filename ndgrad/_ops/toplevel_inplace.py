@@ -1,12 +1,15 @@
 """The in-place ops torch also exposes as top-level functions (``torch.sin_(x)``,
-``torch.relu_(x)``, ``torch.zero_(x)``, ...): each forwards to the Tensor method (or, for the
-nn activations and dropouts, to ``nn.functional`` with ``inplace=True``), so the write, the
-version bump, the recorded node and the errors are the method's own.
+``torch.relu_(x)``, ``torch.zero_(x)``, ...): each forwards to the Tensor method, so the
+write, the version bump, the recorded node and the errors are the method's own. The nn
+activations and dropout (``torch.celu_``, ``selu_``, ``threshold_``, ``dropout_``) sit a
+floor above: ``nn.functional`` attaches them (``_export_aliases``).
 """
 
 import numpy as np
 
 from .registry import unary
+from .inplace import apply_inplace
+from .._tensor import Tensor
 
 __all__ = [  # noqa: F822 (the method forms are defined through globals() below)
     "abs_",
@@ -24,7 +27,6 @@ __all__ = [  # noqa: F822 (the method forms are defined through globals() below)
     "atan_",
     "atanh_",
     "ceil_",
-    "celu_",
     "clamp_",
     "clamp_max_",
     "clamp_min_",
@@ -34,7 +36,6 @@ __all__ = [  # noqa: F822 (the method forms are defined through globals() below)
     "cosh_",
     "deg2rad_",
     "detach_",
-    "dropout_",
     "erf_",
     "erfc_",
     "exp2_",
@@ -62,7 +63,6 @@ __all__ = [  # noqa: F822 (the method forms are defined through globals() below)
     "relu_",
     "round_",
     "rsqrt_",
-    "selu_",
     "sigmoid_",
     "sin_",
     "sinc_",
@@ -71,7 +71,6 @@ __all__ = [  # noqa: F822 (the method forms are defined through globals() below)
     "square_",
     "tan_",
     "tanh_",
-    "threshold_",
     "trunc_",
     "xlogy_",
     "zero_",
@@ -97,26 +96,6 @@ def _method_form(name):
     return fn
 
 
-def celu_(input, alpha=1.0):
-    from ..nn import functional as F
-    return F.celu(input, alpha, inplace=True)
-
-
-def selu_(input):
-    from ..nn import functional as F
-    return F.selu(input, inplace=True)
-
-
-def threshold_(input, threshold, value):
-    from ..nn import functional as F
-    return F.threshold(input, threshold, value, inplace=True)
-
-
-def dropout_(input, p, train):
-    from ..nn import functional as F
-    return F.dropout(input, p, train, inplace=True)
-
-
 globals().update({name: _method_form(name) for name in _METHOD_FORMS})
 
 
@@ -132,12 +111,10 @@ def _(ctx, g):
 
 def _conj_physical_(self):
     """``Tensor.conj_physical_``: conjugates complex values in place."""
-    from .inplace import apply_inplace
     return apply_inplace(CONJ_PHYSICAL_, self)
 
 
 def _bind():
-    from .._tensor import Tensor
     Tensor.conj_physical_ = _conj_physical_
 
 

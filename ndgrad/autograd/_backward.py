@@ -97,8 +97,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
     """Accumulate gradients of `tensors` w.r.t. graph leaves (or `inputs`) into ``.grad``."""
     if _state.func_transforms:
-        from .._functorch.transforms import backward_error
-        raise backward_error()
+        raise _state.backward_in_transform_error()
     if (grad_tensors is None and grad_variables is None and inputs is None
             and not create_graph and isinstance(tensors, Tensor)):
         # ``loss.backward()`` on a floating-point scalar computed by a graph (not a view, not

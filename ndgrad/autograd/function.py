@@ -64,6 +64,11 @@ _tls = _state.tls
 # Installed by ndgrad.autograd.forward_ad: ``hook(ctx, args, outputs)``. See module docstring.
 _forward_ad_hook = None
 
+# Installed by ndgrad._functorch.custom_function (a floor above): ``apply`` while a torch.func
+# transform is active (``_state.func_transforms``), ``hook(cls, args, kwargs)`` returning the
+# outputs, or NotImplemented for the ordinary apply.
+transformed_apply = None
+
 
 class FunctionCtx:
     """What ``forward`` (or ``setup_context``) can tell the backward: saved values and flags.
@@ -376,8 +381,7 @@ class Function:
     def apply(cls, *args, **kwargs):
         """Run the Function on `args`, recording it in the graph when a gradient is needed."""
         if _state.func_transforms:
-            from .._functorch.custom_function import apply_transformed
-            out = apply_transformed(cls, args, kwargs)
+            out = transformed_apply(cls, args, kwargs)
             if out is not NotImplemented:
                 return out
         if _state.special:

@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _kernels as K
 from .optimizer import Optimizer, bump, grad_array, new_step, to_scalar
+from .. import _creation
 
 __all__ = ["Adafactor"]
 
@@ -39,7 +40,6 @@ class Adafactor(Optimizer):
         super().__init__(params, defaults)
 
     def _update(self, group, params):
-        from .. import _creation
         for p in params:
             if p._data.dtype.kind == "c":
                 raise RuntimeError("Adafactor does not support complex parameters")

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
+from ... import _creation
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
            "get_total_norm"]
@@ -25,7 +26,6 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     tensors = list(tensors)
     norm_type = float(norm_type)
     if len(tensors) == 0:
-        from ... import _creation
         return _creation.tensor(0.0)
     dt = tensors[0]._data.dtype
     if norm_type == math.inf:

@@ -19,6 +19,7 @@ from ..._ops import joins as J
 from ..._ops.packed_sequence import PACK_PADDED
 from ..._tensor import Tensor
 from .. import functional as F
+from ... import _dtype as D
 
 __all__ = [
     "PackedSequence",
@@ -97,7 +98,6 @@ class PackedSequence(namedtuple("PackedSequence_",
 
 
 def _dtype(name):
-    from ... import _dtype as D
     return getattr(D, name)
 
 
