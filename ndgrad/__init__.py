@@ -166,3 +166,6 @@ def set_default_tensor_type(t):
 
 from . import func  # noqa: E402,F401
 from .func import vmap  # noqa: E402,F401
+
+from .amp import _policy as _autocast_policy  # noqa: E402
+_autocast_policy.install()  # autocast's casting wrappers on the listed ops (amp/_policy.py)

@@ -1,7 +1,7 @@
 """ndgrad.amp: torch.amp's API on a CPU-only library -- ``autocast`` (the mode and its state
 functions) and ``GradScaler`` (loss scaling with inf/nan step skipping, as torch's on the CPU).
 
-ndgrad's autocast does not change op dtypes (ops run in their inputs' dtypes): see
+ndgrad's CPU autocast casts the ops of torch's CPU lists (amp/_policy.py): see
 docs/decisions.md. GradScaler is complete and gives torch's numbers on the CPU.
 """
 

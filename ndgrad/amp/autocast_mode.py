@@ -2,10 +2,11 @@
 checks and warnings, and the state functions torch scripts read (``is_autocast_enabled``,
 ``get_autocast_dtype``, ...).
 
-What ndgrad does inside an enabled region: it records the mode and dtype, and ops run in
-their inputs' dtypes (nothing is cast). CPU autocast's default dtype is bfloat16, which ndgrad
-does not have: that region is disabled with a warning, as torch disables autocast for a dtype
-it cannot use. CUDA autocast is disabled with torch's CPU-build warning.
+Inside an enabled CPU region the ops of torch's CPU autocast lists cast their inputs (to
+float16, or to float32): the lists and the casting wrappers live in ``amp/_policy.py``.
+CPU autocast's default dtype is bfloat16, which ndgrad does not have: that region is disabled
+with a warning, as torch disables autocast for a dtype it cannot use. CUDA autocast is
+disabled with torch's CPU-build warning.
 
 Invariant: the mode is thread-local and restored on exit, also when the block raises.
 """
@@ -16,6 +17,7 @@ import warnings
 
 from .. import _dtype
 from .._device import device
+from .._tensor import Tensor
 
 __all__ = ["autocast", "is_autocast_available", "is_autocast_enabled", "get_autocast_dtype",
            "set_autocast_enabled", "set_autocast_dtype", "custom_fwd", "custom_bwd"]
@@ -67,7 +69,7 @@ def set_autocast_cache_enabled(enabled):
 
 class autocast:
     """``autocast(device_type, dtype=None, enabled=True, cache_enabled=None)``: a context manager
-    and decorator marking a mixed-precision region (ndgrad casts nothing; see the module)."""
+    and decorator marking a mixed-precision region (see the module for what is cast)."""
 
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
         if not isinstance(device_type, str):
@@ -125,15 +127,50 @@ class autocast:
         return decorated
 
 
+def _cast_inputs(value, dtype):
+    if isinstance(value, Tensor):
+        eligible = value.dtype.is_floating_point and value.dtype is not _dtype.float64
+        return value.to(dtype) if eligible else value
+    if isinstance(value, (str, bytes)):
+        return value
+    if isinstance(value, dict):
+        return {_cast_inputs(k, dtype): _cast_inputs(v, dtype) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_inputs(v, dtype) for v in value)
+    return value
+
+
 def custom_fwd(fwd=None, *, device_type="cuda", cast_inputs=None):
-    """``torch.amp.custom_fwd``: ndgrad's autocast casts nothing, so `fwd` runs unchanged."""
+    """``torch.amp.custom_fwd``: with `cast_inputs`, inside an enabled region `fwd` runs with
+    autocast off and its floating inputs (not float64) cast to `cast_inputs`; `ctx` records
+    the region for ``custom_bwd``."""
     if fwd is None:
         return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
-    return fwd
+
+    @functools.wraps(fwd)
+    def decorate_fwd(*args, **kwargs):
+        ctx = args[0]
+        ctx._dtype = get_autocast_dtype(device_type)
+        enabled = is_autocast_enabled(device_type)
+        if cast_inputs is None:
+            ctx._fwd_used_autocast = enabled
+            return fwd(*args, **kwargs)
+        ctx._fwd_used_autocast = False
+        if not enabled:
+            return fwd(*args, **kwargs)
+        with autocast(device_type, enabled=False):
+            return fwd(*_cast_inputs(args, cast_inputs), **_cast_inputs(kwargs, cast_inputs))
+    return decorate_fwd
 
 
 def custom_bwd(bwd=None, *, device_type="cuda"):
-    """``torch.amp.custom_bwd``: `bwd` runs unchanged."""
+    """``torch.amp.custom_bwd``: `bwd` runs in the autocast state its forward ran in."""
     if bwd is None:
         return functools.partial(custom_bwd, device_type=device_type)
-    return bwd
+
+    @functools.wraps(bwd)
+    def decorate_bwd(*args, **kwargs):
+        ctx = args[0]
+        with autocast(device_type, enabled=ctx._fwd_used_autocast, dtype=ctx._dtype):
+            return bwd(*args, **kwargs)
+    return decorate_bwd
