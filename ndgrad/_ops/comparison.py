@@ -9,7 +9,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from .inplace import apply_inplace
-from .pointwise import _dtype_of, _int_kernel_error, _no_kernel, _out, _tensor_only
+from .arguments import _dtype_of, _int_kernel_error, _no_kernel, _out, _tensor_only
 from .registry import binary, primitive, unary
 from .registry import _meta_for, _promote2, as_tensor_arg
 from .registry import _broadcast_error

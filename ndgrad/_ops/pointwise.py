@@ -3,7 +3,8 @@ hyperbolic families, the special functions (erf, erfc, erfinv, lgamma, digamma, 
 mvlgamma, sinc), sign/abs/sgn/conj, the roundings, logit, frac, nan_to_num, and the
 activations as math (tanh, sigmoid, relu) with the fused ``*_backward`` primitives that keep
 their double backward exact and cheap. Also the helpers every pointwise module shares
-(``_conj``, ``_raw_grad``, ``_out``, the kernel guards).
+(``_conj``, ``_raw_grad``, the ``_guarded`` kernels); the conventions all op families share
+(``out=``, torch's missing-kernel errors) are in ``arguments.py``.
 
 Special functions are computed in float64 with NumPy alone (no SciPy): erf by its
 positive-term series ``2/sqrt(pi) e^{-x^2} sum 2^n x^{2n+1}/(2n+1)!!`` below 2.5 and by the
@@ -25,6 +26,7 @@ from .. import _dtype
 from .. import _state
 from .._tensor import Tensor, _from_array
 from .._graph_core import FREED, SavedTensor
+from .arguments import _int_kernel_error, _out, return_type
 from .inplace import apply_inplace
 from .registry import as_tensor_arg, binary, primitive, unary
 
@@ -421,22 +423,6 @@ def log1p(input):
 def expm1(input):
     return EXPM1.call(input)
 
-
-def _dtype_of(np_dtype):
-    return _dtype.from_np(np_dtype)
-
-
-def _out(result, out):
-    """Support for the ``out=`` keyword: copy the result into `out` and return it."""
-    if out is None:
-        return result
-    if not isinstance(out, Tensor):
-        raise TypeError("out= must be a Tensor")
-    if out._data.shape != result._data.shape:
-        out._data = np.empty(result._data.shape, out._data.dtype)
-    np.copyto(out._data, result._data, casting="unsafe")
-    out._vc[0] += 1
-    return out
 
 _F64 = np.dtype(np.float64)
 _LN2 = math.log(2.0)
@@ -1049,23 +1035,7 @@ def absolute(input, *, out=None):
     return _out(abs(input), out)
 
 
-# -------------------------------------- kernel guards (shared with arithmetic.py and comparison.py)
-def _no_kernel(kernel_name, dt):
-    return NotImplementedError(f'"{kernel_name}" not implemented for '
-                               f"'{_dtype.from_np(dt)._legacy[:-6]}'")
-
-
-def _tensor_only(fname, other, pos=2, argname="other"):
-    if not isinstance(other, Tensor):
-        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Tensor, "
-                        f"not {type(other).__name__}")
-
-
-def _int_kernel_error(name, dt):
-    return NotImplementedError(f'"{name}" not implemented for '
-                               f"'{_dtype.from_np(dt)._legacy[:-6]}'")
-
-
+# ------------------------------------------------------- kernel guards (shared with arithmetic.py)
 def _guarded(kernel_name, fn, complex_ok=False, bool_ok=True):
     """A binary kernel refusing the (promoted) dtypes torch has no kernel for, with torch's
     NotImplementedError message."""
@@ -1152,10 +1122,9 @@ def frexp(input, *, out=None):
 
 
 def _return_types(name, fields, values):
-    """A torch.return_types-style named tuple (reduction.return_type prints as torch's)."""
+    """A torch.return_types-style named tuple (arguments.return_type prints as torch's)."""
     cls = _RETURN_TYPES.get(name)
     if cls is None:
-        from .reduction import return_type
         cls = _RETURN_TYPES[name] = return_type(name, fields)
     return cls(*values)
 

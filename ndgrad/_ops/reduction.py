@@ -4,13 +4,13 @@ all/any/count_nonzero, nansum/nanmean, cumsum/cumprod/cummax/cummin/logcumsumexp
 
 Dim arguments follow torch: an int, a tuple/list of ints, or None for all dims; negative dims
 wrap; out-of-range dims raise IndexError with torch's message; NumPy's ``axis``/``keepdims``
-spellings and ``out=`` are accepted. var, std, logsumexp and norm are primitives (not
+spellings and ``out=`` are accepted (``wrap_dim`` and these conventions live in
+``arguments.py``, below every family). var, std, logsumexp and norm are primitives (not
 composites) so that grad_fn names and the special points (zero std, -inf rows, zero norm)
 follow torch's own backward formulas. Sorting and selection live in ``sorting.py``.
 """
 
 import builtins
-from collections import namedtuple
 
 import numpy as np
 
@@ -19,8 +19,10 @@ from .._creation import arange, ones_like, zeros, zeros_like
 from .._tensor import _from_array, Tensor
 from .comparison import isnan, logical_not, maximum, minimum, where
 from .inplace import apply_inplace
-from .pointwise import _conj, _out, abs as _abs, exp, log, sgn
-from .registry import as_tensor_arg, primitive, raw_view, unrecorded_float, wrap
+from .arguments import _numpy_aliases, return_type, wrap_dim, write_out
+from .pointwise import _conj, abs as _abs, exp, log, sgn
+from .registry import (as_tensor_arg, primitive, raw_view, record_input_shape, unrecorded_float,
+                       wrap)
 from .vmap_helpers import shift
 
 __all__ = [
@@ -53,24 +55,6 @@ __all__ = [
     "vector_norm",
     "wrap_dim",
 ]
-
-
-def wrap_dim(dim, ndim):
-    """A non-negative dim index, or IndexError in torch's words."""
-    n = ndim if ndim else 1
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
-                         f"but got {dim})")
-    return dim % n
-
-
-def record_input_shape(*ops):
-    """Make every recorded call of the primitives `ops` store its first input's shape on the
-    node (``node._shape``, read by their backward), however the op is called: through its
-    public function, by another op's backward formula, or replaying a view on a new base."""
-    for op in ops:
-        assert op.kind == "general", op.name
-        op.records_shape = True
 
 
 def dims_of(dim, ndim):
@@ -396,19 +380,6 @@ def amin(input, dim=(), keepdim=False):
     dims = dims_of(dim, x._data.ndim)
     _check_nonempty(x, "amin", dims if dim not in ((), [], None) else None, orig=dim)
     return AMIN.call(x, params=(dims, keepdim))
-
-
-def return_type(name, fields=("values", "indices")):
-    """A named tuple printing like torch's ``torch.return_types.<name>(...)``."""
-    cls = namedtuple(name, fields)
-    cls.__module__ = "torch.return_types"
-
-    def __repr__(self):
-        inner = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
-        return f"torch.return_types.{name}(\n{inner})"
-    cls.__repr__ = __repr__
-    cls.__str__ = __repr__
-    return cls
 
 
 return_types_max = return_type("max")
@@ -1156,35 +1127,6 @@ def logcumsumexp(input, dim):
 
 
 # --------------------------------------------------------------------------- NumPy spellings
-def _numpy_aliases(fn):
-    """Accept NumPy's ``axis``/``keepdims`` for ``dim``/``keepdim`` (as torch's parser does) and
-    ``out=`` (the result, or each result of a (values, indices) pair, is copied into it)."""
-    import functools
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        if not kwargs:
-            return fn(*args)
-        if "axis" in kwargs:
-            kwargs["dim"] = kwargs.pop("axis")
-        if "keepdims" in kwargs:
-            kwargs["keepdim"] = kwargs.pop("keepdims")
-        out = kwargs.pop("out", None)
-        res = fn(*args, **kwargs)
-        if out is None:
-            return res
-        return write_out(res, out)
-    return wrapper
-
-
-def write_out(res, out):
-    """Copy `res` (a tensor or a tuple of them) into the ``out=`` tensor(s) and return them."""
-    if isinstance(res, tuple):
-        written = [_out(r, o) for r, o in zip(res, out)]
-        return type(res)(*written) if hasattr(res, "_fields") else tuple(written)
-    return _out(res, out)
-
-
 for _name in ("sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var",
               "std", "var_mean", "std_mean", "logsumexp", "all", "any", "count_nonzero",
               "nansum", "nanmean", "cumsum", "cumprod", "cummax", "cummin",

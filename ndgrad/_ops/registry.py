@@ -43,7 +43,7 @@ from .._graph_core import Node, SavedTensor
 
 __all__ = ["OpDef", "unary", "binary", "primitive", "wrap", "as_tensor_arg", "special_hooks",
            "unrecorded_float", "raw_view", "add_tangents", "jvp_from_parts", "bilinear_jvp",
-           "elementwise_jvp"]
+           "elementwise_jvp", "record_input_shape"]
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -88,7 +88,7 @@ class OpDef:
         self.kind = kind
         self.linear = linear
         self.view = view
-        # primitives only (see reduction.record_input_shape): nodes store input 0's shape
+        # primitives only (see record_input_shape): nodes store input 0's shape
         self.records_shape = False
         if elementwise:  # the JVP derived from the VJP (torch's auto_element_wise)
             self.jvp = elementwise_jvp(self)
@@ -587,6 +587,15 @@ def _scalar_promote(dt, s):
 
 
 # --------------------------------------------------------------------------- op makers
+def record_input_shape(*ops):
+    """Make every recorded call of the primitives `ops` store its first input's shape on the
+    node (``node._shape``, read by their backward), however the op is called: through its
+    public function, by another op's backward formula, or replaying a view on a new base."""
+    for op in ops:
+        assert op.kind == "general", op.name
+        op.records_shape = True
+
+
 def _register(op):
     _ALL_OPS[op.name] = op
     return op

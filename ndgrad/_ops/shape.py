@@ -15,7 +15,8 @@ import numpy as np
 
 from .. import _dtype
 from . import broadcast  # mutual (sum_to is written in view/sum): read at call time
-from .reduction import _numpy_aliases, record_input_shape, wrap_dim
+from .arguments import _numpy_aliases, wrap_dim
+from .registry import record_input_shape
 from .registry import as_tensor_arg, primitive, raw_view, unrecorded_float
 from .._creation import zeros
 from .._dtype import to_dtype
