@@ -43,7 +43,7 @@ from .._graph_core import Node, SavedTensor
 
 __all__ = ["OpDef", "unary", "binary", "primitive", "wrap", "as_tensor_arg", "special_hooks",
            "unrecorded_float", "raw_view", "add_tangents", "jvp_from_parts", "bilinear_jvp",
-           "elementwise_jvp", "record_input_shape"]
+           "elementwise_jvp", "record_input_shape", "PRIMITIVES"]
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -602,6 +602,9 @@ def _register(op):
 
 
 _ALL_OPS = {}
+# The same table, for modules below an op's family: they reach its primitive here by name when
+# they run (broadcast.sum_to calls sum and view), so no import points up to the family.
+PRIMITIVES = _ALL_OPS
 
 # Exact tensor types that take the dispatch fast paths: Tensor and the library's own
 # subclasses, which declare themselves with ``fast_type`` (nn.Parameter).
