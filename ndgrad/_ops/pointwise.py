@@ -27,6 +27,7 @@ from .. import _state
 from .._tensor import Tensor, _from_array
 from .._graph_core import FREED, SavedTensor
 from .arguments import _int_kernel_error, _out, return_type
+from .comparison import isfinite, where
 from .inplace import apply_inplace
 from .registry import as_tensor_arg, binary, primitive, unary
 
@@ -272,8 +273,7 @@ def _(ctx, g):
 def _(ctx, t):
     x = ctx.inputs[0]
     if x._data.dtype.kind == "c":  # d|z| = Re(conj(sgn z) dz): a real tangent
-        from .complex_ops import real
-        return real(_conj(sgn(x)) * t)
+        return (_conj(sgn(x)) * t).real
     return t * sgn(x)
 
 
@@ -293,11 +293,10 @@ def _(ctx, g):
     if x._data.dtype.kind != "c":
         return (g * 0,)
     # z/|z| for complex z: (g - sgn * Re(g conj(sgn))) / |z|, 0 at z = 0 (torch's sgn_backward).
-    from .complex_ops import real
     mag = abs(x)
     s = sgn(x)
-    gx = (g - s * real(g * _conj(s))) / _cmp.where(mag == 0, 1.0, mag)
-    return (_cmp.where(mag == 0, 0.0, gx),)
+    gx = (g - s * (g * _conj(s)).real) / where(mag == 0, 1.0, mag)
+    return (where(mag == 0, 0.0, gx),)
 
 
 @SGN.def_jvp
@@ -305,10 +304,9 @@ def _(ctx, t):
     x = ctx.inputs[0]
     if x._data.dtype.kind != "c":
         return t * 0
-    from .complex_ops import real
     mag = abs(x)
     s = ctx.outputs[0]
-    return _cmp.where(mag == 0, 0.0, (t - s * real(_conj(s) * t)) / _cmp.where(mag == 0, 1.0, mag))
+    return where(mag == 0, 0.0, (t - s * (_conj(s) * t).real) / where(mag == 0, 1.0, mag))
 
 
 def sgn(input):
@@ -867,8 +865,8 @@ def _(ctx, g):
     gx = g / (x * (1 - x))
     if eps is None:
         # Outside [0, 1] the derivative is NaN (torch's logit_backward).
-        return (_cmp.where((x < 0) | (x > 1), float("nan"), gx),)
-    return (_cmp.where((x < eps) | (x > 1 - eps), 0.0, gx),)
+        return (where((x < 0) | (x > 1), float("nan"), gx),)
+    return (where((x < eps) | (x > 1 - eps), 0.0, gx),)
 
 
 def _frac_fwd(x):
@@ -890,7 +888,7 @@ def _nan_to_num_fwd(x, p):
 
 
 NAN_TO_NUM = unary("nan_to_num", _nan_to_num_fwd, save=((0, None),), params=True, elementwise=True)
-NAN_TO_NUM.def_vjp(lambda ctx, g: (_cmp.where(_cmp.isfinite(ctx.saved[0]), g, 0.0),))
+NAN_TO_NUM.def_vjp(lambda ctx, g: (where(isfinite(ctx.saved[0]), g, 0.0),))
 
 
 _DEG2RAD = math.pi / 180.0
@@ -1066,7 +1064,7 @@ SINC.def_vjp(lambda ctx, g: (g * _conj(_sinc_grad(ctx.saved[0])),))
 def _sinc_grad(x):
     px = x * math.pi
     d = (px * cos(px) - sin(px)) / (px * x)
-    return _cmp.where(x == 0, 0.0, d)
+    return where(x == 0, 0.0, d)
 
 
 def sinc(input, *, out=None):
@@ -1130,10 +1128,6 @@ def _return_types(name, fields, values):
 
 
 _RETURN_TYPES = {}
-
-
-# comparison.py imports this module: its ops are looked up when a rule runs.
-from . import comparison as _cmp  # noqa: E402
 
 
 # Docstrings with a runnable example (checked by tests/test_pointwise.py via doctest).
