@@ -23,7 +23,7 @@ from .._dtype import to_dtype
 from .registry import wrap
 from .._size import Size
 from .._tensor import Tensor
-from .inplace import apply_inplace
+from .inplace import apply_inplace, apply_inplace_view
 from .vmap_helpers import align, shift
 from .registry import _broadcast_error
 
@@ -320,13 +320,11 @@ def transpose(input, dim0, dim1):
 
 def transpose_(self, dim0, dim1):
     """`self` transposed in place (its strides change, its memory does not)."""
-    from .inplace import apply_inplace_view
     nd = self._data.ndim
     return apply_inplace_view(TRANSPOSE_, self, (wrap_dim(dim0, nd), wrap_dim(dim1, nd)))
 
 
 def t_(self):
-    from .inplace import apply_inplace_view
     if self._data.ndim > 2:
         raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is "
                            f"{self._data.ndim}D")
@@ -426,7 +424,6 @@ def as_strided(input, size, stride, storage_offset=None):
 
 
 def as_strided_(self, size, stride, storage_offset=None):
-    from .inplace import apply_inplace_view
     return apply_inplace_view(AS_STRIDED_, self,
                               _as_strided_params(self, size, stride, storage_offset))
 
@@ -640,7 +637,6 @@ def squeeze(input, dim=None):
 
 
 def squeeze_(self, dim=None):
-    from .inplace import apply_inplace_view
     op, dims = _squeeze_args(self, dim, (SQUEEZE_ALL_, SQUEEZE_DIM_, SQUEEZE_DIMS_))
     return apply_inplace_view(op, self, dims)
 
@@ -662,7 +658,6 @@ def unsqueeze(input, dim):
 
 
 def unsqueeze_(self, dim):
-    from .inplace import apply_inplace_view
     return apply_inplace_view(UNSQUEEZE_, self, wrap_dim(dim, self._data.ndim + 1))
 
 
@@ -1062,9 +1057,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
                                f"{size}")
         if r.size and r.min() < 0:
             raise RuntimeError("repeats can not be negative")
-        from .indexing import index_select
         idx = wrap(np.repeat(np.arange(size, dtype=np.int64), r))
-        return index_select(x, d, idx)
+        return x.index_select(d, idx)  # indexing.py sits above this module
     r = int(repeats)
     if r < 0:
         raise RuntimeError("Repeats must be non-negative")
