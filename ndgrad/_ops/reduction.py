@@ -1,5 +1,6 @@
 """Reductions and scans: sum, mean, prod, amax/amin, max/min (all, or per dim with indices),
-argmax/argmin, var/std/var_mean/std_mean, logsumexp, norm (and linalg's vector_norm kernel),
+argmax/argmin, var/std/var_mean/std_mean, logsumexp, vector_norm (torch.norm's vector case;
+torch.norm itself, which also reaches the matrix norms, is in ``norms.py``),
 all/any/count_nonzero, nansum/nanmean, cumsum/cumprod/cummax/cummin/logcumsumexp.
 
 Dim arguments follow torch: an int, a tuple/list of ints, or None for all dims; negative dims
@@ -19,7 +20,7 @@ from .._creation import arange, ones_like, zeros, zeros_like
 from .._tensor import _from_array, Tensor
 from .comparison import isnan, logical_not, maximum, minimum, where
 from .inplace import apply_inplace
-from .arguments import _numpy_aliases, return_type, wrap_dim, write_out
+from .arguments import _numpy_aliases, return_type, wrap_dim
 from .pointwise import _conj, abs as _abs, exp, log, sgn
 from .registry import (as_tensor_arg, primitive, raw_view, record_input_shape, unrecorded_float,
                        wrap)
@@ -45,7 +46,6 @@ __all__ = [
     "min",
     "nanmean",
     "nansum",
-    "norm",
     "prod",
     "std",
     "std_mean",
@@ -866,28 +866,6 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
         raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on an empty "
                            "tensor because the operation does not have an identity")
     return VECTOR_NORM.call(x, params=(ord, dims, keepdim))
-
-
-def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
-    """torch.norm: the vector p-norm over `dim`; "fro" is the 2-norm, "nuc" a matrix norm."""
-    x = as_tensor_arg(input)
-    if isinstance(p, str):
-        if p == "nuc":
-            from .norms import linalg_matrix_norm
-            return linalg_matrix_norm(x, "nuc", dim if dim is not None else (-2, -1), keepdim,
-                                      dtype=dtype)
-        if p != "fro" or (isinstance(dim, (tuple, list)) and len(dim) > 2):
-            # torch hands these to linalg.matrix_norm, which refuses them
-            dims = list(dim) if isinstance(dim, (tuple, list)) else dim
-            if isinstance(dims, list) and len(dims) != 2:
-                raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got " +
-                                   " ".join(str(d) for d in dims))
-            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
-        p = 2
-    if p is None:
-        p = 2
-    res = vector_norm(x, p, dim, keepdim, dtype=dtype)
-    return res if out is None else write_out(res, out)
 
 
 # --------------------------------------------------------------------------- nan-reductions
