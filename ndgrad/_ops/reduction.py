@@ -18,12 +18,15 @@ import numpy as np
 from .. import _dtype
 from .._creation import arange, ones_like, zeros, zeros_like
 from .._tensor import _from_array, Tensor
-from .comparison import isnan, logical_not, maximum, minimum, where
-from .inplace import apply_inplace
 from .arguments import _numpy_aliases, return_type, wrap_dim
+from .comparison import isnan, logical_not, maximum, minimum, where
+from .indexing import SCATTER, SCATTER_ADD
+from .inplace import apply_inplace
+from .joins import cat
 from .pointwise import _conj, abs as _abs, exp, log, sgn
 from .registry import (as_tensor_arg, primitive, raw_view, record_input_shape, unrecorded_float,
                        wrap)
+from .shape import EXPAND, UNSQUEEZE, movedim
 from .vmap_helpers import shift
 
 __all__ = [
@@ -84,14 +87,7 @@ def _expand_back(g, shape, dims, keepdim):
     shape = tuple(shape)
     if g._data.shape == shape:
         return g
-    global _EXPAND
-    if _EXPAND is None:
-        from .shape import EXPAND as _EXPAND  # the checked public expand() is not needed here
-    return _EXPAND.call(g, params=shape)
-
-
-_EXPAND = None  # shape.EXPAND, imported on first use (shape imports this module)
-_UNSQUEEZE = None
+    return EXPAND.call(g, params=shape)  # the checked public expand() is not needed here
 
 
 def _raw_expand_back(g, shape, dims, keepdim):
@@ -102,21 +98,18 @@ def _raw_expand_back(g, shape, dims, keepdim):
     if gd is None:
         return None
     shape = tuple(shape)
-    global _EXPAND, _UNSQUEEZE
-    if _EXPAND is None:
-        from .shape import EXPAND as _EXPAND, UNSQUEEZE as _UNSQUEEZE
     chain = ()
     arr = gd
     if not keepdim and dims:
         kept = list(gd.shape)
         for d in dims:
             kept.insert(d, 1)
-            chain += ((_UNSQUEEZE, d, 0),)
+            chain += ((UNSQUEEZE, d, 0),)
         # a view in both branches: reshape of a contiguous array never copies
         arr = gd.reshape(kept) if gd.flags.c_contiguous else np.expand_dims(gd, dims)
     if arr.shape != shape:
-        arr = _EXPAND.fwd(arr, shape)
-        chain += ((_EXPAND, shape, 0),)
+        arr = EXPAND.fwd(arr, shape)
+        chain += ((EXPAND, shape, 0),)
     if not chain:
         return g
     return raw_view(g, arr, chain)
@@ -433,7 +426,7 @@ def _index_grad(g, idx, dim, keepdim, shape):
     if not keepdim:
         g = g.unsqueeze(dim)
         idx = idx.unsqueeze(dim)
-    from .indexing import SCATTER  # indices come from the forward: no public checks needed
+    # indices come from the forward: no public checks needed
     return SCATTER.call(zeros(shape, dtype=g.dtype), idx, g, params=(dim, None))
 
 
@@ -532,7 +525,6 @@ def _prod_vjp(ctx, g):
     if not zero._data.any():
         return (gg * _conj(o / x),)
     # With zeros: the product of the others, computed without dividing.
-    from .shape import movedim
     if dims is None:
         flat = x.reshape(-1)
         d = 0
@@ -542,7 +534,6 @@ def _prod_vjp(ctx, g):
         flat, d = x, dims_t[0]
     moved = movedim(flat, d, -1)
     n = moved._data.shape[-1]
-    from .joins import cat
     ones = ones_like(moved.narrow(-1, 0, 1))
     left = cat([ones, moved.narrow(-1, 0, n - 1).cumprod(-1)], -1) if n > 1 else ones
     rev = moved.flip(-1)
@@ -965,7 +956,6 @@ def _(ctx, g):
         return (_rev_cumsum(g * _conj(out), dim) / _conj(x),)
     # With zeros there is no division: d out_j / d x_k = prod_{i <= j, i != k} x_i, built one
     # position at a time (O(n) scans of length n along `dim`; only taken when a zero is present).
-    from .joins import cat
     n = x._data.shape[dim]
     shape = [1] * x._data.ndim
     shape[dim] = n
@@ -1030,7 +1020,6 @@ def _cumext_vjp(ctx, gs):
     dim, _ = ctx._params
     if g._data.ndim == 0:
         return (g,)
-    from .indexing import SCATTER_ADD
     return (SCATTER_ADD.call(zeros(g.shape, dtype=g.dtype), idx, g, params=(dim, "add")),)
 
 
