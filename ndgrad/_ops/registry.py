@@ -34,6 +34,7 @@ import functools
 import itertools
 import linecache
 import os
+import sys
 
 import numpy as np
 
@@ -62,7 +63,7 @@ class OpDef:
 
     __slots__ = ("name", "node", "fwd", "vjp", "jvp", "save", "n_out", "diff_outs", "kind",
                  "linear", "view", "call", "inplace_call", "batched_vjp", "batched_jvp",
-                 "batch_transparent", "vmap", "__dict__")
+                 "batch_transparent", "vmap", "module", "__dict__")
 
     def __init__(self, name, fwd, node_name, save=(), n_out=1, diff_outs=None, kind=None,
                  linear=False, view=False, elementwise=False):
@@ -82,6 +83,9 @@ class OpDef:
         # The batching rule under ``func.vmap`` (see ``def_vmap``); None: derived from
         # `kind` for elementwise ops, else the per-sample fallback (loop and stack).
         self.vmap = None
+        # The op's home: the module that declared it (set by the maker), where every rule of
+        # the op is declared too (tests/test_architecture.py checks it).
+        self.module = None
         self.save = tuple(save)
         self.n_out = n_out
         self.diff_outs = diff_outs
@@ -597,7 +601,10 @@ def record_input_shape(*ops):
 
 
 def _register(op):
+    # called by a maker (unary/binary/primitive), called by the declaring module
+    op.module = sys._getframe(2).f_globals["__name__"]
     _ALL_OPS[op.name] = op
+    _DECLARED.append(op)
     return op
 
 
@@ -605,6 +612,9 @@ _ALL_OPS = {}
 # The same table, for modules below an op's family: they reach its primitive here by name when
 # they run (broadcast.sum_to calls sum and view), so no import points up to the family.
 PRIMITIVES = _ALL_OPS
+# Every OpDef in declaration order (a later op of the same name replaces an earlier one in the
+# table above, not here).
+_DECLARED = []
 
 # Exact tensor types that take the dispatch fast paths: Tensor and the library's own
 # subclasses, which declare themselves with ``fast_type`` (nn.Parameter).
@@ -977,3 +987,9 @@ def _node_name(name):
 def all_ops():
     """Every registered primitive by name (used by the op database and docs)."""
     return dict(_ALL_OPS)
+
+
+def declared_ops():
+    """Every OpDef declared, in order, including one whose name a later op took over in
+    ``all_ops()`` (used by tests/test_architecture.py)."""
+    return list(_DECLARED)
