@@ -24,6 +24,11 @@ JVP contract: ``jvp(ctx, tangents)`` gets a small object with ``inputs`` (primal
 scalars), ``outputs`` (primal result tensors), ``params``, and the input tangents (``None`` for
 a zero tangent); returns the output tangent (or a tuple for multi-output ops).
 
+Every declaration is recorded with its home (``OpDef.module``, the declaring module, where its
+rules must live too): ``all_ops()`` by name, ``declared_ops()`` in order. ``PRIMITIVES`` is the
+by-name table for a module below an op's family, which may not import the family (see
+docs/architecture.md); this module imports no op module.
+
 Hot-path invariants: ``_state.special`` is read once per op; when zero no profiler, anomaly
 mode or dual level is active and the generic slow path is skipped entirely. Each maker's
 dispatch code (fast and general paths) is generated from its template with the recording

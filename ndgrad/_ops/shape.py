@@ -14,7 +14,7 @@ import builtins
 import numpy as np
 
 from .. import _dtype
-from . import broadcast  # mutual (sum_to is written in view/sum): read at call time
+from .broadcast import align_batched, sum_to, sum_to_batched  # expand's VJP and batched rules
 from .arguments import _numpy_aliases, wrap_dim
 from .registry import record_input_shape
 from .registry import as_tensor_arg, primitive, raw_view, unrecorded_float
@@ -529,18 +529,18 @@ def _(batched, shape, x):
 
 @EXPAND.def_vjp
 def _(ctx, g):
-    return (broadcast.sum_to(g, ctx._shape),)
+    return (sum_to(g, ctx._shape),)
 
 
 @EXPAND.def_batched_vjp
 def _(ctx, g):
-    return (broadcast.sum_to_batched(g, tuple(ctx._shape), g._data.shape[0]),)
+    return (sum_to_batched(g, tuple(ctx._shape), g._data.shape[0]),)
 
 
 @EXPAND.def_batched_jvp
 def _(ctx, t):
     out = ctx.outputs[0]._data.shape
-    return broadcast.align_batched(t, ctx.inputs[0], len(out)).expand((t._data.shape[0],) + out)
+    return align_batched(t, ctx.inputs[0], len(out)).expand((t._data.shape[0],) + out)
 
 
 def expand(input, *sizes):
