@@ -68,7 +68,7 @@ class OpDef:
 
     __slots__ = ("name", "node", "fwd", "vjp", "jvp", "save", "n_out", "diff_outs", "kind",
                  "linear", "view", "call", "inplace_call", "batched_vjp", "batched_jvp",
-                 "batch_transparent", "vmap", "module", "__dict__")
+                 "batch_transparent", "vmap", "module", "rules_from", "__dict__")
 
     def __init__(self, name, fwd, node_name, save=(), n_out=1, diff_outs=None, kind=None,
                  linear=False, view=False, elementwise=False):
@@ -91,6 +91,9 @@ class OpDef:
         # The op's home: the module that declared it (set by the maker), where every rule of
         # the op is declared too (tests/test_architecture.py checks it).
         self.module = None
+        # For an op derived from another that takes that op's rules as they are (a view's
+        # ``*_copy`` twin): the other op, whose module is where these rules live.
+        self.rules_from = None
         self.save = tuple(save)
         self.n_out = n_out
         self.diff_outs = diff_outs
