@@ -121,3 +121,13 @@ def test_rule_check_sees_a_misplaced_rule():
     op.def_vjp(lambda ctx, g: (g,))
     op.def_jvp(lambda ctx, t: t)
     assert _places(op) == {__name__: ["vjp", "jvp"]}
+
+
+def test_primitives_reached_by_name_are_the_family_ops():
+    # broadcast.sum_to, below the families, calls these through registry.PRIMITIVES: each name
+    # must be declared once (a second declaration would silently take the name over)
+    from ndgrad._ops import reduction, shape
+    declared = [op.name for op in registry.declared_ops()]
+    for name, op in (("sum", reduction.SUM_ALL), ("sum_dim", reduction.SUM_DIM),
+                     ("view", shape.VIEW)):
+        assert declared.count(name) == 1 and registry.PRIMITIVES[name] is op

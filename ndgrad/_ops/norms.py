@@ -15,12 +15,12 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
+from .arguments import write_out
 from .comparison import where
 from .decompositions import linalg_svdvals
 from .linalg_common import _TYPE_NAMES, _check_matrix, _out, _tname
 from .pointwise import abs as _abs
 from .pointwise import sgn
-from .arguments import write_out
 from .reduction import vector_norm as _reduction_vector_norm
 from .registry import as_tensor_arg, primitive
 from .solvers import _pinv_tols, linalg_inv
