@@ -31,6 +31,7 @@ from ._ops.matmul import *  # noqa: F401,F403
 from ._ops.solvers import *  # noqa: F401,F403
 from ._ops.decompositions import *  # noqa: F401,F403
 from ._ops.complex_ops import *  # noqa: F401,F403
+from ._ops.norms import norm  # noqa: F401
 from ._ops import methods as _methods  # noqa: F401
 from ._creation import *  # noqa: F401,F403
 from ._ops.sorting import *  # noqa: F401,F403

@@ -8,7 +8,9 @@ facade, which imports everything) are counted separately and left out of the gra
 with ``--with-root``.
 
 Prints the strongly connected components of more than one module (import circles), the number
-of function-local imports of package modules (per file with ``-v``), and the largest file.
+of function-local imports of package modules (per file with ``-v``, which also lists the edges
+inside each circle), and the largest file. ``import_graph`` and ``circles`` are what
+tests/test_architecture.py checks.
 
     python tools/import_graph.py [-v] [--with-root] [--files a.py b.py ...] [--tree DIR]
 
@@ -127,15 +129,10 @@ def strongly_connected(graph):
     return comps
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("-v", action="store_true", help="function-local imports per file")
-    ap.add_argument("--with-root", action="store_true",
-                    help="keep edges to the root package (ndgrad/__init__.py)")
-    ap.add_argument("--files", nargs="*", help="show the local-import count of these files")
-    ap.add_argument("--tree", help="a checkout whose ndgrad package to read (default: this one)")
-    args = ap.parse_args(argv)
-    root = os.path.join(os.path.abspath(args.tree), PKG) if args.tree else ROOT
+def import_graph(root=ROOT, with_root=False):
+    """``(graph, local_count, root_imports)``: ``{module: set of modules it imports}``,
+    ``{module: number of its function-local imports of package modules}`` and the number of
+    imports of the root package (left out of the graph unless `with_root`)."""
     mods = modules(root)
     graph = {m: set() for m in mods}
     local_count = {}
@@ -149,16 +146,42 @@ def main(argv=None):
                 n_local += 1
             if target == PKG and m != PKG:
                 root_imports += 1
-                if not args.with_root:
+                if not with_root:
                     continue
             graph[m].add(target)
         local_count[m] = n_local
+    return graph, local_count, root_imports
+
+
+def circles(graph):
+    """The import circles of `graph`: its strongly connected components of more than one
+    module, largest first."""
     comps = [c for c in strongly_connected(graph) if len(c) > 1]
     comps.sort(key=len, reverse=True)
+    return comps
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("-v", action="store_true",
+                    help="function-local imports per file, and the edges inside each circle")
+    ap.add_argument("--with-root", action="store_true",
+                    help="keep edges to the root package (ndgrad/__init__.py)")
+    ap.add_argument("--files", nargs="*", help="show the local-import count of these files")
+    ap.add_argument("--tree", help="a checkout whose ndgrad package to read (default: this one)")
+    args = ap.parse_args(argv)
+    root = os.path.join(os.path.abspath(args.tree), PKG) if args.tree else ROOT
+    mods = modules(root)
+    graph, local_count, root_imports = import_graph(root, args.with_root)
+    comps = circles(graph)
     print(f"modules: {len(mods)}")
     print(f"import circles (strongly connected components of >1 module): {len(comps)}")
     for c in comps:
         print(f"  {len(c)} modules: {', '.join(c)}")
+        if args.v:
+            inside = set(c)
+            for m in c:
+                print(f"    {m} -> {', '.join(sorted(graph[m] & inside))}")
     total = sum(local_count.values())
     print(f"function-local imports of package modules: {total}")
     print(f"imports of the root package (ndgrad/__init__): {root_imports}"

@@ -16,8 +16,8 @@ from .._tensor import Tensor
 from .._graph_core import FREED, SavedTensor
 from .comparison import isfinite, where
 from .inplace import apply_inplace
-from .pointwise import (_LN2, _conj, _conj_any, _guarded, _int_kernel_error, _no_kernel, _out,
-                        _quiet, _raw_grad, _tensor_only, _wrap, exp, exp2, log)
+from .arguments import _int_kernel_error, _no_kernel, _out, _tensor_only
+from .pointwise import _LN2, _conj, _conj_any, _guarded, _quiet, _raw_grad, _wrap, exp, exp2, log
 from .registry import _meta_for, binary, primitive, unary
 from .registry import _broadcast_error
 

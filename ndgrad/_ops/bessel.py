@@ -42,7 +42,8 @@ import numpy as np
 from .._tensor import Tensor, _from_array
 from . import comparison as CMP
 from . import pointwise as PW
-from .pointwise import _erfc64, _int_kernel_error, _lgamma64, lgamma
+from .arguments import _int_kernel_error
+from .pointwise import _erfc64, _lgamma64, lgamma
 from .inplace import apply_inplace
 from .registry import binary, no_forward_ad, unary
 from .._graph_core import current_graph_task

@@ -9,6 +9,11 @@ for values with a leading batch dimension.
 Invariant: written in ops (``sum`` over the broadcast dims, then ``view``) so that under
 ``create_graph`` the reduction is recorded with torch's node names (SumBackward0/1,
 ViewBackward0); the plain-backward shortcut gives the same values without recording.
+
+Place: the floor under the op families. The ops used here belong to families that use
+``sum_to`` in their own rules (expand's VJP is sum_to, sum's VJP is expand), so this module
+imports none of them: it calls the sum and view primitives through the registry's table
+(``registry.PRIMITIVES``), and the rest through Tensor methods.
 """
 
 import numpy as np
@@ -16,8 +21,7 @@ import numpy as np
 from .. import _state
 from .._dtype import from_np
 from .._tensor import Tensor, _from_array
-from .reduction import SUM_ALL, SUM_DIM
-from . import shape as shape_ops  # mutual (expand's VJP is sum_to): read at call time
+from .registry import PRIMITIVES
 
 __all__ = ["sum_to", "validated_sum_to", "reduce_grads", "sum_to_batched", "align_batched"]
 
@@ -55,11 +59,11 @@ def sum_to(g, shape):
     if type(g) is Tensor:
         # the methods' ops without their argument parsing (same ops, same params)
         if not shape:
-            return SUM_ALL.call(g, params=(None, False, None))
+            return PRIMITIVES["sum"].call(g, params=(None, False, None))
         if dims:
-            g = SUM_DIM.call(g, params=(tuple(dims), True, None))
+            g = PRIMITIVES["sum_dim"].call(g, params=(tuple(dims), True, None))
         if lead:
-            g = shape_ops.VIEW.call(g, params=tuple(shape))
+            g = PRIMITIVES["view"].call(g, params=tuple(shape))
         return g
     if not shape:
         return g.sum()

@@ -9,7 +9,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from .inplace import apply_inplace
-from .pointwise import _dtype_of, _int_kernel_error, _no_kernel, _out, _tensor_only
+from .arguments import _dtype_of, _int_kernel_error, _no_kernel, _out, _tensor_only
 from .registry import binary, primitive, unary
 from .registry import _meta_for, _promote2, as_tensor_arg
 from .registry import _broadcast_error
@@ -355,8 +355,8 @@ def _check_where_shapes(c, a, b):
 def where(condition, input=None, other=None):
     """Elements of `input` where `condition`, else of `other` (numbers allowed)."""
     if input is None and other is None:
-        from .indexing import nonzero
-        return nonzero(condition, as_tuple=True)
+        # torch.where(condition) is nonzero(as_tuple=True) (indexing.py sits above this module)
+        return as_tensor_arg(condition).nonzero(as_tuple=True)
     cond = as_tensor_arg(condition)
     if cond._data.dtype.kind != "b":
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "

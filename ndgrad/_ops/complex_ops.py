@@ -15,7 +15,7 @@ from .pointwise import CONJ, _conj, sgn
 from .comparison import where
 from .registry import as_tensor_arg, primitive, unary
 from .linalg_common import _broadcast_shapes
-from .pointwise import _out as _eout
+from .arguments import _out as _eout
 
 __all__ = [
     "angle",

@@ -56,6 +56,7 @@ def _twin(op: OpDef, node_name=None):
         twin = primitive(op.name + "_copy", copy_fwd, node_name or op.node.__name__ + "_copy",
                          save=op.save, n_out=op.n_out, diff_outs=op.diff_outs,
                          linear=op.linear)
+        twin.rules_from = op  # the view's rules, declared in the view's module
         twin.vjp = op.vjp
         twin.jvp = op.jvp
         twin.batched_vjp = op.batched_vjp

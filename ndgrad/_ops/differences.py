@@ -6,7 +6,7 @@ grad_fn names come from those primitives.
 
 from .._tensor import Tensor
 from .joins import cat
-from .reduction import wrap_dim
+from .arguments import wrap_dim
 from .registry import as_tensor_arg
 from .methods import bind
 

@@ -17,7 +17,7 @@ import numpy as np
 from .broadcast import sum_to
 from .registry import as_tensor_arg, primitive, wrap
 from .registry import _broadcast_error
-from .reduction import wrap_dim
+from .arguments import wrap_dim
 from .inplace import apply_inplace
 from .methods import bind
 

@@ -15,7 +15,8 @@ import numpy as np
 from .._tensor import Tensor
 from . import shape as _shape
 from .inplace import apply_inplace
-from .reduction import record_input_shape, wrap_dim
+from .arguments import wrap_dim
+from .registry import record_input_shape
 from .registry import as_tensor_arg, primitive, wrap
 from .. import _dtype
 from .._creation import ones_like, zeros, zeros_like

@@ -12,11 +12,12 @@ import builtins
 import numpy as np
 
 from .. import _dtype
-from .reduction import record_input_shape, wrap_dim
+from .arguments import wrap_dim
+from .registry import record_input_shape
 from .registry import as_tensor_arg, primitive
 from .shape import _no_dims, _tensors_arg, meshgrid, slice_dim
 from .._creation import zeros
-from .pointwise import _out
+from .arguments import _out
 from .._tensor import Tensor
 from .vmap_helpers import to_batched
 

@@ -17,7 +17,7 @@ import numpy as np
 from .._tensor import Tensor
 from .pointwise import _conj
 from .registry import as_tensor_arg
-from .pointwise import _out as _eout
+from .arguments import _out as _eout
 
 
 class LinAlgError(RuntimeError):

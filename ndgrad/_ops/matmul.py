@@ -978,8 +978,7 @@ def linalg_matrix_power(A, n, *, out=None):
         return _out(A.clone().copy_(eye) if A.requires_grad else eye, out)
     a = A
     if n < 0:
-        from .solvers import linalg_inv
-        a = linalg_inv(A)
+        a = A.inverse()  # linalg.inv (solvers.py sits above this module)
         n = -n
     if n == 1:
         return _out(a.clone(), out)

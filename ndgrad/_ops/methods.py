@@ -18,6 +18,7 @@ from . import conversion as C
 from .inplace import apply_inplace
 from . import bessel
 from . import complex_ops
+from . import norms
 from .broadcast import sum_to
 from .. import _storage as storage
 from .._legacy import legacy_new
@@ -251,6 +252,7 @@ _METHODS.update({
     "is_pinned": lambda self: False,
     "expand": S.expand, "reshape": S.reshape, "view": S.view, "permute": S.permute,
     "repeat": S.repeat,
+    "norm": norms.norm,
 })
 _METHODS = {k: v for k, v in _METHODS.items() if v is not None}
 for _name, _fn in _METHODS.items():

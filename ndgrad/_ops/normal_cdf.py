@@ -22,7 +22,8 @@ import math
 import numpy as np
 
 from . import pointwise as PW
-from .pointwise import _erfc64, _erfinv64, _int_kernel_error
+from .arguments import _int_kernel_error
+from .pointwise import _erfc64, _erfinv64
 from .registry import unary
 from .special_polynomials import _float_out
 from .._tensor import Tensor

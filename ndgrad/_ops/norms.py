@@ -1,7 +1,8 @@
 """Norms and the matrix scalars built on them: ``linalg.vector_norm`` (a primitive with its
 own VJP, every ``ord`` including 0, +-inf and fractional), ``linalg.matrix_norm`` ('fro',
 'nuc', +-1, +-2, +-inf as composites of vector norms, singular values and reductions),
-``linalg.norm`` (torch's choice between the two), ``linalg.cond`` and ``linalg.matrix_rank``.
+``linalg.norm`` (torch's choice between the two), ``torch.norm`` (the older interface over
+both), ``linalg.cond`` and ``linalg.matrix_rank``.
 
 Invariants: the checks before the kernels reproduce torch's errors (dtype, dims, orders,
 empty inputs for orders without an identity); the ``dtype=`` argument casts first, with
@@ -14,11 +15,13 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
+from .arguments import write_out
 from .comparison import where
 from .decompositions import linalg_svdvals
 from .linalg_common import _TYPE_NAMES, _check_matrix, _out, _tname
 from .pointwise import abs as _abs
 from .pointwise import sgn
+from .reduction import vector_norm as _reduction_vector_norm
 from .registry import as_tensor_arg, primitive
 from .solvers import _pinv_tols, linalg_inv
 
@@ -218,6 +221,28 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
             return linalg_matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype, out=out)
         return linalg_vector_norm(A, ord, None, keepdim, dtype=dtype, out=out)
     return linalg_vector_norm(A, 2, None, keepdim, dtype=dtype, out=out)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """torch.norm: the vector p-norm over `dim` (reduction's vector_norm); "fro" is the
+    2-norm, "nuc" a matrix norm."""
+    x = as_tensor_arg(input)
+    if isinstance(p, str):
+        if p == "nuc":
+            return linalg_matrix_norm(x, "nuc", dim if dim is not None else (-2, -1), keepdim,
+                                      dtype=dtype)
+        if p != "fro" or (isinstance(dim, (tuple, list)) and len(dim) > 2):
+            # torch hands these to linalg.matrix_norm, which refuses them
+            dims = list(dim) if isinstance(dim, (tuple, list)) else dim
+            if isinstance(dims, list) and len(dims) != 2:
+                raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got " +
+                                   " ".join(str(d) for d in dims))
+            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+        p = 2
+    if p is None:
+        p = 2
+    res = _reduction_vector_norm(x, p, dim, keepdim, dtype=dtype)
+    return res if out is None else write_out(res, out)
 
 
 def linalg_cond(A, p=None):

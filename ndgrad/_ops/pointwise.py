@@ -3,7 +3,8 @@ hyperbolic families, the special functions (erf, erfc, erfinv, lgamma, digamma, 
 mvlgamma, sinc), sign/abs/sgn/conj, the roundings, logit, frac, nan_to_num, and the
 activations as math (tanh, sigmoid, relu) with the fused ``*_backward`` primitives that keep
 their double backward exact and cheap. Also the helpers every pointwise module shares
-(``_conj``, ``_raw_grad``, ``_out``, the kernel guards).
+(``_conj``, ``_raw_grad``, the ``_guarded`` kernels); the conventions all op families share
+(``out=``, torch's missing-kernel errors) are in ``arguments.py``.
 
 Special functions are computed in float64 with NumPy alone (no SciPy): erf by its
 positive-term series ``2/sqrt(pi) e^{-x^2} sum 2^n x^{2n+1}/(2n+1)!!`` below 2.5 and by the
@@ -25,6 +26,8 @@ from .. import _dtype
 from .. import _state
 from .._tensor import Tensor, _from_array
 from .._graph_core import FREED, SavedTensor
+from .arguments import _int_kernel_error, _out, return_type
+from .comparison import isfinite, where
 from .inplace import apply_inplace
 from .registry import as_tensor_arg, binary, primitive, unary
 
@@ -270,8 +273,7 @@ def _(ctx, g):
 def _(ctx, t):
     x = ctx.inputs[0]
     if x._data.dtype.kind == "c":  # d|z| = Re(conj(sgn z) dz): a real tangent
-        from .complex_ops import real
-        return real(_conj(sgn(x)) * t)
+        return (_conj(sgn(x)) * t).real
     return t * sgn(x)
 
 
@@ -291,11 +293,10 @@ def _(ctx, g):
     if x._data.dtype.kind != "c":
         return (g * 0,)
     # z/|z| for complex z: (g - sgn * Re(g conj(sgn))) / |z|, 0 at z = 0 (torch's sgn_backward).
-    from .complex_ops import real
     mag = abs(x)
     s = sgn(x)
-    gx = (g - s * real(g * _conj(s))) / _cmp.where(mag == 0, 1.0, mag)
-    return (_cmp.where(mag == 0, 0.0, gx),)
+    gx = (g - s * (g * _conj(s)).real) / where(mag == 0, 1.0, mag)
+    return (where(mag == 0, 0.0, gx),)
 
 
 @SGN.def_jvp
@@ -303,10 +304,9 @@ def _(ctx, t):
     x = ctx.inputs[0]
     if x._data.dtype.kind != "c":
         return t * 0
-    from .complex_ops import real
     mag = abs(x)
     s = ctx.outputs[0]
-    return _cmp.where(mag == 0, 0.0, (t - s * real(_conj(s) * t)) / _cmp.where(mag == 0, 1.0, mag))
+    return where(mag == 0, 0.0, (t - s * (_conj(s) * t).real) / where(mag == 0, 1.0, mag))
 
 
 def sgn(input):
@@ -421,22 +421,6 @@ def log1p(input):
 def expm1(input):
     return EXPM1.call(input)
 
-
-def _dtype_of(np_dtype):
-    return _dtype.from_np(np_dtype)
-
-
-def _out(result, out):
-    """Support for the ``out=`` keyword: copy the result into `out` and return it."""
-    if out is None:
-        return result
-    if not isinstance(out, Tensor):
-        raise TypeError("out= must be a Tensor")
-    if out._data.shape != result._data.shape:
-        out._data = np.empty(result._data.shape, out._data.dtype)
-    np.copyto(out._data, result._data, casting="unsafe")
-    out._vc[0] += 1
-    return out
 
 _F64 = np.dtype(np.float64)
 _LN2 = math.log(2.0)
@@ -881,8 +865,8 @@ def _(ctx, g):
     gx = g / (x * (1 - x))
     if eps is None:
         # Outside [0, 1] the derivative is NaN (torch's logit_backward).
-        return (_cmp.where((x < 0) | (x > 1), float("nan"), gx),)
-    return (_cmp.where((x < eps) | (x > 1 - eps), 0.0, gx),)
+        return (where((x < 0) | (x > 1), float("nan"), gx),)
+    return (where((x < eps) | (x > 1 - eps), 0.0, gx),)
 
 
 def _frac_fwd(x):
@@ -904,7 +888,7 @@ def _nan_to_num_fwd(x, p):
 
 
 NAN_TO_NUM = unary("nan_to_num", _nan_to_num_fwd, save=((0, None),), params=True, elementwise=True)
-NAN_TO_NUM.def_vjp(lambda ctx, g: (_cmp.where(_cmp.isfinite(ctx.saved[0]), g, 0.0),))
+NAN_TO_NUM.def_vjp(lambda ctx, g: (where(isfinite(ctx.saved[0]), g, 0.0),))
 
 
 _DEG2RAD = math.pi / 180.0
@@ -1049,23 +1033,7 @@ def absolute(input, *, out=None):
     return _out(abs(input), out)
 
 
-# -------------------------------------- kernel guards (shared with arithmetic.py and comparison.py)
-def _no_kernel(kernel_name, dt):
-    return NotImplementedError(f'"{kernel_name}" not implemented for '
-                               f"'{_dtype.from_np(dt)._legacy[:-6]}'")
-
-
-def _tensor_only(fname, other, pos=2, argname="other"):
-    if not isinstance(other, Tensor):
-        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Tensor, "
-                        f"not {type(other).__name__}")
-
-
-def _int_kernel_error(name, dt):
-    return NotImplementedError(f'"{name}" not implemented for '
-                               f"'{_dtype.from_np(dt)._legacy[:-6]}'")
-
-
+# ------------------------------------------------------- kernel guards (shared with arithmetic.py)
 def _guarded(kernel_name, fn, complex_ok=False, bool_ok=True):
     """A binary kernel refusing the (promoted) dtypes torch has no kernel for, with torch's
     NotImplementedError message."""
@@ -1096,7 +1064,7 @@ SINC.def_vjp(lambda ctx, g: (g * _conj(_sinc_grad(ctx.saved[0])),))
 def _sinc_grad(x):
     px = x * math.pi
     d = (px * cos(px) - sin(px)) / (px * x)
-    return _cmp.where(x == 0, 0.0, d)
+    return where(x == 0, 0.0, d)
 
 
 def sinc(input, *, out=None):
@@ -1152,19 +1120,14 @@ def frexp(input, *, out=None):
 
 
 def _return_types(name, fields, values):
-    """A torch.return_types-style named tuple (reduction.return_type prints as torch's)."""
+    """A torch.return_types-style named tuple (arguments.return_type prints as torch's)."""
     cls = _RETURN_TYPES.get(name)
     if cls is None:
-        from .reduction import return_type
         cls = _RETURN_TYPES[name] = return_type(name, fields)
     return cls(*values)
 
 
 _RETURN_TYPES = {}
-
-
-# comparison.py imports this module: its ops are looked up when a rule runs.
-from . import comparison as _cmp  # noqa: E402
 
 
 # Docstrings with a runnable example (checked by tests/test_pointwise.py via doctest).

@@ -1,26 +1,32 @@
 """Reductions and scans: sum, mean, prod, amax/amin, max/min (all, or per dim with indices),
-argmax/argmin, var/std/var_mean/std_mean, logsumexp, norm (and linalg's vector_norm kernel),
+argmax/argmin, var/std/var_mean/std_mean, logsumexp, vector_norm (torch.norm's vector case;
+torch.norm itself, which also reaches the matrix norms, is in ``norms.py``),
 all/any/count_nonzero, nansum/nanmean, cumsum/cumprod/cummax/cummin/logcumsumexp.
 
 Dim arguments follow torch: an int, a tuple/list of ints, or None for all dims; negative dims
 wrap; out-of-range dims raise IndexError with torch's message; NumPy's ``axis``/``keepdims``
-spellings and ``out=`` are accepted. var, std, logsumexp and norm are primitives (not
+spellings and ``out=`` are accepted (``wrap_dim`` and these conventions live in
+``arguments.py``, below every family). var, std, logsumexp and norm are primitives (not
 composites) so that grad_fn names and the special points (zero std, -inf rows, zero norm)
 follow torch's own backward formulas. Sorting and selection live in ``sorting.py``.
 """
 
 import builtins
-from collections import namedtuple
 
 import numpy as np
 
 from .. import _dtype
 from .._creation import arange, ones_like, zeros, zeros_like
 from .._tensor import _from_array, Tensor
+from .arguments import _numpy_aliases, return_type, wrap_dim
 from .comparison import isnan, logical_not, maximum, minimum, where
+from .indexing import SCATTER, SCATTER_ADD
 from .inplace import apply_inplace
-from .pointwise import _conj, _out, abs as _abs, exp, log, sgn
-from .registry import as_tensor_arg, primitive, raw_view, unrecorded_float, wrap
+from .joins import cat
+from .pointwise import _conj, abs as _abs, exp, log, sgn
+from .registry import (as_tensor_arg, primitive, raw_view, record_input_shape, unrecorded_float,
+                       wrap)
+from .shape import EXPAND, UNSQUEEZE, movedim
 from .vmap_helpers import shift
 
 __all__ = [
@@ -43,7 +49,6 @@ __all__ = [
     "min",
     "nanmean",
     "nansum",
-    "norm",
     "prod",
     "std",
     "std_mean",
@@ -53,24 +58,6 @@ __all__ = [
     "vector_norm",
     "wrap_dim",
 ]
-
-
-def wrap_dim(dim, ndim):
-    """A non-negative dim index, or IndexError in torch's words."""
-    n = ndim if ndim else 1
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
-                         f"but got {dim})")
-    return dim % n
-
-
-def record_input_shape(*ops):
-    """Make every recorded call of the primitives `ops` store its first input's shape on the
-    node (``node._shape``, read by their backward), however the op is called: through its
-    public function, by another op's backward formula, or replaying a view on a new base."""
-    for op in ops:
-        assert op.kind == "general", op.name
-        op.records_shape = True
 
 
 def dims_of(dim, ndim):
@@ -100,14 +87,7 @@ def _expand_back(g, shape, dims, keepdim):
     shape = tuple(shape)
     if g._data.shape == shape:
         return g
-    global _EXPAND
-    if _EXPAND is None:
-        from .shape import EXPAND as _EXPAND  # the checked public expand() is not needed here
-    return _EXPAND.call(g, params=shape)
-
-
-_EXPAND = None  # shape.EXPAND, imported on first use (shape imports this module)
-_UNSQUEEZE = None
+    return EXPAND.call(g, params=shape)  # the checked public expand() is not needed here
 
 
 def _raw_expand_back(g, shape, dims, keepdim):
@@ -118,21 +98,18 @@ def _raw_expand_back(g, shape, dims, keepdim):
     if gd is None:
         return None
     shape = tuple(shape)
-    global _EXPAND, _UNSQUEEZE
-    if _EXPAND is None:
-        from .shape import EXPAND as _EXPAND, UNSQUEEZE as _UNSQUEEZE
     chain = ()
     arr = gd
     if not keepdim and dims:
         kept = list(gd.shape)
         for d in dims:
             kept.insert(d, 1)
-            chain += ((_UNSQUEEZE, d, 0),)
+            chain += ((UNSQUEEZE, d, 0),)
         # a view in both branches: reshape of a contiguous array never copies
         arr = gd.reshape(kept) if gd.flags.c_contiguous else np.expand_dims(gd, dims)
     if arr.shape != shape:
-        arr = _EXPAND.fwd(arr, shape)
-        chain += ((_EXPAND, shape, 0),)
+        arr = EXPAND.fwd(arr, shape)
+        chain += ((EXPAND, shape, 0),)
     if not chain:
         return g
     return raw_view(g, arr, chain)
@@ -398,19 +375,6 @@ def amin(input, dim=(), keepdim=False):
     return AMIN.call(x, params=(dims, keepdim))
 
 
-def return_type(name, fields=("values", "indices")):
-    """A named tuple printing like torch's ``torch.return_types.<name>(...)``."""
-    cls = namedtuple(name, fields)
-    cls.__module__ = "torch.return_types"
-
-    def __repr__(self):
-        inner = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
-        return f"torch.return_types.{name}(\n{inner})"
-    cls.__repr__ = __repr__
-    cls.__str__ = __repr__
-    return cls
-
-
 return_types_max = return_type("max")
 return_types_min = return_type("min")
 
@@ -462,7 +426,7 @@ def _index_grad(g, idx, dim, keepdim, shape):
     if not keepdim:
         g = g.unsqueeze(dim)
         idx = idx.unsqueeze(dim)
-    from .indexing import SCATTER  # indices come from the forward: no public checks needed
+    # indices come from the forward: no public checks needed
     return SCATTER.call(zeros(shape, dtype=g.dtype), idx, g, params=(dim, None))
 
 
@@ -561,7 +525,6 @@ def _prod_vjp(ctx, g):
     if not zero._data.any():
         return (gg * _conj(o / x),)
     # With zeros: the product of the others, computed without dividing.
-    from .shape import movedim
     if dims is None:
         flat = x.reshape(-1)
         d = 0
@@ -571,7 +534,6 @@ def _prod_vjp(ctx, g):
         flat, d = x, dims_t[0]
     moved = movedim(flat, d, -1)
     n = moved._data.shape[-1]
-    from .joins import cat
     ones = ones_like(moved.narrow(-1, 0, 1))
     left = cat([ones, moved.narrow(-1, 0, n - 1).cumprod(-1)], -1) if n > 1 else ones
     rev = moved.flip(-1)
@@ -897,28 +859,6 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
     return VECTOR_NORM.call(x, params=(ord, dims, keepdim))
 
 
-def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
-    """torch.norm: the vector p-norm over `dim`; "fro" is the 2-norm, "nuc" a matrix norm."""
-    x = as_tensor_arg(input)
-    if isinstance(p, str):
-        if p == "nuc":
-            from .norms import linalg_matrix_norm
-            return linalg_matrix_norm(x, "nuc", dim if dim is not None else (-2, -1), keepdim,
-                                      dtype=dtype)
-        if p != "fro" or (isinstance(dim, (tuple, list)) and len(dim) > 2):
-            # torch hands these to linalg.matrix_norm, which refuses them
-            dims = list(dim) if isinstance(dim, (tuple, list)) else dim
-            if isinstance(dims, list) and len(dims) != 2:
-                raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got " +
-                                   " ".join(str(d) for d in dims))
-            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
-        p = 2
-    if p is None:
-        p = 2
-    res = vector_norm(x, p, dim, keepdim, dtype=dtype)
-    return res if out is None else write_out(res, out)
-
-
 # --------------------------------------------------------------------------- nan-reductions
 def _nansum_fwd(x, p):
     dims, keepdim, dt = p
@@ -1016,7 +956,6 @@ def _(ctx, g):
         return (_rev_cumsum(g * _conj(out), dim) / _conj(x),)
     # With zeros there is no division: d out_j / d x_k = prod_{i <= j, i != k} x_i, built one
     # position at a time (O(n) scans of length n along `dim`; only taken when a zero is present).
-    from .joins import cat
     n = x._data.shape[dim]
     shape = [1] * x._data.ndim
     shape[dim] = n
@@ -1081,7 +1020,6 @@ def _cumext_vjp(ctx, gs):
     dim, _ = ctx._params
     if g._data.ndim == 0:
         return (g,)
-    from .indexing import SCATTER_ADD
     return (SCATTER_ADD.call(zeros(g.shape, dtype=g.dtype), idx, g, params=(dim, "add")),)
 
 
@@ -1156,35 +1094,6 @@ def logcumsumexp(input, dim):
 
 
 # --------------------------------------------------------------------------- NumPy spellings
-def _numpy_aliases(fn):
-    """Accept NumPy's ``axis``/``keepdims`` for ``dim``/``keepdim`` (as torch's parser does) and
-    ``out=`` (the result, or each result of a (values, indices) pair, is copied into it)."""
-    import functools
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        if not kwargs:
-            return fn(*args)
-        if "axis" in kwargs:
-            kwargs["dim"] = kwargs.pop("axis")
-        if "keepdims" in kwargs:
-            kwargs["keepdim"] = kwargs.pop("keepdims")
-        out = kwargs.pop("out", None)
-        res = fn(*args, **kwargs)
-        if out is None:
-            return res
-        return write_out(res, out)
-    return wrapper
-
-
-def write_out(res, out):
-    """Copy `res` (a tensor or a tuple of them) into the ``out=`` tensor(s) and return them."""
-    if isinstance(res, tuple):
-        written = [_out(r, o) for r, o in zip(res, out)]
-        return type(res)(*written) if hasattr(res, "_fields") else tuple(written)
-    return _out(res, out)
-
-
 for _name in ("sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var",
               "std", "var_mean", "std_mean", "logsumexp", "all", "any", "count_nonzero",
               "nansum", "nanmean", "cumsum", "cumprod", "cummax", "cummin",

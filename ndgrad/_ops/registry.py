@@ -24,6 +24,11 @@ JVP contract: ``jvp(ctx, tangents)`` gets a small object with ``inputs`` (primal
 scalars), ``outputs`` (primal result tensors), ``params``, and the input tangents (``None`` for
 a zero tangent); returns the output tangent (or a tuple for multi-output ops).
 
+Every declaration is recorded with its home (``OpDef.module``, the declaring module, where its
+rules must live too): ``all_ops()`` by name, ``declared_ops()`` in order. ``PRIMITIVES`` is the
+by-name table for a module below an op's family, which may not import the family (see
+docs/architecture.md); this module imports no op module.
+
 Hot-path invariants: ``_state.special`` is read once per op; when zero no profiler, anomaly
 mode or dual level is active and the generic slow path is skipped entirely. Each maker's
 dispatch code (fast and general paths) is generated from its template with the recording
@@ -34,6 +39,7 @@ import functools
 import itertools
 import linecache
 import os
+import sys
 
 import numpy as np
 
@@ -43,7 +49,7 @@ from .._graph_core import Node, SavedTensor
 
 __all__ = ["OpDef", "unary", "binary", "primitive", "wrap", "as_tensor_arg", "special_hooks",
            "unrecorded_float", "raw_view", "add_tangents", "jvp_from_parts", "bilinear_jvp",
-           "elementwise_jvp"]
+           "elementwise_jvp", "record_input_shape", "PRIMITIVES"]
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -62,7 +68,7 @@ class OpDef:
 
     __slots__ = ("name", "node", "fwd", "vjp", "jvp", "save", "n_out", "diff_outs", "kind",
                  "linear", "view", "call", "inplace_call", "batched_vjp", "batched_jvp",
-                 "batch_transparent", "vmap", "__dict__")
+                 "batch_transparent", "vmap", "module", "rules_from", "__dict__")
 
     def __init__(self, name, fwd, node_name, save=(), n_out=1, diff_outs=None, kind=None,
                  linear=False, view=False, elementwise=False):
@@ -82,13 +88,19 @@ class OpDef:
         # The batching rule under ``func.vmap`` (see ``def_vmap``); None: derived from
         # `kind` for elementwise ops, else the per-sample fallback (loop and stack).
         self.vmap = None
+        # The op's home: the module that declared it (set by the maker), where every rule of
+        # the op is declared too (tests/test_architecture.py checks it).
+        self.module = None
+        # For an op derived from another that takes that op's rules as they are (a view's
+        # ``*_copy`` twin): the other op, whose module is where these rules live.
+        self.rules_from = None
         self.save = tuple(save)
         self.n_out = n_out
         self.diff_outs = diff_outs
         self.kind = kind
         self.linear = linear
         self.view = view
-        # primitives only (see reduction.record_input_shape): nodes store input 0's shape
+        # primitives only (see record_input_shape): nodes store input 0's shape
         self.records_shape = False
         if elementwise:  # the JVP derived from the VJP (torch's auto_element_wise)
             self.jvp = elementwise_jvp(self)
@@ -587,12 +599,30 @@ def _scalar_promote(dt, s):
 
 
 # --------------------------------------------------------------------------- op makers
+def record_input_shape(*ops):
+    """Make every recorded call of the primitives `ops` store its first input's shape on the
+    node (``node._shape``, read by their backward), however the op is called: through its
+    public function, by another op's backward formula, or replaying a view on a new base."""
+    for op in ops:
+        assert op.kind == "general", op.name
+        op.records_shape = True
+
+
 def _register(op):
+    # called by a maker (unary/binary/primitive), called by the declaring module
+    op.module = sys._getframe(2).f_globals["__name__"]
     _ALL_OPS[op.name] = op
+    _DECLARED.append(op)
     return op
 
 
 _ALL_OPS = {}
+# The same table, for modules below an op's family: they reach its primitive here by name when
+# they run (broadcast.sum_to calls sum and view), so no import points up to the family.
+PRIMITIVES = _ALL_OPS
+# Every OpDef in declaration order (a later op of the same name replaces an earlier one in the
+# table above, not here).
+_DECLARED = []
 
 # Exact tensor types that take the dispatch fast paths: Tensor and the library's own
 # subclasses, which declare themselves with ``fast_type`` (nn.Parameter).
@@ -965,3 +995,9 @@ def _node_name(name):
 def all_ops():
     """Every registered primitive by name (used by the op database and docs)."""
     return dict(_ALL_OPS)
+
+
+def declared_ops():
+    """Every OpDef declared, in order, including one whose name a later op took over in
+    ``all_ops()`` (used by tests/test_architecture.py)."""
+    return list(_DECLARED)

@@ -8,7 +8,8 @@ each window's gradient back at its place (overlaps sum).
 
 import numpy as np
 
-from .reduction import record_input_shape, wrap_dim
+from .arguments import wrap_dim
+from .registry import record_input_shape
 from .registry import as_tensor_arg, primitive, wrap
 from .methods import bind
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .indexing import SCATTER_REDUCE, _scatter_reduce_fwd
-from .reduction import wrap_dim
+from .arguments import wrap_dim
 from .registry import _VjpArgs, as_tensor_arg, no_forward_ad, primitive, wrap
 from .inplace import apply_inplace
 from .methods import bind

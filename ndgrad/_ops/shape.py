@@ -14,15 +14,16 @@ import builtins
 import numpy as np
 
 from .. import _dtype
-from . import broadcast  # mutual (sum_to is written in view/sum): read at call time
-from .reduction import _numpy_aliases, record_input_shape, wrap_dim
+from .broadcast import align_batched, sum_to, sum_to_batched  # expand's VJP and batched rules
+from .arguments import _numpy_aliases, wrap_dim
+from .registry import record_input_shape
 from .registry import as_tensor_arg, primitive, raw_view, unrecorded_float
 from .._creation import zeros
 from .._dtype import to_dtype
 from .registry import wrap
 from .._size import Size
 from .._tensor import Tensor
-from .inplace import apply_inplace
+from .inplace import apply_inplace, apply_inplace_view
 from .vmap_helpers import align, shift
 from .registry import _broadcast_error
 
@@ -319,13 +320,11 @@ def transpose(input, dim0, dim1):
 
 def transpose_(self, dim0, dim1):
     """`self` transposed in place (its strides change, its memory does not)."""
-    from .inplace import apply_inplace_view
     nd = self._data.ndim
     return apply_inplace_view(TRANSPOSE_, self, (wrap_dim(dim0, nd), wrap_dim(dim1, nd)))
 
 
 def t_(self):
-    from .inplace import apply_inplace_view
     if self._data.ndim > 2:
         raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is "
                            f"{self._data.ndim}D")
@@ -425,7 +424,6 @@ def as_strided(input, size, stride, storage_offset=None):
 
 
 def as_strided_(self, size, stride, storage_offset=None):
-    from .inplace import apply_inplace_view
     return apply_inplace_view(AS_STRIDED_, self,
                               _as_strided_params(self, size, stride, storage_offset))
 
@@ -531,18 +529,18 @@ def _(batched, shape, x):
 
 @EXPAND.def_vjp
 def _(ctx, g):
-    return (broadcast.sum_to(g, ctx._shape),)
+    return (sum_to(g, ctx._shape),)
 
 
 @EXPAND.def_batched_vjp
 def _(ctx, g):
-    return (broadcast.sum_to_batched(g, tuple(ctx._shape), g._data.shape[0]),)
+    return (sum_to_batched(g, tuple(ctx._shape), g._data.shape[0]),)
 
 
 @EXPAND.def_batched_jvp
 def _(ctx, t):
     out = ctx.outputs[0]._data.shape
-    return broadcast.align_batched(t, ctx.inputs[0], len(out)).expand((t._data.shape[0],) + out)
+    return align_batched(t, ctx.inputs[0], len(out)).expand((t._data.shape[0],) + out)
 
 
 def expand(input, *sizes):
@@ -639,7 +637,6 @@ def squeeze(input, dim=None):
 
 
 def squeeze_(self, dim=None):
-    from .inplace import apply_inplace_view
     op, dims = _squeeze_args(self, dim, (SQUEEZE_ALL_, SQUEEZE_DIM_, SQUEEZE_DIMS_))
     return apply_inplace_view(op, self, dims)
 
@@ -661,7 +658,6 @@ def unsqueeze(input, dim):
 
 
 def unsqueeze_(self, dim):
-    from .inplace import apply_inplace_view
     return apply_inplace_view(UNSQUEEZE_, self, wrap_dim(dim, self._data.ndim + 1))
 
 
@@ -1061,9 +1057,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
                                f"{size}")
         if r.size and r.min() < 0:
             raise RuntimeError("repeats can not be negative")
-        from .indexing import index_select
         idx = wrap(np.repeat(np.arange(size, dtype=np.int64), r))
-        return index_select(x, d, idx)
+        return x.index_select(d, idx)  # indexing.py sits above this module
     r = int(repeats)
     if r < 0:
         raise RuntimeError("Repeats must be non-negative")

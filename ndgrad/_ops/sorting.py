@@ -20,7 +20,9 @@ import math
 import numpy as np
 
 from .comparison import where
-from .reduction import _index_grad, _numpy_aliases, record_input_shape, return_type, wrap_dim
+from .arguments import _numpy_aliases, return_type, wrap_dim
+from .reduction import _index_grad
+from .registry import record_input_shape
 from .registry import as_tensor_arg, primitive, wrap
 from .._creation import zeros
 from .comparison import isnan

@@ -19,7 +19,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor, _from_array
 from . import pointwise as PW
-from .pointwise import _int_kernel_error
+from .arguments import _int_kernel_error
 from .registry import _promote2, _scalar_promote
 
 __all__ = []

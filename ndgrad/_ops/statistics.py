@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
-from .reduction import return_type, wrap_dim
+from .arguments import return_type, wrap_dim
 from .registry import as_tensor_arg, primitive, wrap
 from .complex_ops import complex as _complex
 from .methods import bind

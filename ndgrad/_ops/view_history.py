@@ -8,7 +8,7 @@ recorded chain of view ops instead of strides, so the same code works for any ba
 """
 
 from .._graph_core import Node
-from . import broadcast  # a module import: broadcast reaches this module through inplace
+from .broadcast import reduce_grads
 from .registry import replay_view as _replay
 
 __all__ = ["CopySlices", "rebase_history", "multi_output_error"]
@@ -35,7 +35,7 @@ class CopySlices(Node):
         result = g.clone()
         view = _replay(self._params, result)
         fn = self._fn
-        res = broadcast.reduce_grads(fn, fn._apply([view.clone()]))
+        res = reduce_grads(fn, fn._apply([view.clone()]))
         if res[0] is None:
             view.zero_()
         else:
