@@ -36,6 +36,7 @@ from ._creation import *  # noqa: F401,F403
 from ._ops.sorting import *  # noqa: F401,F403
 from ._ops.bessel import i0, igamma, igammac  # noqa: F401
 from ._ops import random_fills as _random_fills  # noqa: F401  (Tensor.uniform_, ...)
+from ._ops.random_fills import bernoulli  # noqa: F401,E402  (recorded as torch records it)
 from ._ops.statistics import *  # noqa: F401,F403
 from ._ops.distances import *  # noqa: F401,F403
 from ._ops.constructions import *  # noqa: F401,F403
@@ -64,6 +65,7 @@ from .amp.autocast_mode import (get_autocast_dtype, is_autocast_enabled,  # noqa
                                 is_autocast_cache_enabled, set_autocast_cache_enabled)
 from . import fft  # noqa: F401,E402
 from . import distributions  # noqa: F401,E402
+from .distributions._sampling import binomial, poisson  # noqa: F401,E402
 from ._windows import *  # noqa: F401,F403,E402
 from ._stft import istft, stft  # noqa: F401,E402
 from .autograd.anomaly_mode import (is_anomaly_enabled,  # noqa: F401,E402
