@@ -47,8 +47,10 @@ from ._ops.reshaping import *  # noqa: F401,F403
 from ._ops.copy_variants import *  # noqa: F401,F403
 from ._ops.toplevel_inplace import *  # noqa: F401,F403
 from ._ops import tensor_queries as _tensor_queries  # noqa: F401  (Tensor.is_cpu, ...)
-from ._ops import legacy_methods as _legacy_methods  # noqa: F401  (Tensor.apply_, ...)
+from ._ops.legacy_methods import *  # noqa: F401,F403  (lu, lu_solve; Tensor.apply_, ...)
 from ._ops.function_forms import *  # noqa: F401,F403
+from ._ops.householder import *  # noqa: F401,F403
+from ._ops.norms import frobenius_norm, norm_except_dim, nuclear_norm  # noqa: F401,E402
 from .serialization import *  # noqa: F401,F403
 from . import linalg  # noqa: F401,E402
 from . import testing  # noqa: F401,E402

@@ -3,7 +3,8 @@
 (torch's autograd Function ``Resize``: the node ``ResizeBackward``), the attributes of the old
 Variable (``volatile``, ``name``) and the methods torch removed in 1.9 but still defines to
 raise a message pointing at their replacement (``eig``, ``lstsq``, ``solve``, ``symeig``,
-``reinforce``).
+``reinforce``), and the deprecated LU pair ``lu`` / ``lu_solve`` (functions and methods, with
+torch's deprecation warnings, over ``linalg.lu_factor_ex`` / ``linalg.lu_solve``).
 
 Invariants: the callback fills refuse tensors that require grad (torch's error), write
 without history and, as torch's, leave the version counter alone; a callback whose result
@@ -17,10 +18,11 @@ from operator import mul
 import numpy as np
 
 from .._tensor import Tensor
+from .decompositions import _named, linalg_lu_factor_ex, linalg_lu_solve
 from .registry import primitive
 from .reduction import record_input_shape
 
-__all__ = []
+__all__ = ["lu", "lu_solve"]
 
 
 # ----------------------------------------------------------------------------- callback fills
@@ -147,6 +149,39 @@ def resize_as(self, tensor):
     return _resize(self, tuple(tensor._data.shape))
 
 
+# ----------------------------------------------------------------------------- lu, lu_solve
+_LuWithInfo = _named("_lu_with_info", ["LU", "pivots", "info"])
+
+_LU_WARNING = (
+    "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and "
+    "will be removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\n"
+    "should be replaced with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
+    "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\n"
+    "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)")
+_LU_SOLVE_WARNING = (
+    "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a "
+    "future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\n"
+    "X = torch.lu_solve(B, LU, pivots)\nshould be replaced with\n"
+    "X = torch.linalg.lu_solve(LU, pivots, B)")
+
+
+def lu(A, pivot=True, get_infos=False, out=None):
+    """(LU, pivots[, info]): the packed LU factorisation (deprecated by torch)."""
+    warnings.warn(_LU_WARNING, UserWarning, stacklevel=2)
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+    res = linalg_lu_factor_ex(A)
+    if get_infos:
+        return _LuWithInfo(*res)
+    return res[0], res[1]
+
+
+def lu_solve(b, LU_data, LU_pivots, *, out=None):
+    """Solve A x = b from A's packed LU factorisation (deprecated by torch)."""
+    warnings.warn(_LU_SOLVE_WARNING, UserWarning, stacklevel=2)
+    return linalg_lu_solve(LU_data, LU_pivots, b)
+
+
 # ----------------------------------------------------------------------------- removed methods
 _REMOVED = "This function was deprecated since version 1.9 and is now removed. "
 
@@ -210,7 +245,7 @@ def _bind():
     bind({"apply_": apply_, "map_": map_, "map2_": map2_, "resize": resize,
           "resize_as": resize_as, "eig": _removed(_EIG), "lstsq": _removed(_LSTSQ),
           "solve": _removed(_SOLVE), "symeig": _removed(_SYMEIG),
-          "reinforce": _removed(_REINFORCE)})
+          "reinforce": _removed(_REINFORCE), "lu": lu, "lu_solve": lu_solve})
     Tensor.volatile = property(_volatile_get, _volatile_set)
     Tensor.name = property(lambda self: None)
 

@@ -96,3 +96,41 @@ register(
            notes="torch's Resize Function defines no jvp (forward AD raises there); ndgrad's "
                  "resize is linear and has one"),
 )
+
+
+# ----------------------------------------------------------------------------- householder
+def _reflectors(rng, m, n, dtype, rg):
+    """geqrf's (a, tau) of a random m x n matrix, as leaves."""
+    a, tau = ndgrad.geqrf(_t((m, n), dtype, False, seed=int(rng.integers(1 << 30))))
+    return a.requires_grad_(rg), tau.requires_grad_(rg)
+
+
+def _orgqr_samples(op, dtype, rg):
+    rng = np.random.default_rng(5)
+    for m, n in ((4, 3), (3, 3)):
+        a, tau = _reflectors(rng, m, n, dtype, rg)
+        yield SampleInput(a, args=(tau,), name=f"{m}x{n}")
+
+
+def _ormqr_samples(op, dtype, rg):
+    rng = np.random.default_rng(6)
+    a, tau = _reflectors(rng, 4, 3, dtype, rg)
+    for left in (True, False):
+        for tr in (False, True):
+            c = _t((4, 2) if left else (2, 4), dtype, rg, seed=7)
+            yield SampleInput(a, args=(tau, c, left, tr), name=f"left={left},transpose={tr}")
+    a, tau = _reflectors(rng, 3, 4, dtype, rg)
+    yield SampleInput(a, args=(tau, _t((3, 2), dtype, rg, seed=8)), name="wide")
+
+
+register(
+    OpInfo("orgqr", sample_inputs=_orgqr_samples, dtypes=FLOATING + COMPLEX, family="surface",
+           method="orgqr", check_grad_fn=False, supports_complex_autograd=True,
+           notes="linalg.householder_product's composite: its node names, not torch's"),
+    OpInfo("ormqr", sample_inputs=_ormqr_samples, dtypes=FLOATING + COMPLEX, family="surface",
+           method="ormqr", check_grad_fn=False, supports_complex_autograd=True,
+           supports_forward_ad=False,
+           notes="a composite of householder_product and matmul (torch: OrmqrBackward0); "
+                 "torch has no forward AD for ormqr, ndgrad's composite has one (untested "
+                 "against torch)"),
+)
