@@ -71,9 +71,10 @@ from .distributions._sampling import binomial, poisson  # noqa: F401,E402
 from ._windows import *  # noqa: F401,F403,E402
 from ._stft import istft, stft  # noqa: F401,E402
 from .autograd.anomaly_mode import (is_anomaly_enabled,  # noqa: F401,E402
-                                    is_anomaly_check_nan_enabled)
+                                    is_anomaly_check_nan_enabled, set_anomaly_enabled)
+from .random import thread_safe_generator  # noqa: F401,E402
 from ._legacy import (is_inference, set_warn_always, is_warn_always_enabled,  # noqa: F401,E402
-                      TYPED_TENSORS as _TYPED_TENSORS)
+                      FatalError, TYPED_TENSORS as _TYPED_TENSORS)
 globals().update(_TYPED_TENSORS)  # FloatTensor, LongTensor, ... (legacy typed constructors)
 from ._dtype import result_type as _result_type
 

@@ -319,3 +319,120 @@ def test_as_strided_scatter_input_gradient_passes_finite_differences():
     expected = np.ones((3, 4))
     expected.reshape(-1)[[1, 2, 3, 5, 6, 7]] = 0
     np.testing.assert_array_equal(x.grad.numpy(), expected)
+
+
+# ----------------------------------------------------------------------------- fill_diagonal_
+def test_fill_diagonal_():
+    def run(lib):
+        outs = [lib.zeros(7, 3).fill_diagonal_(5, wrap=True), lib.zeros(7, 3).fill_diagonal_(5),
+                lib.zeros(3, 7).fill_diagonal_(5, wrap=True), lib.zeros(2, 2, 2).fill_diagonal_(1),
+                lib.zeros(3, 3, dtype=lib.long).fill_diagonal_(2.5),
+                lib.zeros(4, 3).t().fill_diagonal_(2, True), lib.zeros(8, 3).fill_diagonal_(2, True),
+                lib.zeros(4, 3).fill_diagonal_(2, wrap=True),
+                lib.zeros(3, 3, 3).permute(2, 0, 1).fill_diagonal_(4)]
+        x = t(lib, arr(30, 3, 3), requires_grad=True)
+        y = x.clone().fill_diagonal_(2.0)
+        (y * t(lib, arr(31, 3, 3))).sum().backward()
+        z = t(lib, arr(32, 5, 2), requires_grad=True)
+        w = z.clone().fill_diagonal_(3.0, wrap=True)
+        w.sum().backward()
+        return outs, _gfn(y), x.grad, w, z.grad
+    same(run)
+    raises_same(lambda lib: lib.zeros(2, 3, 2).fill_diagonal_(1))
+    raises_same(lambda lib: lib.zeros(3).fill_diagonal_(1))
+    raises_same(lambda lib: t(lib, arr(0, 2, 2), requires_grad=True).fill_diagonal_(1))
+
+
+# ----------------------------------------------------------------------------- creation, modes
+def test_empty_permuted():
+    def run(lib):
+        xs = (lib.empty_permuted((2, 3, 4), (2, 0, 1)),
+              lib.empty_permuted((2, 3, 4), (0, 2, 1), dtype=lib.float64, requires_grad=True),
+              lib.empty_permuted((5,), (0,)), lib.empty_permuted((), ()))
+        return [(x.shape, x.stride(), str(x.dtype), x.requires_grad, x.is_leaf) for x in xs]
+    same(run)
+    raises_same(lambda lib: lib.empty_permuted((2, 3), (0, 0)))
+    raises_same(lambda lib: lib.empty_permuted((2, 3), (0,)))
+    raises_same(lambda lib: lib.empty_permuted((2, 3), (0, 2)))
+
+
+def test_set_anomaly_enabled_thread_safe_generator_fatal_error():
+    def run(lib):
+        out = []
+        try:
+            for args in ((True,), (True, False), (False,)):
+                lib.set_anomaly_enabled(*args)
+                out.append((lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()))
+        finally:
+            lib.set_anomaly_enabled(False)
+        return out, lib.thread_safe_generator(), issubclass(lib.FatalError, Exception)
+    same(run)
+    raises_same(lambda lib: lib.set_anomaly_enabled("yes"))
+    raises_same(lambda lib: lib.set_anomaly_enabled(True, 1))
+    assert not ndgrad.is_anomaly_enabled()
+
+
+def test_set_anomaly_enabled_reports_nan_in_backward():
+    def run(lib):
+        lib.set_anomaly_enabled(True)
+        try:
+            x = t(lib, np.array([0.0, 1.0]), requires_grad=True)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                with pytest.raises(RuntimeError) as info:
+                    (x / x).sum().backward()
+            return str(info.value).splitlines()[0]
+        finally:
+            lib.set_anomaly_enabled(False)
+    same(run)
+
+
+# ----------------------------------------------------------------------------- gradient
+def test_gradient():
+    rng = np.random.default_rng(33)
+    A = rng.standard_normal((4, 5))
+    c0, c1 = np.cumsum(rng.uniform(0.5, 1.5, 4)), np.cumsum(rng.uniform(0.5, 1.5, 5))
+
+    def run(lib):
+        x = t(lib, A, requires_grad=True)
+        outs = [*lib.gradient(x), *lib.gradient(x, spacing=2.0), *lib.gradient(x, dim=1),
+                *lib.gradient(x, spacing=[0.5, 3.0], edge_order=2),
+                *lib.gradient(x, spacing=(t(lib, c0), t(lib, c1))),
+                *lib.gradient(x, spacing=[t(lib, c1)], dim=[1], edge_order=2),
+                *lib.gradient(x, spacing=2, dim=(0, 1)), *lib.gradient(lib.tensor([1, 4, 9, 16]))]
+        sum((o * (i + 1)).sum() for i, o in enumerate(outs[:-1])).backward()
+        return outs, x.grad
+    same(run, rtol=1e-10, atol=1e-12)
+    raises_same(lambda lib: lib.gradient(lib.zeros(3, dtype=lib.uint8)))
+    raises_same(lambda lib: lib.gradient(lib.zeros(2, 3), spacing=[1.0, 2.0, 3.0]))
+    raises_same(lambda lib: lib.gradient(lib.zeros(2, 3), spacing=[1.0, 2.0], dim=1))
+    raises_same(lambda lib: lib.gradient(lib.zeros(2, 3), edge_order=3))
+    raises_same(lambda lib: lib.gradient(lib.zeros(2, 3), edge_order=2))
+    raises_same(lambda lib: lib.gradient(lib.zeros(4), spacing=[lib.zeros(2, 2)]))
+
+
+# ----------------------------------------------------------------------------- histogramdd
+def test_histogramdd():
+    rng = np.random.default_rng(34)
+    P = rng.standard_normal((50, 3)).astype(np.float32)
+    W = rng.uniform(0, 1, 50).astype(np.float32)
+
+    def run(lib):
+        x = lib.tensor(P)
+        r1 = lib.histogramdd(x, bins=[3, 4, 5])
+        r2 = lib.histogramdd(x, bins=4, range=[-1.0, 1.0, -2.0, 2.0, 0.0, 1.0], density=True)
+        r3 = lib.histogramdd(x, bins=[lib.linspace(-2, 2, 5)] * 3, weight=lib.tensor(W))
+        r4 = lib.histogramdd(lib.tensor([[0.0, 1.0], [1.0, 2.0]]), bins=2)
+        r5 = lib.histogramdd(lib.tensor(P[:, :1].copy()), bins=2)
+        r6 = lib.histogramdd(lib.tensor(P, requires_grad=True), bins=2)
+        return (tuple(r1), tuple(r2), tuple(r3), tuple(r4), tuple(r5), _gfn(r6.hist),
+                r6.hist.requires_grad, type(r1).__name__, r1.bin_edges[0].shape)
+    same(run)
+    raises_same(lambda lib: lib.histogramdd(lib.randn(5), bins=2))
+    raises_same(lambda lib: lib.histogramdd(lib.randn(5, 2), bins=[2]))
+    raises_same(lambda lib: lib.histogramdd(lib.randn(5, 2), bins=2, range=[0.0, 1.0]))
+    raises_same(lambda lib: lib.histogramdd(lib.randn(5, 2), bins=[0, 2]))
+    raises_same(lambda lib: lib.histogramdd(lib.randn(5, 2), bins=2, range=[1.0, 0.0, 0.0, 1.0]))
+    raises_same(lambda lib: lib.histogramdd(lib.zeros(5, 2, dtype=lib.long), bins=2))
+    raises_same(lambda lib: lib.histogramdd(lib.randn(5, 2, requires_grad=True), bins=2)
+                .hist.sum().backward())

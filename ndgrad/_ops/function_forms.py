@@ -2,8 +2,9 @@
 ``adjoint``, ``is_neg``, ``is_same_size``, ``is_signed``, ``get_device``, ``typename``,
 ``split_with_sizes``, ``trapz`` (``trapezoid``), ``constant_pad_nd``, the out-of-place
 ``fill`` (torch's ``FillBackward0`` / ``FillBackward1``), ``nonzero_static`` (``nonzero``
-padded or cut to a fixed row count) and ``as_strided_scatter`` (``AsStridedScatterBackward0``,
-with ``Tensor.as_strided_scatter``).
+padded or cut to a fixed row count), ``as_strided_scatter`` (``AsStridedScatterBackward0``,
+with ``Tensor.as_strided_scatter``) and ``Tensor.fill_diagonal_`` (a fill through diagonal
+views, so it records torch's ``CopySlices``).
 
 Invariant: the query functions take a Tensor only (torch's TypeError otherwise) and record
 nothing; the two OpDefs here declare their reverse and forward rules next to their kernels.
@@ -206,8 +207,30 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
     return AS_STRIDED_SCATTER.call(x, src, params=(size, stride, offset))
 
 
+# ----------------------------------------------------------------------------- fill_diagonal_
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Write `fill_value` on the main diagonal (all dims equal for >2-d); a tall matrix with
+    `wrap` restarts the diagonal every ``ncols + 1`` rows, as torch."""
+    nd = self._data.ndim
+    if nd < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    shape = self._data.shape
+    if nd > 2 and any(n != shape[0] for n in shape):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    if nd > 2:
+        diag = as_strided(self, (shape[0],), (sum(self.stride()),), self.storage_offset())
+        diag.fill_(fill_value)
+        return self
+    nrows, ncols = shape
+    step = ncols + 1 if wrap and nrows > ncols else max(nrows, 1)
+    for start in range(0, nrows, step):
+        self[start:start + ncols].diagonal().fill_(fill_value)
+    return self
+
+
 def _bind():
-    bind({"as_strided_scatter": as_strided_scatter, "nonzero_static": nonzero_static})
+    bind({"as_strided_scatter": as_strided_scatter, "nonzero_static": nonzero_static,
+          "fill_diagonal_": fill_diagonal_})
 
 
 from .methods import bind  # noqa: E402

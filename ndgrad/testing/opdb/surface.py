@@ -134,3 +134,20 @@ register(
                  "torch has no forward AD for ormqr, ndgrad's composite has one (untested "
                  "against torch)"),
 )
+
+
+def _gradient_samples(op, dtype, rg):
+    yield SampleInput(_t((4, 5), dtype, rg), name="unit")
+    yield SampleInput(_t((4, 5), dtype, rg), kwargs={"spacing": [0.5, 2.0], "edge_order": 2},
+                      name="scalars-order2")
+    coords = ndgrad.tensor(np.cumsum(np.random.default_rng(9).uniform(0.5, 1.5, 5))
+                           .astype(dtype.np))
+    yield SampleInput(_t((4, 5), dtype, rg), kwargs={"spacing": [coords], "dim": 1},
+                      name="coordinates")
+
+
+register(
+    OpInfo("gradient", sample_inputs=_gradient_samples, family="surface", check_grad_fn=False,
+           notes="a composite of narrow, arithmetic and cat (torch's node names differ: it "
+                 "slices with at::slice)"),
+)
