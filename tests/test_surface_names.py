@@ -436,3 +436,165 @@ def test_histogramdd():
     raises_same(lambda lib: lib.histogramdd(lib.zeros(5, 2, dtype=lib.long), bins=2))
     raises_same(lambda lib: lib.histogramdd(lib.randn(5, 2, requires_grad=True), bins=2)
                 .hist.sum().backward())
+
+
+# ----------------------------------------------------------------------------- other namespaces
+def test_serialization_switches():
+    import mmap
+    for lib in (ndgrad, torch):
+        ser = lib.serialization
+        assert ser.get_default_load_endianness() is None
+        assert [e.name for e in ser.LoadEndianness] == ["NATIVE", "LITTLE", "BIG"]
+        assert ser.get_crc32_options() is True
+        assert ser.get_default_mmap_options() == mmap.MAP_PRIVATE
+        with ser.set_default_mmap_options(mmap.MAP_SHARED):
+            assert ser.get_default_mmap_options() == mmap.MAP_SHARED
+        assert ser.get_default_mmap_options() == mmap.MAP_PRIVATE
+        ser.set_default_load_endianness(ser.LoadEndianness.BIG)
+        try:
+            assert ser.get_default_load_endianness() == ser.LoadEndianness.BIG
+        finally:
+            ser.set_default_load_endianness(None)
+        ser.set_crc32_options(False)
+        try:
+            assert ser.get_crc32_options() is False
+        finally:
+            ser.set_crc32_options(True)
+        assert issubclass(ser.SourceChangeWarning, Warning)
+        assert ser.location_tag(lib.zeros(2)) == "cpu"
+        assert ser.location_tag(lib.zeros(2).untyped_storage()) == "cpu"
+        s = lib.zeros(2).untyped_storage()
+        assert ser.default_restore_location(s, "cpu") is s
+        with ser.mkdtemp() as d:
+            import os
+            assert os.path.isdir(d)
+        assert not os.path.exists(d)
+    raises_same(lambda lib: lib.serialization.set_default_load_endianness(1))
+    raises_same(lambda lib: lib.serialization.set_default_mmap_options(5))
+    raises_same(lambda lib: lib.serialization.default_restore_location(
+        lib.zeros(2).untyped_storage(), "xyz"))
+
+
+def test_skip_data_and_shared_mmap(tmp_path):
+    import io
+    import mmap
+    for saver, loader in ((ndgrad, torch), (torch, ndgrad), (ndgrad, ndgrad)):
+        buf = io.BytesIO()
+        with saver.serialization.skip_data():
+            saver.save({"a": saver.arange(4.0), "b": saver.ones(2, dtype=saver.long)}, buf)
+        buf.seek(0)
+        got = loader.load(buf)
+        assert got["a"].tolist() == [0.0] * 4 and got["b"].tolist() == [0, 0]
+    buf = io.BytesIO()
+    torch.save(torch.arange(3.0), buf)
+    buf.seek(0)
+    with ndgrad.serialization.skip_data():
+        t_ = ndgrad.load(buf)      # storages not read: shape and dtype only
+    assert t_.shape == (3,) and t_.dtype == ndgrad.float32
+    for lib in (ndgrad, torch):
+        path = str(tmp_path / f"{lib.__name__}.pt")
+        lib.save(lib.arange(4.0), path)
+        with lib.serialization.set_default_mmap_options(mmap.MAP_SHARED):
+            m = lib.load(path, mmap=True)
+            m[0] = 42.0
+        del m
+        private = lib.load(path, mmap=True)
+        private[1] = 7.0
+        del private
+        assert lib.load(path).tolist() == [42.0, 1.0, 2.0, 3.0]
+        assert torch.load(path).tolist() == [42.0, 1.0, 2.0, 3.0]
+
+
+def test_default_load_endianness_for_files_without_byteorder(tmp_path):
+    import io
+    for lib in (ndgrad, torch):
+        buf = io.BytesIO()     # (torch.save writes the byteorder record regardless of the flag)
+        ndgrad.save(ndgrad.tensor([1.0, 2.0]), buf, _disable_byteorder_record=True)
+        for setting, expect in ((None, [1.0, 2.0]), ("LITTLE", [1.0, 2.0]),
+                                ("NATIVE", [1.0, 2.0])):
+            ser = lib.serialization
+            ser.set_default_load_endianness(None if setting is None
+                                            else getattr(ser.LoadEndianness, setting))
+            try:
+                buf.seek(0)
+                assert lib.load(buf).tolist() == expect
+            finally:
+                ser.set_default_load_endianness(None)
+        ser.set_default_load_endianness(ser.LoadEndianness.BIG)
+        try:
+            buf.seek(0)
+            swapped = lib.load(buf).tolist()
+        finally:
+            ser.set_default_load_endianness(None)
+        assert swapped == np.array([1.0, 2.0], np.float32).byteswap().tolist()
+
+
+def test_chain_and_stack_datasets():
+    def run(lib):
+        data = lib.utils.data
+
+        class Count(data.IterableDataset):
+            def __init__(self, n):
+                self.n = n
+
+            def __iter__(self):
+                return iter(range(self.n))
+
+            def __len__(self):
+                return self.n
+        chain = data.ChainDataset([Count(2), Count(3)])
+        a = data.TensorDataset(lib.arange(4.0))
+        b = data.TensorDataset(lib.arange(4) * 10)
+        st = data.StackDataset(a, b)
+        sd = data.StackDataset(x=a, y=b)
+        loader = data.DataLoader(sd, batch_size=2)
+        return (list(chain), len(chain), len(st), st[1], sd[2], st.__getitems__([0, 3]),
+                sd.__getitems__([1]), [(k, v) for batch in loader for k, v in batch.items()])
+    same(run)
+    raises_same(lambda lib: list(lib.utils.data.ChainDataset([[1, 2]])))
+    raises_same(lambda lib: len(lib.utils.data.ChainDataset([[1, 2]])))
+    raises_same(lambda lib: lib.utils.data.StackDataset([1], x=[1]))
+    raises_same(lambda lib: lib.utils.data.StackDataset([1], [1, 2]))
+    raises_same(lambda lib: lib.utils.data.StackDataset())
+
+
+def test_assert_allclose():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for lib in (ndgrad, torch):
+            lib.testing.assert_allclose(lib.tensor([1.0, 2.0]), [1.0, 2.00001])
+            lib.testing.assert_allclose(lib.tensor([1.0, float("nan")]),
+                                        lib.tensor([1.0, float("nan")], dtype=lib.float64))
+            lib.testing.assert_allclose(1.0, 1.00001)
+        raises_same(lambda lib: lib.testing.assert_allclose(lib.tensor([1.0, 2.0]), [1.0, 2.1]))
+        raises_same(lambda lib: lib.testing.assert_allclose(lib.tensor([1.0, 2.0]), [1.0, 2.1],
+                                                            msg="custom"))
+        raises_same(lambda lib: lib.testing.assert_allclose(lib.tensor([1.0, 2.0]),
+                                                            [1.0, 2.001], rtol=0, atol=1e-4))
+    for lib in (ndgrad, torch):
+        with pytest.warns(FutureWarning, match="assert_allclose"):
+            lib.testing.assert_allclose(lib.ones(1), lib.ones(1))
+
+
+def test_sparse_adam():
+    def run(lib):
+        p = lib.nn.Parameter(lib.ones(3))
+        opt = lib.optim.SparseAdam([p], lr=0.1)
+        opt.step()                       # no gradient: nothing to do
+        return opt.param_groups[0]["betas"], opt.param_groups[0]["lr"], p
+    same(run)
+
+    def dense(lib):
+        p = lib.nn.Parameter(lib.ones(3))
+        opt = lib.optim.SparseAdam([p])
+        (p * 2).sum().backward()
+        opt.step()
+    raises_same(dense)
+    raises_same(lambda lib: lib.optim.SparseAdam([lib.nn.Parameter(lib.ones(2))], lr=0))
+    raises_same(lambda lib: lib.optim.SparseAdam([lib.nn.Parameter(lib.ones(2))], eps=0))
+    raises_same(lambda lib: lib.optim.SparseAdam([lib.nn.Parameter(lib.ones(2))],
+                                                 betas=(1.0, 0.9)))
+    raises_same(lambda lib: lib.optim.SparseAdam([lib.nn.Parameter(lib.ones(2))],
+                                                 betas=(0.9, -0.1)))
+    raises_same(lambda lib: lib.optim.SparseAdam([lib.nn.Parameter(
+        lib.ones(2, dtype=lib.complex64))]))
