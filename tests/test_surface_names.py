@@ -598,3 +598,47 @@ def test_sparse_adam():
                                                  betas=(0.9, -0.1)))
     raises_same(lambda lib: lib.optim.SparseAdam([lib.nn.Parameter(
         lib.ones(2, dtype=lib.complex64))]))
+
+
+# ----------------------------------------------------------------------------- grad_dtype
+def test_grad_dtype():
+    def run(lib):
+        x = lib.ones(2, requires_grad=True)
+        default = str(x.grad_dtype)
+        x.grad_dtype = lib.float64
+        (x * 3).sum().backward()
+        (x * 3).sum().backward()                  # accumulates in float64
+        out = [default, x.grad, str(x.grad_dtype)]
+        x.grad_dtype = None
+        out.append(x.grad_dtype)
+        z = lib.ones(2, requires_grad=True)
+        z.grad_dtype = lib.float16
+        (z * 3).sum().backward()
+        out.append(z.grad)
+        q = lib.ones(2)
+        q.grad_dtype = lib.float64
+        out.append(str(q.grad_dtype))
+        v = lib.ones(2, requires_grad=True)
+        v.grad_dtype = lib.float64
+        out.append(lib.autograd.grad((v * 2).sum(), v)[0])
+        u = lib.ones(2, requires_grad=True)
+        u.grad_dtype = lib.float64
+        u.grad = lib.zeros(2, dtype=lib.float64)
+        n = lib.ones(2, requires_grad=True)
+        n.grad_dtype = None
+        n.grad = lib.zeros(2, dtype=lib.float64)
+        return out, u.grad, n.grad
+    same(run)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        raises_same(lambda lib: (lib.ones(2, requires_grad=True) * 2).grad_dtype)
+        raises_same(lambda lib: setattr(lib.ones(2, requires_grad=True) * 2, "grad_dtype", None))
+    raises_same(lambda lib: setattr(lib.ones(2, requires_grad=True), "grad_dtype", 3))
+    raises_same(lambda lib: setattr(lib.ones(2, requires_grad=True), "grad",
+                                    lib.zeros(2, dtype=lib.float64)))
+
+    def refused(lib):
+        x = lib.ones(2, requires_grad=True)
+        x.grad_dtype = lib.float16
+        x.grad = lib.zeros(2)
+    raises_same(refused)

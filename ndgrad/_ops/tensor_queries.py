@@ -2,7 +2,9 @@
 layout, identity of memory) or make a tensor of the same kind: ``is_cpu``, ``is_nested``, the
 other device flags (all False on a CPU NumPy tensor), ``is_nonzero``, ``is_same_size``,
 ``is_set_to``, ``dim_order``, ``const_data_ptr``, ``new_empty_strided``, ``as_subclass`` and
-``module_load`` (the hook ``nn.Module.load_state_dict`` calls when swapping parameters).
+``module_load`` (the hook ``nn.Module.load_state_dict`` calls when swapping parameters) and
+``grad_dtype`` (kept in the tensor's ``_extra``; the engine casts a leaf's incoming gradient to
+it, the ``.grad`` setter checks against it).
 
 Invariant: none of these records autograd history except ``as_subclass`` (an alias of the
 input, torch's ``AliasBackward0``) and ``module_load`` (whose ``copy_`` is an ordinary
@@ -175,8 +177,30 @@ _FLAGS_FALSE = ("is_nested", "is_maia", "is_mps", "is_xpu", "is_ipu", "is_xla", 
                 "is_vulkan", "is_sparse_csr")
 
 
+def _grad_dtype_get(self):
+    if self.grad_fn is not None:
+        raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+    ex = self._extra
+    if ex is not None and "grad_dtype" in ex:
+        return ex["grad_dtype"]
+    return self.dtype
+
+
+def _grad_dtype_set(self, value):
+    if self.grad_fn is not None:
+        raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+    if value is not None and not isinstance(value, _dtype.dtype):
+        raise RuntimeError(f"grad_dtype must be a torch.dtype or None, but got "
+                           f"{type(value).__name__}")
+    if self._extra is None:
+        self._extra = {}
+    self._extra["grad_dtype"] = value
+
+
 def _bind():
     Tensor.is_cpu = property(lambda self: True)
+    # the dtype the leaf's gradients are cast to on arrival (the engine reads it)
+    Tensor.grad_dtype = property(_grad_dtype_get, _grad_dtype_set)
     for flag in _FLAGS_FALSE:
         setattr(Tensor, flag, property(lambda self: False))
     bind({"is_nonzero": is_nonzero, "is_same_size": is_same_size, "is_set_to": is_set_to,
