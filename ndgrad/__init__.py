@@ -46,7 +46,7 @@ from ._ops.rank_one import *  # noqa: F401,F403
 from ._ops.reshaping import *  # noqa: F401,F403
 from ._ops.copy_variants import *  # noqa: F401,F403
 from ._ops.toplevel_inplace import *  # noqa: F401,F403
-from ._ops import tensor_queries as _tensor_queries  # noqa: F401  (Tensor.is_cpu, ...)
+from ._ops.tensor_queries import *  # noqa: F401,F403  (dequantize; Tensor.is_cpu, ...)
 from ._ops.legacy_methods import *  # noqa: F401,F403  (lu, lu_solve; Tensor.apply_, ...)
 from ._ops.function_forms import *  # noqa: F401,F403
 from ._ops.householder import *  # noqa: F401,F403

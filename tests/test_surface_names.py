@@ -642,3 +642,24 @@ def test_grad_dtype():
         x.grad_dtype = lib.float16
         x.grad = lib.zeros(2)
     raises_same(refused)
+
+
+def test_strided_answers_of_sparse_and_quantized_apis():
+    def run(lib):
+        x = t(lib, arr(40, 2, 3), requires_grad=True)
+        d = x.to_dense(dtype=lib.float32)
+        n = x.narrow_copy(1, 0, 2)
+        (d.sum() + n.sum()).backward()
+        f = t(lib, arr(41, 3)).float()
+        return (x.to_dense() is x, x.to_dense(masked_grad=True) is x, d, _gfn(d),
+                f.dequantize() is f, lib.dequantize(f) is f,
+                x.sparse_dim(), x.dense_dim(), x.is_distributed(), x.dequantize(),
+                _gfn(lib.dequantize(x)), x.float().dequantize() is x, n, _gfn(n), x.grad)
+    same(run)
+    raises_same(lambda lib: t(lib, arr(0, 2), requires_grad=True).dequantize().sum().backward())
+    raises_same(lambda lib: lib.zeros(2).xpu())
+    raises_same(lambda lib: lib.zeros(2).ipu())
+    raises_same(lambda lib: lib.zeros(2).mtia())
+    for lib in (ndgrad, torch):
+        with pytest.raises(NotImplementedError, match="aten::dequantize.tensors"):
+            lib.dequantize([lib.zeros(2)])

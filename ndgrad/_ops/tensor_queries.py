@@ -1,5 +1,8 @@
 """Tensor methods and attributes that answer questions about a tensor (its device flags,
-layout, identity of memory) or make a tensor of the same kind: ``is_cpu``, ``is_nested``, the
+layout, identity of memory) or make a tensor of the same kind: the strided-layout answers of
+the sparse and quantized APIs (``to_dense``, ``sparse_dim``, ``dense_dim``, ``dequantize``,
+``is_distributed``: what torch returns for a dense CPU tensor), the moves to hardware a CPU
+build lacks (``xpu``, ``ipu``, ``mtia``: torch's errors), ``is_cpu``, ``is_nested``, the
 other device flags (all False on a CPU NumPy tensor), ``is_nonzero``, ``is_same_size``,
 ``is_set_to``, ``dim_order``, ``const_data_ptr``, ``new_empty_strided``, ``as_subclass`` and
 ``module_load`` (the hook ``nn.Module.load_state_dict`` calls when swapping parameters) and
@@ -15,9 +18,11 @@ import numpy as np
 
 from .._tensor import Tensor
 from .. import _dtype
+from .copy_variants import narrow_copy
+from .registry import primitive
 from .shape import alias
 
-__all__ = []
+__all__ = ["dequantize"]
 
 
 def _owner(a):
@@ -173,6 +178,46 @@ def module_load(self, other, assign=False):
     return self.copy_(other).detach()
 
 
+# ----------------------------------------------------------------------------- layouts
+def to_dense(self, dtype=None, *, masked_grad=None):
+    """A strided tensor is already dense: itself (converted when `dtype` is given)."""
+    return self if dtype is None else self.to(dtype)
+
+
+def dequantize(input):
+    """A tensor that is not quantized dequantizes to float32 (itself when it already is)."""
+    if isinstance(input, (list, tuple)):
+        raise NotImplementedError("Could not run 'aten::dequantize.tensors' with arguments from "
+                                  "the 'CPU' backend.")
+    if input._data.dtype == np.float32:
+        return input
+    return DEQUANTIZE.call(input)
+
+
+# torch records a node whose backward raises (dequantize has no derivative)
+DEQUANTIZE = primitive("dequantize", lambda x, p: x.astype(np.float32), "NotImplemented")
+
+
+@DEQUANTIZE.def_vjp
+def _(ctx, g):
+    raise RuntimeError("derivative for dequantize is not implemented")
+
+
+def _xpu(self, *args, **kwargs):
+    return self.to("xpu")
+
+
+def _ipu(self, *args, **kwargs):
+    raise RuntimeError("PyTorch is not linked with support for ipu devices")
+
+
+def _mtia(self, *args, **kwargs):
+    raise AssertionError("Torch not compiled with MTIA enabled. Ensure you have `import "
+                         "mtia.host_runtime.torch_mtia.dynamic_library` in your python src file "
+                         "and include `//mtia/host_runtime/torch_mtia:torch_mtia` as your target "
+                         "dependency!")
+
+
 _FLAGS_FALSE = ("is_nested", "is_maia", "is_mps", "is_xpu", "is_ipu", "is_xla", "is_mtia",
                 "is_vulkan", "is_sparse_csr")
 
@@ -206,7 +251,10 @@ def _bind():
     bind({"is_nonzero": is_nonzero, "is_same_size": is_same_size, "is_set_to": is_set_to,
           "dim_order": dim_order, "const_data_ptr": const_data_ptr,
           "new_empty_strided": new_empty_strided, "as_subclass": as_subclass,
-          "module_load": module_load})
+          "module_load": module_load, "to_dense": to_dense,
+          "sparse_dim": lambda self: 0, "dense_dim": lambda self: self._data.ndim,
+          "is_distributed": lambda self: False, "dequantize": dequantize,
+          "xpu": _xpu, "ipu": _ipu, "mtia": _mtia, "narrow_copy": narrow_copy})
 
 
 from .methods import bind  # noqa: E402
