@@ -19,8 +19,8 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "frombuffer", "zeros"
            "empty", "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range",
            "linspace", "logspace", "eye", "rand", "randn", "randint", "randperm", "rand_like",
            "randn_like", "randint_like", "normal", "bernoulli", "multinomial", "scalar_tensor",
-           "empty_strided", "empty_permuted", "Generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
-           "set_rng_state", "default_generator"]
+           "empty_strided", "empty_permuted", "Generator", "manual_seed", "seed", "initial_seed",
+           "get_rng_state", "set_rng_state", "default_generator"]
 
 Generator = _random.Generator
 default_generator = _random.default_generator

@@ -135,7 +135,8 @@ def test_const_data_ptr_and_new_empty_strided():
         x = lib.zeros(3, dtype=lib.float32)
         y = x.new_empty_strided((2, 3), (1, 2))
         z = x.new_empty_strided((2, 3), (3, 1), dtype=lib.float64, requires_grad=True)
-        return y.shape, y.stride(), str(y.dtype), z.stride(), str(z.dtype), z.requires_grad, z.is_leaf
+        return (y.shape, y.stride(), str(y.dtype), z.stride(), str(z.dtype), z.requires_grad,
+                z.is_leaf)
     same(run)
 
 
@@ -327,7 +328,8 @@ def test_fill_diagonal_():
         outs = [lib.zeros(7, 3).fill_diagonal_(5, wrap=True), lib.zeros(7, 3).fill_diagonal_(5),
                 lib.zeros(3, 7).fill_diagonal_(5, wrap=True), lib.zeros(2, 2, 2).fill_diagonal_(1),
                 lib.zeros(3, 3, dtype=lib.long).fill_diagonal_(2.5),
-                lib.zeros(4, 3).t().fill_diagonal_(2, True), lib.zeros(8, 3).fill_diagonal_(2, True),
+                lib.zeros(4, 3).t().fill_diagonal_(2, True),
+                lib.zeros(8, 3).fill_diagonal_(2, True),
                 lib.zeros(4, 3).fill_diagonal_(2, wrap=True),
                 lib.zeros(3, 3, 3).permute(2, 0, 1).fill_diagonal_(4)]
         x = t(lib, arr(30, 3, 3), requires_grad=True)
