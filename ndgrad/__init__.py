@@ -37,6 +37,7 @@ from ._creation import *  # noqa: F401,F403
 from ._ops.sorting import *  # noqa: F401,F403
 from ._ops.bessel import i0, igamma, igammac  # noqa: F401
 from ._ops import random_fills as _random_fills  # noqa: F401  (Tensor.uniform_, ...)
+from ._ops.random_fills import bernoulli  # noqa: F401,E402  (recorded as torch records it)
 from ._ops.statistics import *  # noqa: F401,F403
 from ._ops.distances import *  # noqa: F401,F403
 from ._ops.constructions import *  # noqa: F401,F403
@@ -46,6 +47,11 @@ from ._ops.rank_one import *  # noqa: F401,F403
 from ._ops.reshaping import *  # noqa: F401,F403
 from ._ops.copy_variants import *  # noqa: F401,F403
 from ._ops.toplevel_inplace import *  # noqa: F401,F403
+from ._ops.tensor_queries import *  # noqa: F401,F403  (dequantize; Tensor.is_cpu, ...)
+from ._ops.legacy_methods import *  # noqa: F401,F403  (lu, lu_solve; Tensor.apply_, ...)
+from ._ops.function_forms import *  # noqa: F401,F403
+from ._ops.householder import *  # noqa: F401,F403
+from ._ops.norms import frobenius_norm, norm_except_dim, nuclear_norm  # noqa: F401,E402
 from .serialization import *  # noqa: F401,F403
 from . import linalg  # noqa: F401,E402
 from . import testing  # noqa: F401,E402
@@ -62,12 +68,14 @@ from .amp.autocast_mode import (get_autocast_dtype, is_autocast_enabled,  # noqa
                                 is_autocast_cache_enabled, set_autocast_cache_enabled)
 from . import fft  # noqa: F401,E402
 from . import distributions  # noqa: F401,E402
+from .distributions._sampling import binomial, poisson  # noqa: F401,E402
 from ._windows import *  # noqa: F401,F403,E402
 from ._stft import istft, stft  # noqa: F401,E402
 from .autograd.anomaly_mode import (is_anomaly_enabled,  # noqa: F401,E402
-                                    is_anomaly_check_nan_enabled)
+                                    is_anomaly_check_nan_enabled, set_anomaly_enabled)
+from .random import thread_safe_generator  # noqa: F401,E402
 from ._legacy import (is_inference, set_warn_always, is_warn_always_enabled,  # noqa: F401,E402
-                      TYPED_TENSORS as _TYPED_TENSORS)
+                      FatalError, TYPED_TENSORS as _TYPED_TENSORS)
 globals().update(_TYPED_TENSORS)  # FloatTensor, LongTensor, ... (legacy typed constructors)
 from ._dtype import result_type as _result_type
 

@@ -19,8 +19,8 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "frombuffer", "zeros"
            "empty", "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range",
            "linspace", "logspace", "eye", "rand", "randn", "randint", "randperm", "rand_like",
            "randn_like", "randint_like", "normal", "bernoulli", "multinomial", "scalar_tensor",
-           "empty_strided", "Generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
-           "set_rng_state", "default_generator"]
+           "empty_strided", "empty_permuted", "Generator", "manual_seed", "seed", "initial_seed",
+           "get_rng_state", "set_rng_state", "default_generator"]
 
 Generator = _random.Generator
 default_generator = _random.default_generator
@@ -332,6 +332,31 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
     arr = np.empty(_size((size,)), _np_dtype(dtype))
     return _finish(arr, requires_grad)
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
+                   requires_grad=False, pin_memory=False):
+    """An uninitialised tensor of logical shape `size` whose dims lie in memory in the order
+    `physical_layout` (outermost first): a contiguous block of the permuted shape, permuted
+    back."""
+    check_device(device)
+    size = _size((size,))
+    layout_ = tuple(int(d) for d in physical_layout)
+    if len(layout_) != len(size):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the "
+                           f"physical_layout; i.e. len(size) = {len(size)} is not equal to "
+                           f"len(physical_layout) = {len(layout_)}")
+    seen = set()
+    for i, d in enumerate(layout_):
+        if not 0 <= d < len(size):
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and "
+                               f"{len(size) - 1}, but got {d} at index {i}).  NB: negative "
+                               "dims not currently supported; file an issue if you want it.")
+        if d in seen:
+            raise RuntimeError("Duplicate dim not allowed")
+        seen.add(d)
+    block = np.empty(tuple(size[d] for d in layout_), _np_dtype(dtype))
+    return _finish(np.transpose(block, np.argsort(layout_)), requires_grad)
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,

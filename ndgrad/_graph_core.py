@@ -269,7 +269,7 @@ def accumulate_grad(var, g, create_graph):
         # transposed gradient of a C-contiguous parameter becomes C-contiguous).
         if data.strides != vdata.strides and (vdata.flags.c_contiguous or
                                               vdata.flags.f_contiguous or _is_dense(vdata)):
-            new = np.empty_like(vdata)
+            new = np.empty_like(vdata, dtype=data.dtype)  # (a grad_dtype may differ)
             np.copyto(new, data)
             var._grad = Tensor(new)
         elif _owned(g) and data.shape == vdata.shape:

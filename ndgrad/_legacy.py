@@ -1,7 +1,8 @@
 """torch's legacy API, kept so that old torch code runs: ``autograd.Variable`` (a plain tensor
 since torch 0.4), the typed tensor classes ``FloatTensor``, ``LongTensor``... (constructors of
-a fixed dtype and ``isinstance`` checks on it), ``Tensor.new``, ``is_inference`` and the
-``set_warn_always`` switch.
+a fixed dtype and ``isinstance`` checks on it), ``Tensor.new``, ``is_inference``, the
+``set_warn_always`` switch and ``FatalError`` (torch's exception class for a fatal internal
+error; ndgrad never raises it, code may catch it).
 
 Invariant: nothing here makes a new kind of object; every constructor returns an
 ``ndgrad.Tensor`` and every class test looks at a tensor's dtype.
@@ -15,7 +16,11 @@ from ._size import Size
 from ._tensor import Tensor
 
 __all__ = ["Variable", "is_inference", "set_warn_always", "is_warn_always_enabled",
-           "legacy_new", "TYPED_TENSORS"]
+           "legacy_new", "TYPED_TENSORS", "FatalError"]
+
+
+class FatalError(Exception):
+    """torch's exception for an unrecoverable internal error (a plain Exception subclass)."""
 
 
 # ----------------------------------------------------------------------------- Variable

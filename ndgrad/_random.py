@@ -181,6 +181,19 @@ def _libm(fn, x):
     return np.fromiter(map(fn, x.ravel().tolist()), np.float64, x.size).reshape(x.shape)
 
 
+def _exp(v):
+    """libm's exp with its overflow to inf (``math.exp`` raises instead)."""
+    try:
+        return math.exp(v)
+    except OverflowError:
+        return math.inf
+
+
+def _log(v):
+    """libm's log with log(0) = -inf (``math.log`` raises instead)."""
+    return math.log(v) if v > 0.0 else -math.inf
+
+
 def _fma64(a, b, c):
     """double fma(a, b, c) via Dekker's exact product and TwoSum.
 
@@ -556,6 +569,39 @@ class Generator:
             raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
         n = _numel(shape)
         x = (-1.0 / lambd) * _libm(math.log1p, -self._u53(n))
+        return _cast_from_double(x, dtype).reshape(shape)
+
+    def cauchy(self, shape, dtype, median=0.0, sigma=1.0):
+        """torch's cauchy_: ``median + sigma * tan(pi * (u - 0.5))`` in double per element,
+        u a 53-bit uniform."""
+        dtype = np.dtype(dtype)
+        median, sigma = float(median), float(sigma)
+        if not sigma > 0.0:
+            raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
+        u = self._u53(_numel(shape))
+        x = median + sigma * _libm(math.tan, math.pi * (u - 0.5))
+        return _cast_from_double(x, dtype).reshape(shape)
+
+    def log_normal(self, shape, dtype, mean=1.0, std=2.0):
+        """torch's log_normal_: ``exp`` of the scalar double normal (Box-Muller per pair, the
+        sine half cached in the generator), element by element."""
+        dtype = np.dtype(dtype)
+        mean, std = float(mean), float(std)
+        if not std > 0.0:
+            raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+        z = self._normal_scalar(_numel(shape), mean, std)
+        return _cast_from_double(_libm(_exp, z), dtype).reshape(shape)
+
+    def geometric(self, shape, dtype, p):
+        """torch's geometric_: ``ceil(log(u) / log1p(-p))`` in double, u a 53-bit uniform."""
+        dtype = np.dtype(dtype)
+        p = float(p)
+        if not 0.0 < p < 1.0:
+            raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+        u = self._u53(_numel(shape))
+        x = np.ceil(_libm(_log, u) / math.log1p(-p))
+        if dtype.kind in "iu":
+            return x.astype(np.int64).astype(dtype).reshape(shape)
         return _cast_from_double(x, dtype).reshape(shape)
 
     def multinomial(self, probs, num_samples, replacement=False):

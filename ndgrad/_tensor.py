@@ -235,10 +235,16 @@ class Tensor:
         self._grad = value
 
     def _check_grad_dtype(self, value):
-        if value._data.dtype != self._data.dtype:
+        want = self._data.dtype
+        ex = self._extra
+        if ex is not None and "grad_dtype" in ex:      # Tensor.grad_dtype (None: any dtype)
+            if ex["grad_dtype"] is None:
+                return
+            want = ex["grad_dtype"].np
+        if value._data.dtype != want:
             raise RuntimeError(
                 f"attempting to assign a gradient with dtype '{_c_name(value._data.dtype)}' "
-                f"to a tensor with grad_dtype '{_legacy_name(self._data.dtype)}'. The "
+                f"to a tensor with grad_dtype '{_legacy_name(want)}'. The "
                 "gradient must match the tensor's grad_dtype (defaults to the tensor's "
                 "dtype). You can set the tensor's grad_dtype attribute with a specific "
                 "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging "

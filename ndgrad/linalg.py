@@ -1,6 +1,6 @@
 """ndgrad.linalg: torch.linalg's functions, implemented in ``ndgrad._ops``: products in
 ``matmul.py``, inverses and solves in ``solvers.py``, factorisations in ``decompositions.py``,
-norms in ``norms.py``.
+norms in ``norms.py``, the LDL factorisation in ``ldl.py``.
 
 Decompositions return torch's named tuples (``Q, R = ndgrad.linalg.qr(A)``, ``.eigenvalues``);
 failures on singular or non-positive-definite input raise ``LinAlgError`` (a RuntimeError)
@@ -8,13 +8,15 @@ with torch's wording.
 """
 
 from ._ops import decompositions as _D
+from ._ops import ldl as _LDL
 from ._ops import matmul as _M
 from ._ops import norms as _N
 from ._ops import solvers as _S
 
 __all__ = [
     "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh",
-    "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor",
+    "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor",
+    "ldl_factor_ex", "ldl_solve", "lstsq", "lu", "lu_factor",
     "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
     "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
     "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
@@ -60,3 +62,6 @@ tensorinv = _S.linalg_tensorinv
 tensorsolve = _S.linalg_tensorsolve
 vander = _M.linalg_vander
 householder_product = _D.linalg_householder_product
+ldl_factor = _LDL.linalg_ldl_factor
+ldl_factor_ex = _LDL.linalg_ldl_factor_ex
+ldl_solve = _LDL.linalg_ldl_solve

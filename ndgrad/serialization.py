@@ -22,8 +22,14 @@ checked against the archive before anything is allocated) and raises torch's exc
 for a damaged or hostile file.
 """
 
+import contextlib
+import enum
 import hashlib
+import importlib
 import io
+import shutil
+import tempfile
+import threading
 import mmap as _mmap
 import os
 import pickle
@@ -46,6 +52,10 @@ from .nn.parameter import Parameter
 from ._weights_only_unpickler import _RENAMED_MODULES, _ndgrad_spelling, user_allowed_globals
 
 __all__ = ["save", "load"]  # re-exported by `import ndgrad`
+# torch.serialization's further public names (not re-exported at top level):
+# LoadEndianness, get/set_default_load_endianness, get/set_crc32_options,
+# get/set_default_mmap_options, skip_data, SourceChangeWarning, default_restore_location,
+# location_tag, normalize_storage_type, storage_to_tensor_type, mkdtemp.
 
 DEFAULT_PROTOCOL = 2
 _STORAGE_ALIGNMENT = 64
@@ -92,7 +102,9 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
                (".storage_alignment", str(_STORAGE_ALIGNMENT).encode())]
     if not _disable_byteorder_record:
         records.append(("byteorder", sys.byteorder.encode()))
-    records += [(f"data/{s.key}", s.region) for s in pickler.storages]
+    skip = getattr(_tls, "skip_data", False)
+    records += [(f"data/{s.key}", bytes(memoryview(s.region).nbytes) if skip else s.region)
+                for s in pickler.storages]
     records.append(("version", _FORMAT_VERSION))
     digest = hashlib.sha1(records[0][1]).digest()
     records.append((".data/serialization_id", str(int.from_bytes(digest, "big")).zfill(
@@ -406,12 +418,22 @@ class _ArchiveReader:
         self.file_size = fh.tell()
         self.mmap = None
         if mmap_path is not None:
-            with open(mmap_path, "rb") as raw:
-                self.mmap = _mmap.mmap(raw.fileno(), 0, access=_mmap.ACCESS_COPY)
-        byteorder = self.read_record("byteorder") if self.has("byteorder") else b"little"
+            shared = _mmap_flags == _mmap.MAP_SHARED
+            with open(mmap_path, "r+b" if shared else "rb") as raw:
+                self.mmap = _mmap.mmap(raw.fileno(), 0, access=_mmap.ACCESS_WRITE if shared
+                                       else _mmap.ACCESS_COPY)
+        if self.has("byteorder"):
+            byteorder = self.read_record("byteorder")
+        elif _load_endianness == LoadEndianness.BIG:
+            byteorder = b"big"
+        elif _load_endianness == LoadEndianness.NATIVE:
+            byteorder = sys.byteorder.encode()
+        else:                   # None or LITTLE: files without the record are little-endian
+            byteorder = b"little"
         if byteorder not in (b"little", b"big"):
             raise ValueError("Unknown endianness type: " + byteorder.decode("utf-8", "replace"))
         self.swap = byteorder.decode() != sys.byteorder
+        self.skip_data = getattr(_tls, "skip_data", False)
 
     def _info(self, name):
         info = self.infos.get(f"{self.folder}/{name}")
@@ -447,6 +469,8 @@ class _ArchiveReader:
         if info.file_size != nbytes:
             raise RuntimeError(f"record size ({info.file_size} bytes) does not match expected "
                                f"size ({nbytes} bytes) of {name}")
+        if self.skip_data:
+            return np.zeros(nbytes, np.uint8)       # skip_data: storages are not populated
         if self.mmap is not None:
             if info.compress_type != zipfile.ZIP_STORED:
                 raise RuntimeError(f"mmap=True needs uncompressed records; {name} is "
@@ -456,6 +480,19 @@ class _ArchiveReader:
                 raise RuntimeError(f"PytorchStreamReader failed reading file {name}{_CORRUPT}")
             return np.frombuffer(self.mmap, np.uint8, nbytes, offset)
         out = np.empty(nbytes, np.uint8)
+        if info.compress_type == zipfile.ZIP_STORED:
+            # the bytes as stored, without a CRC check: torch does not verify storage records
+            # either (a file written through load(mmap=True) with MAP_SHARED has a stale CRC)
+            offset = self._data_offset(info)
+            if offset + nbytes > self.file_size:
+                raise RuntimeError(f"PytorchStreamReader failed reading file {name}: truncated"
+                                   f"{_CORRUPT}")
+            self.fh.seek(offset)
+            got = self.fh.readinto(memoryview(out)) if nbytes else 0
+            if got != nbytes:
+                raise RuntimeError(f"PytorchStreamReader failed reading file {name}: truncated"
+                                   f"{_CORRUPT}")
+            return out
         try:
             with self.zf.open(info) as src:
                 got = src.readinto(memoryview(out)) if nbytes else 0
@@ -605,3 +642,128 @@ def _load_safetensors(path, map_location):
         _default_restore(None, str(map_location))
     return {k: _from_array(np.array(v)) for k, v in load_file(path).items()}
 
+
+
+# ------------------------------------------------------------------------- configuration
+# torch.serialization's switches and helpers. Process-wide like torch's, except skip_data
+# (per thread, as torch's _serialization_tls).
+_tls = threading.local()
+
+
+class LoadEndianness(enum.Enum):
+    """The byte order ``load`` assumes for a file without a ``byteorder`` record."""
+    NATIVE = 1
+    LITTLE = 2
+    BIG = 3
+
+
+_load_endianness = None
+_crc32 = True
+_mmap_flags = _mmap.MAP_PRIVATE
+
+
+def get_default_load_endianness():
+    """The byte order assumed for files without a byteorder record (None: little-endian)."""
+    return _load_endianness
+
+
+def set_default_load_endianness(endianness):
+    global _load_endianness
+    if not isinstance(endianness, LoadEndianness) and endianness is not None:
+        raise TypeError("Invalid argument type in function set_default_load_endianness")
+    _load_endianness = endianness
+
+
+def get_crc32_options():
+    """Whether ``save`` computes the CRC-32 of each record (ndgrad's zip writer always does;
+    the switch only saves time in torch)."""
+    return _crc32
+
+
+def set_crc32_options(compute_crc32):
+    global _crc32
+    _crc32 = bool(compute_crc32)
+
+
+def get_default_mmap_options():
+    """The flags ``load(mmap=True)`` maps files with: ``mmap.MAP_PRIVATE`` (copy on write,
+    the default) or ``mmap.MAP_SHARED`` (writes to the tensors reach the file)."""
+    return _mmap_flags
+
+
+class set_default_mmap_options:
+    """Set the mmap flags of ``load(mmap=True)``; as a context manager, restore them after."""
+
+    def __init__(self, flags):
+        global _mmap_flags
+        if flags != _mmap.MAP_PRIVATE and flags != _mmap.MAP_SHARED:
+            raise ValueError("Invalid argument in function set_default_mmap_options, expected "
+                             f"mmap.MAP_PRIVATE or mmap.MAP_SHARED, but got {flags}")
+        self.prev = _mmap_flags
+        _mmap_flags = flags
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        global _mmap_flags
+        _mmap_flags = self.prev
+
+
+class skip_data:
+    """Inside it, ``save`` writes every storage record as zero bytes of its size and ``load``
+    does not read storage bytes (tensors come back zero-filled, with their shapes and
+    dtypes). ``materialize_fake_tensors`` is accepted for torch's signature (ndgrad has no
+    fake tensors)."""
+
+    def __init__(self, materialize_fake_tensors=False):
+        self.materialize_fake_tensors = materialize_fake_tensors
+
+    def __enter__(self):
+        self._old = getattr(_tls, "skip_data", False)
+        _tls.skip_data = True
+
+    def __exit__(self, *exc):
+        _tls.skip_data = self._old
+
+
+class SourceChangeWarning(Warning):
+    """torch's warning for a pickled module whose source changed since it was saved."""
+
+
+def default_restore_location(storage, location):
+    """`storage` restored to `location` ('cpu'; any other device raises torch's error)."""
+    return _default_restore(storage, str(location))
+
+
+def location_tag(storage):
+    """The location string torch records for `storage` (or a tensor): 'cpu'."""
+    dev = storage.device
+    if str(dev).split(":")[0] == "cpu":
+        return "cpu"
+    raise RuntimeError(f"don't know how to determine data location of "
+                       f"{type(storage).__module__}.{type(storage).__qualname__}")
+
+
+def normalize_storage_type(storage_type):
+    """The class of ndgrad's namespace with `storage_type`'s name."""
+    # torch looks the name up in torch; the facade is loaded by the time anyone calls this
+    return getattr(sys.modules[__name__.split(".")[0]], storage_type.__name__)
+
+
+def storage_to_tensor_type(storage):
+    """The legacy tensor type of a typed storage (``FloatStorage`` -> ``FloatTensor``), looked
+    up in the storage class's module as torch does."""
+    storage_type = type(storage)
+    module = importlib.import_module(storage_type.__module__)
+    return getattr(module, storage_type.__name__.replace("Storage", "Tensor"))
+
+
+@contextlib.contextmanager
+def mkdtemp():
+    """A temporary directory for the block, removed afterwards."""
+    path = tempfile.mkdtemp()
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path)

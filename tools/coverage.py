@@ -36,6 +36,7 @@ NOT_YET = "not implemented yet"
 REASONS = [
     ("dtype", ("a dtype NumPy has no type for (see decisions.md: no bfloat16, complex32, "
                "float8, sub-byte or unsigned >8-bit integers)")),
+    ("dtype_result", "its result has a dtype ndgrad lacks (hash_tensor returns torch.uint64)"),
     ("quant", "quantization: out of scope (ndgrad computes in floating point on NumPy)"),
     ("sparse", "sparse layouts: out of scope (ndgrad tensors are dense NumPy arrays)"),
     ("backend", "a backend- or accelerator-specific kernel, device or flag (CPU only)"),
@@ -45,6 +46,12 @@ REASONS = [
                  "arrays")),
     ("distributed", "distributed training: ndgrad.distributed is another issue (18)"),
     ("named", "named tensors (a torch prototype): not provided"),
+    ("nested", "nested (jagged) tensors: not provided (is_nested is always False)"),
+    ("fcdim", "first-class dimensions (Tensor.index binds functorch.dim's Dim objects, a "
+              "prototype): not provided"),
+    ("c_binding", ("a torch._C binding of C++ internals (the zip reader/writer behind "
+                   "torch.save; ndgrad's save/load write the same format in Python)")),
+    ("broken", "unusable in torch 2.13 itself (it fails when called): not reproduced"),
     ("copy", "a *_copy op (the non-aliasing twin of a view, for compilers): use the view"),
     ("inplace_fn", "in-place function form; the Tensor method of the same name exists"),
     ("config", "a build/runtime configuration switch or constant with no NumPy counterpart"),
@@ -76,7 +83,12 @@ _COMPILER = ("script", "jit", "trace", "graph", "Graph", "schema", "_ir", "ir_",
              "CallStack", "IODescriptor", "InferredType", "OperatorInfo", "TracingState",
              "GraphExecutorState", "Gradient", "ArgumentSpec", "CompleteArgumentSpec",
              "import_ir_module", "hash_tensor", "guard", "_refs", "meta", "fake",
-             "functional_call", "classproperty", "checkpoint_sequential_fn")
+             "functional_call", "classproperty", "checkpoint_sequential_fn", "Script",
+             "unify_type_list", "slice_inverse")
+# torch's top-level ParameterDict / ModuleDict are TorchScript's C++ containers (torch._C), not
+# nn's classes (ndgrad.nn has those); torch.cond is a higher-order control-flow op for
+# torch.compile / export.
+_COMPILER_TOP = ("ParameterDict", "ModuleDict", "cond")
 _JIT_TYPES = ("AnyType", "AwaitType", "BoolType", "ClassType", "ComplexType", "DeviceObjType",
               "DictType", "EnumType", "FloatType", "FutureType", "IntType", "InterfaceType",
               "ListType", "NoneType", "NumberType", "OptionalType", "PyObjectType", "RRefType",
@@ -84,6 +96,13 @@ _JIT_TYPES = ("AnyType", "AwaitType", "BoolType", "ClassType", "ComplexType", "D
               "Code", "Node", "Value", "Use", "Argument", "FunctionSchema", "ScriptClass",
               "ScriptObject", "ScriptMethod", "ScriptFunction", "ScriptModule", "ScriptList",
               "ScriptDict", "JITException", "SUM", "AVG", "BufferDict")
+# Tensor conversions to dtypes NumPy lacks (Tensor.bfloat16(), Tensor.chalf()).
+_DTYPE_METHODS = ("bfloat16", "chalf")
+_NESTED = ("to_padded_tensor", "nested_to_padded_tensor")
+# Names whose only torch 2.13 CPU kernel is a sparse one (dense input raises there).
+_SPARSE_ONLY = ("native_norm",)
+# NestedIOFunction subclasses fail in torch 2.13 ('super' object has no attribute '_do_forward').
+_BROKEN = ("NestedIOFunction",)
 _NAMED = ("names", "refine_names", "rename", "rename_", "align_to", "align_as",
           "has_names")
 _CONFIG = ("interop_threads", "flush_denormal", "float32_matmul_precision",
@@ -107,8 +126,20 @@ def reason(path, name, obj, ndgrad_ns):
     import torch
     if inspect.ismodule(obj):
         return "module"
-    if isinstance(obj, torch.dtype):
+    if isinstance(obj, torch.dtype) or (path == "torch.Tensor" and name in _DTYPE_METHODS):
         return "dtype"
+    if name == "hash_tensor":
+        return "dtype_result"
+    if name in _NESTED:
+        return "nested"
+    if path == "torch.Tensor" and name == "index":
+        return "fcdim"
+    if name in ("PyTorchFileReader", "PyTorchFileWriter"):
+        return "c_binding"
+    if name in _BROKEN:
+        return "broken"
+    if name in _SPARSE_ONLY:
+        return "sparse"
     if name in _JIT_TYPES:
         return "compiler"
     if _has(name, _QUANT) or name in ("dequantize", "quantization", "ao", "q_per_channel_axis"):
@@ -134,7 +165,7 @@ def reason(path, name, obj, ndgrad_ns):
     if name.endswith("_") and not name.endswith("__") and path == "torch" and \
             hasattr(ndgrad_ns.Tensor, name):
         return "inplace_fn"
-    if name in _JIT_TYPES or _has(name, _COMPILER):
+    if name in _JIT_TYPES or _has(name, _COMPILER) or (path == "torch" and name in _COMPILER_TOP):
         return "compiler"
     if _has(name, _CONFIG) or name in ("e", "pi", "inf", "nan", "newaxis"):
         return "config"

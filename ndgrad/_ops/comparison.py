@@ -504,10 +504,15 @@ def bitwise_right_shift(input, other, *, out=None):
 def _cmp_inplace(name, fn):
     """eq_/lt_/...: the comparison written into self's dtype; torch records EqBackward0 etc.
     with zero gradients."""
-    op = binary(name + "_inplace", lambda a, b: fn(a, b), _node_name_of(name, 0))
-    op.def_vjp(lambda ctx, g: ((g * 0) if ctx._next[0] else None,
-                               (g * 0) if ctx._next[1] else None))
-    return lambda self, other: apply_inplace(op, self, other)
+    def make(k):
+        op = binary(f"{name}_inplace{k}", lambda a, b: fn(a, b), _node_name_of(name, k))
+        op.def_vjp(lambda ctx, g: ((g * 0) if ctx._next[0] else None,
+                                   (g * 0) if ctx._next[1] else None))
+        return op
+    # torch's nodes: a Scalar other records <Op>Backward0, a Tensor other <Op>Backward1
+    scalar_op, tensor_op = make(0), make(1)
+    return lambda self, other: apply_inplace(
+        tensor_op if isinstance(other, Tensor) else scalar_op, self, other)
 
 
 # ----------------------------------------------------------------------------- closeness

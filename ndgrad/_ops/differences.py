@@ -1,4 +1,6 @@
-"""Finite differences and integrals along a dim: diff, trapezoid and cumulative_trapezoid.
+"""Finite differences and integrals along a dim: diff, gradient (torch.gradient: central
+differences inside, one- or two-sided second-order ones at the edges, unit, scalar or
+coordinate spacing), trapezoid and cumulative_trapezoid.
 
 Composites of narrow, sub, mul, sum and cumsum (as in torch), so their gradients, JVPs and
 grad_fn names come from those primitives.
@@ -10,7 +12,7 @@ from .arguments import wrap_dim
 from .registry import as_tensor_arg
 from .methods import bind
 
-__all__ = ["cumulative_trapezoid", "diff", "trapezoid"]
+__all__ = ["cumulative_trapezoid", "diff", "gradient", "trapezoid"]
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):
@@ -98,6 +100,93 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
         return (diff(x, dim=dim) * mids / 2).cumsum(dim)
     step = dx if dx is not None else (x if x is not None else 1)
     return (mids * (step / 2)).cumsum(dim)
+
+
+# ----------------------------------------------------------------------------- gradient
+def _slice(x, d, start, stop=None):
+    return x.narrow(d, start % x.shape[d] if start < 0 else start,
+                    (stop if stop is not None and stop >= 0 else x.shape[d] + (stop or 0))
+                    - (start % x.shape[d] if start < 0 else start))
+
+
+def _gradient_uniform(x, d, h, edge_order):
+    center = (_slice(x, d, 2) - _slice(x, d, 0, -2)) / h
+    if edge_order == 1:
+        pre = (_slice(x, d, 1, 2) - _slice(x, d, 0, 1)) / h
+        post = (_slice(x, d, -1) - _slice(x, d, -2, -1)) / h
+    else:
+        pre = (-1.5 * _slice(x, d, 0, 1) + 2 * _slice(x, d, 1, 2)
+               - 0.5 * _slice(x, d, 2, 3)) / h
+        post = (0.5 * _slice(x, d, -3, -2) - 2 * _slice(x, d, -2, -1)
+                + 1.5 * _slice(x, d, -1)) / h
+    return cat([pre, center / 2, post], d)
+
+
+def _gradient_coords(x, d, coords, edge_order):
+    if coords.dim() != 1:
+        raise RuntimeError(f"torch.gradient expected each element of spacing to have one "
+                           f"dimension, but got an element with {coords.dim()} dimensions!")
+    shape = [1] * x.dim()
+    shape[d] = -1
+    dx = diff(coords)
+    dx1, dx2 = dx[:-1], dx[1:]
+    a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+    b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+    c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+    center = a * _slice(x, d, 0, -2) + b * _slice(x, d, 1, -1) + c * _slice(x, d, 2)
+    if edge_order == 1:
+        pre = (_slice(x, d, 1, 2) - _slice(x, d, 0, 1)) / dx[0]
+        post = (_slice(x, d, -1) - _slice(x, d, -2, -1)) / dx[-1]
+    else:
+        d0, d1 = dx[0], dx[1]
+        pre = (-(2.0 * d0 + d1) / (d0 * (d0 + d1)) * _slice(x, d, 0, 1)
+               + (d0 + d1) / (d0 * d1) * _slice(x, d, 1, 2)
+               + (-d0) / (d1 * (d0 + d1)) * _slice(x, d, 2, 3))
+        e1, e2 = dx[-1], dx[-2]
+        post = (e1 / (e2 * (e1 + e2)) * _slice(x, d, -3, -2)
+                - (e1 + e2) / (e1 * e2) * _slice(x, d, -2, -1)
+                + (2 * e1 + e2) / (e1 * (e1 + e2)) * _slice(x, d, -1))
+    return cat([pre, center, post], d)
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """Estimates of d input / d x_i along each of `dim` (all dims by default): a tuple of
+    tensors shaped like `input`."""
+    x = as_tensor_arg(input)
+    if x._data.dtype.kind == "u" and x._data.dtype.itemsize == 1:
+        raise RuntimeError("torch.gradient does not support uint8 input.")
+    dims = list(range(x.dim())) if dim is None else [dim] if isinstance(dim, int) \
+        else list(dim)
+    scalar = not isinstance(spacing, (list, tuple))
+    spacing = [spacing] * len(dims) if scalar else list(spacing)
+    if not scalar or dim is not None:
+        if dim is None and len(spacing) != x.dim():
+            raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar, "
+                               f"or a list of length equal to 'self.dim() = {x.dim()}', since "
+                               f"dim argument was not given, but got a list of length "
+                               f"{len(spacing)}")
+        if dim is not None and len(spacing) != len(dims):
+            raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or "
+                               f"it's spacing and dim arguments to have the same length, but "
+                               f"got a spacing argument of length {len(spacing)} and a dim "
+                               f"argument of length {len(dims)}.")
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    dims = [wrap_dim(d, x.dim()) for d in dims]
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
+    for d in dims:
+        if x.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least "
+                               "edge_order+1")
+    out = []
+    for d, h in zip(dims, spacing):
+        if isinstance(h, Tensor) and h.dim() > 0:
+            out.append(_gradient_coords(x, d, h, edge_order))
+        else:
+            out.append(_gradient_uniform(x, d, h.item() if isinstance(h, Tensor) else h,
+                                         edge_order))
+    return tuple(out)
 
 
 def _bind():

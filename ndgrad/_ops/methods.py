@@ -15,12 +15,13 @@ from . import joins as J
 from . import indexing as I
 from . import matmul as L
 from . import conversion as C
-from .inplace import apply_inplace
+from .inplace import apply_inplace, check_inplace
 from . import bessel
 from . import complex_ops
 from . import norms
 from .broadcast import sum_to
 from .. import _storage as storage
+from .. import _state
 from .._legacy import legacy_new
 
 
@@ -320,3 +321,34 @@ def _bessel_method(name):
 
 for _name in ("i0", "i0_", "igamma", "igamma_", "igammac", "igammac_"):
     _method(_name, _bessel_method(_name))
+
+
+# ----------------------------------------------------------------------------- in-place aliases
+# torch's long names of in-place ops that exist under a short name. logical_*_ write without
+# history, as torch's (a non-differentiable in-place op leaves the tensor's grad_fn as it was,
+# and torch lets it write even into a leaf that requires grad: only the inference rule holds).
+def _logical_inplace(op):
+    def method(self, other):
+        tls = _state.tls
+        grad_on, tls.grad_enabled = tls.grad_enabled, False
+        try:
+            check_inplace(self)
+        finally:
+            tls.grad_enabled = grad_on
+        res = op.impl(self.detach(), other.detach() if isinstance(other, Tensor) else other,
+                      None, _plain=True)
+        if res._data.shape != self._data.shape:
+            raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
+                               f"broadcast shape {list(res._data.shape)}")
+        np.copyto(self._data, res._data, casting="unsafe")
+        self._vc[0] += 1
+        return self
+    return method
+
+
+bind({"divide_": _div_, "greater_": Tensor.gt_, "greater_equal_": Tensor.ge_,
+      "less_": Tensor.lt_, "less_equal_": Tensor.le_, "not_equal_": Tensor.ne_,
+      "logical_and_": _logical_inplace(CMP.LOGICAL_AND),
+      "logical_or_": _logical_inplace(CMP.LOGICAL_OR),
+      "logical_xor_": _logical_inplace(CMP.LOGICAL_XOR),
+      "bitwise_left_shift_": _ibitwise(CMP.LSHIFT), "bitwise_right_shift_": _ibitwise(CMP.RSHIFT)})

@@ -10,6 +10,7 @@ torch's no-narrowing rule; ``matrix_rank`` returns an integer tensor and records
 """
 
 import math
+import warnings
 
 import numpy as np
 
@@ -271,3 +272,42 @@ def linalg_matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     smax = s.max(-1, keepdims=True)
     tol_ = np.maximum(atol_, rtol_ * smax)
     return Tensor(np.asarray((s > tol_).sum(-1), np.int64))
+
+
+# ---------------------------------------------------------------------------- deprecated norms
+# torch keeps these for TorchScript and weight_norm; each warns as torch's.
+def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
+    """The sum of singular values over `dim` (two dims; the last two by default)."""
+    warnings.warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. It "
+                  "will be removed in a future PyTorch release. Please use "
+                  "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead", UserWarning,
+                  stacklevel=2)
+    if isinstance(dim, bool):
+        dim, keepdim = None, dim
+    if dim is None:
+        dim = (-2, -1)
+    return linalg_matrix_norm(input, "nuc", tuple(dim), keepdim)
+
+
+def frobenius_norm(input, dim, keepdim=False, *, out=None):
+    """The 2-norm of the entries over `dim`."""
+    warnings.warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. "
+                  "It will be removed in a future PyTorch release. Please use "
+                  "`linalg.vector_norm(A, 2., dim, keepdim)` instead", UserWarning, stacklevel=2)
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    return linalg_vector_norm(input, 2, dims, keepdim)
+
+
+def norm_except_dim(v, pow=2, dim=0):
+    """The `pow`-norm over every dim but `dim`, keeping all dims (weight_norm's g); dim=-1
+    gives the norm of the whole tensor."""
+    x = as_tensor_arg(v)
+    if dim == -1:
+        return linalg_vector_norm(x, pow)
+    nd = x._data.ndim
+    if not -nd <= dim < nd:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}]"
+                         f", but got {dim})")
+    d = dim % nd
+    others = tuple(i for i in range(nd) if i != d)
+    return linalg_vector_norm(x, pow, others, True)

@@ -1,6 +1,8 @@
 """In-place random fills of ``Tensor`` (``uniform_``, ``normal_``, ``bernoulli_``,
-``exponential_``, ``random_``) and ``write_inplace``, the history-free in-place write that they
-and ``nn.init`` use.
+``exponential_``, ``random_``, ``cauchy_``, ``log_normal_``, ``geometric_``), the out-of-place
+samplers' recorded ops (``bernoulli``, ``Tensor.multinomial``; the ``poisson`` / ``binomial``
+nodes whose draws ``distributions/_sampling.py`` computes) and ``write_inplace``, the
+history-free in-place write that they and ``nn.init`` use.
 
 The draws come from ``ndgrad._random`` (torch's CPU generator, which stays standalone: NumPy
 arrays in, NumPy arrays out); this module turns them into in-place tensor ops. Invariants: a fill
@@ -17,7 +19,7 @@ from .inplace import check_inplace
 from .registry import primitive
 from .inplace import apply_inplace
 
-__all__ = []
+__all__ = ["bernoulli"]
 
 _tls = _state.tls
 
@@ -43,7 +45,8 @@ def _random_fill_op(node_name):
 
 _FILL_OPS = {name: _random_fill_op(name) for name in (
     "UniformBackward0", "NormalBackward0", "BernoulliBackward1", "BernoulliBackward2",
-    "ExponentialBackward0", "RandomBackward0", "RandomBackward1", "RandomBackward2")}
+    "ExponentialBackward0", "RandomBackward0", "RandomBackward1", "RandomBackward2",
+    "CauchyBackward0", "LogNormalBackward0", "GeometricBackward0")}
 
 
 def _fill_random(t, vals, node_name):
@@ -96,8 +99,105 @@ def _random_(self, from_=0, to=None, *, generator=None):
     return _fill_random(self, vals.astype(self._data.dtype), node)
 
 
+def _check_float_fill(self, name, label):
+    kind = self._data.dtype.kind
+    if kind not in "f":
+        what = {"i": "long int", "u": "unsigned char", "b": "bool", "c": "c10::complex<float>"}
+        if kind == "c" and self._data.dtype == np.complex128:
+            what["c"] = "c10::complex<double>"
+        if kind == "i":
+            what["i"] = {1: "signed char", 2: "short int", 4: "int", 8: "long int"}[
+                self._data.dtype.itemsize]
+        raise RuntimeError(f"{label} distribution is a continuous probability distribution. "
+                           f"dtype must be a floating point but you specified {what[kind]}")
+
+
+def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    _check_float_fill(self, "cauchy_", "Cauchy")
+    vals = _gen(generator).cauchy(self._data.shape, self._data.dtype, median, sigma)
+    return _fill_random(self, vals, "CauchyBackward0")
+
+
+def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    if self._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"log_normal_cpu\" not implemented for "
+                                  f"'{_type_name(self)}'")
+    vals = _gen(generator).log_normal(self._data.shape, self._data.dtype, mean, std)
+    return _fill_random(self, vals, "LogNormalBackward0")
+
+
+def _geometric_(self, p, *, generator=None):
+    if self._data.dtype.kind in "bc":
+        raise NotImplementedError(f"\"geometric_cpu\" not implemented for "
+                                  f"'{_type_name(self)}'")
+    vals = _gen(generator).geometric(self._data.shape, self._data.dtype, p)
+    return _fill_random(self, vals, "GeometricBackward0")
+
+
+def _type_name(t):
+    return t.type().split(".")[-1][:-len("Tensor")]
+
+
+# Out-of-place samplers recorded as torch records them: bernoulli(input) and poisson(rate)
+# have zero gradients; bernoulli(input, p) and binomial are recorded with a node that refuses
+# to differentiate (torch's "NotImplemented" node).
+def _sampled_op(name, node_name, n_in=1):
+    if n_in == 1:
+        return primitive(name, lambda x, vals: vals, node_name)
+    return primitive(name, lambda x, y, vals: vals, node_name)
+
+
+BERNOULLI = _sampled_op("bernoulli", "BernoulliBackward0")
+BERNOULLI.def_vjp(lambda ctx, g: (g * 0,))
+BERNOULLI_P = _sampled_op("bernoulli_p", "NotImplemented")
+POISSON = _sampled_op("poisson", "PoissonBackward0")
+POISSON.def_vjp(lambda ctx, g: (g * 0,))
+BINOMIAL = _sampled_op("binomial", "NotImplemented", 2)
+
+
+@BERNOULLI_P.def_vjp
+def _(ctx, g):
+    raise RuntimeError("derivative for aten::bernoulli is not implemented")
+
+
+@BINOMIAL.def_vjp
+def _(ctx, g):
+    raise RuntimeError("derivative for aten::binomial is not implemented")
+
+
+def bernoulli(input, p=None, *, generator=None, out=None):
+    """0/1 draws with probability `input` (or the float `p`), in input's dtype."""
+    g = _gen(generator)
+    if p is None:
+        vals = g.bernoulli(input._data, input._data.shape, input._data.dtype)
+        return BERNOULLI.call(input, params=vals)
+    if isinstance(p, Tensor):
+        raise TypeError("bernoulli() received an invalid combination of arguments - got "
+                        "(Tensor, Tensor), but expected one of:\n"
+                        " * (Tensor input, *, torch.Generator generator = None, Tensor out = "
+                        "None)\n * (Tensor input, float p, *, torch.Generator generator = "
+                        "None)\n")
+    vals = g.bernoulli(float(p), input._data.shape, input._data.dtype)
+    return BERNOULLI_P.call(input, params=vals)
+
+
+def _bernoulli_method(self, p=None, *, generator=None):
+    if isinstance(p, Tensor):
+        raise TypeError("bernoulli() received an invalid combination of arguments - got "
+                        "(Tensor), but expected one of:\n"
+                        " * (*, torch.Generator generator = None)\n"
+                        " * (float p, *, torch.Generator generator = None)\n")
+    return bernoulli(self, p, generator=generator)
+
+
+def _multinomial_method(self, num_samples, replacement=False, *, generator=None):
+    return Tensor(_gen(generator).multinomial(self._data, num_samples, replacement))
+
+
 # ============================================================================ bind
 from .methods import bind  # noqa: E402
 
 bind({"uniform_": _uniform_, "normal_": _normal_, "bernoulli_": _bernoulli_,
-      "exponential_": _exponential_, "random_": _random_})
+      "exponential_": _exponential_, "random_": _random_, "cauchy_": _cauchy_,
+      "log_normal_": _log_normal_, "geometric_": _geometric_, "bernoulli": _bernoulli_method,
+      "multinomial": _multinomial_method})

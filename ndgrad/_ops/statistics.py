@@ -22,10 +22,12 @@ from .complex_ops import complex as _complex
 from .methods import bind
 
 __all__ = ["aminmax", "bincount", "bucketize", "corrcoef", "cov", "histc", "histogram",
+           "histogramdd",
            "nanquantile", "quantile", "searchsorted"]
 
 return_types_aminmax = return_type("aminmax", ("min", "max"))
 return_types_histogram = return_type("histogram", ("hist", "bin_edges"))
+return_types_histogramdd = return_type("histogramdd", ("hist", "bin_edges"))
 
 
 # ============================================================================ aminmax
@@ -349,6 +351,93 @@ HISTOGRAM = primitive("histogram", _histogram_fwd, "NotImplemented", n_out=2)
 @HISTOGRAM.def_vjp
 def _(ctx, g):
     raise RuntimeError("derivative for aten::histogram is not implemented")
+
+
+class _HistogramddOp:
+    """A primitive per number of dims D (its output count is D + 1), declared on first use."""
+
+    def __init__(self):
+        self._ops = {}
+
+    def call(self, x, params):
+        n = len(params[0])
+        op = self._ops.get(n)
+        if op is None:
+            op = primitive(f"histogramdd_{n}", _histogramdd_fwd, "NotImplemented", n_out=n + 1)
+            op.def_vjp(_histogramdd_vjp)
+            self._ops[n] = op
+        return op.call(x, params=params)
+
+
+def _histogramdd_vjp(ctx, g):
+    raise RuntimeError("derivative for aten::_histogramdd_from_bin_cts is not implemented")
+
+
+HISTOGRAMDD = _HistogramddOp()
+
+
+def _histogramdd_fwd(data, p):
+    edges, weight, density = p
+    dt = data.dtype
+    pts = data.reshape(-1, data.shape[-1])
+    w = None if weight is None else weight._data.reshape(-1)
+    hist, _ = np.histogramdd(pts, bins=list(edges), weights=w)
+    hist = hist.astype(dt)
+    if density:
+        vol = np.ones(hist.shape)
+        for k, e in enumerate(edges):
+            shape = [1] * len(edges)
+            shape[k] = -1
+            vol = vol * np.diff(e).reshape(shape)
+        hist = (hist / (hist.sum() * vol)).astype(dt)
+    return (hist,) + tuple(e.copy() for e in edges)
+
+
+def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
+    """The D-dimensional histogram of the points in `input` (..., D): bins per dim as counts
+    (int or list) or edge tensors; `range` a flat [lo0, hi0, lo1, hi1, ...]."""
+    x = as_tensor_arg(input)
+    _float_input("histogramdd", x)
+    if x.dim() < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    D = x.shape[-1]
+    data = x._data.reshape(-1, D)
+    dt = data.dtype
+    if isinstance(bins, int):
+        bins = [bins] * D
+    bins = list(bins)
+    if len(bins) != D:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost "
+                           "dimension of the input.")
+    if range is not None and len(range) != 2 * D:
+        raise RuntimeError(f"torch.histogramdd: for a {D}-dimensional histogram range should "
+                           f"have {2 * D} elements, but got {len(range)}")
+    edges = []
+    for k, b in enumerate(bins):
+        if isinstance(b, Tensor):
+            if b.dim() != 1:
+                raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension, "
+                                   f"but got {b.dim()} dimensions in the bins tensor for "
+                                   f"dimension {k}")
+            edges.append(b._data.astype(dt))
+            continue
+        if b <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {b} for "
+                               f"dimension {k}")
+        if range is not None:
+            lo, hi = float(range[2 * k]), float(range[2 * k + 1])
+        elif data.shape[0]:
+            lo, hi = float(data[:, k].min()), float(data[:, k].max())
+        else:
+            lo, hi = 0.0, 0.0
+        if lo > hi:
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min "
+                               f"{_fmt(lo)} max {_fmt(hi)} for dimension {k}")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges.append(np.linspace(lo, hi, b + 1).astype(dt))
+    outs = HISTOGRAMDD.call(x, params=(tuple(edges), weight, density))
+    return return_types_histogramdd(outs[0], tuple(outs[1:]))
 
 
 def bincount(input, weights=None, minlength=0):

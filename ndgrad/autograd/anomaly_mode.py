@@ -31,7 +31,7 @@ from . import engine as _engine
 from .profiler import aten_name
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
-           "is_anomaly_check_nan_enabled", "set_record_inplace"]
+           "is_anomaly_check_nan_enabled", "set_record_inplace", "set_anomaly_enabled"]
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
@@ -320,6 +320,13 @@ def _apply(mode, check_nan, check_inf, record_inplace):
 
 def _current():
     return (_enabled, _check_nan, _check_inf, _record_inplace)
+
+
+def set_anomaly_enabled(enabled, check_nan=True):
+    """torch's global switch (``torch.set_anomaly_enabled``): anomaly mode on or off, keeping
+    ndgrad's opt-in check_inf / record_inplace settings only while it stays on."""
+    _check_flags(enabled, check_nan)
+    _apply(enabled, check_nan, _check_inf and enabled, _record_inplace and enabled)
 
 
 def set_record_inplace(mode):

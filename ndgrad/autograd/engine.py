@@ -139,6 +139,11 @@ class Backward:
         autograd.grad when the leaf is a target."""
         var = node.variable
         if var._extra is not None:
+            if "grad_dtype" in var._extra and gs and gs[0] is not None:
+                # Tensor.grad_dtype: the leaf's gradients arrive in that dtype (None: as is)
+                want = var._extra["grad_dtype"]
+                if want is not None and gs[0]._data.dtype != want.np:
+                    gs[0] = gs[0].to(want)
             hooks = var._extra.get("hooks")
             if hooks and gs and gs[0] is not None:
                 gs[0] = self.tensor_hooks(hooks, gs[0])

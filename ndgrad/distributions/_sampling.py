@@ -9,7 +9,9 @@ Kernels read the generator's uniforms through ``_Draws``, which draws them in bl
 afterwards rewinds the generator and advances it by exactly what was used (restoring it
 untouched if the kernel raises).
 The Poisson sampler (product of uniforms below rate 10, Hormann's transformed rejection
-above, one double uniform per step) gives torch's stream too.
+above, one double uniform per step) gives torch's stream too, and so does the binomial one
+(inversion or BTRS, as torch's kernel). ``poisson`` and ``binomial`` are torch's top-level
+functions on them (their recorded nodes live with the random fills in ``_ops``).
 
 The gradient of a gamma sample ``x`` with respect to its concentration ``a`` is
 ``dx/da = -(dP(a, x)/da) / p(x; a)`` (implicit differentiation of the CDF ``P`` held fixed);
@@ -20,11 +22,13 @@ Beta) gradient follows torch's ``_dirichlet_grad`` convention: ``dx/dalpha`` of 
 difference of the incomplete beta (its continued fraction, in float64)."""
 
 import math
+import warnings
 
 import numpy as np
 
 import ndgrad as torch
 from ndgrad import _random
+from ndgrad._ops import random_fills as _RF
 from ndgrad._ops.bessel import igamma, igammac
 
 _THIRD_F32 = float(np.float32(1.0) / np.float32(3.0))
@@ -75,9 +79,9 @@ class _Draws:
         self.g.set_state(self.state)
 
 
-def _run(kernel, values):
+def _run(kernel, values, generator=None):
     """``kernel(v, draws)`` for each value in C order, as one generator transaction."""
-    draws = _Draws(_gen())
+    draws = _Draws(generator if generator is not None else _gen())
     try:
         out = [kernel(v, draws) for v in values]
     except BaseException:
@@ -161,10 +165,143 @@ def _poisson_one(lam, draws):
             return k
 
 
-def poisson_array(rate):
+def poisson_array(rate, generator=None):
     flat = np.ascontiguousarray(rate).reshape(-1).tolist()
-    out = np.array(_run(_poisson_one, flat), dtype=np.float64)
+    out = np.array(_run(_poisson_one, flat, generator), dtype=np.float64)
     return out.astype(rate.dtype).reshape(rate.shape)
+
+
+# ----------------------------------------------------------------------------- binomial
+# torch's sample_binomial (after TensorFlow's): inversion by geometric jumps below
+# count * min(p, 1 - p) = 10, Hormann's BTRS above. `f` rounds to the kernel's scalar type
+# where torch computes in it (float32 for float32 input), double uniforms throughout.
+_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+         0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+         0.00925546218271273, 0.00833056343336287)
+
+
+def _stirling_tail(k):
+    if k <= 9:
+        return _TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+def _binomial_inversion(count, prob, f, draws):
+    logprob = f(math.log1p(-prob))
+    geom_sum, num = 0.0, 0.0
+    while True:
+        u = draws.uniform()
+        geom = math.ceil(math.log(u) / logprob) if u > 0 else math.inf
+        geom_sum += geom
+        if geom_sum > count:
+            return num
+        num = f(num + 1)
+
+
+def _btrs(count, prob, f, draws):
+    stddev = f(math.sqrt(f(f(count * prob) * f(1 - prob))))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * prob
+    c = f(count * prob) + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = f(prob / f(1 - prob))
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = math.floor(f(f(count + 1) * prob))
+    while True:
+        u = draws.uniform() - 0.5
+        v = draws.uniform()
+        us = 0.5 - abs(u)
+        k = f(math.floor((2 * a / us + b) * u + c))
+        if k < 0 or k > count:
+            continue
+        if us >= 0.07 and v <= v_r:
+            return k
+        v = math.log(v * alpha / (a / (us * us) + b)) if v > 0 else -math.inf
+        bound = ((m + 0.5) * math.log((m + 1) / (r * (count - m + 1)))
+                 + f(count + 1) * math.log((count - m + 1) / f(f(count - k) + 1))
+                 + (k + 0.5) * math.log(r * f(f(count - k) + 1) / f(k + 1))
+                 + _stirling_tail(m) + _stirling_tail(count - m)
+                 - _stirling_tail(k) - _stirling_tail(f(count - k)))
+        if v <= bound:
+            return k
+
+
+def _binomial_one(count, prob, f, draws):
+    if count <= 0.0 or prob <= 0.0:
+        return 0.0
+    if prob >= 1.0:
+        return count
+    if prob <= 0.5:
+        if f(count * prob) >= 10.0:
+            return _btrs(count, prob, f, draws)
+        return _binomial_inversion(count, prob, f, draws)
+    if prob > 0.5:
+        q = f(1.0 - prob)
+        if f(count * q) >= 10.0:
+            return f(count - _btrs(count, q, f, draws))
+        return f(count - _binomial_inversion(count, q, f, draws))
+    return math.nan
+
+
+def binomial_array(count, prob, generator=None):
+    """Binomial(count, prob) draws, element by element in C order (torch's ``binomial``)."""
+    if count.dtype == np.float64:
+        f = float
+    else:
+        def f(v):
+            return float(np.float32(v))
+    pairs = list(zip(np.ascontiguousarray(count).reshape(-1).tolist(),
+                     np.ascontiguousarray(prob).reshape(-1).tolist()))
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = _run(lambda cp, d: _binomial_one(cp[0], cp[1], f, d), pairs, generator)
+    return np.array(out, dtype=np.float64).astype(count.dtype).reshape(count.shape)
+
+
+# ----------------------------------------------------------------------------- torch.poisson
+def _type_name(t):
+    return t.type().split(".")[-1][:-len("Tensor")]
+
+
+def poisson(input, generator=None):
+    """Poisson draws with rates `input` (torch's stream; ``PoissonBackward0``, zero grad)."""
+    if not isinstance(input, torch.Tensor):
+        raise TypeError(f"poisson(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if input.dtype not in (torch.float16, torch.float32, torch.float64):
+        raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_type_name(input)}'")
+    rate = input.detach().numpy()
+    if not np.all(rate >= 0):
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    return _RF.POISSON.call(input, params=poisson_array(rate, generator))
+
+
+def binomial(count, prob, generator=None):
+    """Binomial(count, prob) draws (torch's stream; not differentiable, as torch)."""
+    for arg, v, pos in (("count", count, 1), ("prob", prob, 2)):
+        if not isinstance(v, torch.Tensor):
+            raise TypeError(f"binomial(): argument '{arg}' (position {pos}) must be Tensor, "
+                            f"not {type(v).__name__}")
+    if not count.is_floating_point():
+        raise ValueError(f"binomial only supports floating-point dtypes for count, got: "
+                         f"{_type_name(count)}")
+    if prob.dtype != count.dtype:
+        raise RuntimeError(f"Found dtype {_type_name(prob)} but expected {_type_name(count)}")
+    if tuple(prob.shape) != tuple(count.shape):
+        c, p = torch.broadcast_tensors(count.detach(), prob.detach())
+        if tuple(c.shape) != tuple(count.shape):
+            # torch's kernel resizes its count-shaped output, with this warning
+            warnings.warn(f"An output with one or more elements was resized since it had shape "
+                          f"{list(count.shape)}, which does not match the required output shape "
+                          f"{list(c.shape)}. This behavior is deprecated, and in a future "
+                          "PyTorch release outputs will not be resized unless they have zero "
+                          "elements. You can explicitly reuse an out tensor t by resizing it, "
+                          "inplace, to zero elements with t.resize_(0).", UserWarning,
+                          stacklevel=2)
+    else:
+        c, p = count.detach(), prob.detach()
+    vals = binomial_array(c.numpy(), p.numpy(), generator)
+    return _RF.BINOMIAL.call(count, prob, params=vals)
 
 
 def standard_gamma_grad_array(x, alpha):

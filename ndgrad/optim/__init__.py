@@ -23,6 +23,8 @@ from .radam import RAdam  # noqa: F401
 from .rmsprop import RMSprop  # noqa: F401
 from .rprop import Rprop  # noqa: F401
 from .sgd import SGD  # noqa: F401
+from .sparse_adam import SparseAdam  # noqa: F401
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "NAdam", "RAdam", "Rprop", "ASGD", "LBFGS", "Adafactor", "lr_scheduler", "swa_utils"]
+           "NAdam", "RAdam", "Rprop", "ASGD", "LBFGS", "Adafactor", "SparseAdam", "lr_scheduler",
+           "swa_utils"]

@@ -1,4 +1,5 @@
-"""``assert_close`` and ``make_tensor``, as ``torch.testing`` has them.
+"""``assert_close``, ``make_tensor`` and the deprecated ``assert_allclose``, as
+``torch.testing`` has them.
 
 ``assert_close`` compares tensors, numbers, NumPy arrays and (nested) sequences/mappings of
 them with dtype-dependent default tolerances (``|a - e| <= atol + rtol * |e|``), checks
@@ -11,12 +12,13 @@ reproducible) with torch's defaults: floats uniform in [-9, 9), integers in [-9,
 
 import collections.abc
 import math
+import warnings
 
 import numpy as np
 from .. import _creation, _dtype
 from .._tensor import Tensor
 
-__all__ = ["assert_close", "default_tolerances", "make_tensor"]
+__all__ = ["assert_close", "assert_allclose", "default_tolerances", "make_tensor"]
 
 # (rtol, atol) by NumPy dtype name, as torch.testing._comparison's table.
 _TOLS = {
@@ -294,3 +296,24 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+# torch.testing.assert_allclose: the pre-1.12 form, looser float tolerances, dtypes not checked
+_ALLCLOSE_TOLS = {"float16": (1e-3, 1e-3), "float32": (1e-4, 1e-5), "float64": (1e-5, 1e-8)}
+
+
+def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=""):
+    """Deprecated: ``assert_close`` with torch's old defaults (dtype not compared, NaN equal)."""
+    warnings.warn("`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed "
+                  "in a future release. Please use `torch.testing.assert_close()` instead. You "
+                  "can find detailed upgrade instructions in "
+                  "https://github.com/pytorch/pytorch/issues/61844.", FutureWarning, stacklevel=2)
+    if not isinstance(actual, Tensor):
+        actual = _creation.tensor(actual)
+    if not isinstance(expected, Tensor):
+        expected = _creation.tensor(expected, dtype=actual.dtype)
+    if rtol is None and atol is None:
+        pairs = [_ALLCLOSE_TOLS.get(t._data.dtype.name, (0.0, 0.0)) for t in (actual, expected)]
+        rtol, atol = max(p[0] for p in pairs), max(p[1] for p in pairs)
+    assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=True,
+                 check_dtype=False, check_stride=False, msg=msg or None)

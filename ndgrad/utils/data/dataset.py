@@ -7,7 +7,7 @@ import warnings
 from ... import _random
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "Subset",
-           "random_split"]
+           "random_split", "ChainDataset", "StackDataset"]
 
 
 class Dataset:
@@ -130,3 +130,71 @@ def random_split(dataset, lengths, generator=None):
         offset += length
         out.append(Subset(dataset, indices[offset - length:offset]))
     return out
+
+
+class ChainDataset(IterableDataset):
+    """Iterable datasets chained one after another, on the fly."""
+
+    def __init__(self, datasets):
+        super().__init__()
+        self.datasets = datasets
+
+    def __iter__(self):
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self):
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)
+        return total
+
+
+class StackDataset(Dataset):
+    """Datasets of equal length side by side: item i is the tuple (positional datasets) or
+    dict (keyword datasets) of their items i."""
+
+    def __init__(self, *args, **kwargs):
+        if args:
+            if kwargs:
+                raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via "
+                                 "``kwargs``) like input/output, but both types are given.")
+            parts = list(args)
+            self.datasets = args
+        elif kwargs:
+            parts = list(kwargs.values())
+            self.datasets = kwargs
+        else:
+            raise ValueError("At least one dataset should be passed")
+        self._length = len(parts[0])
+        if any(self._length != len(d) for d in parts):
+            raise ValueError("Size mismatch between datasets")
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def _column(self, dataset, indices):
+        """`dataset`'s items at `indices`, batched when the dataset can."""
+        if callable(getattr(dataset, "__getitems__", None)):
+            items = dataset.__getitems__(indices)
+            if len(items) != len(indices):
+                raise ValueError(f"Nested dataset's output size mismatch. Expected "
+                                 f"{len(indices)}, got {len(items)}")
+            return list(items)
+        return [dataset[i] for i in indices]
+
+    def __getitems__(self, indices):
+        if isinstance(self.datasets, dict):
+            cols = {k: self._column(d, indices) for k, d in self.datasets.items()}
+            return [{k: c[j] for k, c in cols.items()} for j in range(len(indices))]
+        cols = [self._column(d, indices) for d in self.datasets]
+        return [tuple(c[j] for c in cols) for j in range(len(indices))]
+
+    def __len__(self):
+        return self._length
