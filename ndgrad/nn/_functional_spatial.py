@@ -49,10 +49,9 @@ def _conv_padding(padding, kernel, dilation, stride):
         if padding == "valid":
             return (0,) * len(kernel), None
         if padding != "same":
-            raise ValueError(f"Invalid padding string '{padding}', should be one of "
-                             "{'valid', 'same'}")
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
         if any(s != 1 for s in stride):
-            raise ValueError("padding='same' is not supported for strided convolutions")
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
         sym, extra = [], []
         for k, d in zip(kernel, dilation):
             total = d * (k - 1)
