@@ -152,9 +152,9 @@ def _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, gro
         if op >= s and op >= d:
             names = ("depth", "height", "width")[3 - max(nd, 2):]
             parts = []
-            for what, vals in (("output_padding", output_padding), ("stride", stride),
-                               ("dilation", dilation)):
-                vals = vals if nd > 1 else vals * 2   # torch reports 1-D as 2-D
+            lifted = _lift_1d(nd, stride, padding, dilation, output_padding)
+            for what, vals in (("output_padding", lifted[3]), ("stride", lifted[0]),
+                               ("dilation", lifted[2])):   # torch reports 1-D as 2-D
                 parts += [f"{what}_{n}: {v}" for n, v in zip(names, vals)]
             raise RuntimeError("output padding must be smaller than either stride or "
                                f"dilation, but got {' '.join(parts)}")
@@ -413,6 +413,8 @@ def adaptive_avg_pool1d(input, output_size):
 
 def adaptive_avg_pool2d(input, output_size):
     sizes, osz = _adaptive_sizes(input, output_size, 2, "adaptive_avg_pool2d")
+    if osz == (1, 1):   # torch takes the mean (grad_fn MeanBackward1)
+        return input.mean((-2, -1), keepdim=True)
     dt = input._data.dtype
     return sandwich(input, _adaptive_matrix(sizes[0], osz[0], dt),
                     _adaptive_matrix(sizes[1], osz[1], dt), "AdaptiveAvgPool2DBackward0")
@@ -421,6 +423,8 @@ def adaptive_avg_pool2d(input, output_size):
 def adaptive_avg_pool3d(input, output_size):
     """Average over adaptive windows of the last three dims (a separable linear map)."""
     sizes, osz = _adaptive_sizes(input, output_size, 3, "adaptive_avg_pool3d")
+    if osz == (1, 1, 1):
+        return input.mean((-3, -2, -1), keepdim=True)
     dt = input._data.dtype
     mats = [_adaptive_matrix(n, o, dt) for n, o in zip(sizes, osz)]
     return sandwich_nd(input, mats, "AdaptiveAvgPool3DBackward0")
@@ -575,10 +579,15 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
                       "(i.e. 4D or 5D inputs).", stacklevel=2)
     if not training or p == 0.0 or input.numel() == 0:
         return input
-    lead = 2 if dim == 5 else 1   # one draw per (sample, channel)
-    shape = tuple(input.shape[:lead]) + (1,) * (dim - lead)
+    batched = dim == 5
+    if not batched:   # torch adds a batch dim around its feature dropout
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)   # a draw per (sample, channel)
     noise = Tensor(_random.dropout_noise(shape, p, input._data.dtype))
-    return input.mul_(noise) if inplace else input * noise
+    out = input.mul_(noise) if inplace else input * noise
+    if not batched:
+        out = out.squeeze_(0) if inplace else out.squeeze(0)
+    return out
 
 
 # ============================================================================ torch.* forms
