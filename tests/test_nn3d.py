@@ -440,12 +440,51 @@ ERRORS = [
     lambda L: L.conv_tbc(L.ones(5, 2, 3), L.ones(3, 3, 4), L.ones(2)),
     lambda L: L.conv_tbc(L.ones(5, 2, 3), L.ones(3, 2, 4), L.ones(4)),
     lambda L: L.nn.functional.pad(L.ones(1, 1, 2, 2, 2), (2, 2, 0, 0, 0, 0), mode="reflect"),
+    lambda L: L.nn.functional.max_pool2d(L.ones(1, 2, 4, 4), -1),
+    lambda L: L.nn.functional.max_pool2d(L.ones(1, 2, 4, 4), 2, dilation=(1, -1)),
+    lambda L: L.nn.functional.avg_pool3d(L.ones(1, 2, 4, 4, 4), 0),
+    lambda L: L.nn.functional.max_pool1d(L.ones(1, 2, 4), 0),
+    lambda L: L.nn.functional.max_pool1d(L.ones(1, 2, 4), 2, 0),
+    lambda L: L.nn.functional.max_pool1d(L.ones(1, 2, 4), (2, 2)),
+    lambda L: L.nn.functional.max_pool1d(L.ones(1, 2, 4), 2, (1, 1)),
+    lambda L: L.nn.functional.max_pool1d(L.ones(1, 2, 4), 2, 1, (1, 1)),
+    lambda L: L.nn.functional.max_pool1d(L.ones(1, 2, 4), 2, 1, 0, (1, 1)),
+    lambda L: L.nn.functional.max_pool1d(L.ones(1, 2, 4), 2, 1, -1),
+    lambda L: L.nn.functional.max_pool1d(L.ones(1, 2, 4), 2, 1, 0, 0),
+    lambda L: L.nn.functional.max_pool1d(L.ones(1, 2, 4), 2, 1, 2),
+    lambda L: L.nn.functional.max_pool1d(L.ones(1, 2, 4), 5),
+    lambda L: L.nn.functional.max_pool1d(L.ones(1, 2, 0), 1),
+    lambda L: L.nn.functional.max_pool2d(L.ones(1, 2, 0, 4), 1),
+    lambda L: L.nn.functional.avg_pool2d(L.ones(1, 2, 4, 0), 1),
+    lambda L: L.nn.functional.max_pool3d(L.ones(1, 2, 0, 4, 4), 1),
+    lambda L: L.nn.functional.max_pool3d(L.ones(2, 0, 4, 4), 1),
+    lambda L: L.nn.functional.avg_pool3d(L.ones(1, 2, 4, 0, 4), 1),
+    lambda L: L.nn.functional.adaptive_max_pool3d(L.ones(1, 2, 0, 4, 4), 1),
+    lambda L: L.nn.functional.adaptive_max_pool2d(L.ones(1, 2, 0, 4), 1),
 ]
 
 
 @pytest.mark.parametrize("i", range(len(ERRORS)))
 def test_errors_like_torch(i):
     check_error(lambda L: ERRORS[i](L))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda L, x: L.nn.functional.conv3d(x, L.ones(1, 2, 2, 2, 2, dtype=L.float64)),
+    lambda L, x: L.nn.functional.conv_transpose3d(x, L.ones(2, 1, 2, 2, 2, dtype=L.float64)),
+    lambda L, x: L.nn.functional.max_pool3d(x, 2, return_indices=True),
+    lambda L, x: L.nn.functional.avg_pool3d(x, 2),
+    lambda L, x: L.nn.functional.adaptive_max_pool3d(x, 2, return_indices=True),
+    lambda L, x: L.nn.functional.adaptive_avg_pool3d(x, 2),
+])
+def test_empty_batch(fn):
+    check(fn, np.zeros((0, 2, 4, 4, 4)))
+
+
+def test_empty_batch_unpool():
+    idx = np.zeros((0, 2, 2, 2, 2), np.int64)
+    check(lambda L, v: L.nn.functional.max_unpool3d(v, L.tensor(idx), 2),
+          np.zeros((0, 2, 2, 2, 2)))
 
 
 def test_failed_call_leaves_input_untouched():

@@ -62,10 +62,10 @@ def _cols_matrix(cols, nd, groups):
     return t.reshape(groups, rows // groups, -1)
 
 
-def _batch_first(out, n, outs):
+def _batch_first(out, o, n, outs):
     """(O, N * L) -> contiguous (N, O, *So)."""
     nd = len(outs)
-    out = out.reshape((-1, n) + tuple(outs))
+    out = out.reshape((o, n) + tuple(outs))
     return np.ascontiguousarray(out.transpose((1, 0) + tuple(range(2, 2 + nd))))
 
 
@@ -89,7 +89,7 @@ def _conv_np(x, w, stride, padding, dilation, groups):
         out = w.reshape(o, -1) @ cm[0]   # one GEMM with the (O, K) weight
     else:
         out = np.matmul(w.reshape(groups, o // groups, -1), cm)
-    return _batch_first(out, n, outs)
+    return _batch_first(out, o, n, outs)
 
 
 def _conv_input_grad_np(g, w, in_sizes, stride, padding, dilation, groups):
@@ -357,8 +357,9 @@ def _max_pool_bw_fwd(g, idx, p):
     shape, disjoint, nd = p
     hw = int(np.prod(shape[-nd:]))
     nc = int(np.prod(shape[:-nd]))
-    ii = idx.reshape(nc, -1)
-    gi = g.reshape(nc, -1)
+    cells = int(np.prod(idx.shape[-nd:]))   # explicit sizes: N may be 0
+    ii = idx.reshape(nc, cells)
+    gi = g.reshape(nc, cells)
     if disjoint:
         # Non-overlapping windows: every input position receives at most one gradient.
         out = np.zeros((nc, hw), g.dtype)
@@ -390,8 +391,11 @@ def _max_pool_ops(nd):
 def _gather_at_indices(ctx, gg):
     """Adjoint of a scatter-add at flat per-plane indices: gather gg at the same indices."""
     (idx,) = ctx.saved
-    lead = tuple(idx.shape[:-ctx._params[2]])
-    picked = gg.reshape(*lead, -1).gather(-1, idx.reshape(*lead, -1))
+    nd = ctx._params[2]
+    lead = tuple(idx.shape[:-nd])
+    plane = int(np.prod(gg.shape[-nd:]))   # explicit sizes: N may be 0
+    cells = int(np.prod(idx.shape[-nd:]))
+    picked = gg.reshape(*lead, plane).gather(-1, idx.reshape(*lead, cells))
     return picked.reshape(idx.shape), None
 
 
@@ -497,7 +501,7 @@ def _adaptive_max_fwd(x, p):
     for cell in np.ndindex(*outs):
         bounds = [(p[i][0][cell[i]], p[i][1][cell[i]]) for i in range(nd)]
         win = x[(Ellipsis,) + tuple(slice(a, b) for a, b in bounds)]
-        flat = win.reshape(lead + (-1,))
+        flat = win.reshape(lead + (int(np.prod(win.shape[2:])),))
         a = np.argmax(flat, axis=-1)
         if x.dtype.kind == "f":
             nan = np.isnan(flat)
@@ -711,7 +715,8 @@ def col2im(cols, out_hw, k, d, pad, s):
 def _max_unpool_fwd(x, idx, p):
     lead = x.shape[:-len(p)]
     out = np.zeros(lead + (int(np.prod(p)),), x.dtype)
-    np.put_along_axis(out, idx.reshape(lead + (-1,)), x.reshape(lead + (-1,)), axis=-1)
+    cells = (int(np.prod(x.shape[-len(p):])),)   # explicit sizes: N may be 0
+    np.put_along_axis(out, idx.reshape(lead + cells), x.reshape(lead + cells), axis=-1)
     return out.reshape(lead + tuple(p))
 
 
@@ -723,7 +728,9 @@ def _max_unpool_op(nd):
     def _(ctx, g):
         (idx,) = ctx.saved
         lead = tuple(idx.shape[:-nd])
-        flat = g.reshape(*lead, -1).gather(-1, idx.reshape(*lead, -1))
+        plane = int(np.prod(g.shape[-nd:]))   # explicit sizes: N may be 0
+        cells = int(np.prod(idx.shape[-nd:]))
+        flat = g.reshape(*lead, plane).gather(-1, idx.reshape(*lead, cells))
         return flat.reshape(idx.shape), None
     return op
 

@@ -243,14 +243,15 @@ def _pool_args(kernel_size, stride, padding, dilation, nd, fn):
     s = _pool_tuple(stride, nd, fn, "stride", default=k)
     p = _pool_tuple(padding, nd, fn, "padding")
     d = _pool_tuple(dilation, nd, fn, "dilation") if dilation is not None else (1,) * nd
-    if any(x <= 0 for x in k) and nd == 3:
-        raise RuntimeError(f"kernel size should be greater than zero, but got kT: {k[0]} "
-                           f"kH: {k[1]} kW: {k[2]}")
+    letters = ("T", "H", "W")[3 - nd:]
     if any(x == 0 for x in s):
         raise RuntimeError("stride should not be zero")
-    if any(x <= 0 for x in d) and nd == 3:
-        raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {d[0]} "
-                           f"dilationH: {d[1]} dilationW: {d[2]}")
+    if any(x <= 0 for x in k):
+        shown = " ".join(f"k{a}: {v}" for a, v in zip(letters, k))
+        raise RuntimeError(f"kernel size should be greater than zero, but got {shown}")
+    if any(x <= 0 for x in d):
+        shown = " ".join(f"dilation{a}: {v}" for a, v in zip(letters, d))
+        raise RuntimeError(f"dilation should be greater than zero, but got {shown}")
     for pi, ki, di in zip(p, k, d):
         if pi > (di * (ki - 1) + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
@@ -277,15 +278,24 @@ def _check_pool_output(x, k, s, p, d, ceil_mode):
                            f"({'x'.join(map(str, [c] + outs))}). Output size is too small")
 
 
-def _check_pool_input(input, nd):
+def _check_pool_input(input, nd, fn):
     if input.dim() not in (nd + 1, nd + 2):
         raise RuntimeError(f"non-empty {nd + 1}D or {nd + 2}D (batch mode) tensor expected for "
                            "input")
+    shape = list(input.shape)
+    if 0 in shape[input.dim() - nd - 1:]:   # an empty channel or spatial dim
+        if nd == 2:
+            raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
+                               f"size for input, but got:{shape}")
+        # torch's message names dimension 0 whichever is empty
+        raise RuntimeError(f"{fn}(): Expected input's non-batch dimensions to have positive "
+                           f"length, but input has a shape of {shape} and non-batch dimension 0 "
+                           "has length zero!")
 
 
 def _max_pool_nd(input, kernel_size, stride, padding, dilation, ceil_mode, nd):
     k, s, p, d = _pool_args(kernel_size, stride, padding, dilation, nd, f"max_pool{nd}d")
-    _check_pool_input(input, nd)
+    _check_pool_input(input, nd, "max_pool3d_with_indices_out_cpu_template")
     _check_pool_output(input, k, s, p, d, ceil_mode)
     return max_pool_prim(input, k, s, p, d, bool(ceil_mode))
 
@@ -305,13 +315,42 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
     """(values, indices) of 1-D max pooling (through the 2-D kernel on a unit height)."""
-    if input.dim() not in (2, 3):
+    if input.dim() not in (2, 3) or 0 in input.shape[1:]:
         raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
                            f"dim batch size for input, but got:{list(input.shape)}")
-    k, s, p, d = _pool_args(kernel_size, stride, padding, dilation, 1, "max_pool1d")
+    k, s, p, d = _max_pool1d_args(kernel_size, stride, padding, dilation)
+    o = _pool_out(input.shape[-1], k[0], s[0], p[0], d[0], ceil_mode)
+    if o < 1:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {o}")
     out, idx = _max_pool_nd(input.unsqueeze(-2), (1,) + k, (1,) + s, (0,) + p, (1,) + d,
                             ceil_mode, 2)
     return out.squeeze(-2), idx.squeeze(-2)
+
+
+def _max_pool1d_args(kernel_size, stride, padding, dilation):
+    """torch's own argument checks of max_pool1d (messages differ from the 2-d/3-d ones)."""
+    def one(v, what, kinds):
+        if isinstance(v, (tuple, list)):
+            if len(v) != 1:
+                raise RuntimeError(f"max_pool1d() {what} must be {kinds} of size 1 but got size "
+                                   f"{len(v)}")
+            return int(v[0])
+        return int(v)
+    k = one(kernel_size, "kernel_size", "an int, list of ints or tuple of ints")
+    s = k if stride is None or (isinstance(stride, (tuple, list)) and not stride) else \
+        one(stride, "stride", "None, an int, list of ints, or tuple of ints")
+    p = one(padding, "padding", "an int, list of ints, or tuple of ints")
+    d = one(dilation, "dilation", "an int, list of ints or tuple of ints")
+    for what, v, ok, cond in (("kernel_size", k, k > 0, "greater than zero"),
+                              ("stride", s, s > 0, "greater than zero"),
+                              ("padding", p, p >= 0, "non-negative"),
+                              ("dilation", d, d > 0, "greater than zero")):
+        if not ok:
+            raise RuntimeError(f"max_pool1d() {what} must be {cond}, but got {v}")
+    if p > k // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got "
+                           f"padding={p} and kernel_size={k}")
+    return (k,), (s,), (p,), (d,)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -337,7 +376,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def _avg_pool_nd(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                  divisor_override, nd):
     k, s, p, _ = _pool_args(kernel_size, stride, padding, None, nd, f"avg_pool{nd}d")
-    _check_pool_input(input, nd)
+    _check_pool_input(input, nd, f"avg_pool{nd}d")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     if nd == 3 and any(n < kk for n, kk in zip(input.shape[-3:], k)):
@@ -432,6 +471,12 @@ def adaptive_avg_pool3d(input, output_size):
 
 def _adaptive_max_nd(input, output_size, nd):
     sizes, osz = _adaptive_sizes(input, output_size, nd, f"adaptive_max_pool{nd}d")
+    shape = list(input.shape)
+    for i in range(input.dim() - nd, input.dim()):
+        if shape[i] == 0:
+            raise RuntimeError(f"adaptive_max_pool{nd}d(): Expected input to have non-zero size "
+                               f"for non-batch dimensions, but input has sizes {shape} with "
+                               f"dimension {i} being empty")
     return adaptive_max_pool_prim(input, *[_adaptive_bounds(n, o) for n, o in zip(sizes, osz)])
 
 
