@@ -149,3 +149,16 @@ def test_loaded_conv_and_norm_keep_torchs_sizes():
         bn(L.ones(2, 3))
         reprs.append((repr(conv), repr(bn), type(conv).__name__, type(bn).__name__))
     assert reprs[0] == reprs[1]
+
+
+def test_dtype_conversion_before_the_first_call_like_torch():
+    res = []
+    for L in (torch, ndgrad):
+        L.manual_seed(0)
+        m = L.nn.Sequential(L.nn.LazyLinear(3), L.nn.LazyBatchNorm1d()).double()
+        kinds = [type(t).__name__ for t in list(m.parameters()) + list(m.buffers())]
+        y = m(L.ones(2, 4, dtype=L.float64))
+        res.append((kinds, [str(t.dtype) for t in m.state_dict().values()],
+                    y.detach().numpy()))
+    assert res[0][:2] == res[1][:2]
+    np.testing.assert_allclose(res[1][2], res[0][2], rtol=1e-12, atol=1e-12)

@@ -47,6 +47,16 @@ class LazyModuleMixin:
             if buf is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buf if is_lazy(buf) or keep_vars else buf.detach()
 
+    def _apply(self, fn, recurse=True):
+        # A placeholder buffer stays a placeholder through .to()/.double() (torch's subclass-
+        # preserving conversion); Module._apply would replace it by a plain tensor.
+        lazy = {k: b for k, b in self._buffers.items() if is_lazy(b)}
+        super()._apply(fn, recurse)
+        for key, buf in lazy.items():
+            buf._data = self._buffers[key]._data
+            self._buffers[key] = buf
+        return self
+
     def _lazy_load_hook(self, state_dict, prefix, local_metadata, strict, missing_keys,
                         unexpected_keys, error_msgs):
         for name, param in list(self._parameters.items()) + list(self._buffers.items()):
