@@ -510,3 +510,26 @@ def test_vmap_conv3d_and_pool3d_equal_loops():
     got = ndgrad.vmap(f)(xs)
     want = ndgrad.stack([f(xs[i]) for i in range(3)])
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_autocast_casts_the_3d_family_like_torch():
+    r = _rng(18)
+    x = r.random((1, 2, 4, 4, 4)).astype(np.float32)
+    w = r.random((3, 2, 2, 2, 2)).astype(np.float32)
+    xt, wt = r.random((5, 2, 3)).astype(np.float32), r.random((2, 3, 4)).astype(np.float32)
+    res = []
+    for L in (torch, ndgrad):
+        L.manual_seed(0)
+        m = L.nn.Conv3d(2, 3, 2)
+        with L.autocast("cpu", dtype=L.float16):
+            outs = [L.conv3d(L.tensor(x), L.tensor(w)),
+                    L.nn.functional.conv_transpose3d(L.tensor(x), L.tensor(w).transpose(0, 1)),
+                    L.conv_tbc(L.tensor(xt), L.tensor(wt), L.ones(4)), m(L.tensor(x)),
+                    L.convolution(L.tensor(x), L.tensor(w), None, [1, 1, 1], [0, 0, 0],
+                                  [1, 1, 1], False, [0, 0, 0], 1),
+                    L.nn.functional.max_pool3d(L.tensor(x), 2)]
+        res.append(outs)
+    for t, n in zip(*res):
+        assert str(n.dtype) == str(t.dtype)
+        np.testing.assert_allclose(n.detach().numpy().astype(np.float64),
+                                   t.detach().numpy().astype(np.float64), rtol=2e-3, atol=2e-3)
