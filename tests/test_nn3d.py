@@ -461,6 +461,13 @@ ERRORS = [
     lambda L: L.nn.functional.avg_pool3d(L.ones(1, 2, 4, 0, 4), 1),
     lambda L: L.nn.functional.adaptive_max_pool3d(L.ones(1, 2, 0, 4, 4), 1),
     lambda L: L.nn.functional.adaptive_max_pool2d(L.ones(1, 2, 0, 4), 1),
+    lambda L: L.nn.functional.avg_pool1d(L.ones(1, 2, 4), (2, 2)),
+    lambda L: L.nn.functional.avg_pool1d(L.ones(1, 2, 4), 2, (2, 2)),
+    lambda L: L.nn.functional.avg_pool1d(L.ones(4), 2),
+    lambda L: L.nn.functional.avg_pool1d(L.ones(1, 2, 4), 5),
+    lambda L: L.nn.functional.adaptive_avg_pool1d(L.ones(4), 2),
+    lambda L: L.nn.functional.adaptive_avg_pool1d(L.ones(1, 2, 4), (2, 2)),
+    lambda L: L.nn.functional.lp_pool1d(L.ones(4), 2, 2),
 ]
 
 

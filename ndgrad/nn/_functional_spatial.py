@@ -388,9 +388,29 @@ def _avg_pool_nd(input, kernel_size, stride, padding, ceil_mode, count_include_p
                          divisor_override)
 
 
+def _check_1d_input(input, fn):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
+                           f"tensor for argument #1 'self' (while checking arguments for {fn})")
+
+
+def _one_int(v, fn, what):
+    """torch's int[1] argument parsing: an int or a sequence of exactly one int."""
+    if isinstance(v, (tuple, list)):
+        if len(v) != 1:
+            raise RuntimeError(f"{fn}() argument '{what}' should contain one int (got {len(v)})")
+        return (int(v[0]),)
+    return (int(v),)
+
+
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
-    k, s, p, _ = _pool_args(kernel_size, stride, padding, None, 1, "avg_pool1d")
+    _check_1d_input(input, "avg_pool1d")
+    k = _one_int(kernel_size, "avg_pool1d", "kernel_size")
+    s = k if stride is None or (isinstance(stride, (tuple, list)) and not stride) else \
+        _one_int(stride, "avg_pool1d", "stride")
+    p = _one_int(padding, "avg_pool1d", "padding")
+    k, s, p, _ = _pool_args(k, s, p, None, 1, "avg_pool1d")
     return avg_pool2d(input.unsqueeze(-2), (1,) + k, (1,) + s, (0,) + p, ceil_mode,
                       count_include_pad).squeeze(-2)
 
@@ -446,7 +466,8 @@ def _adaptive_sizes(input, output_size, nd, fn):
 
 
 def adaptive_avg_pool1d(input, output_size):
-    (o,) = _ntuple(output_size, 1)
+    _check_1d_input(input, "adaptive_avg_pool1d")
+    (o,) = _one_int(output_size, "adaptive_avg_pool1d", "output_size")
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, o)).squeeze(-2)
 
 
