@@ -1,6 +1,7 @@
 """``ndgrad.nn.functional``: torch's functional layer API on ndgrad ops.
 
-The activation functions live in ``_functional_activations.py`` and are re-exported here.
+The activation functions live in ``_functional_activations.py``, convolution / pooling /
+unpooling (1-3 d) and dropout3d in ``_functional_spatial.py``; both are re-exported here.
 Heavy or numerically delicate functions call fused primitives with torch's node names, kept
 in ``ndgrad/_ops/`` by kind: ``activations.py``, ``linear.py``, ``conv_pool.py``,
 ``normalization.py``, ``embedding.py``, ``losses.py`` (``rnn_cells.py`` serves
