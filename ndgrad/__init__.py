@@ -58,6 +58,8 @@ from . import testing  # noqa: F401,E402
 from . import utils  # noqa: F401,E402
 from .utils.dlpack import from_dlpack  # noqa: F401,E402
 from . import nn  # noqa: F401,E402
+from .nn._functional_spatial import TORCH_NAMES as _SPATIAL_NAMES  # noqa: E402
+globals().update(_SPATIAL_NAMES)  # torch.conv3d, torch.max_pool3d, torch.convolution, ...
 from . import optim  # noqa: F401,E402
 from . import profiler  # noqa: F401,E402
 from . import special  # noqa: F401,E402

@@ -265,8 +265,12 @@ def test_conv_errors():
     with pytest.raises(RuntimeError, match="expected input\\[3, 6, 6\\] to have 3 channels, "
                                            "but got 6 channels instead"):
         nF.conv1d(ndgrad.randn(3, 6, 6), ndgrad.randn(4, 3, 3))
+    # torch's functional raises RuntimeError here (its Conv2d constructor a ValueError)
+    for F, lib in ((tF, torch), (nF, ndgrad)):
+        with pytest.raises(RuntimeError, match="padding='same' is not supported for strided"):
+            F.conv2d(lib.randn(1, 1, 4, 4), lib.randn(1, 1, 3, 3), stride=2, padding="same")
     with pytest.raises(ValueError, match="padding='same' is not supported for strided"):
-        nF.conv2d(ndgrad.randn(1, 1, 4, 4), ndgrad.randn(1, 1, 3, 3), stride=2, padding="same")
+        ndgrad.nn.Conv2d(1, 1, 3, stride=2, padding="same")
 
 
 @pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),

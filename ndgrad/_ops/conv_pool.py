@@ -1,21 +1,23 @@
-"""Spatial primitives of ``nn.functional``: convolution and transposed convolution (1-D and
-2-D, im2col + one matmul per group), max / average / adaptive max pooling, the "sandwich"
-``Lm @ x @ Rm.T`` behind adaptive average pooling and interpolate, constant / reflect /
-replicate / circular padding, and unfold / fold (im2col / col2im).
+"""Spatial primitives of ``nn.functional``: convolution and transposed convolution (1-D, 2-D
+and 3-D, im2col + one matmul per group) and ``conv_tbc``, max / average / adaptive max pooling
+(2-D and 3-D), the "sandwich" of per-dim matrices behind adaptive average pooling and
+interpolate, constant / reflect / replicate / circular padding, unfold / fold (im2col /
+col2im) and max unpooling.
 
-Invariants: forward kernels are vectorised over the batch (no Python loop over samples);
-max / average pooling, col2im and the convolution's input gradient loop only over kernel
-offsets (adaptive max pooling over output cells). A 1-D convolution runs as 2-D with unit
-height. Every backward is a primitive with its own rule (a convolution's gradients are
-convolutions; a pooling backward's adjoint is the pooling again or a gather of the picked
-positions), so double backward is exact. An input that a node needs only the shape of is not
-saved: its shape rides in the node's extras (``x_meta``, ``x_shape``, ``hw``).
+Invariants: the kernels are written once for any number of spatial dims; 1-D convolution
+and pooling run as 2-D with unit height. Forward kernels are vectorised over the batch (no
+Python loop over samples); max / average pooling, col2im and the convolution's input gradient
+loop only over kernel offsets (adaptive max pooling over output cells). Every backward is a
+primitive with its own rule (a convolution's gradients are convolutions; a pooling backward's
+adjoint is the pooling again or a gather of the picked positions), so double backward is
+exact. An input that a node needs only the shape of is not saved: its shape rides in the
+node's extras (``x_meta``, ``x_shape``, ``hw``).
 """
 
 import numpy as np
 
 from .._tensor import Tensor
-from .registry import primitive
+from .registry import no_forward_ad, primitive
 
 __all__ = []
 
@@ -27,6 +29,8 @@ def _input_stand_in(ctx):
 
 
 # ============================================================================ convolution
+# The kernels work on (N, C, *spatial) arrays with 2 or 3 spatial dims (a 1-D convolution runs
+# as 2-D with unit height); "nd" below is the number of spatial dims.
 def _pad_nd(x, pads):
     """Zero-pad the trailing spatial dims of x by ``pads`` ((lo, hi) per dim)."""
     if not any(lo or hi for lo, hi in pads):
@@ -34,97 +38,115 @@ def _pad_nd(x, pads):
     return np.pad(x, ((0, 0), (0, 0)) + tuple(pads))
 
 
+def _out_sizes(sizes, kshape, stride, dilation):
+    return tuple((sizes[i] - dilation[i] * (kshape[i] - 1) - 1) // stride[i] + 1
+                 for i in range(len(kshape)))
+
+
 def _im2col(x, kshape, stride, dilation):
-    """(N, C, H, W) padded -> strided view (N, C, kh, kw, Ho, Wo) (no copy)."""
-    n, c, h, w = x.shape
-    kh, kw = kshape
-    sh, sw = stride
-    dh, dw = dilation
-    ho = (h - dh * (kh - 1) - 1) // sh + 1
-    wo = (w - dw * (kw - 1) - 1) // sw + 1
+    """(N, C, *S) padded -> strided view (N, C, *k, *So) (no copy)."""
+    nd = len(kshape)
+    outs = _out_sizes(x.shape[2:], kshape, stride, dilation)
     s = x.strides
     return np.lib.stride_tricks.as_strided(
-        x, (n, c, kh, kw, ho, wo),
-        (s[0], s[1], s[2] * dh, s[3] * dw, s[2] * sh, s[3] * sw), writeable=False)
+        x, x.shape[:2] + tuple(kshape) + outs,
+        s[:2] + tuple(s[2 + i] * dilation[i] for i in range(nd))
+        + tuple(s[2 + i] * stride[i] for i in range(nd)), writeable=False)
 
 
-def _conv2d_np(x, w, stride, padding, dilation, groups):
-    """Cross-correlation; x (N, C, H, W), w (O, C/g, kh, kw) -> (N, O, Ho, Wo)."""
-    n, c = x.shape[:2]
-    o, cg, kh, kw = w.shape
-    xp = _pad_nd(x, ((padding[0], padding[0]), (padding[1], padding[1])))
-    cols = _im2col(xp, (kh, kw), stride, dilation)
-    ho, wo = cols.shape[4:]
+def _cols_matrix(cols, nd, groups):
+    """(N, C, *k, *So) -> (groups, C/g * K, N * L): channel and kernel offsets as rows."""
+    perm = (1,) + tuple(range(2, 2 + nd)) + (0,) + tuple(range(2 + nd, 2 + 2 * nd))
+    t = cols.transpose(perm)
+    rows = int(np.prod(t.shape[:1 + nd]))
+    return t.reshape(groups, rows // groups, -1)
+
+
+def _batch_first(out, o, n, outs):
+    """(O, N * L) -> contiguous (N, O, *So)."""
+    nd = len(outs)
+    out = out.reshape((o, n) + tuple(outs))
+    return np.ascontiguousarray(out.transpose((1, 0) + tuple(range(2, 2 + nd))))
+
+
+def _channels_first(g, groups):
+    """(N, O, *So) -> (groups, O/g, N * L)."""
+    nd = g.ndim - 2
+    o = g.shape[1]
+    return g.transpose((1, 0) + tuple(range(2, 2 + nd))).reshape(groups, o // groups, -1)
+
+
+def _conv_np(x, w, stride, padding, dilation, groups):
+    """Cross-correlation; x (N, C, *S), w (O, C/g, *k) -> (N, O, *So)."""
+    n = x.shape[0]
+    o = w.shape[0]
+    nd = w.ndim - 2
+    xp = _pad_nd(x, tuple((p, p) for p in padding))
+    cols = _im2col(xp, w.shape[2:], stride, dilation)
+    outs = cols.shape[2 + nd:]
+    cm = _cols_matrix(cols, nd, groups)
     if groups == 1:
-        # (C, kh, kw, N, Ho, Wo) -> (K, N*L): one GEMM with the (O, K) weight.
-        cm = cols.transpose(1, 2, 3, 0, 4, 5).reshape(c * kh * kw, n * ho * wo)
-        out = w.reshape(o, -1) @ cm
-        return np.ascontiguousarray(out.reshape(o, n, ho, wo).transpose(1, 0, 2, 3))
-    cm = cols.transpose(1, 2, 3, 0, 4, 5).reshape(groups, cg * kh * kw, n * ho * wo)
-    out = np.matmul(w.reshape(groups, o // groups, cg * kh * kw), cm)
-    return np.ascontiguousarray(out.reshape(o, n, ho, wo).transpose(1, 0, 2, 3))
-
-
-def _conv2d_input_grad_np(g, w, in_hw, stride, padding, dilation, groups):
-    """Adjoint of _conv2d_np in x: g (N, O, Ho, Wo) -> (N, C, H, W) (col2im)."""
-    n, o, ho, wo = g.shape
-    _, cg, kh, kw = w.shape
-    c = cg * groups
-    h, wd = in_hw
-    if groups == 1:
-        cols = w.reshape(o, cg * kh * kw).T @ g.transpose(1, 0, 2, 3).reshape(o, n * ho * wo)
+        out = w.reshape(o, -1) @ cm[0]   # one GEMM with the (O, K) weight
     else:
-        gm = g.transpose(1, 0, 2, 3).reshape(groups, o // groups, n * ho * wo)
-        cols = np.matmul(w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1), gm)
-    cols = cols.reshape(c, kh, kw, n, ho, wo)
-    ph, pw = padding
-    hp = max(h + 2 * ph, (ho - 1) * stride[0] + dilation[0] * (kh - 1) + 1)
-    wp = max(wd + 2 * pw, (wo - 1) * stride[1] + dilation[1] * (kw - 1) + 1)
-    out = np.zeros((c, n, hp, wp), g.dtype)
-    sh, sw = stride
-    dh, dw = dilation
-    for i in range(kh):
-        for j in range(kw):
-            out[:, :, i * dh: i * dh + sh * (ho - 1) + 1: sh,
-                j * dw: j * dw + sw * (wo - 1) + 1: sw] += cols[:, i, j]
-    out = out[:, :, ph: ph + h, pw: pw + wd]
-    return np.ascontiguousarray(out.transpose(1, 0, 2, 3))
+        out = np.matmul(w.reshape(groups, o // groups, -1), cm)
+    return _batch_first(out, o, n, outs)
 
 
-def _conv2d_weight_grad_np(x, g, wshape, stride, padding, dilation, groups):
-    """Adjoint of _conv2d_np in w: -> (O, C/g, kh, kw)."""
-    n, c = x.shape[:2]
-    o, cg, kh, kw = wshape
-    xp = _pad_nd(x, ((padding[0], padding[0]), (padding[1], padding[1])))
-    cols = _im2col(xp, (kh, kw), stride, dilation)
-    ho, wo = g.shape[2:]
-    cols = cols[..., :ho, :wo]
+def _conv_input_grad_np(g, w, in_sizes, stride, padding, dilation, groups):
+    """Adjoint of _conv_np in x: g (N, O, *So) -> (N, C, *S) (col2im)."""
+    n, o = g.shape[:2]
+    outs = g.shape[2:]
+    nd = len(outs)
+    cg = w.shape[1]
+    kshape = w.shape[2:]
+    c = cg * groups
     if groups == 1:
-        cm = cols.transpose(1, 2, 3, 0, 4, 5).reshape(cg * kh * kw, n * ho * wo)
-        gw = g.transpose(1, 0, 2, 3).reshape(o, n * ho * wo) @ cm.T
-        return gw.reshape(wshape)
-    cm = cols.transpose(1, 2, 3, 0, 4, 5).reshape(groups, cg * kh * kw, n * ho * wo)
-    gm = g.transpose(1, 0, 2, 3).reshape(groups, o // groups, n * ho * wo)
-    gw = np.matmul(gm, cm.transpose(0, 2, 1))
+        cols = w.reshape(o, -1).T @ _channels_first(g, 1)[0]
+    else:
+        cols = np.matmul(w.reshape(groups, o // groups, -1).transpose(0, 2, 1),
+                         _channels_first(g, groups))
+    cols = cols.reshape((c,) + tuple(kshape) + (n,) + tuple(outs))
+    padded = tuple(max(in_sizes[i] + 2 * padding[i],
+                       (outs[i] - 1) * stride[i] + dilation[i] * (kshape[i] - 1) + 1)
+                   for i in range(nd))
+    out = np.zeros((c, n) + padded, g.dtype)
+    for off in np.ndindex(*kshape):
+        sl = tuple(slice(off[i] * dilation[i], off[i] * dilation[i]
+                         + stride[i] * (outs[i] - 1) + 1, stride[i]) for i in range(nd))
+        out[(slice(None), slice(None)) + sl] += cols[(slice(None),) + off]
+    out = out[(slice(None), slice(None))
+              + tuple(slice(padding[i], padding[i] + in_sizes[i]) for i in range(nd))]
+    return np.ascontiguousarray(out.transpose((1, 0) + tuple(range(2, 2 + nd))))
+
+
+def _conv_weight_grad_np(x, g, wshape, stride, padding, dilation, groups):
+    """Adjoint of _conv_np in w: -> (O, C/g, *k)."""
+    nd = len(wshape) - 2
+    xp = _pad_nd(x, tuple((p, p) for p in padding))
+    cols = _im2col(xp, wshape[2:], stride, dilation)
+    outs = g.shape[2:]
+    cols = cols[(Ellipsis,) + tuple(slice(0, s) for s in outs)]
+    cm = _cols_matrix(cols, nd, groups)
+    if groups == 1:
+        gw = _channels_first(g, 1)[0] @ cm[0].T
+    else:
+        gw = np.matmul(_channels_first(g, groups), cm.transpose(0, 2, 1))
     return gw.reshape(wshape)
 
 
-def _hw(shape):
-    """Spatial size as 2-D: a 1-D convolution runs as 2-D with unit height."""
-    return tuple(shape[2:]) if len(shape) == 4 else (1,) + tuple(shape[2:])
+def _spatial(shape):
+    """Spatial sizes as the kernels see them: a 1-D convolution runs as 2-D with unit height."""
+    return tuple(shape[2:]) if len(shape) != 3 else (1,) + tuple(shape[2:])
 
 
-def _as4d(a):
-    return a if a.ndim == 4 else a[:, :, None]
-
-
-def _conv_out_hw(p, x_hw, w_hw):
+def _conv_out_sizes(p, x_sp, w_sp):
     stride, padding, dilation, transposed, output_padding, groups = p
+    nd = len(stride)
     if not transposed:
-        return tuple((x_hw[i] + 2 * padding[i] - dilation[i] * (w_hw[i] - 1) - 1) // stride[i]
-                     + 1 for i in range(2))
-    return tuple((x_hw[i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (w_hw[i] - 1)
-                 + output_padding[i] + 1 for i in range(2))
+        return tuple((x_sp[i] + 2 * padding[i] - dilation[i] * (w_sp[i] - 1) - 1) // stride[i]
+                     + 1 for i in range(nd))
+    return tuple((x_sp[i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (w_sp[i] - 1)
+                 + output_padding[i] + 1 for i in range(nd))
 
 
 def _conv_fwd(x, w, b, p):
@@ -132,17 +154,17 @@ def _conv_fwd(x, w, b, p):
         return _conv_fwd(x[:, :, None], w[:, :, None], b, p)[:, :, 0]
     stride, padding, dilation, transposed, output_padding, groups = p
     if not transposed:
-        out = _conv2d_np(x, w, stride, padding, dilation, groups)
+        out = _conv_np(x, w, stride, padding, dilation, groups)
     else:
-        hw = _conv_out_hw(p, _hw(x.shape), _hw(w.shape))
-        out = _conv2d_input_grad_np(x, w, hw, stride, padding, dilation, groups)
+        sizes = _conv_out_sizes(p, x.shape[2:], w.shape[2:])
+        out = _conv_input_grad_np(x, w, sizes, stride, padding, dilation, groups)
     if b is not None:
-        out += b.reshape(1, -1, 1, 1)
+        out += b.reshape((1, -1) + (1,) * (out.ndim - 2))
     return out
 
 
 def _conv_bw_fwd(g, x, w, p):
-    """(grad_input, grad_weight, grad_bias) of a 2-D convolution; params end with a mask."""
+    """(grad_input, grad_weight, grad_bias) of a convolution; params end with a mask."""
     *cp, mask = p
     if x.ndim == 3:
         res = _conv_bw_fwd(g[:, :, None], x[:, :, None], w[:, :, None], p)
@@ -151,16 +173,16 @@ def _conv_bw_fwd(g, x, w, p):
     gx = gw = gb = None
     if not transposed:
         if mask[0]:
-            gx = _conv2d_input_grad_np(g, w, x.shape[2:], stride, padding, dilation, groups)
+            gx = _conv_input_grad_np(g, w, x.shape[2:], stride, padding, dilation, groups)
         if mask[1]:
-            gw = _conv2d_weight_grad_np(x, g, w.shape, stride, padding, dilation, groups)
+            gw = _conv_weight_grad_np(x, g, w.shape, stride, padding, dilation, groups)
     else:
         if mask[0]:
-            gx = _conv2d_np(g, w, stride, padding, dilation, groups)
+            gx = _conv_np(g, w, stride, padding, dilation, groups)
         if mask[1]:
-            gw = _conv2d_weight_grad_np(g, x, w.shape, stride, padding, dilation, groups)
+            gw = _conv_weight_grad_np(g, x, w.shape, stride, padding, dilation, groups)
     if mask[2]:
-        gb = g.sum(axis=(0, 2, 3))
+        gb = g.sum(axis=(0,) + tuple(range(2, g.ndim)))
     z = np.zeros((), g.dtype)
     return (gx if gx is not None else z, gw if gw is not None else z,
             gb if gb is not None else z)
@@ -193,37 +215,39 @@ def _(ctx, gs):
     *cp, mask = ctx._params
     cp = tuple(cp)
     stride, padding, dilation, transposed, output_padding, groups = cp
+    nd = len(stride)
     n = ctx._next
     ggx = ggx if mask[0] else None
     ggw = ggw if mask[1] else None
     ggb = ggb if mask[2] else None
     d_g = d_x = d_w = None
 
-    def conv(a, k, tr, out_hw=None):
-        op = (0, 0)
-        if tr and out_hw is not None:
-            nat = _conv_out_hw((stride, padding, dilation, True, (0, 0), groups),
-                               _hw(a._data.shape), _hw(k._data.shape))
-            op = (out_hw[0] - nat[0], out_hw[1] - nat[1])
+    def conv(a, k, tr, out_sp=None):
+        op = (0,) * nd
+        if tr and out_sp is not None:
+            nat = _conv_out_sizes((stride, padding, dilation, True, op, groups),
+                                  _spatial(a._data.shape), _spatial(k._data.shape))
+            op = tuple(out_sp[i] - nat[i] for i in range(nd))
         return convolution(a, k, None, stride, padding, dilation, tr, op, groups)
 
-    g_hw = _hw(g._data.shape)
-    x_hw = _hw(x._data.shape)
+    g_sp = _spatial(g._data.shape)
+    x_sp = _spatial(x._data.shape)
     if n[0] is not None:
         parts = []
         if ggx is not None:
-            parts.append(conv(ggx, w, transposed, g_hw))
+            parts.append(conv(ggx, w, transposed, g_sp))
         if ggw is not None:
-            parts.append(conv(x, ggw, transposed, g_hw))
+            parts.append(conv(x, ggw, transposed, g_sp))
         if ggb is not None:
-            parts.append(ggb.reshape(1, -1, 1, 1).expand(g._data.shape))
+            parts.append(ggb.reshape((1, -1) + (1,) * (g._data.ndim - 2))
+                         .expand(g._data.shape))
         if parts:
             d_g = parts[0]
             for t in parts[1:]:
                 d_g = d_g + t
     if n[1] is not None and ggw is not None:
         # gw is linear in x: its adjoint is the other-kind convolution of g with ggw
-        d_x = conv(g, ggw, not transposed, x_hw)
+        d_x = conv(g, ggw, not transposed, x_sp)
     if n[2] is not None and ggx is not None:
         # gx is linear in w; for both kinds the adjoint is the weight gradient with the
         # conv-input role taken by ggx (plain) or g (transposed), which CONVOLUTION_BW's
@@ -233,7 +257,8 @@ def _(ctx, gs):
 
 
 def convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups):
-    """2-D convolution primitive call (1-D callers add a unit height)."""
+    """The convolution primitive on (N, C, *S) with 2 or 3 spatial dims, or 1 (run as 2-D
+    with unit height: stride, padding, ... then have 2 entries, the first for the unit dim)."""
     p = (tuple(stride), tuple(padding), tuple(dilation), bool(transposed),
          tuple(output_padding), int(groups))
     out = CONVOLUTION.call(x, w, b, params=p)
@@ -246,227 +271,302 @@ def convolution(x, w, b, stride, padding, dilation, transposed, output_padding, 
 
 
 # ============================================================================ pooling
+# Max / average / adaptive max pooling over the trailing 2 or 3 spatial dims of (N, C, *S)
+# (1-D pooling runs as 2-D with unit height). Indices are flat positions inside each
+# spatial plane/volume, as torch's. Each kind has one OpDef per dimensionality (torch's
+# node names differ: MaxPool2DWithIndicesBackward0 / MaxPool3DWithIndicesBackward0) sharing
+# one kernel and one set of rules.
+def _pool_out_size(size, k, s, pad, dil, ceil_mode):
+    num = size + 2 * pad - dil * (k - 1) - 1
+    if ceil_mode:
+        o = -(-num // s) + 1
+        if (o - 1) * s >= size + pad:   # the last window must start inside the input
+            o -= 1
+        return o
+    return num // s + 1
+
+
 def _pool_windows(x, k, s, pad, dil, ceil_mode, fill):
-    """Strided windows (N, C, Ho, Wo, kh, kw) over x padded with `fill`."""
-    n, c, h, w = x.shape
-    outs = []
-    for dim, size in ((0, h), (1, w)):
-        span = dil[dim] * (k[dim] - 1) + 1
-        num = size + 2 * pad[dim] - span
-        if ceil_mode:
-            o = -(-num // s[dim]) + 1
-            if (o - 1) * s[dim] >= size + pad[dim]:
-                o -= 1
-        else:
-            o = num // s[dim] + 1
-        outs.append(o)
-    ho, wo = outs
-    need_h = (ho - 1) * s[0] + dil[0] * (k[0] - 1) + 1
-    need_w = (wo - 1) * s[1] + dil[1] * (k[1] - 1) + 1
-    hi_h = max(need_h - h - pad[0], 0)
-    hi_w = max(need_w - w - pad[1], 0)
-    if pad[0] or pad[1] or hi_h or hi_w:
-        xp = np.pad(x, ((0, 0), (0, 0), (pad[0], hi_h), (pad[1], hi_w)), constant_values=fill)
+    """Strided windows (N, C, *So, *k) over x padded with `fill`."""
+    nd = len(k)
+    sizes = x.shape[2:]
+    outs = tuple(_pool_out_size(sizes[i], k[i], s[i], pad[i], dil[i], ceil_mode)
+                 for i in range(nd))
+    hi = tuple(max((outs[i] - 1) * s[i] + dil[i] * (k[i] - 1) + 1 - sizes[i] - pad[i], 0)
+               for i in range(nd))
+    if any(pad) or any(hi):
+        xp = np.pad(x, ((0, 0), (0, 0)) + tuple((pad[i], hi[i]) for i in range(nd)),
+                    constant_values=fill)
     else:
         xp = x
     st = xp.strides
     win = np.lib.stride_tricks.as_strided(
-        xp, (n, c, ho, wo, k[0], k[1]),
-        (st[0], st[1], st[2] * s[0], st[3] * s[1], st[2] * dil[0], st[3] * dil[1]),
-        writeable=False)
-    return win, (ho, wo)
+        xp, x.shape[:2] + outs + tuple(k),
+        st[:2] + tuple(st[2 + i] * s[i] for i in range(nd))
+        + tuple(st[2 + i] * dil[i] for i in range(nd)), writeable=False)
+    return win, outs
+
+
+def _plane_strides(sizes):
+    """Element strides of a C-ordered spatial plane/volume: flat index = sum(i_d * stride_d)."""
+    out = [1] * len(sizes)
+    for d in range(len(sizes) - 2, -1, -1):
+        out[d] = out[d + 1] * sizes[d + 1]
+    return out
 
 
 def _max_pool_fwd(x, p):
     k, s, pad, dil, ceil_mode = p
+    nd = len(k)
+    if x.ndim == nd + 1:   # unbatched (C, *S)
+        out, idx = _max_pool_fwd(x[None], p)
+        return out[0], idx[0]
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    win, (ho, wo) = _pool_windows(x, k, s, pad, dil, ceil_mode, fill)
-    # A running max over the kh*kw kernel offsets (no window copy). torch's rule: a later
-    # value replaces the max if it is greater or NaN (np.maximum agrees on the value).
-    # `off` tracks the flat offset of the winner inside the image relative to its window.
-    w_img = x.shape[3]
+    win, outs = _pool_windows(x, k, s, pad, dil, ceil_mode, fill)
+    pst = _plane_strides(x.shape[2:])
+    offsets = list(np.ndindex(*k))
+    # A running max over the kernel offsets (no window copy). torch's rule: a later value
+    # replaces the max if it is greater or NaN (np.maximum agrees on the value). `off` tracks
+    # the flat offset of the winner inside the plane relative to its window's origin.
+    lead = (Ellipsis,)
 
     def running_max(nan_aware):
-        out = win[..., 0, 0].copy()
+        out = win[lead + offsets[0]].copy()
         off = np.zeros(out.shape, np.int64)
-        for a in range(k[0]):
-            for b in range(k[1]):
-                if a == 0 and b == 0:
-                    continue
-                v = win[..., a, b]
-                m = v > out
-                if nan_aware:
-                    m |= np.isnan(v)
-                np.maximum(out, v, out=out)
-                np.putmask(off, m, a * dil[0] * w_img + b * dil[1])
+        for o in offsets[1:]:
+            v = win[lead + o]
+            m = v > out
+            if nan_aware:
+                m |= np.isnan(v)
+            np.maximum(out, v, out=out)
+            np.putmask(off, m, sum(o[i] * dil[i] * pst[i] for i in range(nd)))
         return out, off
 
     out, off = running_max(False)
     if x.dtype.kind == "f" and np.isnan(out).any():
         out, off = running_max(True)   # NaN windows: the index of the last NaN, as torch
-    base = (np.arange(ho)[:, None] * s[0] - pad[0]) * w_img + \
-        (np.arange(wo)[None, :] * s[1] - pad[1])
+    base = np.zeros(outs, np.int64)
+    for i in range(nd):
+        shape = [1] * nd
+        shape[i] = outs[i]
+        base = base + ((np.arange(outs[i]) * s[i] - pad[i]) * pst[i]).reshape(shape)
     return out, off + base
 
 
 def _max_pool_bw_fwd(g, idx, p):
-    shape, disjoint = p
-    n, c = g.shape[:2]
-    hw = shape[2] * shape[3]
-    ii = idx.reshape(n * c, -1)
-    gi = g.reshape(n * c, -1)
+    shape, disjoint, nd = p
+    hw = int(np.prod(shape[-nd:]))
+    nc = int(np.prod(shape[:-nd]))
+    cells = int(np.prod(idx.shape[-nd:]))   # explicit sizes: N may be 0
+    ii = idx.reshape(nc, cells)
+    gi = g.reshape(nc, cells)
     if disjoint:
         # Non-overlapping windows: every input position receives at most one gradient.
-        out = np.zeros((n * c, hw), g.dtype)
-        out[np.arange(n * c)[:, None], ii] = gi
+        out = np.zeros((nc, hw), g.dtype)
+        out[np.arange(nc)[:, None], ii] = gi
         return out.reshape(shape)
-    flat = (np.arange(n * c)[:, None] * hw + ii).ravel()
-    out = np.bincount(flat, weights=gi.ravel().astype(np.float64), minlength=n * c * hw)
+    flat = (np.arange(nc)[:, None] * hw + ii).ravel()
+    out = np.bincount(flat, weights=gi.ravel().astype(np.float64), minlength=nc * hw)
     return out.astype(g.dtype).reshape(shape)
 
 
-MAX_POOL2D = primitive("max_pool2d_with_indices", _max_pool_fwd,
-                       "MaxPool2DWithIndicesBackward0", save=(("out1", None),), n_out=2,
-                       diff_outs=(True, False))
-MAX_POOL2D_BW = primitive("max_pool2d_with_indices_backward", _max_pool_bw_fwd,
-                          "MaxPool2DWithIndicesBackwardBackward0", save=((1, None),))
+def _max_pool_ops(nd):
+    fwd = primitive(f"max_pool{nd}d_with_indices", _max_pool_fwd,
+                    f"MaxPool{nd}DWithIndicesBackward0", save=(("out1", None),), n_out=2,
+                    diff_outs=(True, False))
+    bw = primitive(f"max_pool{nd}d_with_indices_backward", _max_pool_bw_fwd,
+                   f"MaxPool{nd}DWithIndicesBackwardBackward0", save=((1, None),))
+
+    @fwd.def_vjp
+    def _(ctx, gs):
+        (idx,) = ctx.saved
+        k, s, pad, dil, ceil_mode = ctx._params
+        disjoint = all(s[i] >= dil[i] * (k[i] - 1) + 1 for i in range(nd))
+        return (bw.call(gs[0], idx, params=(ctx._extras()["x_shape"], disjoint, nd)),)
+
+    bw.def_vjp(_gather_at_indices)
+    return fwd, bw
 
 
-@MAX_POOL2D.def_vjp
-def _(ctx, gs):
+def _gather_at_indices(ctx, gg):
+    """Adjoint of a scatter-add at flat per-plane indices: gather gg at the same indices."""
     (idx,) = ctx.saved
-    k, s, pad, dil, ceil_mode = ctx._params
-    disjoint = all(s[i] >= dil[i] * (k[i] - 1) + 1 for i in range(2))
-    return (MAX_POOL2D_BW.call(gs[0], idx, params=(ctx._extras()["x_shape"], disjoint)),)
-
-
-@MAX_POOL2D_BW.def_vjp
-def _(ctx, gg):
-    (idx,) = ctx.saved
-    n, c = idx.shape[:2]
-    picked = gg.reshape(n, c, -1).gather(2, idx.reshape(n, c, -1))
+    nd = ctx._params[2]
+    lead = tuple(idx.shape[:-nd])
+    plane = int(np.prod(gg.shape[-nd:]))   # explicit sizes: N may be 0
+    cells = int(np.prod(idx.shape[-nd:]))
+    picked = gg.reshape(*lead, plane).gather(-1, idx.reshape(*lead, cells))
     return picked.reshape(idx.shape), None
 
 
-def max_pool2d_prim(x, k, s, pad, dil, ceil_mode):
-    out, idx = MAX_POOL2D.call(x, params=(k, s, pad, dil, ceil_mode))
+MAX_POOL2D, MAX_POOL2D_BW = _max_pool_ops(2)
+MAX_POOL3D, MAX_POOL3D_BW = _max_pool_ops(3)
+_MAX_POOL = {2: MAX_POOL2D, 3: MAX_POOL3D}
+
+
+def max_pool_prim(x, k, s, pad, dil, ceil_mode):
+    """(values, indices) of max pooling over the len(k) trailing dims of x ((N, C, *S) or
+    (C, *S))."""
+    out, idx = _MAX_POOL[len(k)].call(x, params=(k, s, pad, dil, ceil_mode))
     if out._grad_fn is not None:
         out._grad_fn._extras()["x_shape"] = x._data.shape
     return out, idx
 
 
+max_pool2d_prim = max_pool_prim
+
+
 def _avg_pool_fwd(x, p):
     k, s, pad, ceil_mode, count_include_pad, divisor = p
-    win, (ho, wo) = _pool_windows(x, k, s, pad, (1, 1), ceil_mode, 0)
-    total = win.sum(axis=(-2, -1), dtype=np.float64 if x.dtype == np.float16 else x.dtype)
-    return (total / _avg_divisor(x.shape, p, ho, wo)).astype(x.dtype)
+    nd = len(k)
+    if x.ndim == nd + 1:   # unbatched (C, *S)
+        return _avg_pool_fwd(x[None], p)[0]
+    win, outs = _pool_windows(x, k, s, pad, (1,) * nd, ceil_mode, 0)
+    total = win.sum(axis=tuple(range(-nd, 0)),
+                    dtype=np.float64 if x.dtype == np.float16 else x.dtype)
+    return (total / _avg_divisor(x.shape, p, outs)).astype(x.dtype)
 
 
-def _avg_divisor(shape, p, ho, wo):
+def _avg_divisor(shape, p, outs):
+    """Per output cell, the count torch divides a window's sum by (an outer product)."""
     k, s, pad, ceil_mode, count_include_pad, divisor = p
     if divisor:
         return divisor
-    h, w = shape[2:]
-    hs = np.arange(ho) * s[0] - pad[0]
-    ws = np.arange(wo) * s[1] - pad[1]
-    he = np.minimum(hs + k[0], h + pad[0])
-    we = np.minimum(ws + k[1], w + pad[1])
-    if count_include_pad:
-        cnt = (he - hs)[:, None] * (we - ws)[None, :]
-    else:
-        cnt = (np.minimum(he, h) - np.maximum(hs, 0))[:, None] * \
-              (np.minimum(we, w) - np.maximum(ws, 0))[None, :]
+    cnt = np.ones((), np.float64)
+    for i, size in enumerate(shape[-len(k):]):
+        start = np.arange(outs[i]) * s[i] - pad[i]
+        end = np.minimum(start + k[i], size + pad[i])
+        if count_include_pad:
+            n = end - start
+        else:
+            n = np.minimum(end, size) - np.maximum(start, 0)
+        cnt = np.multiply.outer(cnt, n)
     return cnt.astype(np.float64)
 
 
 def _avg_pool_bw_fwd(g, p):
     k, s, pad, ceil_mode, count_include_pad, divisor, shape = p
-    ho, wo = g.shape[2:]
-    gd = (g / _avg_divisor(shape, p[:6], ho, wo)).astype(g.dtype)
-    h, w = shape[2:]
-    hp = max(h + 2 * pad[0], (ho - 1) * s[0] + k[0])
-    wp = max(w + 2 * pad[1], (wo - 1) * s[1] + k[1])
-    out = np.zeros(shape[:2] + (hp, wp), g.dtype)
-    for i in range(k[0]):
-        for j in range(k[1]):
-            out[:, :, i: i + s[0] * (ho - 1) + 1: s[0], j: j + s[1] * (wo - 1) + 1: s[1]] += gd
-    return np.ascontiguousarray(out[:, :, pad[0]: pad[0] + h, pad[1]: pad[1] + w])
+    nd = len(k)
+    outs = g.shape[-nd:]
+    gd = (g / _avg_divisor(shape, p[:6], outs)).astype(g.dtype)
+    sizes = shape[-nd:]
+    padded = tuple(max(sizes[i] + 2 * pad[i], (outs[i] - 1) * s[i] + k[i]) for i in range(nd))
+    out = np.zeros(tuple(shape[:-nd]) + padded, g.dtype)
+    for off in np.ndindex(*k):
+        out[(Ellipsis,) + tuple(slice(off[i], off[i] + s[i] * (outs[i] - 1) + 1, s[i])
+                                for i in range(nd))] += gd
+    return np.ascontiguousarray(
+        out[(Ellipsis,) + tuple(slice(pad[i], pad[i] + sizes[i]) for i in range(nd))])
 
 
-AVG_POOL2D = primitive("avg_pool2d", _avg_pool_fwd, "AvgPool2DBackward0")
-AVG_POOL2D_BW = primitive("avg_pool2d_backward", _avg_pool_bw_fwd, "AvgPool2DBackwardBackward0")
+def _avg_pool_ops(nd):
+    fwd = primitive(f"avg_pool{nd}d", _avg_pool_fwd, f"AvgPool{nd}DBackward0")
+    bw = primitive(f"avg_pool{nd}d_backward", _avg_pool_bw_fwd,
+                   f"AvgPool{nd}DBackwardBackward0")
+    fwd.def_vjp(lambda ctx, g: (bw.call(g, params=tuple(ctx._params)
+                                        + (ctx._extras()["x_shape"],)),))
+    bw.def_vjp(lambda ctx, gg: (avg_pool_prim(gg, *ctx._params[:6]),))
+    return fwd, bw
 
 
-@AVG_POOL2D.def_vjp
-def _(ctx, g):
-    return (AVG_POOL2D_BW.call(g, params=tuple(ctx._params) + (ctx._extras()["x_shape"],)),)
+AVG_POOL2D, AVG_POOL2D_BW = _avg_pool_ops(2)
+AVG_POOL3D, AVG_POOL3D_BW = _avg_pool_ops(3)
+_AVG_POOL = {2: AVG_POOL2D, 3: AVG_POOL3D}
 
 
-@AVG_POOL2D_BW.def_vjp
-def _(ctx, gg):
-    return (avg_pool2d_prim(gg, *ctx._params[:6]),)
-
-
-def avg_pool2d_prim(x, k, s, pad, ceil_mode, count_include_pad, divisor):
-    out = AVG_POOL2D.call(x, params=(k, s, pad, ceil_mode, count_include_pad, divisor))
+def avg_pool_prim(x, k, s, pad, ceil_mode, count_include_pad, divisor):
+    """Average pooling over the len(k) trailing dims of x ((N, C, *S) or (C, *S))."""
+    out = _AVG_POOL[len(k)].call(x, params=(k, s, pad, ceil_mode, count_include_pad, divisor))
     if out._grad_fn is not None:
         out._grad_fn._extras()["x_shape"] = x._data.shape
     return out
 
 
+avg_pool2d_prim = avg_pool_prim
+
+
 # ============================================================================ adaptive max
 def _adaptive_max_fwd(x, p):
-    (hs, he), (ws, we) = p
-    n, c, h, w = x.shape
-    oh, ow = len(hs), len(ws)
-    out = np.empty((n, c, oh, ow), x.dtype)
-    idx = np.empty((n, c, oh, ow), np.int64)
-    for i in range(oh):
-        for j in range(ow):
-            win = x[:, :, hs[i]:he[i], ws[j]:we[j]]
-            ww = we[j] - ws[j]
-            flat = win.reshape(n, c, -1)
-            a = np.argmax(flat, axis=-1)
-            if x.dtype.kind == "f":
-                nan = np.isnan(flat)
-                if nan.any():
-                    a = np.where(nan.any(-1), np.argmax(nan, axis=-1), a)
-            out[:, :, i, j] = np.take_along_axis(flat, a[..., None], -1)[..., 0]
-            idx[:, :, i, j] = (hs[i] + a // ww) * w + ws[j] + a % ww
+    """params: per spatial dim, the (starts, ends) of its adaptive windows."""
+    nd = len(p)
+    if x.ndim == nd + 1:   # unbatched (C, *S)
+        out, idx = _adaptive_max_fwd(x[None], p)
+        return out[0], idx[0]
+    lead = x.shape[:2]
+    sizes = x.shape[2:]
+    outs = tuple(len(st) for st, _ in p)
+    pst = _plane_strides(sizes)
+    out = np.empty(lead + outs, x.dtype)
+    idx = np.empty(lead + outs, np.int64)
+    for cell in np.ndindex(*outs):
+        bounds = [(p[i][0][cell[i]], p[i][1][cell[i]]) for i in range(nd)]
+        win = x[(Ellipsis,) + tuple(slice(a, b) for a, b in bounds)]
+        flat = win.reshape(lead + (int(np.prod(win.shape[2:])),))
+        a = np.argmax(flat, axis=-1)
+        if x.dtype.kind == "f":
+            nan = np.isnan(flat)
+            if nan.any():
+                a = np.where(nan.any(-1), np.argmax(nan, axis=-1), a)
+        out[(Ellipsis,) + cell] = np.take_along_axis(flat, a[..., None], -1)[..., 0]
+        pos = np.unravel_index(a, win.shape[2:])
+        idx[(Ellipsis,) + cell] = sum((bounds[i][0] + pos[i]) * pst[i] for i in range(nd))
     return out, idx
 
 
-ADAPTIVE_MAX_POOL2D = primitive("adaptive_max_pool2d", _adaptive_max_fwd,
-                                "AdaptiveMaxPool2DBackward0", save=(("out1", None),), n_out=2,
-                                diff_outs=(True, False))
+def _adaptive_max_ops(nd):
+    fwd = primitive(f"adaptive_max_pool{nd}d", _adaptive_max_fwd,
+                    f"AdaptiveMaxPool{nd}DBackward0", save=(("out1", None),), n_out=2,
+                    diff_outs=(True, False))
+    bw = primitive(f"adaptive_max_pool{nd}d_backward", _max_pool_bw_fwd,
+                   f"AdaptiveMaxPool{nd}DBackwardBackward0", save=((1, None),))
+    fwd.def_vjp(lambda ctx, gs: (bw.call(gs[0], ctx.saved[0],
+                                         params=(ctx._extras()["x_shape"], False, nd)),))
+    bw.def_vjp(_gather_at_indices)
+    return fwd, bw
 
 
-@ADAPTIVE_MAX_POOL2D.def_vjp
-def _(ctx, gs):
-    (idx,) = ctx.saved
-    return (MAX_POOL2D_BW.call(gs[0], idx, params=(ctx._extras()["x_shape"], False)),)
+ADAPTIVE_MAX_POOL2D, ADAPTIVE_MAX_POOL2D_BW = _adaptive_max_ops(2)
+ADAPTIVE_MAX_POOL3D, ADAPTIVE_MAX_POOL3D_BW = _adaptive_max_ops(3)
+_ADAPTIVE_MAX = {2: ADAPTIVE_MAX_POOL2D, 3: ADAPTIVE_MAX_POOL3D}
 
 
-def adaptive_max_pool2d_prim(x, hb, wb):
-    out, idx = ADAPTIVE_MAX_POOL2D.call(x, params=(hb, wb))
+def adaptive_max_pool_prim(x, *bounds):
+    """(values, indices) of adaptive max pooling; one (starts, ends) per trailing dim."""
+    out, idx = _ADAPTIVE_MAX[len(bounds)].call(x, params=tuple(bounds))
     if out._grad_fn is not None:
         out._grad_fn._extras()["x_shape"] = x._data.shape
     return out, idx
 
 
+adaptive_max_pool2d_prim = adaptive_max_pool_prim
+
+
 # ============================================================================ sandwich
+# ``out = Lm @ x @ Rm.T`` over the last two dims (adaptive average pooling, upsampling), and
+# its 3-d form: one matrix per trailing dim, each applied along its own dim (params = the
+# matrices in dim order). The op is linear; its adjoint applies the transposed matrices.
 _SANDWICH = {}
 
 
+def _apply_mats(x, mats, transpose):
+    if len(mats) == 2:
+        lm, rm = mats
+        if transpose:
+            return np.matmul(np.matmul(lm.T, x), rm)
+        return np.matmul(np.matmul(lm, x), rm.T)
+    k = len(mats)
+    for i, m in enumerate(mats):
+        d = x.ndim - k + i
+        x = np.moveaxis(np.matmul(m.T if transpose else m, np.moveaxis(x, d, -2)), -2, d)
+    return x
+
+
 def _sandwich_ops(node_name):
-    """``out = Lm @ x @ Rm.T`` over the last two dims: adaptive pooling, upsampling."""
     ops = _SANDWICH.get(node_name)
     if ops is not None:
         return ops
-    fwd = primitive("sandwich_" + node_name, lambda x, p: np.matmul(np.matmul(p[0], x), p[1].T),
-                    node_name)
-    bw = primitive("sandwich_t_" + node_name,
-                   lambda g, p: np.matmul(np.matmul(p[0].T, g), p[1]),
+    fwd = primitive("sandwich_" + node_name, lambda x, p: _apply_mats(x, p, False), node_name)
+    bw = primitive("sandwich_t_" + node_name, lambda g, p: _apply_mats(g, p, True),
                    node_name.replace("Backward0", "BackwardBackward0"))
     fwd.def_vjp(lambda ctx, g: (bw.call(g, params=ctx._params),))
     bw.def_vjp(lambda ctx, gg: (fwd.call(gg, params=ctx._params),))
@@ -476,6 +576,11 @@ def _sandwich_ops(node_name):
 
 def sandwich(x, lm, rm, node_name):
     return _sandwich_ops(node_name)[0].call(x, params=(lm, rm))
+
+
+def sandwich_nd(x, mats, node_name):
+    """The linear map applying ``mats[i]`` along trailing dim ``i`` of x."""
+    return _sandwich_ops(node_name)[0].call(x, params=tuple(mats))
 
 
 # ============================================================================ padding
@@ -604,24 +709,74 @@ def col2im(cols, out_hw, k, d, pad, s):
 
 
 # ============================================================================ max unpooling
-# ``max_unpool2d``: (N, C, H, W) or (C, H, W) values scattered into zeros of (..., oH, oW) at
-# flat per-plane indices (the indices max_pool2d returns). params = (oH, oW). Linear in the
-# values; the VJP gathers the gradient back at the same indices (in ndgrad ops, so
-# differentiable).
-def _max_unpool2d_fwd(x, idx, p):
-    lead = x.shape[:-2]
-    out = np.zeros(lead + (p[0] * p[1],), x.dtype)
-    np.put_along_axis(out, idx.reshape(lead + (-1,)), x.reshape(lead + (-1,)), axis=-1)
-    return out.reshape(lead + (p[0], p[1]))
+# ``max_unpool2d/3d``: (N, C, *S) or (C, *S) values scattered into zeros of (..., *O) at flat
+# per-plane indices (the indices max pooling returns). params = O. Linear in the values; the
+# VJP gathers the gradient back at the same indices (in ndgrad ops, so differentiable).
+def _max_unpool_fwd(x, idx, p):
+    lead = x.shape[:-len(p)]
+    out = np.zeros(lead + (int(np.prod(p)),), x.dtype)
+    cells = (int(np.prod(x.shape[-len(p):])),)   # explicit sizes: N may be 0
+    np.put_along_axis(out, idx.reshape(lead + cells), x.reshape(lead + cells), axis=-1)
+    return out.reshape(lead + tuple(p))
 
 
-MAX_UNPOOL2D = primitive("max_unpool2d", _max_unpool2d_fwd, "MaxUnpool2DBackward0",
-                         save=((1, None),), linear=True)
+def _max_unpool_op(nd):
+    op = primitive(f"max_unpool{nd}d", _max_unpool_fwd, f"MaxUnpool{nd}DBackward0",
+                   save=((1, None),), linear=True)
+
+    @op.def_vjp
+    def _(ctx, g):
+        (idx,) = ctx.saved
+        lead = tuple(idx.shape[:-nd])
+        plane = int(np.prod(g.shape[-nd:]))   # explicit sizes: N may be 0
+        cells = int(np.prod(idx.shape[-nd:]))
+        flat = g.reshape(*lead, plane).gather(-1, idx.reshape(*lead, cells))
+        return flat.reshape(idx.shape), None
+    return op
 
 
-@MAX_UNPOOL2D.def_vjp
+MAX_UNPOOL2D = _max_unpool_op(2)
+MAX_UNPOOL3D = _max_unpool_op(3)
+
+
+# ============================================================================ conv_tbc
+# ``torch.conv_tbc``: a 1-D convolution over time-major (T, B, C_in) input with a (K, C_in,
+# C_out) weight and a symmetric time padding (negative crops). Its kernel and gradients are the
+# convolution's on the (B, C, T) layout; torch defines no forward-mode rule for it.
+def _tbc_params(pad):
+    return ((1, 1), (0, max(pad, 0)), (1, 1), False, (0, 0), 1)
+
+
+def _conv_tbc_fwd(x, w, b, p):
+    (pad,) = p
+    xt = x.transpose(1, 2, 0)
+    if pad < 0:
+        xt = xt[:, :, -pad: xt.shape[2] + pad]
+    out = _conv_fwd(xt, np.ascontiguousarray(w.transpose(2, 1, 0)), b, _tbc_params(pad))
+    return np.ascontiguousarray(out.transpose(2, 0, 1))
+
+
+CONV_TBC = primitive("conv_tbc", _conv_tbc_fwd, "ConvTbcBackward0",
+                     save=((0, None), (1, None)))
+
+
+@CONV_TBC.def_vjp
 def _(ctx, g):
-    (idx,) = ctx.saved
-    lead = tuple(idx.shape[:-2])
-    flat = g.reshape(*lead, -1).gather(-1, idx.reshape(*lead, -1))
-    return flat.reshape(idx.shape), None
+    x, w = ctx.saved
+    (pad,) = ctx._params
+    n = ctx._next
+    xt = x.permute(1, 2, 0)
+    if pad < 0:
+        xt = xt[:, :, -pad: x._data.shape[0] + pad]
+    mask = (n[0] is not None, n[1] is not None, n[2] is not None)
+    gx, gw, gb = CONVOLUTION_BW.call(g.permute(1, 2, 0), xt, w.permute(2, 1, 0),
+                                     params=_tbc_params(pad) + (mask,))
+    if mask[0]:
+        gx = gx.permute(2, 0, 1)
+        if pad < 0:
+            gx = constant_pad(gx, ((-pad, -pad), (0, 0), (0, 0)), 0)
+    return (gx if mask[0] else None, gw.permute(2, 1, 0) if mask[1] else None,
+            gb if mask[2] else None)
+
+
+CONV_TBC.def_jvp(no_forward_ad("conv_tbc"))

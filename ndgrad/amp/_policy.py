@@ -28,7 +28,7 @@ from .autocast_mode import _state
 __all__ = ["FLOAT32", "LOWER_PRECISION", "covered", "install"]
 
 _TOP_LOWER = ["mm", "bmm", "matmul", "addmm", "addbmm", "baddbmm", "conv1d", "conv2d", "conv3d",
-              "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "prelu"]
+              "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "prelu", "conv_tbc"]
 _TOP_FP32 = ["cdist", "prod", "trace", "cholesky", "cholesky_inverse", "cholesky_solve",
              "inverse", "pinverse", "polar", "quantile", "nanquantile", "stft",
              "view_as_complex", "lu_solve", "orgqr", "ormqr", "geqrf", "qr", "svd",

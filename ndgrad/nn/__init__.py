@@ -9,5 +9,5 @@ from . import (
 )
 from .modules import *  # noqa: F403
 from .modules import Module  # noqa: F401
-from .parameter import Buffer, Parameter  # noqa: F401
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter  # noqa: F401
 from .parallel import DataParallel  # noqa: F401,E402

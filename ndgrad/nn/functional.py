@@ -1,6 +1,7 @@
 """``ndgrad.nn.functional``: torch's functional layer API on ndgrad ops.
 
-The activation functions live in ``_functional_activations.py`` and are re-exported here.
+The activation functions live in ``_functional_activations.py``, convolution / pooling /
+unpooling (1-3 d) and dropout3d in ``_functional_spatial.py``; both are re-exported here.
 Heavy or numerically delicate functions call fused primitives with torch's node names, kept
 in ``ndgrad/_ops/`` by kind: ``activations.py``, ``linear.py``, ``conv_pool.py``,
 ``normalization.py``, ``embedding.py``, ``losses.py`` (``rnn_cells.py`` serves
@@ -18,8 +19,7 @@ from .._ops import comparison as CMP
 from .._ops import matmul as L
 from .._ops import shape as S
 from .._ops.activations import LOG_SOFTMAX
-from .._ops.conv_pool import (adaptive_max_pool2d_prim, avg_pool2d_prim, col2im, constant_pad,
-                              convolution, im2col, index_pad, max_pool2d_prim, sandwich)
+from .._ops.conv_pool import col2im, constant_pad, im2col, index_pad, sandwich
 from .._ops.embedding import EMBEDDING
 from .._ops.linear import LINEAR
 from .._ops.losses import (multi_margin_loss_prim, multilabel_margin_loss_prim, nll_loss_prim,
@@ -32,6 +32,17 @@ from .._ops.methods import bind as _bind_methods
 from ._functional_activations import *  # their names are listed in __all__ below
 from . import _functional_activations as _activations
 from ._functional_activations import _dtype_name, _float_kernel
+from ._functional_spatial import (  # noqa: F401 (re-exported)
+    adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d,
+    adaptive_max_pool1d_with_indices, adaptive_max_pool2d, adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d, adaptive_max_pool3d_with_indices, avg_pool1d, avg_pool2d, avg_pool3d,
+    conv1d, conv2d, conv3d, conv_tbc, conv_transpose1d, conv_transpose2d, conv_transpose3d,
+    dropout3d, lp_pool1d, lp_pool2d, lp_pool3d, max_pool1d, max_pool1d_with_indices, max_pool2d,
+    max_pool2d_with_indices, max_pool3d, max_pool3d_with_indices, max_unpool1d, max_unpool2d,
+    max_unpool3d
+)
+from . import _functional_spatial as _spatial
+from ._functional_spatial import _adaptive_matrix, _unpool_output_size  # noqa: F401
 
 __all__ = [
     "linear", "bilinear", "relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_",
@@ -49,6 +60,7 @@ __all__ = [
     "triplet_margin_loss", "soft_margin_loss", "poisson_nll_loss", "gaussian_nll_loss",
     "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
 ]
+__all__ += [n for n in _spatial.__all__ if n not in __all__]
 
 
 def _pair(v, n=2):
@@ -135,231 +147,9 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     return _feature_dropout(input, p, training, inplace, 2 if input.dim() == 4 else 1)
 
 
-# ============================================================================ convolution
-def _conv_padding(padding, weight_hw, dilation, stride):
-    """(symmetric padding per dim, extra (lo, hi) pads or None) for int/tuple/'same'/'valid'."""
-    if isinstance(padding, str):
-        if padding == "valid":
-            return (0,) * len(weight_hw), None
-        if padding != "same":
-            raise ValueError(f"Invalid padding string '{padding}', should be one of "
-                             "{'valid', 'same'}")
-        if any(s != 1 for s in stride):
-            raise ValueError("padding='same' is not supported for strided convolutions")
-        sym, extra = [], []
-        for k, d in zip(weight_hw, dilation):
-            total = d * (k - 1)
-            left = total // 2
-            sym.append(left)
-            extra.append(total - 2 * left)
-        if any(extra):
-            return tuple(sym), tuple(extra)
-        return tuple(sym), None
-    return _pair(padding, len(weight_hw)), None
-
-
-def _conv_nd(input, weight, bias, stride, padding, dilation, groups, nd, name):
-    batched = input.dim() == nd + 2
-    if input.dim() not in (nd + 1, nd + 2):
-        raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to "
-                           f"{name}, but got input of size: {list(input.shape)}")
-    if not batched:
-        input = input.unsqueeze(0)
-    if weight.dim() != nd + 2:
-        raise RuntimeError("weight should have at least three dimensions")
-    stride = _pair(stride, nd)
-    dilation = _pair(dilation, nd)
-    pads, extra = _conv_padding(padding, tuple(weight.shape[2:]), dilation, stride)
-    c = input.shape[1]
-    if c != weight.shape[1] * groups:
-        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, "
-                           f"expected input{list(input.shape)} to have "
-                           f"{weight.shape[1] * groups} channels, but got {c} channels instead")
-    if extra is not None:
-        # torch pads the odd remainder of 'same' on the high side of each dim.
-        flat = []
-        for e in reversed(extra):
-            flat += [0, e]
-        input = pad(input, flat)
-    padded = [n + 2 * p for n, p in zip(input.shape[2:], pads)]
-    kernel = [d * (k - 1) + 1 for d, k in zip(dilation, weight.shape[2:])]
-    if any(n < k for n, k in zip(padded, kernel)):
-        raise RuntimeError(f"Calculated padded input size per channel: "
-                           f"({' x '.join(map(str, padded))}). Kernel size: "
-                           f"({' x '.join(map(str, kernel))}). Kernel size can't be greater "
-                           "than actual input size")
-    if nd == 1:
-        out = convolution(input, weight, bias, (1,) + stride, (0,) + pads, (1,) + dilation,
-                            False, (0, 0), groups)
-    else:
-        out = convolution(input, weight, bias, stride, pads, dilation, False, (0, 0), groups)
-    return out if batched else out.squeeze(0)
-
-
-def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """1-D cross-correlation over (N, C, L) with weight (O, C/groups, k)."""
-    return _conv_nd(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
-
-
-def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """2-D cross-correlation over (N, C, H, W) with weight (O, C/groups, kh, kw).
-
-    `padding` is an int, a pair, "valid" or "same" (stride 1). One im2col GEMM per call.
-
-    >>> conv2d(ndgrad.ones(1, 1, 3, 3), ndgrad.ones(1, 1, 2, 2)).shape
-    torch.Size([1, 1, 2, 2])
-    """
-    return _conv_nd(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
-
-
-def _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation,
-                       nd):
-    batched = input.dim() == nd + 2
-    if not batched:
-        input = input.unsqueeze(0)
-    stride = _pair(stride, nd)
-    padding = _pair(padding, nd)
-    output_padding = _pair(output_padding, nd)
-    dilation = _pair(dilation, nd)
-    if input.shape[1] != weight.shape[0]:
-        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected "
-                           f"input{list(input.shape)} to have {weight.shape[0]} channels, but "
-                           f"got {input.shape[1]} channels instead")
-    for op, s, d in zip(output_padding, stride, dilation):
-        if op >= s and op >= d:
-            raise RuntimeError("output padding must be smaller than either stride or dilation, "
-                               f"but got output_padding_height: {output_padding[0]} "
-                               f"output_padding_width: {output_padding[-1]} stride_height: "
-                               f"{stride[0]} stride_width: {stride[-1]} dilation_height: "
-                               f"{dilation[0]} dilation_width: {dilation[-1]}")
-    if nd == 1:
-        out = convolution(input, weight, bias, (1,) + stride, (0,) + padding,
-                            (1,) + dilation, True, (0,) + output_padding, groups)
-    else:
-        out = convolution(input, weight, bias, stride, padding, dilation, True,
-                            output_padding, groups)
-    return out if batched else out.squeeze(0)
-
-
-def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
-                     dilation=1):
-    return _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups,
-                              dilation, 1)
-
-
-def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
-                     dilation=1):
-    return _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups,
-                              dilation, 2)
-
-
-# ============================================================================ pooling
-def _pool_args(kernel_size, stride, padding, dilation, nd=2):
-    k = _pair(kernel_size, nd)
-    s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) \
-        else _pair(stride, nd)
-    p = _pair(padding, nd)
-    d = _pair(dilation, nd)
-    for pi, ki, di in zip(p, k, d):
-        if pi > (di * (ki - 1) + 1) // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
-                               f"pad={pi}, kernel_size={ki} and dilation={di}")
-    return k, s, p, d
-
-
-def _check_pool_output(x, k, s, p, d, ceil_mode):
-    c, h, w = x.shape[1:]
-    outs = []
-    for size, kk, ss, pp, dd in zip((h, w), k, s, p, d):
-        num = size + 2 * pp - dd * (kk - 1) - 1
-        o = (-(-num // ss) if ceil_mode else num // ss) + 1
-        if ceil_mode and (o - 1) * ss >= size + pp:
-            o -= 1
-        outs.append(o)
-    if outs[0] < 1 or outs[1] < 1:
-        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: "
-                           f"({c}x{outs[0]}x{outs[1]}). Output size is too small")
-
-
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):
-    """Max over sliding windows; with `return_indices`, flat indices into each H*W plane."""
-    k, s, p, d = _pool_args(kernel_size, stride, padding, dilation)
-    batched = input.dim() == 4
-    x = input if batched else input.unsqueeze(0)
-    _check_pool_output(x, k, s, p, d, ceil_mode)
-    out, idx = max_pool2d_prim(x, k, s, p, d, bool(ceil_mode))
-    if not batched:
-        out, idx = out.squeeze(0), idx.squeeze(0)
-    return (out, idx) if return_indices else out
-
-
-def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):
-    k, s, p, d = _pool_args(kernel_size, stride, padding, dilation, 1)
-    out, idx = max_pool2d(input.unsqueeze(-2), (1,) + k, (1,) + s, (0,) + p, (1,) + d,
-                          ceil_mode, True)
-    out, idx = out.squeeze(-2), idx.squeeze(-2)
-    return (out, idx) if return_indices else out
-
-
-def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
-               count_include_pad=True, divisor_override=None):
-    k, s, p, _ = _pool_args(kernel_size, stride, padding, 1)
-    batched = input.dim() == 4
-    x = input if batched else input.unsqueeze(0)
-    _check_pool_output(x, k, s, p, (1, 1), ceil_mode)
-    out = avg_pool2d_prim(x, k, s, p, bool(ceil_mode), bool(count_include_pad),
-                            divisor_override)
-    return out if batched else out.squeeze(0)
-
-
-def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
-               count_include_pad=True):
-    k, s, p, _ = _pool_args(kernel_size, stride, padding, 1, 1)
-    return avg_pool2d(input.unsqueeze(-2), (1,) + k, (1,) + s, (0,) + p, ceil_mode,
-                      count_include_pad).squeeze(-2)
-
-
-def _adaptive_bounds(size, out):
-    starts = [(i * size) // out for i in range(out)]
-    ends = [-(-((i + 1) * size) // out) for i in range(out)]
-    return starts, ends
-
-
-def _adaptive_matrix(size, out, dtype):
-    m = np.zeros((out, size), dtype)
-    for i, (a, b) in enumerate(zip(*_adaptive_bounds(size, out))):
-        m[i, a:b] = 1.0 / (b - a)
-    return m
-
-
-def adaptive_avg_pool2d(input, output_size):
-    osz = _pair(output_size)
-    h, w = input.shape[-2:]
-    osz = tuple(h if o is None else o for o in osz[:1]) + tuple(w if o is None else o
-                                                                for o in osz[1:])
-    dt = input._data.dtype
-    return sandwich(input, _adaptive_matrix(h, osz[0], dt), _adaptive_matrix(w, osz[1], dt),
-                      "AdaptiveAvgPool2DBackward0")
-
-
-def adaptive_avg_pool1d(input, output_size):
-    (o,) = _pair(output_size, 1)
-    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, o)).squeeze(-2)
-
-
-def adaptive_max_pool2d(input, output_size, return_indices=False):
-    osz = _pair(output_size)
-    h, w = input.shape[-2:]
-    osz = (h if osz[0] is None else osz[0], w if osz[1] is None else osz[1])
-    batched = input.dim() == 4
-    x = input if batched else input.unsqueeze(0)
-    out, idx = adaptive_max_pool2d_prim(x, _adaptive_bounds(h, osz[0]),
-                                          _adaptive_bounds(w, osz[1]))
-    if not batched:
-        out, idx = out.squeeze(0), idx.squeeze(0)
-    return (out, idx) if return_indices else out
+# ============================================================================ convolution / pooling
+# conv*, conv_transpose*, conv_tbc, max/avg/adaptive/lp pooling, max unpooling (1-3 d) and
+# dropout3d live in _functional_spatial.py (imported above).
 
 
 # ============================================================================ normalization
@@ -1297,19 +1087,6 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     return input / div
 
 
-def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    """The ``norm_type``-norm of every pooling window (torch's formula through avg_pool2d)."""
-    kw, kh = _pair(kernel_size)
-    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
-    return (out.sign() * relu(out.abs())).mul(kw * kh).pow(1.0 / norm_type)
-
-
-def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    """The ``norm_type``-norm of every 1-d pooling window."""
-    out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
-    return (out.sign() * relu(out.abs())).mul(kernel_size).pow(1.0 / norm_type)
-
-
 # ============================================================================ alpha dropout
 # (issue 16) torch's _dropout_impl with alpha=True: keep-mask m ~ bernoulli(1 - p) (the same
 # draws as dropout), output ``x * (a m) + b`` with ``b = (m - 1) a alpha' + a alpha' p``, so the
@@ -1350,88 +1127,6 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 __all__ += ["local_response_norm", "lp_pool1d", "lp_pool2d", "alpha_dropout",
             "feature_alpha_dropout"]
-
-
-# ============================================================================ max unpooling
-# (issue 16) the scatter lives in _ops/conv_pool.py (MaxUnpool2DBackward0); the 1-d forms go
-# through the 2-d ones on a unit dim, as torch's (so their grad_fn is SqueezeBackward1).
-from .._ops.conv_pool import MAX_UNPOOL2D
-from .._ops.linalg_common import _tname
-
-
-def _unpool_output_size(input, kernel_size, stride, padding, output_size):
-    default = [(input.shape[-len(kernel_size) + d] - 1) * stride[d] + kernel_size[d]
-               - 2 * padding[d] for d in range(len(kernel_size))]
-    if output_size is None:
-        return default
-    output_size = list(output_size)
-    if len(output_size) == len(kernel_size) + 2:
-        output_size = output_size[2:]
-    if len(output_size) != len(kernel_size):
-        raise ValueError(f"output_size should be a sequence containing {len(kernel_size)} or "
-                         f"{len(kernel_size) + 2} elements, but it has a length of "
-                         f"'{len(output_size)}'")
-    for d in range(len(kernel_size)):
-        lo, hi = default[d] - stride[d], default[d] + stride[d]
-        if not lo < output_size[d] < hi:
-            raise ValueError(f'invalid output_size "{tuple(output_size)}" (dim {d} must be '
-                             f"between {lo} and {hi})")
-    return output_size
-
-
-def _max_unpool2d(input, indices, output_size):
-    if input.dim() not in (3, 4):
-        raise RuntimeError("Input to max_unpooling2d should be a 3d or 4d Tensor, but got a "
-                           f"tensor with {input.dim()} dimensions.")
-    if indices._data.dtype != np.int64:
-        raise RuntimeError(f"elements in indices should be type int64 but got: "
-                           f"{_tname(indices)}")
-    if tuple(indices.shape) != tuple(input.shape):
-        raise RuntimeError("Expected shape of indices to be same as that of the input tensor "
-                           f"({list(input.shape)}) but got indices tensor with shape: "
-                           f"{list(indices.shape)}")
-    oh, ow = (int(s) for s in output_size)
-    bad = (indices._data < 0) | (indices._data >= oh * ow)
-    if bad.any():
-        raise RuntimeError(f"Found an invalid max index: {int(indices._data[bad].flat[0])} "
-                           f"(output volumes are of size {oh}x{ow})")
-    return MAX_UNPOOL2D.call(input, indices, params=(oh, ow))
-
-
-def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
-    """Place each value at its max_pool2d index in a zero tensor (MaxUnpool2DBackward0)."""
-    k = _pair(kernel_size)
-    s = _pair(stride) if stride is not None else k
-    size = _unpool_output_size(input, k, s, _pair(padding), output_size)
-    return _max_unpool2d(input, indices, size)
-
-
-def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
-    """The 1-d max unpooling (through max_unpool2d on a trailing unit dim)."""
-    k = _pair(kernel_size, 1)
-    s = _pair(stride, 1) if stride is not None else k
-    size = _unpool_output_size(input, k, s, _pair(padding, 1), output_size)
-    return _max_unpool2d(input.unsqueeze(-1), indices.unsqueeze(-1),
-                         list(size) + [1]).squeeze(-1)
-
-
-def adaptive_max_pool1d(input, output_size, return_indices=False):
-    """Adaptive max pooling over the last dim (through adaptive_max_pool2d)."""
-    if input.dim() not in (2, 3):
-        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
-                           "tensor for argument #1 'self' (while checking arguments for "
-                           "adaptive_max_pool1d)")
-    if isinstance(output_size, (tuple, list)):
-        if len(output_size) != 1:
-            raise RuntimeError("adaptive_max_pool1d() argument 'output_size' should contain "
-                               f"one int (got {len(output_size)})")
-        output_size = output_size[0]
-    out, idx = adaptive_max_pool2d(input.unsqueeze(-2), (1, output_size), True)
-    out, idx = out.squeeze(-2), idx.squeeze(-2)
-    return (out, idx) if return_indices else out
-
-
-__all__ += ["max_unpool1d", "max_unpool2d", "adaptive_max_pool1d"]
 
 
 # ============================================================================ affine grid

@@ -11,7 +11,7 @@ from .. import _dtype
 from .._ops.registry import fast_type
 from .._tensor import Tensor
 
-__all__ = ["Parameter", "Buffer", "is_lazy"]
+__all__ = ["Parameter", "Buffer", "is_lazy", "UninitializedParameter", "UninitializedBuffer"]
 
 
 @fast_type
@@ -83,4 +83,77 @@ class Buffer(metaclass=_BufferMeta):
 
 
 def is_lazy(param):
-    return False
+    """Whether `param` is an uninitialized parameter or buffer (of a lazy module)."""
+    return isinstance(param, UninitializedTensorMixin)
+
+
+# ============================================================================ uninitialized
+# The placeholders of lazy modules (nn/modules/lazy.py): empty tensors whose shape is unknown
+# until ``materialize(shape)``, which gives them storage and turns them into their
+# ``cls_to_become`` (Parameter / Tensor) in place, so references held elsewhere stay valid.
+# Unlike torch, ops on a placeholder are not intercepted (ndgrad has no __torch_function__):
+# they see an empty tensor.
+class UninitializedTensorMixin:
+    cls_to_become = None
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Give the placeholder storage of `shape` (zeros) and make it a regular tensor."""
+        np_dtype = self._data.dtype if dtype is None else _dtype.to_np(dtype)
+        self._data = np.zeros(tuple(int(n) for n in shape), np_dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. This "
+                           "error usually happens in `load_state_dict` when trying to load an "
+                           "uninitialized parameter into an initialized one. Call `forward` to "
+                           "initialize the parameters before accessing their attributes.")
+
+    def share_memory_(self):
+        raise RuntimeError("Can't share memory on an uninitialized parameter or buffer. Call "
+                           "`forward` to initialize the parameters before calling "
+                           "`module.share_memory()`.")
+
+    def __repr__(self, *, tensor_contents=None):
+        return f"<{self.__class__.__name__}>"
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, proto):
+        return (self.__class__, (self.requires_grad,))
+
+
+def _empty(dtype):
+    return np.empty((0,), (_dtype.get_default_dtype() if dtype is None else dtype).np)
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A Parameter whose shape a lazy module infers at its first call."""
+
+    cls_to_become = Parameter
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        Parameter.__init__(self, Tensor(_empty(dtype)), requires_grad)
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, None, _dtype.from_np(self._data.dtype))
+        return memo[id(self)]
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer whose shape a lazy module infers at its first call."""
+
+    cls_to_become = Tensor
+
+    def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
+        Tensor.__init__(self, _empty(dtype))
+        self.requires_grad_(bool(requires_grad))
+        self.persistent = persistent
+        self._is_buffer = True
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, None, _dtype.from_np(self._data.dtype),
+                                        self.persistent)
+        return memo[id(self)]

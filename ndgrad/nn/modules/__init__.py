@@ -5,6 +5,7 @@ from .container import *  # noqa: F403
 from .conv import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .flatten import *  # noqa: F403
+from .lazy import *  # noqa: F403
 from .linear import Bilinear, Identity, Linear, NonDynamicallyQuantizableLinear  # noqa: F401
 from .loss import *  # noqa: F403
 from .misc import *  # noqa: F401,F403

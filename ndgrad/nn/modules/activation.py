@@ -262,3 +262,16 @@ class RReLU(Module):
     def extra_repr(self):
         return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace
                                                               else "")
+
+
+class Softmax2d(Module):
+    """Softmax over the channel dim of (N, C, H, W) or (C, H, W) input."""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D "
+                             "instead")
+        return F.softmax(input, -3)
+
+
+__all__ += ["Softmax2d"]

@@ -1,6 +1,7 @@
 """Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
 
 import operator
+import warnings
 from collections import OrderedDict
 from itertools import chain
 
@@ -376,3 +377,16 @@ class ParameterDict(Module):
     def extra_repr(self):
         return "\n".join(_param_line(k, p, True) for k, p in self.items())
 
+
+class Container(Module):
+    """The deprecated keyword-argument container (warns as torch's)."""
+
+    def __init__(self, **kwargs):
+        super().__init__()
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now implemented "
+                      "in `nn.Module`. Subclass that instead.", FutureWarning, stacklevel=2)
+        for key, value in kwargs.items():
+            self.add_module(key, value)
+
+
+__all__ += ["Container"]

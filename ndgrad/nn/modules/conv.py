@@ -1,5 +1,5 @@
-"""Convolution modules: Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d (torch's shapes,
-initialisation, padding modes and extra_repr)."""
+"""Convolution modules: Conv1d/2d/3d, ConvTranspose1d/2d/3d (torch's shapes, initialisation,
+padding modes and extra_repr). Their lazy forms live in lazy.py."""
 
 import math
 
@@ -9,7 +9,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 
 def _ntuple(v, n):
@@ -101,7 +101,7 @@ class _ConvNd(Module):
         return s.format(**self.__dict__)
 
     def _conv_forward(self, input, weight, bias):
-        fn = F.conv1d if self._nd == 1 else F.conv2d
+        fn = (F.conv1d, F.conv2d, F.conv3d)[self._nd - 1]
         if self.padding_mode != "zeros":
             mode = self.padding_mode
             return fn(F.pad(input, self._reversed_padding_repeated_twice, mode=mode), weight,
@@ -123,6 +123,15 @@ class Conv1d(_ConvNd):
 
 class Conv2d(_ConvNd):
     _nd = 2
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         False, 0, groups, bias, padding_mode, device, dtype)
+
+
+class Conv3d(_ConvNd):
+    _nd = 3
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
@@ -155,7 +164,7 @@ class _ConvTransposeNd(_ConvNd):
 
     def forward(self, input, output_size=None):
         op = self._output_padding(input, output_size)
-        fn = F.conv_transpose1d if self._nd == 1 else F.conv_transpose2d
+        fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[self._nd - 1]
         return fn(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
                   self.dilation)
 
@@ -166,3 +175,7 @@ class ConvTranspose1d(_ConvTransposeNd):
 
 class ConvTranspose2d(_ConvTransposeNd):
     _nd = 2
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    _nd = 3

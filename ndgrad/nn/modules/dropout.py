@@ -1,10 +1,10 @@
-"""Dropout modules: Dropout, Dropout1d, Dropout2d, AlphaDropout, FeatureAlphaDropout (torch's
-CPU random draws)."""
+"""Dropout modules: Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout
+(torch's CPU random draws)."""
 
 from .. import functional as F
 from .module import Module
 
-__all__ = ["AlphaDropout", "Dropout", "Dropout1d", "Dropout2d", "FeatureAlphaDropout"]
+__all__ = ["AlphaDropout", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout"]
 
 
 class _DropoutNd(Module):
@@ -42,3 +42,8 @@ class AlphaDropout(_DropoutNd):
 class FeatureAlphaDropout(_DropoutNd):
     def forward(self, input):
         return F.feature_alpha_dropout(input, self.p, self.training)
+
+
+class Dropout3d(_DropoutNd):
+    def forward(self, input):
+        return F.dropout3d(input, self.p, self.training, self.inplace)

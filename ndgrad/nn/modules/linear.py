@@ -8,7 +8,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Identity", "Linear", "Bilinear", "NonDynamicallyQuantizableLinear", "LazyLinear"]
+__all__ = ["Identity", "Linear", "Bilinear", "NonDynamicallyQuantizableLinear"]
 
 
 class Identity(Module):
@@ -64,11 +64,6 @@ class Linear(Module):
 
 class NonDynamicallyQuantizableLinear(Linear):
     """The Linear that MultiheadAttention uses for out_proj (named like torch's)."""
-
-
-class LazyLinear(Linear):
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError("Lazy modules are not supported by ndgrad")
 
 
 class Bilinear(Module):

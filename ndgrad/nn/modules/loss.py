@@ -1,5 +1,7 @@
 """Loss modules: thin wrappers over nn.functional with torch's constructor arguments."""
 
+import warnings
+
 from .. import functional as F
 from .module import Module
 
@@ -212,3 +214,18 @@ class MultiMarginLoss(_WeightedLoss):
     def forward(self, input, target):
         return F.multi_margin_loss(input, target, p=self.p, margin=self.margin,
                                    weight=self.weight, reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    """The deprecated 2-d name of NLLLoss (warns as torch's)."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean"):
+        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
+                      "drop-in replacement and see "
+                      "https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.",
+                      FutureWarning, stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
+
+
+__all__ += ["NLLLoss2d"]

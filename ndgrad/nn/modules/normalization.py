@@ -4,6 +4,7 @@ import numbers
 
 from ... import _creation
 from ...autograd.grad_mode import no_grad
+from .. import _functions
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -272,3 +273,27 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self):
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
+
+
+class CrossMapLRN2d(Module):
+    """Lua torch's local response normalisation across channels of 4-D input (torch's
+    legacy autograd Function, so its grad_fn is CrossMapLRN2dBackward)."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        if input.dim() != 4:
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D "
+                             "instead.")
+        return _functions.CrossMapLRN2d.apply(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
+
+
+__all__ += ["CrossMapLRN2d"]
