@@ -1,0 +1,186 @@
+"""Faster forms of a few ops for the generated programs, each computing bitwise the arrays the
+op's own kernel computes (same IEEE operations on the same values, fewer NumPy calls or
+Python steps), and the peephole pass choosing them.
+
+The rules, by op (conditions fixed at trace time from shapes, dtypes and parameters; values
+the trace cannot know are checked at run time, with the op's own kernels as the fallback):
+
+- ``relu`` on float32/float64: ``np.maximum(x, 0)`` with a 0-d zero of x's dtype (NumPy
+  converts the Python 0 to that same zero, through a slower path), written into x when x is
+  a fresh temporary of the program that nothing else reads (a linear layer's output);
+- ``threshold_backward`` (relu's backward) on float32/float64: ``where(x > t, g, 0)`` as a
+  bit mask: the mask (all ones or all zeros per element) and-ed into g's bits, which keeps
+  g's bits where x > t and makes +0.0 elsewhere, exactly what ``np.where`` selects;
+- ``nll_loss_backward`` followed by ``log_softmax_backward_data`` of its result (the
+  backward of cross-entropy) with no class weights, reduction mean or sum, a 2-D input of at
+  least two classes and an ``ignore_index`` outside the classes: the one-hot gradient is
+  never built. With ``c`` the value eager writes at each row's target (``-(g / N)`` or
+  ``-g``), each row's sum of the one-hot row is ``c + 0.0`` (the +0.0 entries turn a -0.0
+  into +0.0, and change nothing else), so the result is ``0.0 - e * s`` off the targets and
+  ``c - e * s`` on them, ``e = exp(y)``, ``s = c + 0.0``: eager's operations, element by
+  element. A target below 0 (an ignored one) takes the op's own kernels.
+
+Invariant: a rule never changes which kernels produce a value the user or the backward sees,
+only how the same IEEE operations are reached; tests/test_compile_fast.py checks each rule
+bitwise against eager on special values (signed zeros, infinities, NaN; a NaN's sign and
+payload are not fixed, even between eager's own kernels).
+"""
+
+import numpy as np
+
+from .._ops.activations import LOG_SOFTMAX_BW, _log_softmax_bw_fwd
+from .._ops.linear import LINEAR
+from .._ops.losses import NLL_LOSS_BW, _nll_bw_fwd
+from .._ops.pointwise import RELU, THRESHOLD_BW
+
+__all__ = ["plan", "emit_fast"]
+
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+_FLOATS = (_F32, _F64)
+_ZERO = {_F32: np.zeros((), _F32), _F64: np.zeros((), _F64)}
+_INT_OF = {_F32: np.dtype(np.int32), _F64: np.dtype(np.int64)}
+_min_reduce = np.minimum.reduce
+_exp = np.exp
+_multiply = np.multiply
+_subtract = np.subtract
+_greater = np.greater
+_negative = np.negative
+_bitwise_and = np.bitwise_and
+# Producers whose output array is always new and owned by the program (never a view of
+# another value): an op on it may write into it when nothing else reads it.
+_FRESH = frozenset([LINEAR])
+
+
+# ----------------------------------------------------------------------------- kernels
+def _threshold_bw32(g, x, threshold):
+    m = _negative(_greater(x, threshold), dtype=np.int32)
+    return _bitwise_and(g.view(np.int32), m, out=m).view(_F32)
+
+
+def _threshold_bw64(g, x, threshold):
+    m = _negative(_greater(x, threshold), dtype=np.int64)
+    return _bitwise_and(g.view(np.int64), m, out=m).view(_F64)
+
+
+def _make_ce_backward(shape, dtype, reduction, proxy, nll_params, dim):
+    """The fused backward of nll_loss(log_softmax(x)) for inputs of `shape` (N, C)."""
+    n = shape[0]
+    rows = np.arange(n)
+    rows.flags.writeable = False
+    count = dtype.type(n)
+    zero = _ZERO[dtype]
+    mean = reduction == "mean"
+
+    def kernel(g, y, t):
+        if _min_reduce(t) < 0:  # an ignored target: eager's kernels
+            gy = _nll_bw_fwd(g, proxy, t, None, nll_params)
+            return _log_softmax_bw_fwd(gy, y, dim)
+        c = -(g / count) if mean else -g
+        s = c + zero
+        e = _exp(y)
+        _multiply(e, s, out=e)
+        on = c - e[rows, t]
+        _subtract(zero, e, out=e)
+        e[rows, t] = on
+        return e
+    return kernel
+
+
+# ----------------------------------------------------------------------------- planning
+def _uses(insts):
+    """slot -> number of instructions reading it."""
+    n = {}
+    for inst in insts:
+        for a in inst.args:
+            if type(a) is str:
+                n[a] = n.get(a, 0) + 1
+    return n
+
+
+def plan(insts, keep):
+    """Which instructions of `insts` take a fast form: a dict index -> (kind, data), and the
+    indices whose value another rule computes (skipped). `keep`: slots read after the
+    program (its outputs, values saved for the backward, results)."""
+    uses = _uses(insts)
+    producer = {}
+    rules = {}
+    skip = set()
+    for k, inst in enumerate(insts):
+        op = inst.op
+        if inst.inplace:
+            continue
+        for o in inst.outs:
+            producer[o] = inst
+        if op is RELU and type(inst.meta[0]) is tuple and inst.meta[0][1] in _FLOATS \
+                and len(inst.meta[0][0]) > 0:
+            x = inst.args[0]
+            src = producer.get(x)
+            into = (src is not None and src.op in _FRESH and uses.get(x) == 1
+                    and x not in keep)
+            rules[k] = ("relu", into)
+        elif op is THRESHOLD_BW and len(inst.meta) == 2 and type(inst.meta[0]) is tuple \
+                and type(inst.meta[1]) is tuple and inst.meta[0] == inst.meta[1] \
+                and inst.meta[0][1] in _FLOATS and len(inst.meta[0][0]) > 0 \
+                and type(inst.params) in (int, float):
+            rules[k] = ("threshold_bw", None)
+        elif op is LOG_SOFTMAX_BW and k > 0:
+            ce = _ce_rule(insts[k - 1], inst, uses, keep)
+            if ce is not None:
+                rules[k] = ("ce_bw", ce)
+                skip.add(k - 1)
+    return rules, skip
+
+
+def _ce_rule(nll, lsm, uses, keep):
+    """The fused cross-entropy backward's kernel and arguments, or None."""
+    if nll.op is not NLL_LOSS_BW or nll.inplace or lsm.inplace:
+        return None
+    g, proxy, t, w = nll.args
+    b0 = nll.outs[0]
+    if lsm.args[0] != b0 or uses.get(b0) != 1 or b0 in keep or type(w) is str:
+        return None
+    if type(g) is not str or type(t) is not str or type(lsm.args[1]) is not str:
+        return None
+    shape, dtype = nll.out_meta[0]
+    reduction, ignore_index = nll.params
+    if len(shape) != 2 or dtype not in _FLOATS or reduction not in ("mean", "sum"):
+        return None
+    n, c = shape
+    if n == 0 or c < 2 or 0 <= ignore_index < c or lsm.params not in (1, -1):
+        return None
+    if lsm.meta[1] != (shape, dtype) or nll.meta[0] != ((), dtype) \
+            or nll.meta[2][1].kind not in "iu" or nll.meta[2][0] != (n,):
+        return None
+    proxy_arr = np.broadcast_to(np.zeros((), dtype), shape)
+    kernel = _make_ce_backward(shape, dtype, reduction, proxy_arr, nll.params, lsm.params)
+    return kernel, (g, lsm.args[1], t)
+
+
+# ----------------------------------------------------------------------------- emitting
+def emit_fast(prog, inst, rule):
+    """Append the lines of `inst` in its fast form `rule` (from :func:`plan`); returns the
+    slots they read."""
+    kind, data = rule
+    out = inst.outs[0]
+    if kind == "relu":
+        x = inst.args[0]
+        z = prog.bind(_ZERO[inst.meta[0][1]], "c")
+        mx = prog.bind(np.maximum, "f")
+        if data:
+            prog.lines.append(f"{out} = {mx}({x}, {z}, out={x})")
+        else:
+            prog.lines.append(f"{out} = {mx}({x}, {z})")
+    elif kind == "threshold_bw":
+        dt = inst.meta[0][1]
+        k = prog.bind(_threshold_bw32 if dt == _F32 else _threshold_bw64, "f")
+        g, x = inst.args
+        prog.lines.append(f"{out} = {k}({g}, {x}, {prog.const(inst.params)})")
+    elif kind == "ce_bw":
+        kernel, (g, y, t) = data
+        k = prog.bind(kernel, "f")
+        prog.lines.append(f"{out} = {k}({g}, {y}, {t})")
+        return (g, y, t)
+    else:  # pragma: no cover - plan() makes only the kinds above
+        raise AssertionError(kind)
+    return [a for a in inst.args if type(a) is str]
