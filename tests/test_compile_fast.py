@@ -171,3 +171,80 @@ def test_relu_in_place_only_into_a_dead_temporary():
             _bytes_equal(a._data, b._data, "relu and its input")
     fwd, _ = _source(cf)
     assert ", out=" not in fwd
+
+
+def test_logits_returned_beside_the_loss_keep_their_values():
+    """log_softmax writes into a linear output only when nothing else reads it: logits the
+    region returns (or reuses) keep their values; the loss and gradients stay eager's."""
+    model = _mlp(ndgrad.float64, seed=4)
+
+    def f(x, t):
+        logits = model(x)
+        return F.cross_entropy(logits, t), logits
+
+    cf = ndgrad.compile(f)
+    rng = np.random.default_rng(4)
+    for k in range(3):
+        xa = rng.standard_normal((3, 6))
+        t = ndgrad.tensor(rng.integers(0, 5, 3))
+        res = []
+        for fn in (cf, f):
+            for p in model.parameters():
+                p.grad = None
+            loss, logits = fn(ndgrad.tensor(xa), t)
+            (loss + logits.sum()).backward()
+            res.append([loss._data, logits._data] + [p.grad._data for p in model.parameters()])
+        for j, (a, b) in enumerate(zip(*res)):
+            _bytes_equal(a, b, f"call {k} value {j}")
+
+
+@pytest.mark.parametrize("bad", [5, -3])
+def test_bad_targets_raise_eager_errors(bad):
+    """A target past the classes, or negative and not ignore_index, raises eager's (torch's)
+    IndexError from the compiled program as from eager, and nothing is left half done."""
+    def f(x, t):
+        return F.cross_entropy(x, t)
+
+    cf = ndgrad.compile(f)
+    rng = np.random.default_rng(6)
+    xa = rng.standard_normal((4, 5)).astype(np.float32)
+    ta = rng.integers(0, 5, 4)
+    for _ in range(2):
+        cf(ndgrad.tensor(xa, requires_grad=True), ndgrad.tensor(ta)).backward()
+    ta[2] = bad
+    msgs = []
+    for fn in (cf, f, lambda x, t: torch.nn.functional.cross_entropy(x, t)):
+        lib = torch if fn not in (cf, f) else ndgrad
+        with pytest.raises(IndexError) as ei:
+            fn(lib.tensor(xa, requires_grad=True), lib.tensor(ta))
+        msgs.append(str(ei.value))
+    assert msgs[0] == msgs[1] == msgs[2]
+
+
+@pytest.mark.parametrize("frozen", ["weight", "bias", "input", "none"])
+def test_linear_backward_inline_with_frozen_parts(frozen):
+    """The inline linear backward computes only the wanted gradients; each one is eager's."""
+    model = _mlp(ndgrad.float32, seed=7)
+    lin = model[2]
+    if frozen in ("weight", "bias"):
+        getattr(lin, frozen).requires_grad_(False)
+
+    def f(x):
+        return model(x).tanh().sum()
+
+    cf = ndgrad.compile(f)
+    rng = np.random.default_rng(7)
+    for k in range(3):
+        xa = rng.standard_normal((4, 6)).astype(np.float32)
+        res = []
+        for fn in (cf, f):
+            for p in model.parameters():
+                p.grad = None
+            x = ndgrad.tensor(xa, requires_grad=frozen != "input")
+            fn(x).backward()
+            res.append([None if x.grad is None else x.grad._data] +
+                       [None if p.grad is None else p.grad._data for p in model.parameters()])
+        for j, (a, b) in enumerate(zip(*res)):
+            assert (a is None) == (b is None), j
+            if a is not None:
+                _bytes_equal(a, b, f"{frozen} call {k} value {j}")

@@ -11,6 +11,16 @@ the trace cannot know are checked at run time, with the op's own kernels as the 
 - ``threshold_backward`` (relu's backward) on float32/float64: ``where(x > t, g, 0)`` as a
   bit mask: the mask (all ones or all zeros per element) and-ed into g's bits, which keeps
   g's bits where x > t and makes +0.0 elsewhere, exactly what ``np.where`` selects;
+- ``t`` (its kernel is ``x.T``), ``linear_addmm`` (``x @ wt`` then ``+= b``) and, for
+  float32/float64, ``linear_addmm_backward`` (the bias gradient's row sum, ``g @ wt.T``,
+  ``(g.T @ x).T``, each only when wanted): the kernels' own expressions written inline, without
+  the call, the mask tests and the tuple;
+- ``log_softmax`` over the last dim of a fresh temporary nobody else reads: its kernel's
+  expressions inline, the first subtraction written into the input's buffer;
+- ``nll_loss`` of a 2-D float32/float64 input without class weights, reduction mean or sum,
+  ``ignore_index`` outside the classes: the pick and sum of the op's kernel without its
+  checks; a negative target (ignored or out of range) or a target past the classes takes the
+  op's own kernel (which raises torch's error for a bad one);
 - ``nll_loss_backward`` followed by ``log_softmax_backward_data`` of its result (the
   backward of cross-entropy) with no class weights, reduction mean or sum, a 2-D input of at
   least two classes and an ``ignore_index`` outside the classes: the one-hot gradient is
@@ -28,10 +38,11 @@ payload are not fixed, even between eager's own kernels).
 
 import numpy as np
 
-from .._ops.activations import LOG_SOFTMAX_BW, _log_softmax_bw_fwd
-from .._ops.linear import LINEAR
-from .._ops.losses import NLL_LOSS_BW, _nll_bw_fwd
+from .._ops.activations import LOG_SOFTMAX, LOG_SOFTMAX_BW, _log_softmax_bw_fwd
+from .._ops.linear import LINEAR, LINEAR_BW
+from .._ops.losses import NLL_LOSS, NLL_LOSS_BW, _nll_bw_fwd, _nll_fwd
 from .._ops.pointwise import RELU, THRESHOLD_BW
+from .._ops.shape import T_OP
 
 __all__ = ["plan", "emit_fast"]
 
@@ -87,6 +98,30 @@ def _make_ce_backward(shape, dtype, reduction, proxy, nll_params, dim):
     return kernel
 
 
+def _make_nll(shape, dtype, params):
+    """nll_loss of (N, C) inputs, no weights: the op's fast path without its checks."""
+    n = shape[0]
+    rows = np.arange(n)
+    rows.flags.writeable = False
+    count = dtype.type(n)
+    mean = params[0] == "mean"
+    add_reduce = np.add.reduce
+    asarray = np.asarray
+
+    def kernel(x, t):
+        if _min_reduce(t) < 0:
+            return _nll_fwd(x, t, None, params)
+        try:
+            picked = x[rows, t]
+        except IndexError:
+            return _nll_fwd(x, t, None, params)   # raises torch's error
+        total = add_reduce(-picked, None, dtype)
+        if mean:
+            return asarray((total / count).astype(dtype, copy=False))
+        return asarray(total)
+    return kernel
+
+
 # ----------------------------------------------------------------------------- planning
 def _uses(insts):
     """slot -> number of instructions reading it."""
@@ -124,12 +159,37 @@ def plan(insts, keep):
                 and inst.meta[0][1] in _FLOATS and len(inst.meta[0][0]) > 0 \
                 and type(inst.params) in (int, float):
             rules[k] = ("threshold_bw", None)
+        elif op is T_OP:
+            rules[k] = ("t", None)
+        elif op is LINEAR and len(inst.meta[1][0]) == 2:
+            rules[k] = ("linear", None)
+        elif op is LINEAR_BW and inst.meta[0][1] in _FLOATS:
+            rules[k] = ("linear_bw", [uses.get(o, 0) > 0 or o in keep for o in inst.outs])
+        elif op is LOG_SOFTMAX and inst.meta[0][1] in _FLOATS and len(inst.meta[0][0]) == 2 \
+                and inst.params in (1, -1):
+            x = inst.args[0]
+            src = producer.get(x)
+            rules[k] = ("log_softmax", src is not None and src.op in _FRESH
+                        and uses.get(x) == 1 and x not in keep)
+        elif op is NLL_LOSS and _nll_ok(inst):
+            rules[k] = ("nll", _make_nll(inst.meta[0][0], inst.meta[0][1], inst.params))
         elif op is LOG_SOFTMAX_BW and k > 0:
             ce = _ce_rule(insts[k - 1], inst, uses, keep)
             if ce is not None:
                 rules[k] = ("ce_bw", ce)
                 skip.add(k - 1)
     return rules, skip
+
+
+def _nll_ok(inst):
+    x, t, w = inst.meta
+    if type(x) is not tuple or type(t) is not tuple or w is not type(None):
+        return False
+    shape, dtype = x
+    reduction, ignore_index = inst.params
+    return (len(shape) == 2 and dtype in _FLOATS and reduction in ("mean", "sum")
+            and shape[0] > 0 and not 0 <= ignore_index < shape[1] and t[0] == shape[:1]
+            and t[1].kind in "iu")
 
 
 def _ce_rule(nll, lsm, uses, keep):
@@ -176,6 +236,42 @@ def emit_fast(prog, inst, rule):
         k = prog.bind(_threshold_bw32 if dt == _F32 else _threshold_bw64, "f")
         g, x = inst.args
         prog.lines.append(f"{out} = {k}({g}, {x}, {prog.const(inst.params)})")
+    elif kind == "t":
+        prog.lines.append(f"{out} = {inst.args[0]}.T")
+    elif kind == "linear":
+        b, x, wt = inst.args
+        prog.lines.append(f"{out} = {x} @ {wt}")
+        prog.lines.append(f"{out} += {b}")
+    elif kind == "linear_bw":
+        g, x, wt = inst.args
+        mask, bias_2d = inst.params
+        gb, gx, gw = inst.outs
+        if data[0]:
+            if not mask[0]:
+                prog.lines.append(f"{gb} = {prog.bind(_ZERO[inst.meta[0][1]], 'c')}.copy()")
+            elif bias_2d:
+                prog.lines.append(f"{gb} = {g}.copy()")
+            else:
+                prog.lines.append(f"{gb} = {prog.bind(np.add.reduce, 'f')}({g}, 0)")
+        if data[1]:
+            z = f"{prog.bind(_ZERO[inst.meta[0][1]], 'c')}.copy()"
+            prog.lines.append(f"{gx} = {g} @ {wt}.T" if mask[1] else f"{gx} = {z}")
+        if data[2]:
+            z = f"{prog.bind(_ZERO[inst.meta[0][1]], 'c')}.copy()"
+            prog.lines.append(f"{gw} = ({g}.T @ {x}).T" if mask[2] else f"{gw} = {z}")
+    elif kind == "log_softmax":
+        x = inst.args[0]
+        ax = inst.params
+        mr = prog.bind(np.maximum.reduce, "f")
+        ar = prog.bind(np.add.reduce, "f")
+        sub = prog.bind(np.subtract, "f")
+        into = f", out={x}" if data else ""
+        prog.lines.append(f"{out} = {sub}({x}, {mr}({x}, axis={ax}, keepdims=True){into})")
+        prog.lines.append(f"{out} -= {prog.bind(np.log, 'f')}({ar}("
+                          f"{prog.bind(np.exp, 'f')}({out}), axis={ax}, keepdims=True))")
+    elif kind == "nll":
+        x, t, _ = inst.args
+        prog.lines.append(f"{out} = {prog.bind(data, 'f')}({x}, {t})")
     elif kind == "ce_bw":
         kernel, (g, y, t) = data
         k = prog.bind(kernel, "f")
