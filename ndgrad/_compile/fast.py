@@ -8,9 +8,10 @@ the trace cannot know are checked at run time, with the op's own kernels as the 
 - ``relu`` on float32/float64: ``np.maximum(x, 0)`` with a 0-d zero of x's dtype (NumPy
   converts the Python 0 to that same zero, through a slower path), written into x when x is
   a fresh temporary of the program that nothing else reads (a linear layer's output);
-- ``threshold_backward`` (relu's backward) on float32/float64: ``where(x > t, g, 0)`` as a
-  bit mask: the mask (all ones or all zeros per element) and-ed into g's bits, which keeps
-  g's bits where x > t and makes +0.0 elsewhere, exactly what ``np.where`` selects;
+- ``threshold_backward`` (relu's backward) on float32/float64: ``where(x > t, g, 0)`` on g's
+  bits, read as integers and multiplied by the mask (1 keeps the bits, 0 makes +0.0's), which
+  is exactly what ``np.where`` selects; a threshold of 0 is compared as a 0-d zero of x's dtype
+  (the same comparison as with the Python 0, through a faster path);
 - ``t`` (its kernel is ``x.T``), ``linear_addmm`` (``x @ wt`` then ``+= b``) and, for
   float32/float64, ``linear_addmm_backward`` (the bias gradient's row sum, ``g @ wt.T``,
   ``(g.T @ x).T``, each only when wanted): the kernels' own expressions written inline, without
@@ -56,8 +57,6 @@ _exp = np.exp
 _multiply = np.multiply
 _subtract = np.subtract
 _greater = np.greater
-_negative = np.negative
-_bitwise_and = np.bitwise_and
 # Producers whose output array is always new and owned by the program (never a view of
 # another value): an op on it may write into it when nothing else reads it.
 _FRESH = frozenset([LINEAR])
@@ -65,13 +64,11 @@ _FRESH = frozenset([LINEAR])
 
 # ----------------------------------------------------------------------------- kernels
 def _threshold_bw32(g, x, threshold):
-    m = _negative(_greater(x, threshold), dtype=np.int32)
-    return _bitwise_and(g.view(np.int32), m, out=m).view(_F32)
+    return _multiply(g.view(np.int32), _greater(x, threshold)).view(_F32)
 
 
 def _threshold_bw64(g, x, threshold):
-    m = _negative(_greater(x, threshold), dtype=np.int64)
-    return _bitwise_and(g.view(np.int64), m, out=m).view(_F64)
+    return _multiply(g.view(np.int64), _greater(x, threshold)).view(_F64)
 
 
 def _make_ce_backward(shape, dtype, reduction, proxy, nll_params, dim):
@@ -235,7 +232,9 @@ def emit_fast(prog, inst, rule):
         dt = inst.meta[0][1]
         k = prog.bind(_threshold_bw32 if dt == _F32 else _threshold_bw64, "f")
         g, x = inst.args
-        prog.lines.append(f"{out} = {k}({g}, {x}, {prog.const(inst.params)})")
+        th = inst.params
+        th = prog.bind(_ZERO[dt], "c") if th == 0 else prog.const(th)
+        prog.lines.append(f"{out} = {k}({g}, {x}, {th})")
     elif kind == "t":
         prog.lines.append(f"{out} = {inst.args[0]}.T")
     elif kind == "linear":
