@@ -313,11 +313,13 @@ def build_region(tracer, out, seq_start):
     # 2. the programs
     fprog = Program()
     fprog.n_inputs = n_in
-    for k in range(n_tensors):
-        slot = f"i{k}" if k < n_in else f"e{k - n_in}"
-        fprog.lines.append(f"{slot} = _T[{k}]._data")
     saved_slots = list(bwd.used_forward) if bwd is not None else []
-    _emit_all(fprog, tracer.insts, set(value_slots) | set(saved_slots))
+    reads = _emit_all(fprog, tracer.insts, set(value_slots) | set(saved_slots))
+    # the arrays of the region's tensors the program reads (not those only the backward
+    # reads, nor the nll shape proxy a fast form made unused)
+    fprog.lines[:0] = [f"{slot} = _T[{k}]._data" for k, slot in
+                       ((k, f"i{k}" if k < n_in else f"e{k - n_in}") for k in range(n_tensors))
+                       if slot in reads]
     outs = "".join(f"{s}, " for s in value_slots)
     saved = "".join(f"{s}, " for s in saved_slots)
     region.forward = fprog.function("forward", ["_T"], f"({outs}), ({saved})")
