@@ -4,6 +4,8 @@ Cases (each the best of several runs; the ratio is ndgrad / torch):
 
 - jvp_chain: a JVP (forward_ad dual tensors) through 100 elementwise ops on 1000-element
   float32 tensors;
+- jvp_chain_dual_consts: the same chain with tensor constants made dual with zero tangents
+  (``make_dual(c, zeros_like(c))``), as code differentiating against "all inputs" does;
 - jacobian_{reverse,vectorized,forward}: the Jacobian of tanh(W @ x + b), x in R^128, by
   reverse mode (one backward per row), vectorized (one batched backward) and forward mode
   (one JVP per column);
@@ -52,6 +54,28 @@ def case_jvp_chain(lib):
                 y = y * 1.5
                 y = y.tanh()
                 y = y + 0.25
+            return fw.unpack_dual(y).tangent
+    return run
+
+
+def case_jvp_chain_dual_consts(lib):
+    fw = lib.autograd.forward_ad
+    rng = np.random.default_rng(0)
+    x = _t(lib, rng.standard_normal(1000))
+    v = _t(lib, rng.standard_normal(1000))
+    c1 = _t(lib, np.full(1000, 1.5))
+    c2 = _t(lib, np.full(1000, 0.25))
+
+    def run():
+        with fw.dual_level():
+            y = fw.make_dual(x, v)
+            a = fw.make_dual(c1, lib.zeros_like(c1))
+            b = fw.make_dual(c2, lib.zeros_like(c2))
+            for i in range(25):
+                y = y.sin()
+                y = y * a
+                y = y.tanh()
+                y = y + b
             return fw.unpack_dual(y).tangent
     return run
 
@@ -147,7 +171,8 @@ def hvp_phases(lib, runs=300):
     return best
 
 
-CASES = {"jvp_chain": case_jvp_chain, "jacobian_reverse": case_jacobian_reverse,
+CASES = {"jvp_chain": case_jvp_chain, "jvp_chain_dual_consts": case_jvp_chain_dual_consts,
+         "jacobian_reverse": case_jacobian_reverse,
          "jacobian_vectorized": case_jacobian_vectorized,
          "jacobian_forward": case_jacobian_forward, "hvp_mlp": case_hvp_mlp,
          "hessian_64": case_hessian_64}

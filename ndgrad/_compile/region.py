@@ -33,6 +33,7 @@ from ..autograd.grad_mode import set_grad_enabled as _grad_enabled
 from .._graph_core import (BACKWARD_TWICE, FREED, AccumulateGrad, Node, SavedTensor,
                            version_error)
 from .codegen import Program, emit
+from . import fast
 from .tracer import Tracer
 
 __all__ = ["Region", "build_region", "CompiledFunctionBackward"]
@@ -312,23 +313,21 @@ def build_region(tracer, out, seq_start):
     # 2. the programs
     fprog = Program()
     fprog.n_inputs = n_in
-    for k in range(n_tensors):
-        slot = f"i{k}" if k < n_in else f"e{k - n_in}"
-        fprog.lines.append(f"{slot} = _T[{k}]._data")
-    for inst in tracer.insts:
-        emit(fprog, inst)
     saved_slots = list(bwd.used_forward) if bwd is not None else []
+    reads = _emit_all(fprog, tracer.insts, set(value_slots) | set(saved_slots))
+    # the arrays of the region's tensors the program reads (not those only the backward
+    # reads, nor the nll shape proxy a fast form made unused)
+    fprog.lines[:0] = [f"{slot} = _T[{k}]._data" for k, slot in
+                       ((k, f"i{k}" if k < n_in else f"e{k - n_in}") for k in range(n_tensors))
+                       if slot in reads]
     outs = "".join(f"{s}, " for s in value_slots)
     saved = "".join(f"{s}, " for s in saved_slots)
     region.forward = fprog.function("forward", ["_T"], f"({outs}), ({saved})")
     if bwd is not None:
         bprog = Program()
         bprog.n_inputs = n_in
-        for inst in bwd.insts:
-            emit(bprog, inst)
-        used = set()
-        for inst in bwd.insts:
-            used.update(a for a in inst.args if type(a) is str and a[0] in "ie")
+        reads = _emit_all(bprog, bwd.insts, {r for r in results if r is not None})
+        used = {a for a in reads if a[0] in "ie"}
         rets = []
         plan = []
         for j, r in enumerate(results):
@@ -357,6 +356,23 @@ def build_region(tracer, out, seq_start):
         region.bwd_insts = tuple(bwd.insts)
         region.has_backward = True
     return region
+
+
+def _emit_all(prog, insts, keep):
+    """Emit `insts` into `prog`, in the fast forms :func:`.fast.plan` picks where it can;
+    `keep`: the slots read after the program. Returns the slots the emitted code reads."""
+    rules, skip = fast.plan(insts, keep)
+    reads = set()
+    for k, inst in enumerate(insts):
+        if k in skip:
+            continue
+        rule = rules.get(k)
+        if rule is None:
+            emit(prog, inst)
+            reads.update(a for a in inst.args if type(a) is str)
+        else:
+            reads.update(fast.emit_fast(prog, inst, rule))
+    return reads
 
 
 def _trace_backward(tracer, region, out_tensors, seq_start):
