@@ -25,8 +25,6 @@ carry tangents of their own level, and rules may use dual primals without recurs
 
 import weakref
 
-import numpy as np
-
 from .. import _state
 from .._creation import ones_like, zeros, zeros_like
 from .._dtype import from_np
@@ -40,8 +38,7 @@ from . import function
 from ._backward import grad as autograd_grad
 from .function import run_jvp
 
-__all__ = ["activate", "deactivate", "get_tangent", "mark_zero", "repr_suffixes",
-           "set_tangent"]
+__all__ = ["activate", "deactivate", "get_tangent", "repr_suffixes", "set_tangent"]
 
 _tls = _state.tls
 
@@ -219,7 +216,6 @@ def deactivate(level):
                 if not fw:
                     del ex["fw_grad"]
     _live.clear()
-    _zeros.clear()
     _undo_open_tokens()
     for node in list(_live_nodes):
         if node._extra is not None:
@@ -331,10 +327,6 @@ class _Observer:
                 break
         else:
             return  # integer/bool results (comparisons, indices) carry no tangent
-        if _zeros and not _batch:
-            tans = _drop_zeros(op, args, outs, tans, forced)
-            if tans is None:
-                return
         if op.jvp is None and not op.linear and not _batch:
             # The generic rule runs the op's VJP, which may need facts the op's public
             # wrapper attaches to the node after this call returns: defer it (resolved before
@@ -364,69 +356,6 @@ class _Observer:
             _busy = False
             if quiet:
                 _state.enter_special()
-
-
-# Tangents known to hold only zeros (a make_dual given zeros, and what flows from them):
-# id -> (weakref, version counter value when known). A write to one moves its counter.
-_zeros = {}
-
-
-def mark_zero(t):
-    """Remember that tangent `t` holds only zeros (until it is written)."""
-    key = id(t)
-
-    def gone(ref, key=key):
-        if _zeros.get(key, (None,))[0] is ref:
-            del _zeros[key]
-    _zeros[key] = (weakref.ref(t, gone), t._vc[0])
-
-
-def _known_zero(t):
-    z = _zeros.get(id(t))
-    return z is not None and z[0]() is t and z[1] == t._vc[0]
-
-
-def _drop_zeros(op, args, outs, tans, forced):
-    """The input tangents with the known-zero ones dropped (None: no tangent, the cheap path),
-    or None when every tangent was zero and the outputs got zero tangents here.
-
-    Left as they are when autograd records the tangent computation (reverse-over-forward must
-    see the same graph) or a zero tangent requires grad; every-zero outputs are made only for
-    ops that return no views and were not forced to record (see `_maybe_force_record`)."""
-    zero = None
-    for k, t in enumerate(tans):
-        if t is not None and _known_zero(t):
-            if t._rg:
-                return tans
-            if zero is None:
-                zero = [False] * len(tans)
-            zero[k] = True
-    if zero is None:
-        return tans
-    if _tls.grad_enabled:
-        for a in args:
-            if isinstance(a, Tensor) and a._rg:
-                return tans
-    kept = [None if z else t for t, z in zip(tans, zero)]
-    for t in kept:
-        if t is not None:
-            return kept
-    if forced:
-        return tans
-    res = []
-    for o in outs:
-        if not isinstance(o, Tensor):
-            res.append(None)
-            continue
-        if o._base is not None:
-            return tans
-        d = o._data
-        res.append(Tensor(np.zeros(d.shape, d.dtype)) if d.dtype.kind in "fc" else None)
-    _attach(op, outs, res)
-    for t in res:
-        if t is not None:
-            mark_zero(t)
-    return None
 
 
 def _diff_outputs(op, outs):

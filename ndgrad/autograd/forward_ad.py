@@ -97,9 +97,6 @@ def make_dual(tensor, tangent, *, level=None):
         tangent = new
     dual = tensor.view(tensor.shape)
     _forward_engine.set_tangent(dual, tangent, level)
-    if not tangent._data.any():
-        # A tangent of zeros (a constant made dual) is skipped where other tangents flow.
-        _forward_engine.mark_zero(tangent)
     return dual
 
 
