@@ -1478,3 +1478,12 @@ def affine_grid(theta, size, align_corners=None):
 
 __all__ += ["affine_grid"]
 __all__ += ["rrelu", "rrelu_"]  # defined in _functional_activations
+
+
+# ============================================================================ nn misc (issue 16)
+# grid_sample, embedding_bag, ctc_loss, fractional max pooling, the new interpolate modes and
+# the remaining helpers torch's functional namespace exposes live in their own modules.
+from . import _functional_sampling as _sampling  # noqa: E402
+from ._functional_sampling import *  # noqa: E402,F401,F403
+
+__all__ += _sampling.__all__
