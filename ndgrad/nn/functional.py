@@ -1485,5 +1485,6 @@ __all__ += ["rrelu", "rrelu_"]  # defined in _functional_activations
 # the remaining helpers torch's functional namespace exposes live in their own modules.
 from . import _functional_sampling as _sampling  # noqa: E402
 from ._functional_sampling import *  # noqa: E402,F401,F403
+from ._functional_embedding_bag import embedding_bag  # noqa: E402,F401
 
-__all__ += _sampling.__all__
+__all__ += _sampling.__all__ + ["embedding_bag"]
