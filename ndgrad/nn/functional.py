@@ -9,6 +9,7 @@ of gradients) come from the ops they use.
 """
 
 import math
+import sys as _sys
 import warnings
 
 import numpy as np
@@ -1486,5 +1487,9 @@ __all__ += ["rrelu", "rrelu_"]  # defined in _functional_activations
 from . import _functional_sampling as _sampling  # noqa: E402
 from ._functional_sampling import *  # noqa: E402,F401,F403
 from ._functional_embedding_bag import embedding_bag  # noqa: E402,F401
+from ._functional_ctc import ctc_loss  # noqa: E402,F401
+from . import _functional_misc as _misc  # noqa: E402
+from ._functional_misc import *  # noqa: E402,F401,F403
 
-__all__ += _sampling.__all__ + ["embedding_bag"]
+_misc.F = _sys.modules[__name__]
+__all__ += _sampling.__all__ + ["embedding_bag", "ctc_loss"] + _misc.__all__
