@@ -16,3 +16,4 @@ from .pooling import *  # noqa: F403
 from .rnn import *  # noqa: F403
 from .sparse import *  # noqa: F403
 from .transformer import *  # noqa: F403
+from .adaptive import *  # noqa: F403
