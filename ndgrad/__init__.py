@@ -51,6 +51,8 @@ from . import testing  # noqa: F401,E402
 from . import utils  # noqa: F401,E402
 from .utils.dlpack import from_dlpack  # noqa: F401,E402
 from . import nn  # noqa: F401,E402
+from .nn._torch_top_level import TOP_LEVEL as _NN_TOP_LEVEL  # noqa: E402
+globals().update({k: v for k, v in _NN_TOP_LEVEL.items() if k not in globals()})  # issue 16
 from . import optim  # noqa: F401,E402
 from . import profiler  # noqa: F401,E402
 from . import special  # noqa: F401,E402
