@@ -74,7 +74,10 @@ def embedding_bag_tuple(weight, indices, offsets, scale_grad_by_freq=False, mode
         out = EMBEDDING_BAG_PLAIN.call(weight, params=params)
     counts = bag_counts(params)
     if mode == 0:
-        aux = (np.zeros(0, np.int64), np.zeros(nb, np.int64), np.zeros(nb, np.int64))
+        # torch's float32 fast path (no padding index) leaves offset2bag empty
+        fast = weight._data.dtype == np.float32 and padding_idx is None
+        o2b = np.zeros(0, np.int64) if fast else bags.astype(np.int64)
+        aux = (o2b, np.zeros(nb, np.int64), np.zeros(nb, np.int64))
     else:
         maxi = bag_max_indices(weight._data, params) if mode == 2 else counts
         aux = (bags.astype(np.int64), counts.astype(np.int64), np.maximum(maxi, 0))
@@ -86,7 +89,8 @@ def _type_str(obj):
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
-                  scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False,
+                  scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None,
+                  include_last_offset=False,
                   padding_idx=None):
     """Sums, means or maxima of bags of embeddings (EmbeddingBagBackward0)."""
     if weight._data.dtype == np.int64 and input.is_floating_point():

@@ -34,7 +34,7 @@ __all__ = ["gumbel_softmax", "triplet_margin_with_distance_loss", "multi_head_at
            "reproducibility_notes", "tf32_notes", "sparse_support_notes"]
 
 
-# ============================================================================ torch-function helpers
+# ======================================================================= torch-function helpers
 def has_torch_function(relevant_args):
     """False: ndgrad tensors carry no ``__torch_function__`` override."""
     return False
@@ -255,12 +255,12 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         weights = F.dropout(weights, dropout_p, True)
     out = L.matmul(weights, v)
     out = out.transpose(0, 1).reshape(tgt_len * bsz, e)
-    out = F.linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, e)
+    out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, e)
     if not batched:
         out = out.squeeze(1)
     if not need_weights:
         return out, None
-    w = weights.view(bsz, num_heads, tgt_len, src_len)
+    w = weights.reshape(bsz, num_heads, tgt_len, src_len)
     if average_attn_weights:
         w = w.mean(1)
     if not batched:
