@@ -428,3 +428,73 @@ def test_top_level_nn_forms():
             lib.manual_seed(0)
             outs.append(getattr(lib, name)(lib.tensor(x), 0.5, True))
         _close(outs[0], outs[1])
+
+
+# ============================================================================ fractional pooling
+@pytest.mark.parametrize("k,shape,kernel,outs", [
+    (2, (2, 3, 7, 9), 2, (4, 5)), (2, (3, 8, 8), (3, 2), (4, 4)),
+    (3, (1, 2, 5, 6, 7), 2, (3, 3, 4)), (3, (2, 4, 5, 6), (2, 3, 2), (2, 2, 4))])
+def test_fractional_max_pool_given_samples(k, shape, kernel, outs):
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal(shape)
+    n = shape[0] if len(shape) == k + 2 else 1
+    samples = rng.uniform(size=(n, shape[-k - 1], k))
+    res = []
+    for lib in LIBS:
+        t = lib.tensor(x, requires_grad=True)
+        fn = getattr(lib.nn.functional, f"fractional_max_pool{k}d")
+        out, idx = fn(t, kernel, output_size=outs, return_indices=True,
+                      _random_samples=lib.tensor(samples))
+        g, = lib.autograd.grad(out, t, lib.tensor(np.arange(out.numel(), dtype=float)
+                                                  .reshape(out.shape)), create_graph=True)
+        gg, = lib.autograd.grad((g * t).sum(), t)
+        res.append((out, idx, g, gg, out.grad_fn.name()))
+    assert res[1][4] == res[0][4] == f"FractionalMaxPool{k}DBackward0"
+    for p, q in zip(res[0][:2], res[1][:2]):
+        np.testing.assert_array_equal(_np(q), _np(p))  # exact, as the issue requires
+    _close(res[0][2], res[1][2])
+    _close(res[0][3], res[1][3])
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_fractional_max_pool_generator_stream_and_module(k):
+    x = np.random.default_rng(14).standard_normal((2, 3) + (8,) * k).astype(np.float32)
+    res = []
+    for lib in LIBS:
+        lib.manual_seed(5)
+        fn = getattr(lib.nn.functional, f"fractional_max_pool{k}d")
+        a = fn(lib.tensor(x), 2, output_ratio=(0.5,) * k)
+        mod = getattr(lib.nn, f"FractionalMaxPool{k}d")(3, output_size=4, return_indices=True)
+        b, idx = mod(lib.tensor(x))
+        res.append((a, b, idx, lib.rand(2)))
+    for p, q in zip(*res):
+        np.testing.assert_array_equal(_np(q), _np(p))
+
+
+@pytest.mark.parametrize("case", range(5))
+def test_fractional_max_pool_errors(case):
+    def call(lib):
+        F, x = lib.nn.functional, lib.ones(1, 2, 5, 6)
+        return [lambda: F.fractional_max_pool2d(x, 2),
+                lambda: F.fractional_max_pool2d(x, 4, output_size=3),
+                lambda: F.fractional_max_pool2d(x, 2, output_size=2,
+                                                _random_samples=lib.rand(1, 2, 3)),
+                lambda: F.fractional_max_pool3d(x.unsqueeze(2).expand(1, 2, 3, 5, 6), 2,
+                                                output_size=(2, 7, 2)),
+                lambda: lib.nn.FractionalMaxPool2d(2, output_ratio=1.5)][case]()
+    _raises_like(call)
+
+
+def test_fractional_max_pool_forward_ad():
+    x = np.random.default_rng(15).standard_normal((1, 2, 6, 6))
+    tan = np.random.default_rng(16).standard_normal((1, 2, 6, 6))
+    samples = np.array([[[0.3, 0.7], [0.1, 0.5]]])
+    res = []
+    for lib in LIBS:
+        fwad = lib.autograd.forward_ad
+        with fwad.dual_level():
+            d = fwad.make_dual(lib.tensor(x), lib.tensor(tan))
+            out = lib.nn.functional.fractional_max_pool2d(d, 2, output_size=3,
+                                                          _random_samples=lib.tensor(samples))
+            res.append(fwad.unpack_dual(out).tangent)
+    _close(res[0], res[1])

@@ -1488,8 +1488,11 @@ from . import _functional_sampling as _sampling  # noqa: E402
 from ._functional_sampling import *  # noqa: E402,F401,F403
 from ._functional_embedding_bag import embedding_bag  # noqa: E402,F401
 from ._functional_ctc import ctc_loss  # noqa: E402,F401
+from . import _functional_fractional_pool as _fractional  # noqa: E402
+from ._functional_fractional_pool import *  # noqa: E402,F401,F403
 from . import _functional_misc as _misc  # noqa: E402
 from ._functional_misc import *  # noqa: E402,F401,F403
 
 _misc.F = _sys.modules[__name__]
-__all__ += _sampling.__all__ + ["embedding_bag", "ctc_loss"] + _misc.__all__
+__all__ += _sampling.__all__ + ["embedding_bag", "ctc_loss"] + _misc.__all__ + \
+    _fractional.__all__

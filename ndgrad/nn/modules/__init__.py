@@ -17,3 +17,4 @@ from .rnn import *  # noqa: F403
 from .sparse import *  # noqa: F403
 from .transformer import *  # noqa: F403
 from .adaptive import *  # noqa: F403
+from .fractional_pooling import *  # noqa: F403

@@ -1,6 +1,6 @@
 """Op database entries for the issue-16 nn kernels of ``_ops/grid_sampling.py``
-(grid_sample), ``_ops/embedding_bag.py``, ``_ops/ctc.py`` and the composites of
-``nn/_functional_misc.py`` (triplet_margin_with_distance_loss, multi_head_attention_forward).
+(grid_sample), ``_ops/embedding_bag.py``, ``_ops/ctc.py``, ``_ops/fractional_pool.py`` and the
+composites of ``nn/_functional_misc.py`` (triplet_margin_with_distance_loss, multi_head_attention_forward).
 
 Grid points stay away from tap boundaries (where the bilinear/bicubic weights have kinks) by
 drawing them from a fixed list of fractional offsets; ctc_loss is sampled through a
@@ -106,7 +106,21 @@ def _mha_samples(op, dtype, requires_grad):
                                            make(4, 4), make(4)), name="batched")
 
 
+def _fractional(k):
+    def gen(op, dtype, requires_grad):
+        # distinct values: no ties inside a window, so the max is differentiable
+        n = 2 * 6 ** k
+        x = ndgrad.linspace(-2, 2, n, dtype=dtype)[ndgrad.randperm(
+            n, generator=ndgrad.Generator().manual_seed(5))].reshape((1, 2) + (6,) * k)
+        samples = ndgrad.tensor([[[0.3, 0.7, 0.2][:k], [0.9, 0.1, 0.6][:k]]], dtype=dtype)
+        yield SampleInput(_arg(x, requires_grad), args=(2,),
+                          kwargs={"output_size": 3, "_random_samples": samples}, name="given")
+    return gen
+
+
 register(
+    OpInfo("nn.functional.fractional_max_pool2d", sample_inputs=_fractional(2), family="nn"),
+    OpInfo("nn.functional.fractional_max_pool3d", sample_inputs=_fractional(3), family="nn"),
     OpInfo("nn.functional.grid_sample", sample_inputs=_grid_sample, family="nn",
            supports_forward_ad=False, supports_fwgrad_bwgrad=False),
     OpInfo("nn.functional.embedding_bag", sample_inputs=_embedding_bag, family="nn",
