@@ -5,8 +5,9 @@ pseudo-random positions drawn from its ``_random_samples`` entry, as torch's CPU
 params = (pool size, output size, samples (N, C, k) array, input shape). Per plane and axis,
 with u the plane's sample for that axis (2-d: sample 0 for W, 1 for H; 3-d: 0, 1, 2 for
 T, H, W, as torch's kernels read them), alpha = (in - pool) / (out - 1) in the input's
-dtype, window i starts at int((i + u) alpha) - int(u alpha) and the last at in - pool. A window's maximum is its first
-largest element (a NaN wins); its index is the flat position in the input plane.
+dtype, window i starts at int((i + u) alpha) - int(u alpha) and the last at in - pool. A
+window's maximum is its first largest element (a NaN wins); its index is the flat position
+in the input plane.
 
 Invariant: the VJP is a scatter-add of the gradient into the input at the indices, whose
 own VJP is the gather again (double backward); the tangent is the gather of the input's

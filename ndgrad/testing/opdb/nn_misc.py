@@ -1,6 +1,7 @@
 """Op database entries for the issue-16 nn kernels of ``_ops/grid_sampling.py``
 (grid_sample), ``_ops/embedding_bag.py``, ``_ops/ctc.py``, ``_ops/fractional_pool.py`` and the
-composites of ``nn/_functional_misc.py`` (triplet_margin_with_distance_loss, multi_head_attention_forward).
+composites of ``nn/_functional_misc.py`` (triplet_margin_with_distance_loss,
+multi_head_attention_forward).
 
 Grid points stay away from tap boundaries (where the bilinear/bicubic weights have kinks) by
 drawing them from a fixed list of fractional offsets; ctc_loss is sampled through a
