@@ -498,3 +498,58 @@ def test_fractional_max_pool_forward_ad():
                                                           _random_samples=lib.tensor(samples))
             res.append(fwad.unpack_dual(out).tangent)
     _close(res[0], res[1])
+
+
+# ============================================================================ interpolate
+def _interp_cases():
+    cases = []
+    for shape, modes in (((1, 2, 5), ["nearest", "nearest-exact", "linear", "area"]),
+                         ((1, 2, 5, 6), ["nearest", "nearest-exact", "bilinear", "bicubic",
+                                         "area"]),
+                         ((1, 2, 3, 5, 6), ["nearest", "nearest-exact", "trilinear", "area"])):
+        k = len(shape) - 2
+        for mode in modes:
+            for spec in ({"scale_factor": 2}, {"scale_factor": 0.7}, {"size": (7,) * k},
+                         {"scale_factor": 1.5, "recompute_scale_factor": True}):
+                for ac in ([None] if mode in ("nearest", "nearest-exact", "area")
+                           else [False, True]):
+                    cases.append((shape, dict(mode=mode, align_corners=ac, **spec)))
+    for mode in ["bilinear", "bicubic"]:
+        for ac in [False, True]:
+            for spec in ({"size": (3, 4)}, {"size": (9, 11)}, {"scale_factor": 0.4}):
+                cases.append(((1, 2, 7, 8), dict(mode=mode, align_corners=ac, antialias=True,
+                                                 **spec)))
+    cases.append(((1, 2, 7, 8), dict(mode="lanczos", antialias=True, size=(3, 4))))
+    return cases
+
+
+@pytest.mark.parametrize("shape,kw", _interp_cases(), ids=str)
+def test_interpolate_modes(shape, kw):
+    x = np.random.default_rng(17).standard_normal(shape)
+    res = []
+    for lib in LIBS:
+        t = lib.tensor(x, requires_grad=True)
+        out = lib.nn.functional.interpolate(t, **kw)
+        w = lib.tensor(np.arange(out.numel(), dtype=np.float64).reshape(out.shape) / 7.0)
+        g, = lib.autograd.grad((out * w).sum(), t)
+        res.append((out, g, out.grad_fn.name()))
+    assert res[1][2] == res[0][2]
+    _close(res[0][0], res[1][0])
+    _close(res[0][1], res[1][1])
+
+
+@pytest.mark.parametrize("case", range(9))
+def test_interpolate_errors(case):
+    def call(lib):
+        F = lib.nn.functional
+        x3, x4, x5 = lib.ones(1, 1, 4), lib.ones(1, 1, 4, 4), lib.ones(1, 1, 2, 4, 4)
+        return [lambda: F.interpolate(x4, size=2, scale_factor=2),
+                lambda: F.interpolate(x4, size=(2, 3, 4)),
+                lambda: F.interpolate(x4, scale_factor=2, mode="nearest", align_corners=True),
+                lambda: F.interpolate(x5, scale_factor=2, mode="bilinear"),
+                lambda: F.interpolate(x3, scale_factor=2, mode="trilinear"),
+                lambda: F.interpolate(x5, scale_factor=2, mode="bicubic"),
+                lambda: F.interpolate(x3, scale_factor=2, mode="linear", antialias=True),
+                lambda: F.interpolate(x4, size=2, mode="lanczos"),
+                lambda: F.interpolate(x4, size=3, recompute_scale_factor=True)][case]()
+    _raises_like(call)

@@ -1,7 +1,7 @@
 """Op database entries for the issue-16 nn kernels of ``_ops/grid_sampling.py``
 (grid_sample), ``_ops/embedding_bag.py``, ``_ops/ctc.py``, ``_ops/fractional_pool.py`` and the
 composites of ``nn/_functional_misc.py`` (triplet_margin_with_distance_loss,
-multi_head_attention_forward).
+multi_head_attention_forward); the interpolate modes of ``_ops/resampling.py``.
 
 Grid points stay away from tap boundaries (where the bilinear/bicubic weights have kinks) by
 drawing them from a fixed list of fractional offsets; ctc_loss is sampled through a
@@ -119,7 +119,26 @@ def _fractional(k):
     return gen
 
 
+def _interpolate(op, dtype, requires_grad):
+    g = ndgrad.Generator().manual_seed(6)
+
+    def make(*shape):
+        return _arg(ndgrad.randn(*shape, generator=g, dtype=dtype), requires_grad)
+    yield SampleInput(make(1, 2, 3, 4), kwargs={"scale_factor": 1.7, "mode": "bicubic",
+                                                "align_corners": False}, name="bicubic")
+    yield SampleInput(make(1, 1, 2, 3, 2), kwargs={"size": (3, 4, 3), "mode": "trilinear",
+                                                   "align_corners": True}, name="trilinear")
+    yield SampleInput(make(1, 2, 5, 6), kwargs={"size": (3, 4), "mode": "bilinear",
+                                                "antialias": True}, name="antialias")
+    yield SampleInput(make(1, 2, 5), kwargs={"size": 7, "mode": "nearest-exact"},
+                      name="nearest-exact")
+    yield SampleInput(make(1, 1, 2, 3, 4), kwargs={"scale_factor": 2, "mode": "nearest"},
+                      name="nearest-3d")
+
+
 register(
+    OpInfo("nn.functional.interpolate", variant_test_name="modes", sample_inputs=_interpolate,
+           family="nn"),
     OpInfo("nn.functional.fractional_max_pool2d", sample_inputs=_fractional(2), family="nn"),
     OpInfo("nn.functional.fractional_max_pool3d", sample_inputs=_fractional(3), family="nn"),
     OpInfo("nn.functional.grid_sample", sample_inputs=_grid_sample, family="nn",
