@@ -553,3 +553,63 @@ def test_interpolate_errors(case):
                 lambda: F.interpolate(x4, size=2, mode="lanczos"),
                 lambda: F.interpolate(x4, size=3, recompute_scale_factor=True)][case]()
     _raises_like(call)
+
+
+# ============================================================================ conv_tbc, linear CE
+@pytest.mark.parametrize("pad", [0, 1, 2])
+def test_conv_tbc(pad):
+    rng = np.random.default_rng(18)
+    arrays = rng.standard_normal((5, 2, 3)), rng.standard_normal((3, 3, 4)), \
+        rng.standard_normal(4)
+    res = []
+    for lib in LIBS:
+        ts = [lib.tensor(a, requires_grad=True) for a in arrays]
+        out = lib.nn.functional.conv_tbc(*ts, pad)
+        w = lib.tensor(np.arange(out.numel()).reshape(out.shape) * 0.1)
+        grads = lib.autograd.grad((out * w).sum(), ts, create_graph=True)
+        second = lib.autograd.grad((grads[0] ** 2).sum() + (grads[1] ** 2).sum(), ts[:2])
+        res.append((out, *grads, *second))
+        assert out.grad_fn.name() == "ConvTbcBackward0"
+    for p, q in zip(*res):
+        _close(p, q, 1e-9)
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_conv_tbc_errors(case):
+    def call(lib):
+        x, w, b = lib.ones(5, 2, 3), lib.ones(3, 3, 4), lib.ones(4)
+        return [lambda: lib.conv_tbc(x[0], w, b, 0), lambda: lib.conv_tbc(x, w[0], b, 0),
+                lambda: lib.conv_tbc(x, w, b[None], 0),
+                lambda: lib.conv_tbc(x, lib.ones(3, 2, 4), b, 0),
+                lambda: lib.conv_tbc(x, w, lib.ones(3), 0),
+                lambda: lib.conv_tbc(x, lib.ones(8, 3, 4), b, 0)][case]()
+    _raises_like(call)
+
+
+@pytest.mark.parametrize("kw", [{}, {"label_smoothing": 0.1, "reduction": "sum"},
+                                {"ignore_index": 2, "reduction": "none"}])
+def test_linear_cross_entropy(kw):
+    rng = np.random.default_rng(19)
+    x, w = rng.standard_normal((4, 5)), rng.standard_normal((3, 5))
+    w3, b3 = rng.standard_normal((3, 2, 5)), rng.standard_normal((3, 2))
+    t, t3 = np.array([0, 2, 1, 2]), np.array([[0, 2], [1, 1], [2, 0], [1, 2]])
+    res = []
+    for lib in LIBS:
+        xt, wt = lib.tensor(x, requires_grad=True), lib.tensor(w3, requires_grad=True)
+        F = lib.nn.functional
+        a = F.linear_cross_entropy(xt, lib.tensor(w), lib.tensor(t), **kw)
+        b = F.linear_cross_entropy(xt, wt, lib.tensor(t3), linear_bias=lib.tensor(b3), **kw)
+        (a.sum() + b.sum()).backward()
+        res.append((a, b, xt.grad, wt.grad))
+    for p, q in zip(*res):
+        _close(p, q)
+    _raises_like(lambda lib: lib.nn.functional.linear_cross_entropy(
+        lib.ones(5), lib.ones(3, 2, 5), lib.tensor([0])))
+    _raises_like(lambda lib: lib.nn.LinearCrossEntropyLoss(5, 3, label_smoothing=2.0))
+    mods = []
+    for lib in LIBS:
+        lib.manual_seed(0)
+        mods.append(lib.nn.LinearCrossEntropyLoss(5, 3, out_features=(2,), bias=True))
+    outs = [m(lib.tensor(x).float(), lib.tensor(t3)) for m, lib in zip(mods, LIBS)]
+    _close(outs[0], outs[1], 1e-6)
+    assert mods[1].extra_repr() == mods[0].extra_repr()

@@ -20,6 +20,7 @@ from .._ops import comparison as CMP
 from .._ops import joins as J
 from .._ops import matmul as L
 from .._ops.channel_permutations import NATIVE_CHANNEL_SHUFFLE
+from .._ops.conv_tbc import CONV_TBC
 from .._ops.distances import pdist
 from .._tensor import Tensor
 
@@ -282,3 +283,72 @@ def threshold_(input, threshold, value):
 
 
 __all__ += ["celu_", "selu_", "threshold_"]
+
+
+# ============================================================================ conv_tbc
+def conv_tbc(input, weight, bias, pad=0):
+    """1-d convolution of (time, batch, channel) input (ConvTbcBackward0)."""
+    if input.dim() != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.dim() != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, "
+                           "out_channels.")
+    if bias.dim() != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.shape[2] != bias.shape[0]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    t_out = input.shape[0] + 2 * pad - weight.shape[0] + 1
+    if t_out < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {t_out}: "
+                           f"[{t_out}, {input.shape[1]}, {weight.shape[2]}]")
+    return CONV_TBC.call(input, weight, bias, params=int(pad))
+
+
+__all__ += ["conv_tbc"]
+
+
+# ============================================================================ linear cross entropy
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,
+                         reduction="mean", ignore_index=None, label_smoothing=0.0, options=None):
+    """``cross_entropy(linear(input, linear_weight, linear_bias), target)``; a (C, *out, in)
+    weight gives a K-dimensional loss. ``options`` (torch's chunked path, a memory saving
+    with the same values) is accepted and the reference path is always taken."""
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError("expected linear_weight with dimensionality at least 2, got "
+                           f"{linear_weight.dim()}")
+    batches, in_features = tuple(input.shape[:-1]), input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError("expected equal input and linear_weight last dimensions "
+                           f"(in_features), got {input.shape[-1]} and "
+                           f"{linear_weight.shape[-1]}, respectively")
+    num_classes = linear_weight.shape[0]
+    out_features = tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (num_classes,) + out_features:
+        raise RuntimeError(f"expected linear_bias shape {(num_classes, *out_features)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if out_features and not batches:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape "
+                           f"{tuple(linear_weight.shape)} requires batched input, (N, "
+                           f"{in_features}), got unbatched input with shape "
+                           f"{tuple(input.shape)}")
+    logits_shape = batches + (num_classes,) + out_features
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains "
+                           "probabilities")
+    ignore_index = -100 if ignore_index is None else ignore_index
+    if out_features:
+        rows = math.prod(out_features) * num_classes
+        linear_weight = linear_weight.reshape(rows, in_features)
+        if linear_bias is not None:
+            linear_bias = linear_bias.reshape(rows)
+    logits = F.linear(input, linear_weight, linear_bias).reshape(logits_shape)
+    return F.cross_entropy(logits, target, weight=weight, reduction=reduction,
+                           ignore_index=ignore_index, label_smoothing=label_smoothing)
+
+
+__all__ += ["linear_cross_entropy"]
+TYPE_CHECKING = False

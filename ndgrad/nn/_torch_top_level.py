@@ -162,3 +162,4 @@ TOP_LEVEL = {
     "native_layer_norm": native_layer_norm, "native_group_norm": native_group_norm,
     "native_batch_norm": native_batch_norm,
 }
+TOP_LEVEL["conv_tbc"] = F.conv_tbc

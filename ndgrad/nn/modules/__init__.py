@@ -18,3 +18,4 @@ from .sparse import *  # noqa: F403
 from .transformer import *  # noqa: F403
 from .adaptive import *  # noqa: F403
 from .fractional_pooling import *  # noqa: F403
+from .linear_cross_entropy import *  # noqa: F403

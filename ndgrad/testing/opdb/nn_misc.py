@@ -136,7 +136,18 @@ def _interpolate(op, dtype, requires_grad):
                       name="nearest-3d")
 
 
+def _conv_tbc(op, dtype, requires_grad):
+    g = ndgrad.Generator().manual_seed(7)
+
+    def make(*shape):
+        return _arg(ndgrad.randn(*shape, generator=g, dtype=dtype), requires_grad)
+    yield SampleInput(make(4, 2, 3), args=(make(2, 3, 2), make(2), 1), name="pad1")
+
+
 register(
+    # torch: no forward AD for conv_tbc
+    OpInfo("nn.functional.conv_tbc", sample_inputs=_conv_tbc, family="nn",
+           supports_forward_ad=False, supports_fwgrad_bwgrad=False),
     OpInfo("nn.functional.interpolate", variant_test_name="modes", sample_inputs=_interpolate,
            family="nn"),
     OpInfo("nn.functional.fractional_max_pool2d", sample_inputs=_fractional(2), family="nn"),
