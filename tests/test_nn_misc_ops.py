@@ -613,3 +613,42 @@ def test_linear_cross_entropy(kw):
     outs = [m(lib.tensor(x).float(), lib.tensor(t3)) for m, lib in zip(mods, LIBS)]
     _close(outs[0], outs[1], 1e-6)
     assert mods[1].extra_repr() == mods[0].extra_repr()
+
+
+# ============================================================================ small nn names
+def test_nn_grad_conv_gradients():
+    rng = np.random.default_rng(20)
+    x, w = rng.standard_normal((2, 4, 7, 5)), rng.standard_normal((6, 2, 3, 2))
+    gout = rng.standard_normal((2, 6, 4, 3))
+    res = []
+    for lib in LIBS:
+        kw = {"stride": 2, "padding": 1, "groups": 2}
+        go = lib.tensor(gout)
+        res.append((lib.nn.grad.conv2d_input(x.shape, lib.tensor(w), go, **kw),
+                    lib.nn.grad.conv2d_weight(lib.tensor(x), w.shape, go, **kw)))
+    for p, q in zip(*res):
+        _close(p, q)
+
+
+def test_sync_batchnorm_container_factory_kwargs_attention():
+    x = np.random.default_rng(21).standard_normal((4, 3, 2)).astype(np.float32)
+    res = []
+    for lib in LIBS:
+        m = lib.nn.SyncBatchNorm(3)
+        out = m(lib.tensor(x))
+        res.append((out, m.running_mean, m.running_var))
+        conv = lib.nn.SyncBatchNorm.convert_sync_batchnorm(
+            lib.nn.Sequential(lib.nn.BatchNorm1d(3)))
+        assert type(conv[0]).__name__ == "SyncBatchNorm"
+        with pytest.warns(FutureWarning, match="nn.Container` is deprecated"):
+            c = lib.nn.Container(a=lib.nn.ReLU())
+        assert list(dict(c.named_children())) == ["a"]
+        assert lib.nn.factory_kwargs({"dtype": 1, "factory_kwargs": {"device": "cpu"}}) == \
+            {"device": "cpu", "dtype": 1}
+        with lib.nn.attention.sdpa_kernel(lib.nn.attention.SDPBackend.MATH):
+            pass
+        assert issubclass(lib.nn.GRUCell, lib.nn.RNNCellBase)
+    for p, q in zip(*res):
+        _close(p, q, 1e-6)
+    _raises_like(lambda lib: lib.nn.SyncBatchNorm(3)(lib.ones(3)))
+    _raises_like(lambda lib: lib.nn.factory_kwargs({"dtype": 1, "factory_kwargs": {"dtype": 2}}))

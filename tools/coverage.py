@@ -48,6 +48,8 @@ REASONS = [
     ("copy", "a *_copy op (the non-aliasing twin of a view, for compilers): use the view"),
     ("inplace_fn", "in-place function form; the Tensor method of the same name exists"),
     ("config", "a build/runtime configuration switch or constant with no NumPy counterpart"),
+    ("lowprec", ("a low-precision (float8 / MX-scaled) GPU matmul kernel or its enums: no NumPy "
+                 "counterpart")),
     ("module", "a namespace ndgrad does not provide"),
     ("not_yet", NOT_YET),
 ]
@@ -84,6 +86,7 @@ _JIT_TYPES = ("AnyType", "AwaitType", "BoolType", "ClassType", "ComplexType", "D
               "Code", "Node", "Value", "Use", "Argument", "FunctionSchema", "ScriptClass",
               "ScriptObject", "ScriptMethod", "ScriptFunction", "ScriptModule", "ScriptList",
               "ScriptDict", "JITException", "SUM", "AVG", "BufferDict")
+_LOWPREC = ("grouped_mm", "scaled_mm", "scaled_grouped_mm", "ScalingType", "SwizzleType")
 _NAMED = ("names", "refine_names", "rename", "rename_", "align_to", "align_as",
           "has_names")
 _CONFIG = ("interop_threads", "flush_denormal", "float32_matmul_precision",
@@ -106,7 +109,7 @@ def reason(path, name, obj, ndgrad_ns):
     """Why `path`.`name` (torch's `obj`) is missing from ndgrad (a key of REASONS)."""
     import torch
     if inspect.ismodule(obj):
-        return "module"
+        return "quant" if name in ("intrinsic", "qat", "quantizable", "quantized") else "module"
     if isinstance(obj, torch.dtype):
         return "dtype"
     if name in _JIT_TYPES:
@@ -129,6 +132,8 @@ def reason(path, name, obj, ndgrad_ns):
         return "distributed"
     if name in _NAMED:
         return "named"
+    if name in _LOWPREC:
+        return "lowprec"
     if name.endswith("_copy") and name != "index_copy":
         return "copy"
     if name.endswith("_") and not name.endswith("__") and path == "torch" and \

@@ -32,7 +32,7 @@ __all__ = ["gumbel_softmax", "triplet_margin_with_distance_loss", "multi_head_at
            "upsample_nearest", "has_torch_function", "has_torch_function_unary",
            "has_torch_function_variadic", "handle_torch_function", "boolean_dispatch",
            "assert_int_or_pair", "BroadcastingList1", "BroadcastingList2", "BroadcastingList3",
-           "reproducibility_notes", "tf32_notes", "sparse_support_notes"]
+           "reproducibility_notes", "tf32_notes", "sparse_support_notes", "TYPE_CHECKING"]
 
 
 # ======================================================================= torch-function helpers
