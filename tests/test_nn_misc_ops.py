@@ -652,3 +652,17 @@ def test_sync_batchnorm_container_factory_kwargs_attention():
         _close(p, q, 1e-6)
     _raises_like(lambda lib: lib.nn.SyncBatchNorm(3)(lib.ones(3)))
     _raises_like(lambda lib: lib.nn.factory_kwargs({"dtype": 1, "factory_kwargs": {"dtype": 2}}))
+
+
+def test_top_level_inplace_dropouts_and_rrelu():
+    x = np.random.default_rng(22).standard_normal((3, 4, 2))
+    for name, args in (("alpha_dropout_", (0.3, True)), ("feature_alpha_dropout_", (0.3, True)),
+                       ("feature_dropout_", (0.3, True)), ("rrelu_", (0.1, 0.3, True))):
+        outs = []
+        for lib in LIBS:
+            lib.manual_seed(1)
+            t = lib.tensor(x)
+            r = getattr(lib, name)(t, *args)
+            assert r is t
+            outs.append(t)
+        _close(outs[0], outs[1], 1e-12)
