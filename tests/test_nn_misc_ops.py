@@ -666,3 +666,18 @@ def test_top_level_inplace_dropouts_and_rrelu():
             assert r is t
             outs.append(t)
         _close(outs[0], outs[1], 1e-12)
+
+
+@pytest.mark.parametrize("p,train", [(0.5, True), (0.5, False), (1.0, True), (0.0, True)])
+def test_native_dropout(p, train):
+    x = np.random.default_rng(23).standard_normal((3, 4))
+    res = []
+    for lib in LIBS:
+        lib.manual_seed(0)
+        t = lib.tensor(x, requires_grad=True)
+        out, mask = lib.native_dropout(t, p, train)
+        assert out.grad_fn.name() == "NativeDropoutBackward0" and mask.dtype == lib.bool
+        g, = lib.autograd.grad((out * out).sum(), t, create_graph=True)
+        res.append((out, mask, g))
+    for a, b in zip(*res):
+        np.testing.assert_array_equal(_np(b), _np(a))

@@ -7,6 +7,8 @@ replacing a name already defined).
 
 import numpy as np
 
+from .. import _random
+from .._ops.native_dropout import NATIVE_DROPOUT
 from .._tensor import Tensor
 from . import functional as F
 from ._functional_ctc import ctc_loss_reduced
@@ -163,3 +165,17 @@ TOP_LEVEL = {
     "native_batch_norm": native_batch_norm,
 }
 TOP_LEVEL["conv_tbc"] = F.conv_tbc
+
+
+def native_dropout(input, p, train):
+    """(output, keep mask): torch's dropout draws; in eval (or p = 0) the mask is all True."""
+    dt = input._data.dtype
+    if train and p > 0:
+        noise = _random.dropout_noise(input._data.shape, p, dt)
+    else:
+        noise = np.ones(input._data.shape, dt)
+    out = NATIVE_DROPOUT.call(input, params=noise)
+    return out, Tensor(noise != 0)
+
+
+TOP_LEVEL["native_dropout"] = native_dropout
