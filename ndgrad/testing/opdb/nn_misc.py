@@ -144,7 +144,21 @@ def _conv_tbc(op, dtype, requires_grad):
     yield SampleInput(make(4, 2, 3), args=(make(2, 3, 2), make(2), 1), name="pad1")
 
 
+def _linear_ce(op, dtype, requires_grad):
+    g = ndgrad.Generator().manual_seed(8)
+
+    def make(*shape):
+        return _arg(ndgrad.randn(*shape, generator=g, dtype=dtype), requires_grad)
+    yield SampleInput(make(4, 5), args=(make(3, 5), ndgrad.tensor([0, 2, 1, 2])),
+                      kwargs={"label_smoothing": 0.1}, name="2d")
+    # (the K-dim form is compared in tests/test_nn_misc_ops.py: its final node is
+    # cross_entropy's, whose K-dim name is NllLossBackward0 here and NllLoss2DBackward0 in torch)
+    yield SampleInput(make(4, 5), args=(make(3, 5), ndgrad.tensor([0, 2, 1, 2])),
+                      kwargs={"linear_bias": make(3), "reduction": "sum"}, name="bias")
+
+
 register(
+    OpInfo("nn.functional.linear_cross_entropy", sample_inputs=_linear_ce, family="nn"),
     # torch: no forward AD for conv_tbc
     OpInfo("nn.functional.conv_tbc", sample_inputs=_conv_tbc, family="nn",
            supports_forward_ad=False, supports_fwgrad_bwgrad=False),
