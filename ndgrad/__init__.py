@@ -60,6 +60,8 @@ from .utils.dlpack import from_dlpack  # noqa: F401,E402
 from . import nn  # noqa: F401,E402
 from .nn._functional_spatial import TORCH_NAMES as _SPATIAL_NAMES  # noqa: E402
 globals().update(_SPATIAL_NAMES)  # torch.conv3d, torch.max_pool3d, torch.convolution, ...
+from .nn._torch_top_level import TOP_LEVEL as _NN_TOP_LEVEL  # noqa: E402
+globals().update({k: v for k, v in _NN_TOP_LEVEL.items() if k not in globals()})  # issue 16
 from . import optim  # noqa: F401,E402
 from . import profiler  # noqa: F401,E402
 from . import special  # noqa: F401,E402

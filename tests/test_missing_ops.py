@@ -636,12 +636,9 @@ def test_more_errors_match_torch(k):
     assert isinstance(n, base) and str(n) == str(t)
 
 
-# Documented in docs/decisions.md: no as_strided in ndgrad, no sparse tensors, and
-# nn.functional has no alpha/feature dropout or rrelu yet.
-_NOT_PROVIDED = {"alpha_dropout_", "as_strided_", "as_strided_copy", "ccol_indices_copy",
-                 "col_indices_copy", "crow_indices_copy", "feature_alpha_dropout_",
-                 "feature_dropout_", "indices_copy", "row_indices_copy", "rrelu_",
-                 "values_copy"}
+# Documented in docs/decisions.md: no as_strided in ndgrad, no sparse tensors.
+_NOT_PROVIDED = {"as_strided_", "as_strided_copy", "ccol_indices_copy", "col_indices_copy",
+                 "crow_indices_copy", "indices_copy", "row_indices_copy", "values_copy"}
 
 
 def test_every_toplevel_inplace_and_copy_variant_exists():

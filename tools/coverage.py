@@ -55,6 +55,8 @@ REASONS = [
     ("copy", "a *_copy op (the non-aliasing twin of a view, for compilers): use the view"),
     ("inplace_fn", "in-place function form; the Tensor method of the same name exists"),
     ("config", "a build/runtime configuration switch or constant with no NumPy counterpart"),
+    ("lowprec", ("a low-precision (float8 / MX-scaled) GPU matmul kernel or its enums: no NumPy "
+                 "counterpart")),
     ("module", "a namespace ndgrad does not provide"),
     ("not_yet", NOT_YET),
 ]
@@ -103,6 +105,7 @@ _NESTED = ("to_padded_tensor", "nested_to_padded_tensor")
 _SPARSE_ONLY = ("native_norm",)
 # NestedIOFunction subclasses fail in torch 2.13 ('super' object has no attribute '_do_forward').
 _BROKEN = ("NestedIOFunction",)
+_LOWPREC = ("grouped_mm", "scaled_mm", "scaled_grouped_mm", "ScalingType", "SwizzleType")
 _NAMED = ("names", "refine_names", "rename", "rename_", "align_to", "align_as",
           "has_names")
 _CONFIG = ("interop_threads", "flush_denormal", "float32_matmul_precision",
@@ -125,7 +128,7 @@ def reason(path, name, obj, ndgrad_ns):
     """Why `path`.`name` (torch's `obj`) is missing from ndgrad (a key of REASONS)."""
     import torch
     if inspect.ismodule(obj):
-        return "module"
+        return "quant" if name in ("intrinsic", "qat", "quantizable", "quantized") else "module"
     if isinstance(obj, torch.dtype) or (path == "torch.Tensor" and name in _DTYPE_METHODS):
         return "dtype"
     if name == "hash_tensor":
@@ -160,6 +163,8 @@ def reason(path, name, obj, ndgrad_ns):
         return "distributed"
     if name in _NAMED:
         return "named"
+    if name in _LOWPREC:
+        return "lowprec"
     if name.endswith("_copy") and name != "index_copy":
         return "copy"
     if name.endswith("_") and not name.endswith("__") and path == "torch" and \

@@ -61,3 +61,14 @@ def _(ctx, g):
 @CHANNEL_SHUFFLE.def_vjp
 def _(ctx, g):
     return (CHANNEL_SHUFFLE.call(g, params=(g.shape[1] // ctx._params[0],)),)
+
+
+# torch's native_channel_shuffle: the same permutation, but torch defines no derivative for it
+# (its grad_fn is NotImplemented and backward raises), so neither does ndgrad.
+def _native_channel_shuffle_vjp(ctx, g):
+    raise RuntimeError("derivative for aten::native_channel_shuffle is not implemented")
+
+
+NATIVE_CHANNEL_SHUFFLE = primitive("native_channel_shuffle", _channel_shuffle_fwd,
+                                   "NotImplemented")
+NATIVE_CHANNEL_SHUFFLE.def_vjp(_native_channel_shuffle_vjp)

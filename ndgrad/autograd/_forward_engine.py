@@ -573,6 +573,10 @@ def _linear(op, args, params, tans, outs):
     targs = []
     for a, t in zip(args, tans):
         if t is not None:
+            if op.view and not t._data.flags.c_contiguous and a._data.flags.c_contiguous:
+                # a view of a contiguous primal (a reshape) need not exist on a strided
+                # tangent: apply it to the tangent's contiguous copy (same values)
+                t = t.contiguous()
             targs.append(t)
         elif isinstance(a, Tensor) and a._data.dtype.kind in "fc":
             targs.append(zeros_like(a))

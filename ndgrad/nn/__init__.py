@@ -11,3 +11,5 @@ from .modules import *  # noqa: F403
 from .modules import Module  # noqa: F401
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter  # noqa: F401
 from .parallel import DataParallel  # noqa: F401,E402
+from . import attention, common_types, grad  # noqa: F401,E402  (issue 16)
+from ._factory import factory_kwargs  # noqa: F401,E402

@@ -205,10 +205,16 @@ def conv_tbc(input, weight, bias, pad=0):
     if weight.dim() != 3:
         raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, "
                            "out_channels.")
-    if bias.dim() != 1 or bias.shape[0] != weight.shape[2]:
-        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    if bias.dim() != 1:
+        raise RuntimeError("Bias must be 1-D")
     if input.shape[2] != weight.shape[1]:
         raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.shape[2] != bias.shape[0]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    t_out = input.shape[0] + 2 * int(pad) - weight.shape[0] + 1
+    if t_out < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {t_out}: "
+                           f"[{t_out}, {input.shape[1]}, {weight.shape[2]}]")
     return CONV_TBC.call(input, weight, bias, params=(int(pad),))
 
 

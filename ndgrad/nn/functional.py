@@ -10,6 +10,7 @@ of gradients) come from the ops they use.
 """
 
 import math
+import sys as _sys
 import warnings
 
 import numpy as np
@@ -353,88 +354,7 @@ def pad(input, pad, mode="constant", value=None):
     raise NotImplementedError(f"Unrecognised padding mode {mode}")
 
 
-def _resize_sizes(input, size, scale_factor, nd):
-    spatial = tuple(input.shape[2:])
-    if size is not None and scale_factor is not None:
-        raise ValueError("only one of size or scale_factor should be defined")
-    if size is not None:
-        out = _pair(size, nd)
-        scales = [None] * nd
-    elif scale_factor is not None:
-        sf = scale_factor if isinstance(scale_factor, (tuple, list)) else [scale_factor] * nd
-        out = tuple(int(math.floor(float(s) * f)) for s, f in zip(spatial, sf))
-        scales = list(sf)
-    else:
-        raise ValueError("either size or scale_factor should be defined")
-    return spatial, out, scales
-
-
-def _nearest_matrix(n_in, n_out, scale, dtype):
-    # torch computes the source index in float: floor(float(dst) * float(scale))
-    s = np.float32(1.0 / scale) if scale is not None else np.float32(n_in) / np.float32(n_out)
-    src = np.floor(np.arange(n_out, dtype=np.float32) * s).astype(np.int64)
-    src = np.minimum(src, n_in - 1)
-    if n_out == n_in:  # torch's shortcuts, taken whatever the scale says
-        src = np.arange(n_out)
-    elif n_out == 2 * n_in:
-        src = np.arange(n_out) >> 1
-    m = np.zeros((n_out, n_in), dtype)
-    m[np.arange(n_out), src] = 1
-    return m
-
-
-def _linear_matrix(n_in, n_out, scale, align_corners, dtype):
-    m = np.zeros((n_out, n_in), dtype)
-    dst = np.arange(n_out, dtype=np.float64)
-    if align_corners:
-        s = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
-        src = dst * s
-    else:
-        s = (1.0 / scale) if scale is not None else n_in / n_out
-        src = np.maximum((dst + 0.5) * s - 0.5, 0.0)
-    i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
-    i1 = np.minimum(i0 + 1, n_in - 1)
-    lam = (src - i0).astype(np.float64)
-    np.add.at(m, (np.arange(n_out), i0), (1 - lam).astype(dtype))
-    np.add.at(m, (np.arange(n_out), i1), lam.astype(dtype))
-    return m
-
-
-def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
-                recompute_scale_factor=None, antialias=False):
-    """Resize spatial dims with 'nearest', 'linear' or 'bilinear' (separable matrices)."""
-    nd = input.dim() - 2
-    if antialias:
-        raise NotImplementedError("interpolate(antialias=True) is not supported by ndgrad")
-    if mode in ("nearest", "area") and align_corners is not None:
-        raise ValueError("align_corners option can only be set with the interpolating modes: "
-                         "linear | bilinear | bicubic | trilinear")
-    spatial, out, scales = _resize_sizes(input, size, scale_factor, nd)
-    if recompute_scale_factor:
-        scales = [None] * nd
-    dt = input._data.dtype
-    if nd == 1:
-        x = input.unsqueeze(-2)
-        spatial, out, scales = (1,) + spatial, (1,) + out, [1.0] + scales
-    elif nd == 2:
-        x = input
-    else:
-        raise NotImplementedError(f"interpolate supports 3-D and 4-D input here, got "
-                                  f"{input.dim()}-D")
-    if mode == "nearest":
-        mats = [_nearest_matrix(spatial[i], out[i], scales[i], dt) for i in range(2)]
-        name = f"UpsampleNearest{nd}DBackward0"
-    elif mode in ("bilinear", "linear"):
-        ac = bool(align_corners)
-        mats = [_linear_matrix(spatial[i], out[i], scales[i], ac, dt) for i in range(2)]
-        name = f"Upsample{'Bilinear2D' if nd == 2 else 'Linear1D'}Backward0"
-    elif mode == "area":
-        mats = [_adaptive_matrix(spatial[i], out[i], dt) for i in range(2)]
-        name = f"AdaptiveAvgPool{nd}DBackward0"
-    else:
-        raise NotImplementedError(f"interpolate mode '{mode}' is not supported by ndgrad")
-    res = sandwich(x, mats[0], mats[1], name)
-    return res.squeeze(-2) if nd == 1 else res
+# interpolate lives in _functional_interpolate.py (imported at the end of this module).
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
@@ -1173,3 +1093,22 @@ def affine_grid(theta, size, align_corners=None):
 
 __all__ += ["affine_grid"]
 __all__ += ["rrelu", "rrelu_"]  # defined in _functional_activations
+
+
+# ============================================================================ nn misc (issue 16)
+# grid_sample, embedding_bag, ctc_loss, fractional max pooling, the new interpolate modes and
+# the remaining helpers torch's functional namespace exposes live in their own modules.
+from . import _functional_sampling as _sampling  # noqa: E402
+from ._functional_sampling import *  # noqa: E402,F401,F403
+from ._functional_embedding_bag import embedding_bag  # noqa: E402,F401
+from ._functional_ctc import ctc_loss  # noqa: E402,F401
+from . import _functional_fractional_pool as _fractional  # noqa: E402
+from ._functional_fractional_pool import *  # noqa: E402,F401,F403
+from . import _functional_misc as _misc  # noqa: E402
+from ._functional_misc import *  # noqa: E402,F401,F403
+from . import _functional_interpolate as _interpolate  # noqa: E402
+from ._functional_interpolate import interpolate  # noqa: E402,F401
+
+_misc.F = _interpolate.F = _sys.modules[__name__]
+__all__ += _sampling.__all__ + ["embedding_bag", "ctc_loss"] + _misc.__all__ + \
+    _fractional.__all__

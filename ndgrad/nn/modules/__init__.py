@@ -17,3 +17,8 @@ from .pooling import *  # noqa: F403
 from .rnn import *  # noqa: F403
 from .sparse import *  # noqa: F403
 from .transformer import *  # noqa: F403
+from .adaptive import *  # noqa: F403
+from .fractional_pooling import *  # noqa: F403
+from .linear_cross_entropy import *  # noqa: F403
+from .sync_batchnorm import *  # noqa: F403
+from .container_deprecated import *  # noqa: F403

@@ -4,14 +4,11 @@ initialisation order (so state dicts move between the libraries key for key) and
 conventions (boolean masks: True = masked out; float masks are added to the scores)."""
 
 import copy
-import math
 import warnings
 
 import numpy as np
 
 from ... import _creation
-from ..._ops import joins as J
-from ..._ops import matmul as L
 from ..._tensor import Tensor
 from .. import functional as F
 from .. import init
@@ -25,16 +22,6 @@ from ... import _dtype
 
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
            "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
-
-
-def _float_mask(mask, dtype):
-    """Boolean masks (True = masked out) become additive -inf masks."""
-    if mask is None:
-        return None
-    if mask._data.dtype == np.bool_:
-        arr = np.where(mask._data, -np.inf, 0.0).astype(dtype)
-        return Tensor(arr)
-    return mask
 
 
 class MultiheadAttention(Module):
@@ -97,83 +84,23 @@ class MultiheadAttention(Module):
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True, is_causal=False):
-        if is_causal and attn_mask is None:
-            # torch: is_causal is only a hint about attn_mask, which must be given
-            raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use "
-                               "the Transformer module method `generate_square_subsequent_mask`"
-                               " to create this mask.")
+        """Attention over (L, N, E) inputs ((N, L, E) with batch_first); the computation is
+        ``F.multi_head_attention_forward``."""
         batched = query.dim() == 3
-        if not batched:
-            query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
-            if key_padding_mask is not None:
-                key_padding_mask = key_padding_mask.unsqueeze(0)
-        elif self.batch_first:
+        if self.batch_first and batched:
             query, key, value = (x.transpose(0, 1) for x in (query, key, value))
-        tgt_len, bsz, embed_dim = query.shape
-        src_len = key.shape[0]
-        h, hd = self.num_heads, self.head_dim
-        E = self.embed_dim
-        b = self.in_proj_bias
-        bq = bk = bv = None
-        if b is not None:
-            bq, bk, bv = b[:E], b[E:2 * E], b[2 * E:]
-        if self._qkv_same_embed_dim:
-            w = self.in_proj_weight
-            wq, wk, wv = w[:E], w[E:2 * E], w[2 * E:]
-        else:
-            wq, wk, wv = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
-        q = F.linear(query, wq, bq)
-        k = F.linear(key, wk, bk)
-        v = F.linear(value, wv, bv)
-        attn_mask = _float_mask(attn_mask, q._data.dtype)
-        key_padding_mask = _float_mask(key_padding_mask, q._data.dtype)
-        if self.bias_k is not None:
-            k = J.cat([k, self.bias_k.expand(1, bsz, E)])
-            v = J.cat([v, self.bias_v.expand(1, bsz, E)])
-            if attn_mask is not None:
-                attn_mask = F.pad(attn_mask, (0, 1))
-            if key_padding_mask is not None:
-                key_padding_mask = F.pad(key_padding_mask, (0, 1))
-        q = q.reshape(tgt_len, bsz * h, hd).transpose(0, 1)
-        k = k.reshape(k.shape[0], bsz * h, hd).transpose(0, 1)
-        v = v.reshape(v.shape[0], bsz * h, hd).transpose(0, 1)
-        if self.add_zero_attn:
-            zeros = _creation.zeros((bsz * h, 1, hd), dtype=q.dtype)
-            k = J.cat([k, zeros], 1)
-            v = J.cat([v, zeros], 1)
-            if attn_mask is not None:
-                attn_mask = F.pad(attn_mask, (0, 1))
-            if key_padding_mask is not None:
-                key_padding_mask = F.pad(key_padding_mask, (0, 1))
-        src_len = k.shape[1]
-        if attn_mask is not None and attn_mask.dim() == 2:
-            attn_mask = attn_mask.unsqueeze(0)
-        if key_padding_mask is not None:
-            kpm = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(bsz, h, 1, src_len)
-            kpm = kpm.reshape(bsz * h, 1, src_len)
-            attn_mask = kpm if attn_mask is None else attn_mask + kpm
-        scores = L.matmul(q * (1.0 / math.sqrt(hd)), k.transpose(1, 2))
-        if attn_mask is not None:
-            scores = scores + attn_mask
-        weights = F.softmax(scores, -1)
-        if self.dropout > 0.0 and self.training:
-            weights = F.dropout(weights, self.dropout, True)
-        out = L.matmul(weights, v)
-        out = out.transpose(0, 1).reshape(tgt_len * bsz, E)
-        out = F.linear(out, self.out_proj.weight, self.out_proj.bias)
-        out = out.view(tgt_len, bsz, E)
+        out, weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
+            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
+            self.out_proj.weight, self.out_proj.bias, training=self.training,
+            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
+            use_separate_proj_weight=not self._qkv_same_embed_dim,
+            q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
+            v_proj_weight=self.v_proj_weight, average_attn_weights=average_attn_weights,
+            is_causal=is_causal)
         if self.batch_first and batched:
             out = out.transpose(0, 1)
-        if not batched:
-            out = out.squeeze(1)
-        if not need_weights:
-            return out, None
-        w = weights.view(bsz, h, tgt_len, src_len)
-        if average_attn_weights:
-            w = w.mean(1)
-        if not batched:
-            w = w.squeeze(0)
-        return out, w
+        return out, weights
 
 
 def _get_activation_fn(activation):
