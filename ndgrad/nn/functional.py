@@ -20,7 +20,7 @@ from .._ops import comparison as CMP
 from .._ops import matmul as L
 from .._ops import shape as S
 from .._ops.activations import LOG_SOFTMAX
-from .._ops.conv_pool import col2im, constant_pad, im2col, index_pad, sandwich
+from .._ops.conv_pool import col2im, constant_pad, im2col, index_pad
 from .._ops.embedding import EMBEDDING
 from .._ops.linear import LINEAR
 from .._ops.losses import (multi_margin_loss_prim, multilabel_margin_loss_prim, nll_loss_prim,
