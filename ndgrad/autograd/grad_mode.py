@@ -3,12 +3,14 @@ context manager and a decorator, generator functions included)."""
 
 import functools
 import inspect
+import warnings
 
 from .. import _state
 from .._ops.registry import special_hooks
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled", "set_multithreading_enabled"]
+           "is_inference_mode_enabled", "set_multithreading_enabled", "is_view_replay_enabled",
+           "_force_original_view_tracking"]
 
 _tls = _state.tls
 
@@ -22,12 +24,29 @@ def is_inference_mode_enabled():
     return _tls.inference
 
 
+def is_view_replay_enabled():
+    """True when in-place writes through views regenerate the views' own grad_fns."""
+    return _tls.view_replay
+
+
+_CLASS_DECORATION_WARNING = (
+    "Decorating classes is deprecated and will be disabled in future versions. You should only "
+    "decorate functions or methods. To preserve the current behavior of class decoration, you "
+    "can directly decorate the `__init__` method and nothing else.")
+
+
 class _DecoratorContextManager:
     """A context manager that also decorates functions (and generator functions)."""
 
     def __call__(self, func):
         if inspect.isclass(func):
-            raise RuntimeError("Decorating classes is not supported")
+            # torch still accepts it, with a warning: the class is built inside the mode
+            # (its methods are not decorated)
+            warnings.warn(_CLASS_DECORATION_WARNING, FutureWarning, stacklevel=2)
+            cls = func
+
+            def func(*args, **kwargs):
+                return cls(*args, **kwargs)
         if inspect.isgeneratorfunction(func):
             return self._wrap_generator(func)
 
@@ -65,7 +84,16 @@ class _DecoratorContextManager:
         return self.__class__()
 
 
-class no_grad(_DecoratorContextManager):
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """A mode that also decorates without parentheses: ``@no_grad`` as ``@no_grad()``."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecoratorContextManager):
     """Disable gradient recording on this thread."""
 
     def __init__(self):
@@ -79,7 +107,7 @@ class no_grad(_DecoratorContextManager):
         _tls.grad_enabled = self.prev
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_NoParamDecoratorContextManager):
     """Enable gradient recording on this thread (inside no_grad)."""
 
     def __enter__(self):
@@ -106,6 +134,36 @@ class set_grad_enabled(_DecoratorContextManager):
 
     def __exit__(self, *exc):
         _tls.grad_enabled = self.prev
+
+    def __call__(self, func):
+        # as a decorator the mode applies inside the function only: construction set it,
+        # so put the caller's back (torch does the same)
+        _tls.grad_enabled = self.prev
+        return super().__call__(func)
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class _force_original_view_tracking(_DecoratorContextManager):
+    """Turn view replay on or off: as torch's, it takes effect at construction (so it also
+    works as a plain call) and, used as a context manager, restores the previous state."""
+
+    def __init__(self, mode):
+        self.prev = _tls.view_replay
+        self.mode = mode
+        _tls.view_replay = bool(mode)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _tls.view_replay = self.prev
+
+    def __call__(self, func):
+        # decorating: the switch holds inside the function only
+        _tls.view_replay = self.prev
+        return super().__call__(func)
 
     def clone(self):
         return self.__class__(self.mode)
