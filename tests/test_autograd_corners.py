@@ -309,3 +309,35 @@ def test_deprecated_jacobian_helpers_warn_as_torch():
     assert tw == nw
     np.testing.assert_allclose(nn_, tn, rtol=1e-6)
     np.testing.assert_allclose(na, ta, rtol=1e-12)
+
+
+# ------------------------------------------------------------------- inference mode kinds
+def test_inference_mode_marks_only_new_tensors():
+    # in-place ops keep a normal tensor normal, views take their base's kind, new tensors
+    # (results of functional ops, factories) are inference tensors
+    def scenario(L):
+        seen = []
+        s = L.ones(1, 2, 3, requires_grad=True)
+        a = s.clone()
+        out = a * a          # saved before the in-place update below
+        with L.inference_mode():
+            a.add_(2)
+            seen.append(L.is_inference(a))
+            seen.append(L.is_inference(a.view(-1)))
+            a.transpose_(0, 1)
+            seen.append(L.is_inference(a))
+            fresh = L.ones(2)
+            seen += [L.is_inference(fresh), L.is_inference(fresh.view(-1)),
+                     L.is_inference(fresh * 2)]
+            fresh.add_(1)
+            seen.append(L.is_inference(fresh))
+        seen.append(L.is_inference(a * 2))
+        # a is still a normal tensor whose version moved: the saved value is stale
+        with pytest.raises(RuntimeError) as e:
+            out.backward(L.ones_like(out))
+        seen.append(str(e.value).split(";")[0])
+        return seen
+
+    t, n = _both(scenario)
+    assert t == n
+    assert t[:7] == [False, False, False, True, True, True, True]

@@ -203,7 +203,7 @@ class inference_mode(_DecoratorContextManager):
 
 
 class _InferenceMarker:
-    """Marks the outputs of ops run inside inference_mode as inference tensors."""
+    """Marks the new tensors made by ops run inside inference_mode as inference tensors."""
 
     def before(self, op, args, params):
         return None
@@ -212,8 +212,16 @@ class _InferenceMarker:
         if not _tls.inference:
             return
         for o in (outputs if isinstance(outputs, tuple) else (outputs,)):
-            if hasattr(o, "_extras"):
-                o._extras()["inference"] = True
+            if not hasattr(o, "_extras"):
+                continue
+            # as torch: an in-place op keeps its tensor's kind, a view has its base's kind;
+            # only new tensors made inside the mode are inference tensors
+            if any(o is a for a in args):
+                continue
+            base = o._base
+            if base is not None and not base.is_inference():
+                continue
+            o._extras()["inference"] = True
 
 
 _marker = None
