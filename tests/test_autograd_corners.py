@@ -341,3 +341,40 @@ def test_inference_mode_marks_only_new_tensors():
     t, n = _both(scenario)
     assert t == n
     assert t[:7] == [False, False, False, True, True, True, True]
+
+
+# ------------------------------------------------------------------- profiler events
+def _profiler_util(L):
+    return importlib.import_module(L.__name__ + ".autograd.profiler_util")
+
+
+def test_event_list_nests_events_per_thread_as_torch():
+    def scenario(L):
+        pu = _profiler_util(L)
+        events = pu.EventList()
+        spans = [(1, 0, 1, 1), (1, 1, 2, 2), (0, 0, 2, 3), (0, 1, 2, 4), (0, 1, 3, 5),
+                 (0, 4, 9, 6), (0, 5, 6, 7), (0, 5, 6, 8)]
+        for thread, start, end, i in spans:
+            events.append(pu.FunctionEvent(id=i, node_id=0, name=f"e{i}", thread=thread,
+                                           start_us=start, end_us=end))
+        events._populate_cpu_children()
+        return ([[c.id for c in e.cpu_children] for e in events],
+                [e.cpu_parent.id if e.cpu_parent is not None else None for e in events],
+                [e.self_cpu_time_total for e in events])
+
+    t, n = _both(scenario)
+    assert t == n
+
+
+def test_function_event_average_sums_counts_and_times():
+    def scenario(L):
+        pu = _profiler_util(L)
+        avg = pu.FunctionEventAvg()
+        avg.add(pu.FunctionEvent(id=0, node_id=0, name="foo", thread=0, start_us=10, end_us=15))
+        avg.add(pu.FunctionEvent(id=1, node_id=0, name="foo", thread=0, start_us=20, end_us=30))
+        avg.add(avg)
+        return (avg.key, avg.count, avg.cpu_time_total, avg.self_cpu_time_total, avg.cpu_time,
+                avg.device_time_total)
+
+    t, n = _both(scenario)
+    assert t == n
