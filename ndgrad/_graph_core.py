@@ -153,6 +153,10 @@ class Node:
     def _sequence_nr(self):
         return self._seq
 
+    def _set_sequence_nr(self, sequence_nr):
+        """Move this node in the engine's order (a higher number runs earlier), as torch's."""
+        self._seq = sequence_nr
+
     def _extras(self):
         if self._extra is None:
             self._extra = {}

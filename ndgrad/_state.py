@@ -20,6 +20,9 @@ class _ThreadState(threading.local):
     # torch's "view replay" switch (autograd._force_original_view_tracking): a view whose base
     # was written in place gets its own op's grad_fn name instead of AsStridedBackward0.
     view_replay = False
+    # autograd.set_multithreading_enabled: remembered per thread; the engine always runs the
+    # backward on the calling thread either way.
+    multithreading = True
 
 
 tls = _ThreadState()

@@ -378,3 +378,65 @@ def test_function_event_average_sums_counts_and_times():
 
     t, n = _both(scenario)
     assert t == n
+
+
+# ------------------------------------------------------------------- small API corners
+def test_multithreading_switch_is_remembered_like_torch():
+    def scenario(L):
+        seen = []
+        with L.autograd.set_multithreading_enabled(False):
+            seen.append(L.autograd.is_multithreading_enabled())
+        seen.append(L.autograd.is_multithreading_enabled())
+        with L.autograd.set_multithreading_enabled(False):
+            L.autograd.set_multithreading_enabled(True)
+            seen.append(L.autograd.is_multithreading_enabled())
+        seen.append(L.autograd.is_multithreading_enabled())
+        L.autograd.set_multithreading_enabled(False)
+        seen.append(L.autograd.is_multithreading_enabled())
+        L.autograd.set_multithreading_enabled(True)
+        seen.append(L.autograd.is_multithreading_enabled())
+        return seen
+
+    t, n = _both(scenario)
+    assert t == n
+
+
+def test_set_sequence_nr_reorders_the_backward():
+    def scenario(L):
+        x, y, z = (L.tensor([1.0, 2.0], requires_grad=True) for _ in range(3))
+        a, b = x + y, y + z
+        c = a + b
+        a.grad_fn._set_sequence_nr(100)
+        b.grad_fn._set_sequence_nr(99)
+        c.grad_fn._set_sequence_nr(98)
+        order = []
+        for name, t in (("a", a), ("b", b), ("c", c)):
+            t.register_hook(lambda g, name=name: order.append(name))
+        c.sum().backward()
+        return (order, a.grad_fn._sequence_nr(), y.grad.numpy().tolist())
+
+    t, n = _both(scenario)
+    assert t == n
+    assert t[0] == ["c", "a", "b"]
+
+
+def test_standard_basis_chunks_match_torch():
+    def scenario(L):
+        f = importlib.import_module(L.__name__ + ".autograd.functional")
+        ins = (L.zeros(2), L.zeros([]), L.zeros(3, dtype=L.float64))
+        return [(str(c.dtype).split(".")[-1], c.numpy().tolist())
+                for c in f._construct_standard_basis_for(ins, (2, 1, 3))]
+
+    t, n = _both(scenario)
+    assert t == n
+
+
+@pytest.mark.parametrize("fn", ["randn", "rand"])
+def test_random_factories_refuse_integer_dtypes_with_torchs_error(fn):
+    def scenario(L):
+        with pytest.raises(NotImplementedError) as e:
+            getattr(L, fn)(5, 5, dtype=L.long)
+        return str(e.value)
+
+    t, n = _both(scenario)
+    assert t == n

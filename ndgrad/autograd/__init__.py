@@ -12,7 +12,7 @@ from . import graph
 from ._backward import backward, grad
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,
                         is_grad_enabled, is_inference_mode_enabled, set_multithreading_enabled,
-                        is_view_replay_enabled,
+                        is_view_replay_enabled, is_multithreading_enabled,
                         _force_original_view_tracking)  # noqa: F401
 from .function import *  # noqa: F401,F403
 from .gradcheck import *  # noqa: F401,F403
@@ -28,4 +28,4 @@ from . import _view_regeneration  # noqa: F401  (binds Tensor._regenerate_grad_f
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "set_multithreading_enabled", "graph",
-           "is_view_replay_enabled"]
+           "is_view_replay_enabled", "is_multithreading_enabled"]

@@ -10,7 +10,7 @@ from .._ops.registry import special_hooks
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "set_multithreading_enabled", "is_view_replay_enabled",
-           "_force_original_view_tracking"]
+           "_force_original_view_tracking", "is_multithreading_enabled"]
 
 _tls = _state.tls
 
@@ -234,14 +234,25 @@ def _install_marker():
         special_hooks.append(_marker)
 
 
-def set_multithreading_enabled(mode):
-    """Accepted for compatibility; the ndgrad engine always runs on the calling thread."""
-    return _DummyCtx()
+def is_multithreading_enabled():
+    return _tls.multithreading
 
 
-class _DummyCtx:
+class set_multithreading_enabled(_DecoratorContextManager):
+    """torch's switch for multithreaded backward: it only matters with accelerator devices,
+    so here it is remembered (per thread) and the backward always runs on the calling thread.
+    As torch's, it takes effect at construction and restores the previous value on exit."""
+
+    def __init__(self, mode):
+        self.prev = _tls.multithreading
+        self.mode = mode
+        _tls.multithreading = bool(mode)
+
     def __enter__(self):
-        return self
+        pass
 
     def __exit__(self, *exc):
-        pass
+        _tls.multithreading = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
