@@ -440,3 +440,34 @@ def test_random_factories_refuse_integer_dtypes_with_torchs_error(fn):
 
     t, n = _both(scenario)
     assert t == n
+
+
+# ------------------------------------------------------------------- allow mutation
+def test_allow_mutation_clones_once_per_saved_tensor_and_forgets_with_the_graph():
+    def scenario(L):
+        counts = []
+        with L.autograd.graph.allow_mutation_on_saved_tensors() as ctx:
+            def n_cloned():
+                return len(list(ctx.cloned.items()))
+
+            x = L.tensor([0.5, 1.0, 2.0], requires_grad=True)
+            a = x.clone()
+            b = a ** 2
+            c = a ** 2                   # same tensor, same version: one clone
+            a.sin_()
+            counts.append(n_cloned())
+            d = a ** 2                   # a newer version of it
+            a.sin_()
+            counts.append(n_cloned())
+            counts.append(len(list(ctx.tid_to_weakhandle.items())))
+            del b, c
+            counts.append(n_cloned())
+            (g,) = L.autograd.grad(d.sum(), x)
+            counts.append(n_cloned())
+            del d
+            counts.append(n_cloned())
+        return counts, g.numpy().tolist()
+
+    t, n = _both(scenario)
+    assert t[0] == n[0]
+    np.testing.assert_allclose(n[1], t[1], rtol=1e-6)
