@@ -381,7 +381,8 @@ class Tensor:
 
     # ------------------------------------------------------------------ conversions
     def numpy(self, *, force=False):
-        if self.requires_grad and not force:
+        # torch refuses only while grad mode is on (no_grad / inference_mode allow it)
+        if self.requires_grad and not force and _state.tls.grad_enabled:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._data

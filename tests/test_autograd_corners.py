@@ -471,3 +471,22 @@ def test_allow_mutation_clones_once_per_saved_tensor_and_forgets_with_the_graph(
     t, n = _both(scenario)
     assert t[0] == n[0]
     np.testing.assert_allclose(n[1], t[1], rtol=1e-6)
+
+
+def test_numpy_of_a_tensor_requiring_grad_is_allowed_when_grad_mode_is_off():
+    def scenario(L):
+        x = L.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        y = x * 2
+        seen = []
+        with pytest.raises(RuntimeError) as e:
+            x.numpy()
+        seen.append(str(e.value))
+        with L.no_grad():
+            seen.append(x.numpy().tolist())
+            seen.append(y.numpy().tolist())
+        with L.inference_mode():
+            seen.append(y.numpy().tolist())
+        return seen
+
+    t, n = _both(scenario)
+    assert t == n
