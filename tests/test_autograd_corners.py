@@ -490,3 +490,24 @@ def test_numpy_of_a_tensor_requiring_grad_is_allowed_when_grad_mode_is_off():
 
     t, n = _both(scenario)
     assert t == n
+
+
+def test_data_and_grad_assignment_refusals_match_torch():
+    def scenario(L):
+        seen = []
+        x = L.ones(2, 2, requires_grad=True)
+        for stmt in ("del x.data", "x.data = None", "x.grad = x",
+                     "x.data = L.tensor([[1, 2], [3, 4]])"):
+            try:
+                exec(stmt, {"x": x, "L": L})
+                seen.append((stmt, "ok"))
+            except Exception as e:
+                seen.append((stmt, type(e).__name__, str(e)))
+        y = L.zeros(2)
+        y.data = L.tensor([1, 2])            # allowed: y does not require grad
+        seen.append((str(y.dtype).split(".")[-1], y.tolist()))
+        seen.append((x.grad, x.dtype == L.float32, x.tolist()))   # nothing was changed
+        return seen
+
+    t, n = _both(scenario)
+    assert t == n
