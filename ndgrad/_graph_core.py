@@ -153,6 +153,10 @@ class Node:
     def _sequence_nr(self):
         return self._seq
 
+    def _set_sequence_nr(self, sequence_nr):
+        """Move this node in the engine's order (a higher number runs earlier), as torch's."""
+        self._seq = sequence_nr
+
     def _extras(self):
         if self._extra is None:
             self._extra = {}
@@ -207,6 +211,10 @@ class Node:
         return op.vjp(self, gs[0] if op.n_out == 1 else gs)
 
     def __call__(self, *grads):
+        op = getattr(type(self), "_op", None)
+        if op is not None and len(grads) != op.n_out:
+            # torch checks the count of gradients handed to a node called directly
+            raise TypeError(f"expected {op.n_out} arguments, got {len(grads)} instead")
         out = self._apply(list(grads))
         return out if isinstance(out, tuple) else (out,)
 
@@ -496,12 +504,15 @@ class GraphTask:
     and which nodes it needs (None: all). Hooks never see the lone `ready` node of the
     engine's loop: it is always empty while hooks run."""
 
-    __slots__ = ("deps", "heap", "needed")
+    __slots__ = ("deps", "heap", "needed", "callbacks")
 
     def __init__(self, deps, heap, needed):
         self.deps = deps
         self.heap = heap
         self.needed = needed
+        # Variable._execution_engine.queue_callback: run once the graph is done, in order
+        # (one queued by a callback runs too).
+        self.callbacks = []
 
 
 def current_graph_task():

@@ -339,6 +339,17 @@ def _cast_from_double(x, dtype):
     return x.astype(dtype)
 
 
+_SCALAR_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                 "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+                 "complex128": "ComplexDouble", "float16": "Half", "float32": "Float",
+                 "float64": "Double"}
+
+
+def _scalar_name(dtype):
+    """torch's C++ scalar-type name of a NumPy dtype (as its "not implemented for" errors)."""
+    return _SCALAR_NAMES.get(np.dtype(dtype).name, np.dtype(dtype).name)
+
+
 class Generator:
     """A CPU random number generator drawing the same numbers as ``torch.Generator``."""
 
@@ -457,7 +468,8 @@ class Generator:
             frm, to = np.float32(low), np.float32(high)
             out = _fma32(self._u24(n).astype(np.float64), float(to - frm), float(frm))
         else:
-            raise TypeError(f"uniform_ not implemented for dtype {dtype}")
+            raise NotImplementedError(
+                f'"check_uniform_bounds" not implemented for {_scalar_name(dtype)!r}')
         out = out.astype(dtype)
         # torch: if rounding to the output dtype produced `to`, return `from` instead
         out[out == dtype.type(high)] = dtype.type(low)
@@ -484,7 +496,8 @@ class Generator:
     def normal(self, shape, dtype, mean=0.0, std=1.0):
         dtype = np.dtype(dtype)
         if dtype not in (_F16, _F32, _F64):
-            raise TypeError(f"normal_ not implemented for dtype {dtype}")
+            raise NotImplementedError(
+                f'"normal_kernel_cpu" not implemented for {_scalar_name(dtype)!r}')
         mean, std = float(mean), float(std)
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")

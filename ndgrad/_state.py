@@ -17,6 +17,12 @@ class _ThreadState(threading.local):
     saved_hooks = ()
     # Message of an active disable_saved_tensors_hooks, or None.
     saved_hooks_disabled = None
+    # torch's "view replay" switch (autograd._force_original_view_tracking): a view whose base
+    # was written in place gets its own op's grad_fn name instead of AsStridedBackward0.
+    view_replay = False
+    # autograd.set_multithreading_enabled: remembered per thread; the engine always runs the
+    # backward on the calling thread either way.
+    multithreading = True
 
 
 tls = _ThreadState()

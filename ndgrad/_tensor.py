@@ -226,6 +226,8 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError("assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
             self._check_grad_dtype(value)
             if value._data.shape != self._data.shape:
                 raise RuntimeError(
@@ -277,8 +279,16 @@ class Tensor:
     @data.setter
     def data(self, value):
         if not isinstance(value, Tensor):
-            raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+            raise TypeError(
+                f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if self._rg and value._data.dtype.kind not in "fc":
+            raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                               "point or complex dtype")
         self._data = value._data
+
+    @data.deleter
+    def data(self):
+        raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
 
     def detach(self):
         """A new leaf sharing data and version counter, cut from the graph."""
@@ -387,7 +397,8 @@ class Tensor:
 
     # ------------------------------------------------------------------ conversions
     def numpy(self, *, force=False):
-        if self.requires_grad and not force:
+        # torch refuses only while grad mode is on (no_grad / inference_mode allow it)
+        if self.requires_grad and not force and _state.tls.grad_enabled:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._data

@@ -11,7 +11,9 @@ tensors' repr).
 from . import graph
 from ._backward import backward, grad
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,
-                        is_grad_enabled, is_inference_mode_enabled, set_multithreading_enabled)
+                        is_grad_enabled, is_inference_mode_enabled, set_multithreading_enabled,
+                        is_view_replay_enabled, is_multithreading_enabled,
+                        _force_original_view_tracking)  # noqa: F401
 from .function import *  # noqa: F401,F403
 from .gradcheck import *  # noqa: F401,F403
 from .anomaly_mode import *  # noqa: F401,F403
@@ -25,4 +27,5 @@ from .profiler import kineto_available  # noqa: F401
 from . import _view_regeneration  # noqa: F401  (binds Tensor._regenerate_grad_fn)
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "is_grad_enabled", "is_inference_mode_enabled", "set_multithreading_enabled", "graph"]
+           "is_grad_enabled", "is_inference_mode_enabled", "set_multithreading_enabled", "graph",
+           "is_view_replay_enabled", "is_multithreading_enabled"]

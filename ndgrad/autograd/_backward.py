@@ -4,11 +4,14 @@ graph, and the hand-off to the engine (``engine.run_backward``; ``_batched_backw
 gradients without touching ``.grad``.
 """
 
+import warnings
+
 import numpy as np
 
 from .. import _state
 from .._creation import zeros_like
 from .._graph_core import accumulate_grad
+from .._legacy import is_warn_always_enabled
 from .._size import Size
 from .._tensor import Tensor, _from_array
 from ._batched_backward import batch_size, batched_grad
@@ -93,6 +96,22 @@ def _root_edges(outputs, grads):
     return roots
 
 
+_create_graph_warned = False
+
+
+def _warn_create_graph():
+    """torch's warning (once per process, or always under set_warn_always) that
+    ``backward(create_graph=True)`` ties parameters and their gradients in a cycle."""
+    global _create_graph_warned
+    _create_graph_warned = True
+    warnings.warn(
+        "Using backward() with create_graph=True will create a reference cycle between the "
+        "parameter and its gradient which can cause a memory leak. We recommend using "
+        "autograd.grad when creating the graph to avoid this. If you have to use this "
+        "function, make sure to reset the .grad fields of your parameters to None after use "
+        "to break the cycle and avoid the leak.", UserWarning, stacklevel=3)
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
     """Accumulate gradients of `tensors` w.r.t. graph leaves (or `inputs`) into ``.grad``."""
@@ -121,6 +140,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         retain_graph = create_graph
     grads = _make_grads(tensors, grads)
     roots = _root_edges(tensors, grads)
+    if create_graph and roots and (is_warn_always_enabled() or not _create_graph_warned):
+        _warn_create_graph()
     accumulate_only = None
     captures = None
     extra_targets = []

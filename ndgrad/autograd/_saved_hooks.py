@@ -16,6 +16,7 @@ Semantics follow torch 2.13:
 
 import functools
 import threading
+import weakref
 
 import numpy as np
 
@@ -146,58 +147,76 @@ _OUTSIDE_ALLOW_MUTATION = (
     "in which the graph was originally recorded.")
 
 
-class _SavedRecord:
-    """What allow_mutation_on_saved_tensors packs: the tensor, and a clone once mutated."""
+class _Handle:
+    """What allow_mutation_on_saved_tensors packs: a key to the saved tensor (or its clone).
+    The graph holds it; when the graph lets it go, the context forgets the tensor."""
 
-    __slots__ = ("tensor", "clone")
-
-    def __init__(self, tensor):
-        self.tensor = tensor
-        self.clone = None
+    __slots__ = ("__weakref__",)
 
 
 class _AllowMutationOnSavedContext:
-    """State of an ``allow_mutation_on_saved_tensors`` block.
+    """State of an ``allow_mutation_on_saved_tensors`` block, with torch's fields.
 
-    Tensors saved inside are packed as records grouped by version counter (a tensor, its
-    views and detached aliases share one); just before an in-place op writes to any of them,
-    the saved values of that group are cloned, and backward reads the clones.
+    A saved tensor is identified by (tensor, storage, version) (`tid`) and its memory by
+    (storage, version) (`sid`); one handle per `tid`, so a tensor saved twice at one version
+    is cloned once. Just before an in-place op writes to memory some saved tensor reads, that
+    tensor is cloned (``cloned``), and backward reads the clone. All maps hold the handles
+    weakly: freeing the graph empties them.
     """
 
     def __init__(self):
-        self.by_counter = {}  # id(version counter) -> (counter, [records])
+        self.cloned = weakref.WeakKeyDictionary()      # handle -> clone
+        self.original = weakref.WeakKeyDictionary()    # handle -> saved tensor
+        self.tid_to_weakhandle = weakref.WeakValueDictionary()
+        self.sid_to_tid = {}
         self.closed = False
+
+    @staticmethod
+    def _sid(t):
+        return (id(t._vc), t._version)
 
     # pack/unpack hooks
     def pack(self, t):
-        rec = _SavedRecord(t)
-        entry = self.by_counter.get(id(t._vc))
-        if entry is None:
-            entry = self.by_counter[id(t._vc)] = (t._vc, [])
-        entry[1].append(rec)
-        return rec
+        sid = self._sid(t)
+        tid = (id(t),) + sid
+        self.sid_to_tid.setdefault(sid, set()).add(tid)
+        handle = self.tid_to_weakhandle.get(tid)
+        if handle is None:
+            handle = _Handle()
+            self.tid_to_weakhandle[tid] = handle
+            self.original[handle] = t
+        return handle
 
-    def unpack(self, rec):
+    def unpack(self, handle):
         if self.closed:
             raise AssertionError(_OUTSIDE_ALLOW_MUTATION)
-        return rec.clone if rec.clone is not None else rec.tensor
+        t = self.cloned.get(handle)
+        if t is None:
+            t = self.original.get(handle)
+            if t is None:
+                raise AssertionError(_OUTSIDE_ALLOW_MUTATION)
+        return t
 
     # special-mode observer: before every op, clone what an in-place op is about to change
     def before(self, op, args, params):
         if hasattr(op, "op") and args:
-            target = args[0]
-            entry = self.by_counter.pop(id(target._vc), None)
-            if entry is not None:
-                for rec in entry[1]:
-                    if rec.clone is None:
-                        rec.clone = Tensor(np.array(rec.tensor._data, copy=True))
+            tids = self.sid_to_tid.pop(self._sid(args[0]), ())
+            for tid in tids:
+                handle = self.tid_to_weakhandle.get(tid)
+                if handle is None or handle in self.cloned:
+                    continue
+                saved = self.original.pop(handle)
+                self.cloned[handle] = Tensor(np.array(saved._data, copy=True))
         return None
 
     def after(self, op, args, params, outputs, token):
         pass
 
     def clear(self):
-        self.by_counter.clear()
+        self.cloned.clear()
+        self.original.clear()
+        self.tid_to_weakhandle.clear()
+        self.sid_to_tid.clear()
 
 
 _allow_mutation_active = []

@@ -41,6 +41,18 @@ class AsStridedBackward0(Node):
         return grad(view, z, g, create_graph=create_graph)
 
 
+_REPLAY_NODES = {}
+
+
+def _replay_node_class(chain):
+    """Under view replay torch names the regenerated node after the view's last op."""
+    name = chain[-1][0].node.__name__
+    cls = _REPLAY_NODES.get(name)
+    if cls is None:
+        cls = _REPLAY_NODES[name] = type(name, (AsStridedBackward0,), {"__slots__": ()})
+    return cls
+
+
 def regenerate_view_grad_fn(view, quiet=False):
     """Give `view` a grad_fn that reads its gradient out of its base's history.
 
@@ -54,7 +66,9 @@ def regenerate_view_grad_fn(view, quiet=False):
             raise err
         return
     base = view._base
-    node = AsStridedBackward0((base._edge(),), (), (base._data.shape, base.dtype, view._view))
+    cls = _replay_node_class(view._view) if _state.tls.view_replay and view._view else \
+        AsStridedBackward0
+    node = cls((base._edge(),), (), (base._data.shape, base.dtype, view._view))
     view._grad_fn = node
     view._output_nr = 0
     view._rg = True

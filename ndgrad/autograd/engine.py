@@ -28,7 +28,8 @@ import heapq
 from functools import partial
 
 from .. import _state
-from .._graph_core import FREED, AccumulateGrad, GraphTask, accumulate_grad
+from .._graph_core import FREED, AccumulateGrad, GraphTask, accumulate_grad, current_graph_task
+from .._legacy import Variable
 from .._ops.broadcast import reduce_grads
 
 __all__ = ["run_backward", "Backward", "ObservedBackward", "node_observers", "leaf_observers"]
@@ -507,10 +508,29 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                     heappush(heap, (-m._seq, m))
             # Drop this frame's references so a leaf can steal its gradient (see _owned).
             gx = g = None
+        callbacks = task.callbacks
+        i = 0
+        while i < len(callbacks):
+            callbacks[i]()
+            i += 1
     finally:
         _tls.grad_enabled = prev_grad_mode
         tasks.pop()
     return captured
+
+
+class _ExecutionEngine:
+    """``Variable._execution_engine``: torch's handle on its engine; here only
+    ``queue_callback`` (run a function when the running backward has finished)."""
+
+    def queue_callback(self, callback):
+        task = current_graph_task()
+        if task is None:
+            raise RuntimeError("Final callbacks can only be installed during backward pass.")
+        task.callbacks.append(callback)
+
+
+Variable._execution_engine = _ExecutionEngine()
 
 
 def _deliver(buffers, m, nr, g):

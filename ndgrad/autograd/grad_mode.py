@@ -3,12 +3,14 @@ context manager and a decorator, generator functions included)."""
 
 import functools
 import inspect
+import warnings
 
 from .. import _state
 from .._ops.registry import special_hooks
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled", "set_multithreading_enabled"]
+           "is_inference_mode_enabled", "set_multithreading_enabled", "is_view_replay_enabled",
+           "_force_original_view_tracking", "is_multithreading_enabled"]
 
 _tls = _state.tls
 
@@ -22,12 +24,29 @@ def is_inference_mode_enabled():
     return _tls.inference
 
 
+def is_view_replay_enabled():
+    """True when in-place writes through views regenerate the views' own grad_fns."""
+    return _tls.view_replay
+
+
+_CLASS_DECORATION_WARNING = (
+    "Decorating classes is deprecated and will be disabled in future versions. You should only "
+    "decorate functions or methods. To preserve the current behavior of class decoration, you "
+    "can directly decorate the `__init__` method and nothing else.")
+
+
 class _DecoratorContextManager:
     """A context manager that also decorates functions (and generator functions)."""
 
     def __call__(self, func):
         if inspect.isclass(func):
-            raise RuntimeError("Decorating classes is not supported")
+            # torch still accepts it, with a warning: the class is built inside the mode
+            # (its methods are not decorated)
+            warnings.warn(_CLASS_DECORATION_WARNING, FutureWarning, stacklevel=2)
+            cls = func
+
+            def func(*args, **kwargs):
+                return cls(*args, **kwargs)
         if inspect.isgeneratorfunction(func):
             return self._wrap_generator(func)
 
@@ -65,7 +84,16 @@ class _DecoratorContextManager:
         return self.__class__()
 
 
-class no_grad(_DecoratorContextManager):
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """A mode that also decorates without parentheses: ``@no_grad`` as ``@no_grad()``."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecoratorContextManager):
     """Disable gradient recording on this thread."""
 
     def __init__(self):
@@ -79,7 +107,7 @@ class no_grad(_DecoratorContextManager):
         _tls.grad_enabled = self.prev
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_NoParamDecoratorContextManager):
     """Enable gradient recording on this thread (inside no_grad)."""
 
     def __enter__(self):
@@ -106,6 +134,36 @@ class set_grad_enabled(_DecoratorContextManager):
 
     def __exit__(self, *exc):
         _tls.grad_enabled = self.prev
+
+    def __call__(self, func):
+        # as a decorator the mode applies inside the function only: construction set it,
+        # so put the caller's back (torch does the same)
+        _tls.grad_enabled = self.prev
+        return super().__call__(func)
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class _force_original_view_tracking(_DecoratorContextManager):
+    """Turn view replay on or off: as torch's, it takes effect at construction (so it also
+    works as a plain call) and, used as a context manager, restores the previous state."""
+
+    def __init__(self, mode):
+        self.prev = _tls.view_replay
+        self.mode = mode
+        _tls.view_replay = bool(mode)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _tls.view_replay = self.prev
+
+    def __call__(self, func):
+        # decorating: the switch holds inside the function only
+        _tls.view_replay = self.prev
+        return super().__call__(func)
 
     def clone(self):
         return self.__class__(self.mode)
@@ -145,7 +203,7 @@ class inference_mode(_DecoratorContextManager):
 
 
 class _InferenceMarker:
-    """Marks the outputs of ops run inside inference_mode as inference tensors."""
+    """Marks the new tensors made by ops run inside inference_mode as inference tensors."""
 
     def before(self, op, args, params):
         return None
@@ -154,8 +212,16 @@ class _InferenceMarker:
         if not _tls.inference:
             return
         for o in (outputs if isinstance(outputs, tuple) else (outputs,)):
-            if hasattr(o, "_extras"):
-                o._extras()["inference"] = True
+            if not hasattr(o, "_extras"):
+                continue
+            # as torch: an in-place op keeps its tensor's kind, a view has its base's kind;
+            # only new tensors made inside the mode are inference tensors
+            if any(o is a for a in args):
+                continue
+            base = o._base
+            if base is not None and not base.is_inference():
+                continue
+            o._extras()["inference"] = True
 
 
 _marker = None
@@ -168,14 +234,25 @@ def _install_marker():
         special_hooks.append(_marker)
 
 
-def set_multithreading_enabled(mode):
-    """Accepted for compatibility; the ndgrad engine always runs on the calling thread."""
-    return _DummyCtx()
+def is_multithreading_enabled():
+    return _tls.multithreading
 
 
-class _DummyCtx:
+class set_multithreading_enabled(_DecoratorContextManager):
+    """torch's switch for multithreaded backward: it only matters with accelerator devices,
+    so here it is remembered (per thread) and the backward always runs on the calling thread.
+    As torch's, it takes effect at construction and restores the previous value on exit."""
+
+    def __init__(self, mode):
+        self.prev = _tls.multithreading
+        self.mode = mode
+        _tls.multithreading = bool(mode)
+
     def __enter__(self):
-        return self
+        pass
 
     def __exit__(self, *exc):
-        pass
+        _tls.multithreading = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)

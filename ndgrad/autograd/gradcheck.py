@@ -868,8 +868,18 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
 
 
 # --------------------------------------------------------------------------- legacy helpers
+def _warn_private(name):
+    warnings.warn(
+        f"`{name}` was part of PyTorch's private API and not meant to be exposed. We are "
+        "deprecating it and it will be removed in a future version of PyTorch. If you have a "
+        "specific use for this or feature request for this to be a stable API, please file "
+        "us an issue at https://github.com/pytorch/pytorch/issues/new", FutureWarning,
+        stacklevel=3)
+
+
 def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
     """Deprecated torch helper: numerical Jacobians of `fn` w.r.t. each input (as tensors)."""
+    _warn_private("get_numerical_jacobian")
     if grad_out != 1.0:
         raise ValueError("Expected grad_out to be 1.0. get_numerical_jacobian no longer "
                          "supports values of grad_out != 1.0.")
@@ -881,6 +891,7 @@ def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
 
 def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
     """Deprecated torch helper: ``(jacobians, reentrant, correct_grad_sizes, correct_types)``."""
+    _warn_private("get_analytical_jacobian")
     if grad_out != 1.0:
         raise ValueError("Expected grad_out to be 1.0. get_analytical_jacobian no longer "
                          "supports values of grad_out != 1.0.")

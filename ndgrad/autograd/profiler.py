@@ -157,11 +157,12 @@ class FunctionEvent(_EventStats):
 
     __slots__ = ("id", "name", "thread", "fwd_thread", "time_range", "input_shapes", "stack",
                  "sequence_nr", "flops", "kind", "cpu_children", "cpu_parent", "own_memory",
-                 "count", "_caller")
+                 "count", "_caller", "node_id")
 
     def __init__(self, id, name, thread, start_us, end_us, fwd_thread=None, input_shapes=None,
-                 stack=None, sequence_nr=-1, flops=0, kind="cpu_op"):
+                 stack=None, sequence_nr=-1, flops=0, kind="cpu_op", node_id=-1):
         self.id = id
+        self.node_id = node_id
         self.name = name
         self.thread = thread
         self.fwd_thread = fwd_thread if fwd_thread is not None else thread
@@ -266,6 +267,26 @@ class EventList(list):
     @property
     def self_cpu_time_total(self):
         return sum(e.self_cpu_time_total for e in self)
+
+    def _populate_cpu_children(self):
+        """Link each event to the innermost event of its thread whose interval contains it
+        (torch's nesting rule; events that overlap without nesting are not linked)."""
+        by_thread = OrderedDict()
+        for e in self:
+            by_thread.setdefault((e.thread, e.node_id), []).append(e)
+        for events in by_thread.values():
+            open_events = []
+            for e in sorted(events, key=lambda e: (e.time_range.start, -e.time_range.end)):
+                while open_events:
+                    parent = open_events[-1]
+                    if (e.time_range.start >= parent.time_range.end
+                            or e.time_range.end > parent.time_range.end):
+                        open_events.pop()
+                        continue
+                    parent.append_cpu_child(e)
+                    e.set_cpu_parent(parent)
+                    break
+                open_events.append(e)
 
     def key_averages(self, group_by_input_shapes=False, group_by_stack_n=0,
                      group_by_overload_name=False):
