@@ -122,3 +122,27 @@ def test_istft_graph_values_and_grads_match_torch(batched):
     assert n2[:k + 3] == n1[:k + 3]
     np.testing.assert_allclose(y2, y1, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(g2, g1, rtol=1e-10, atol=1e-12)
+
+
+def test_matmul_squeeze_is_its_own_op_and_not_a_view():
+    # torch squeezes matmul's (1, n) product in place: SqueezeBackward4, no view; shape.py's
+    # squeeze_ (squeeze_dim_) is the in-place view op of the same node name
+    rng = np.random.default_rng(4)
+    an, bn = rng.standard_normal(3), rng.standard_normal((3, 4))
+    res = []
+    for m in (torch, ndgrad):
+        a, b = m.tensor(an, requires_grad=True), m.tensor(bn, requires_grad=True)
+        y = m.matmul(a, b)
+        ga, gb = m.autograd.grad((y * y).sum(), (a, b))
+        z = m.tensor(np.ones((1, 4)), requires_grad=True) * 1
+        z.squeeze_(0)
+        res.append((type(y.grad_fn).__name__, y._base is None, y._is_view(),
+                    type(z.grad_fn).__name__, _np(y), _np(ga), _np(gb)))
+    for a, b in zip(*res):
+        if isinstance(a, np.ndarray):
+            np.testing.assert_allclose(b, a)
+        else:
+            assert a == b
+    names = [op.name for op in registry.declared_ops()]
+    assert names.count("squeeze_dim_") == 1 and names.count("matmul_squeeze") == 1
+    assert registry.all_ops()["squeeze_dim_"].view and not registry.all_ops()["matmul_squeeze"].view
