@@ -1,6 +1,11 @@
 """The short-time Fourier transform and its inverse (torch.stft, torch.istft, and the Tensor
-methods): composites of framing (``_ops/frames.py``), a window product and the FFT
-primitives of ``_ops/fft.py``, with torch's defaults, warnings and error messages.
+methods): composites of framing, a window product and the FFT primitives of ``_ops/fft.py``,
+with torch's defaults, warnings and error messages. stft frames with the view
+``Tensor.unfold`` (``UnfoldBackward0``), istft overlap-adds with its adjoint
+``unfold_backward`` (``UnfoldBackwardBackward0``, as torch's istft), both in
+``_ops/reshaping.py``. stft's graph differs from torch's in three node names (see
+docs/decisions.md): torch frames with ``as_strided`` and finishes in place (``transpose_``,
+``squeeze_``), which ndgrad's vmap and forward AD do not yet follow.
 
 stft: ``center`` reflect-pads (``pad_mode``) ``n_fft // 2`` on both sides, frames of
 ``n_fft`` every ``hop_length`` (default ``n_fft // 4``) are multiplied by the window
@@ -15,7 +20,7 @@ import warnings
 from ._creation import ones
 from ._ops import fft as _P
 from ._ops.complex_ops import view_as_real
-from ._ops.frames import overlap_add, unfold
+from ._ops.reshaping import overlap_add
 from ._tensor import Tensor
 from .nn import functional as _F
 
@@ -120,7 +125,9 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     onesided = not is_complex if onesided is None else onesided
     if is_complex and onesided:
         raise RuntimeError("Cannot have onesided output if window or input is complex")
-    frames = unfold(x, 1, n_fft, hop)
+    # frames of n_fft every hop entries: a view of the signal (torch takes the same view with
+    # as_strided; unfold is vmap-safe and its backward is the overlap-add, see decisions.md)
+    frames = x.unfold(1, n_fft, hop)
     w = _frame_window(window, win, n_fft, x)
     if w is not None:
         frames = frames * w

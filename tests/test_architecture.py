@@ -131,3 +131,20 @@ def test_primitives_reached_by_name_are_the_family_ops():
     for name, op in (("sum", reduction.SUM_ALL), ("sum_dim", reduction.SUM_DIM),
                      ("view", shape.VIEW)):
         assert declared.count(name) == 1 and registry.PRIMITIVES[name] is op
+
+
+def test_no_op_name_is_declared_twice():
+    # all_ops() keeps the last declaration of a name, so a second one hides the first from the
+    # op database, the docs and registry.PRIMITIVES: one name, one op, one home
+    seen, twice = {}, []
+    for op in registry.declared_ops():
+        if op.name in seen:
+            twice.append(f"{op.name}: {seen[op.name]} and {op.module}")
+        seen.setdefault(op.name, op.module)
+    assert twice == []
+    assert len(seen) == len(registry.all_ops())
+    # the check sees a duplicate (made without registering it)
+    probe = registry.OpDef("unfold", lambda x, p: x, "UnfoldBackward0")
+    probe.module = __name__
+    names = [op.name for op in registry.declared_ops() + [probe]]
+    assert len(set(names)) == len(names) - 1

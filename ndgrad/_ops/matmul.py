@@ -380,7 +380,7 @@ def matmul(input, other, *, out=None):
     if da == 2 and db == 1:
         return _out(mv(a, b), out)
     if da == 1 and db == 2:
-        return _out(SQUEEZE_INPLACE.call(mm(a.unsqueeze(0), b), params=0), out)
+        return _out(MATMUL_SQUEEZE.call(mm(a.unsqueeze(0), b), params=0), out)
     if da == 2 and db == 2:
         return _out(mm(a, b), out)
     if da == 3 and db == 3 and (a._data.shape[0] == 1) != (b._data.shape[0] == 1):
@@ -419,11 +419,13 @@ def matmul(input, other, *, out=None):
     return _out(UNSAFE_VIEW.call(prod, params=shape), out)
 
 
-# torch squeezes the (1, n) product in place: its node is SqueezeBackward4 (squeeze_.dim).
-SQUEEZE_INPLACE = primitive("squeeze_dim_", lambda x, d: np.squeeze(x, d), "SqueezeBackward4",
-                            linear=True)
-SQUEEZE_INPLACE.def_vmap(lambda batched, d, x: SQUEEZE_INPLACE.call(x, params=d + 1))
-SQUEEZE_INPLACE.def_vjp(lambda ctx, g: (g.unsqueeze(ctx._params),))
+# torch squeezes matmul's (1, n) product in place (squeeze_.dim, node SqueezeBackward4), so
+# the result is no view. A primitive of its own, named apart from shape.py's view squeeze_
+# (squeeze_dim_): the fresh product needs no in-place machinery and keeps vmap and forward AD.
+MATMUL_SQUEEZE = primitive("matmul_squeeze", lambda x, d: np.squeeze(x, d), "SqueezeBackward4",
+                           linear=True)
+MATMUL_SQUEEZE.def_vmap(lambda batched, d, x: MATMUL_SQUEEZE.call(x, params=d + 1))
+MATMUL_SQUEEZE.def_vjp(lambda ctx, g: (g.unsqueeze(ctx._params),))
 
 
 def outer(input, vec2, *, out=None):

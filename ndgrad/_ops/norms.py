@@ -15,22 +15,23 @@ import warnings
 import numpy as np
 
 from .. import _dtype
+from .._creation import zeros_like
 from .._tensor import Tensor
-from .arguments import write_out
-from .comparison import where
+from .comparison import isnan, where
 from .decompositions import linalg_svdvals
 from .linalg_common import _TYPE_NAMES, _check_matrix, _out, _tname
 from .pointwise import abs as _abs
 from .pointwise import sgn
-from .reduction import vector_norm as _reduction_vector_norm
 from .registry import as_tensor_arg, primitive
 from .solvers import _pinv_tols, linalg_inv
 
 
 # ---------------------------------------------------------------------------- norms
 def _norm_dims(dim, ndim):
+    """`dim` wrapped to a tuple of dims, or None when it is None (a 0-d input takes dims 0 and
+    -1). Empty means every dim, as None does; the node keeps `dim` as given, as torch's."""
     if dim is None:
-        return tuple(range(ndim))
+        return None
     if isinstance(dim, int):
         dim = (dim,)
     out = []
@@ -38,66 +39,106 @@ def _norm_dims(dim, ndim):
         if not -max(ndim, 1) <= d < max(ndim, 1):
             raise IndexError(f"Dimension out of range (expected to be in range of "
                              f"[{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got {d})")
-        out.append(d % max(ndim, 1) if ndim else 0)
-    if len(set(out)) != len(out):
-        raise RuntimeError(f"dim {out[0]} appears multiple times in the list of dims")
+        d = d % max(ndim, 1) if ndim else 0
+        if d in out:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        out.append(d)
     return tuple(out)
 
 
-def _vn_fwd(x, p):
+def _reduced_dims(dims, ndim):
+    """The dims a vector norm with params `dims` reduces: all of them for None or ()."""
+    if not ndim:
+        return ()
+    return dims if dims else tuple(range(ndim))
+
+
+def _vector_norm_kernel(x, p):
     ord, dims, keepdim = p
-    axis = dims if x.ndim else None
+    axis = _reduced_dims(dims, x.ndim) or None
     a = np.abs(x)
-    if ord == math.inf:
-        r = a.max(axis=axis, keepdims=keepdim)
-    elif ord == -math.inf:
-        r = a.min(axis=axis, keepdims=keepdim)
-    elif ord == 0:
-        r = (a != 0).sum(axis=axis, keepdims=keepdim).astype(a.dtype)
-    elif ord == 1:
-        r = a.sum(axis=axis, keepdims=keepdim)
-    elif ord == 2:
-        r = np.sqrt((a * a).sum(axis=axis, keepdims=keepdim))
-    else:
-        with np.errstate(divide="ignore"):
+    res_dtype = a.dtype
+    if res_dtype == np.float16:
+        a = a.astype(np.float32)  # torch accumulates half precision in float32
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if ord == math.inf:
+            r = a.max(axis=axis, keepdims=keepdim)
+        elif ord == -math.inf:
+            r = a.min(axis=axis, keepdims=keepdim)
+        elif ord == 0:
+            r = (a != 0).sum(axis=axis, keepdims=keepdim)
+        elif ord == 1:
+            r = a.sum(axis=axis, keepdims=keepdim)
+        elif ord == 2:
+            r = np.sqrt((a * a).sum(axis=axis, keepdims=keepdim))
+        else:
             r = (a ** ord).sum(axis=axis, keepdims=keepdim) ** (1.0 / ord)
-    return np.asarray(r, dtype=a.dtype)
+    return np.asarray(r, dtype=res_dtype)
 
 
-VECTOR_NORM = primitive("linalg_vector_norm", _vn_fwd, "LinalgVectorNormBackward0",
+# The one vector-norm primitive: linalg.vector_norm, linalg.norm, matrix_norm's 'fro' and
+# +-1 orders and torch.norm all reach it through ``linalg_vector_norm``.
+VECTOR_NORM = primitive("linalg_vector_norm", _vector_norm_kernel, "LinalgVectorNormBackward0",
                         save=((0, None), ("out", None)))
+
+
+def _norm_backward(g, x, norm, ord, dims):
+    """torch's norm_backward for orders other than 0, with `g` and `norm` shaped as a
+    keepdim result (or as `x`): 0 where 0/0 appears at a zero norm for orders >= 1, ties of
+    the inf norms share the gradient (a NaN counts as a tie, as in torch)."""
+    if ord == 1:
+        return sgn(x) * g
+    if ord == 2:
+        return g * where(norm == 0, 0.0, x / norm)
+    ax = _abs(x)
+    if ord in (math.inf, -math.inf):
+        mask = (ax == norm) | isnan(ax.detach())
+        count = mask.sum(dims, keepdim=True) if dims else mask.to(g.dtype)
+        return sgn(x) * ((g / count) * mask)
+    if ord < 1:
+        scaled = sgn(x) * where(x == 0, 0.0, ax ** (ord - 1))
+        return scaled * g * norm ** (1 - ord)
+    scaled = sgn(x) * ax ** (ord - 1) if ord < 2 else x * ax ** (ord - 2)
+    return scaled * where(norm == 0, 0.0, g / norm ** (ord - 1))
+
+
+def _keepdim_shaped(t, dims, keepdim):
+    if not keepdim:
+        for d in sorted(dims):
+            t = t.unsqueeze(d)
+    return t
 
 
 @VECTOR_NORM.def_vjp
 def _(ctx, g):
+    # the 0-"norm" is piecewise constant: torch returns no gradient at all (not zeros)
     x, norm = ctx.saved
     ord, dims, keepdim = ctx._params
-    if not keepdim and x._data.ndim:
-        for d in sorted(dims):
-            g = g.unsqueeze(d)
-            norm = norm.unsqueeze(d)
     if ord == 0:
-        return (x * 0,)
-    if ord == 1:
-        return (sgn(x) * g,)
-    if ord == 2:
-        return (x * where(norm == 0, 0.0, g / norm),)
-    ax = _abs(x)
-    if ord in (math.inf, -math.inf):
-        mask = (ax == norm)
-        count = mask.sum(dims, keepdim=True) if x._data.ndim else mask.sum()
-        return (sgn(x) * where(mask, g / count, 0.0),)
-    if ord < 1:
-        scaled = sgn(x) * where(x == 0, 0.0, ax ** (ord - 1))
-        return (scaled * g * norm ** (1 - ord),)
-    scale = where(norm == 0, 0.0, g / norm ** (ord - 1))
-    if ord < 2:
-        return (sgn(x) * ax ** (ord - 1) * scale,)
-    return (x * ax ** (ord - 2) * scale,)
+        return (None,)
+    dims = _reduced_dims(dims, x._data.ndim)
+    return (_norm_backward(_keepdim_shaped(g, dims, keepdim), x,
+                           _keepdim_shaped(norm, dims, keepdim), ord, dims),)
+
+
+@VECTOR_NORM.def_jvp
+def _(ctx, t):
+    # torch's linalg_vector_norm_jvp: the VJP's elementwise factors applied to conj(t), summed
+    # over the reduced dims (the real part: the norm is real)
+    (x,), (norm,) = ctx.inputs, ctx.outputs
+    ord, dims, keepdim = ctx.params
+    if ord == 0:
+        return zeros_like(norm)
+    dims = _reduced_dims(dims, x._data.ndim)
+    r = _norm_backward(t.conj(), x, _keepdim_shaped(norm, dims, keepdim), ord, dims)
+    if dims:
+        r = r.sum(dims, keepdim=keepdim)
+    return r.real if r.is_complex() else r
 
 
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
-    """Vector ord-norm over `dim` (all elements when None)."""
+    """Vector ord-norm over `dim` (all elements when None or empty); torch.norm's numeric
+    orders come here too, as in torch."""
     x = as_tensor_arg(x)
     if not isinstance(ord, (int, float)):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not "
@@ -107,15 +148,20 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=Non
                            f"input. Got {_tname(x)}")
     if dtype is not None:
         x = _norm_dtype(x, dtype, "linalg.vector_norm")
-    dims = _norm_dims(dim, x._data.ndim)
-    if ord < 0 or ord == math.inf:
-        empty = x._data.size == 0 if dim is None else \
-            any(x._data.shape[d] == 0 for d in dims) if x._data.ndim else False
-        if empty:
-            name = "inf" if ord == math.inf else ("-inf" if ord == -math.inf else
-                                                  _fmt_num(ord))
+    shape = x._data.shape
+    dims = _norm_dims(dim, len(shape))
+    if (ord < 0 or ord == math.inf) and x._data.size == 0:
+        name = "inf" if ord == math.inf else ("-inf" if ord == -math.inf else _fmt_num(ord))
+        if not dims:
             raise RuntimeError(f"linalg.vector_norm cannot compute the {name} norm on an empty "
                                "tensor because the operation does not have an identity")
+        given = (dim,) if isinstance(dim, int) else tuple(dim)
+        for d, g in zip(dims, given):
+            if shape and shape[d] == 0:
+                # torch's message, without the space before "because"
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {name} norm on the "
+                                   f"dimension {g}because this dimension is empty and the "
+                                   "operation does not have an identity")
     return _out(VECTOR_NORM.call(x, params=(float(ord), dims, bool(keepdim))), out)
 
 
@@ -124,6 +170,9 @@ def _norm_dtype(x, dtype, fname):
     dt = _dtype.to_dtype(dtype)
     src = _dtype.from_np(x._data.dtype)
     name = _TYPE_NAMES.get(dt.name, dt.name)
+    if not (dt.is_floating_point or dt.is_complex):
+        raise RuntimeError(f"{fname}: dtype should be floating point or complex, but got "
+                           f"{name}")
     if src.is_complex and not dt.is_complex:
         raise RuntimeError(f"{fname}: dtype should be complex for complex inputs, but got "
                            f"{name}")
@@ -225,8 +274,8 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
-    """torch.norm: the vector p-norm over `dim` (reduction's vector_norm); "fro" is the
-    2-norm, "nuc" a matrix norm."""
+    """torch.norm: the vector p-norm over `dim` (linalg.vector_norm, as torch's); "fro" is
+    the 2-norm, "nuc" a matrix norm."""
     x = as_tensor_arg(input)
     if isinstance(p, str):
         if p == "nuc":
@@ -242,8 +291,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         p = 2
     if p is None:
         p = 2
-    res = _reduction_vector_norm(x, p, dim, keepdim, dtype=dtype)
-    return res if out is None else write_out(res, out)
+    return linalg_vector_norm(x, p, dim, keepdim, dtype=dtype, out=out)
 
 
 def linalg_cond(A, p=None):

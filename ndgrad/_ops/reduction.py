@@ -1,14 +1,14 @@
 """Reductions and scans: sum, mean, prod, amax/amin, max/min (all, or per dim with indices),
-argmax/argmin, var/std/var_mean/std_mean, logsumexp, vector_norm (torch.norm's vector case;
-torch.norm itself, which also reaches the matrix norms, is in ``norms.py``),
-all/any/count_nonzero, nansum/nanmean, cumsum/cumprod/cummax/cummin/logcumsumexp.
+argmax/argmin, var/std/var_mean/std_mean, logsumexp, all/any/count_nonzero, nansum/nanmean,
+cumsum/cumprod/cummax/cummin/logcumsumexp. The vector norms (torch.norm included) are in
+``norms.py``.
 
 Dim arguments follow torch: an int, a tuple/list of ints, or None for all dims; negative dims
 wrap; out-of-range dims raise IndexError with torch's message; NumPy's ``axis``/``keepdims``
 spellings and ``out=`` are accepted (``wrap_dim`` and these conventions live in
-``arguments.py``, below every family). var, std, logsumexp and norm are primitives (not
-composites) so that grad_fn names and the special points (zero std, -inf rows, zero norm)
-follow torch's own backward formulas. Sorting and selection live in ``sorting.py``.
+``arguments.py``, below every family). var, std and logsumexp are primitives (not
+composites) so that grad_fn names and the special points (zero std, -inf rows) follow
+torch's own backward formulas. Sorting and selection live in ``sorting.py``.
 """
 
 import builtins
@@ -16,14 +16,14 @@ import builtins
 import numpy as np
 
 from .. import _dtype
-from .._creation import arange, ones_like, zeros, zeros_like
+from .._creation import arange, ones_like, zeros
 from .._tensor import _from_array, Tensor
 from .arguments import _numpy_aliases, return_type, wrap_dim
 from .comparison import isnan, logical_not, maximum, minimum, where
 from .indexing import SCATTER, SCATTER_ADD
 from .inplace import apply_inplace
 from .joins import cat
-from .pointwise import _conj, abs as _abs, exp, log, sgn
+from .pointwise import _conj, abs as _abs, exp, log
 from .registry import (as_tensor_arg, primitive, raw_view, record_input_shape, unrecorded_float,
                        wrap)
 from .shape import EXPAND, UNSQUEEZE, movedim
@@ -55,7 +55,6 @@ __all__ = [
     "sum",
     "var",
     "var_mean",
-    "vector_norm",
     "wrap_dim",
 ]
 
@@ -781,82 +780,6 @@ def count_nonzero(input, dim=None):
     d = x._data
     axis = None if dim is None else dims_of(dim, d.ndim)
     return wrap(np.asarray(np.count_nonzero(d, axis=axis), dtype=np.int64))
-
-
-# --------------------------------------------------------------------------- norms
-def _vnorm_np(x, p):
-    ord, dims, keepdim = p
-    a = np.abs(x)
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        if ord == float("inf"):
-            return np.max(a, axis=dims, keepdims=keepdim)
-        if ord == float("-inf"):
-            return np.min(a, axis=dims, keepdims=keepdim)
-        if ord == 0:
-            return np.sum(a != 0, axis=dims, keepdims=keepdim).astype(a.dtype)
-        if ord == 1:
-            return np.sum(a, axis=dims, keepdims=keepdim)
-        if ord == 2:
-            return np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
-        return np.sum(a ** ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
-
-
-VECTOR_NORM = primitive("linalg_vector_norm", _vnorm_np, "LinalgVectorNormBackward0",
-                        save=((0, None), ("out", None)))
-
-
-@VECTOR_NORM.def_vjp
-def _(ctx, g):
-    """torch's norm_backward, case by case (the 0/0 at a zero norm gives a zero gradient)."""
-    x, out = ctx.saved
-    p, dims, keepdim = ctx._params
-    dims = dims if dims is not None else tuple(range(x._data.ndim))
-    g = _unsqueeze_dims(g, dims, keepdim)
-    norm = _unsqueeze_dims(out, dims, keepdim)
-    if p == 0:
-        return (zeros_like(x),)
-    if p == 1:
-        return (sgn(x) * g,)
-    if p == 2:
-        return (g * where(norm == 0, 0.0, x / norm),)
-    if p in (float("inf"), float("-inf")):
-        ax = _abs(x)
-        mask = (ax == norm) | isnan(ax.detach())
-        count = mask.sum(dims, keepdim=True) if dims else mask.to(g.dtype)
-        return (sgn(x) * ((g / count) * mask),)
-    if p < 1:
-        scaled = sgn(x) * where(x == 0, 0.0, _abs(x) ** (p - 1))
-        return (scaled * g * norm ** (1 - p),)
-    if p < 2:
-        scaled = sgn(x) * _abs(x) ** (p - 1)
-    else:
-        scaled = x * _abs(x) ** (p - 2)
-    return (scaled * where(norm == 0, 0.0, g / norm ** (p - 1)),)
-
-
-def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
-    """The vector `ord`-norm over `dim` (all elements when None), as linalg.vector_norm."""
-    x = as_tensor_arg(input)
-    if x._data.dtype.kind not in "fc":
-        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
-                           f"input. Got {_dtype.from_np(x._data.dtype)._legacy[:-6]}")
-    if dtype is not None:
-        if _dtype.promote_types(_dtype.from_np(x._data.dtype), dtype) != dtype:
-            raise RuntimeError(f"linalg.vector_norm: the dtype of the input "
-                               f"({_dtype.from_np(x._data.dtype)._legacy[:-6]}) should be "
-                               f"convertible without narrowing to the specified dtype "
-                               f"({dtype._legacy[:-6]})")
-        x = x.to(dtype)
-    if isinstance(dim, int):
-        dim = (dim,)
-    dims = None if dim is None else dims_of(dim, x._data.ndim)
-    if dims is not None and x._data.ndim and not dims:
-        dims = None
-    ord = float(ord)
-    if x._data.size == 0 and ord < 0:
-        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on an empty "
-                           "tensor because the operation does not have an identity")
-    return VECTOR_NORM.call(x, params=(ord, dims, keepdim))
 
 
 # --------------------------------------------------------------------------- nan-reductions

@@ -1,16 +1,19 @@
-"""Reshapes kept apart from shape.py: ravel and ``Tensor.unfold`` (sliding windows).
+"""Reshapes kept apart from shape.py: ravel, and ``Tensor.unfold`` (sliding windows) with
+its adjoint ``unfold_backward`` (overlap-add).
 
 ravel is ``reshape(-1)`` (a view when the input is contiguous). unfold is a view primitive
 (``UnfoldBackward0``): the windows along `dim` become a new dim of size `size` at the end,
-strided over the input's memory, so windows that overlap share elements; its backward adds
-each window's gradient back at its place (overlaps sum).
+strided over the input's memory, so windows that overlap share elements. Its backward is the
+primitive torch calls ``unfold_backward`` (``UnfoldBackwardBackward0``), which adds each
+window back at its place (overlaps sum) into a fresh tensor; each is linear and the other's
+adjoint. ``overlap_add`` (istft's overlap-add) calls it directly.
 """
 
 import numpy as np
 
 from .arguments import wrap_dim
 from .registry import record_input_shape
-from .registry import as_tensor_arg, primitive, wrap
+from .registry import as_tensor_arg, primitive
 from .methods import bind
 
 __all__ = ["ravel"]
@@ -18,11 +21,6 @@ __all__ = ["ravel"]
 
 def ravel(input):
     return as_tensor_arg(input).reshape(-1)
-
-
-def _window_index(length, size, step):
-    n = (length - size) // step + 1
-    return n, (np.arange(n)[:, None] * step + np.arange(size)[None, :]).reshape(-1)
 
 
 def _unfold_fwd(x, p):
@@ -39,16 +37,47 @@ UNFOLD = primitive("unfold", _unfold_fwd, "UnfoldBackward0", view=True, linear=T
 record_input_shape(UNFOLD)
 
 
+def _overlap_add_fwd(g, p):
+    sizes, dim, size, step = p
+    out = np.zeros(sizes, dtype=g.dtype)
+    n_frames = g.shape[dim]
+    # g's windows along `dim`, window entries last: move the window dim next to them
+    frames = np.moveaxis(g, dim, -2)
+    target = np.moveaxis(out, dim, -1)
+    if n_frames <= size:
+        for k in range(n_frames):
+            target[..., k * step:k * step + size] += frames[..., k, :]
+    else:
+        stop = step * (n_frames - 1) + 1
+        for j in range(size):
+            target[..., j:j + stop:step] += frames[..., :, j]
+    return out
+
+
+# params (input_sizes, dim, size, step), as torch's unfold_backward
+UNFOLD_BACKWARD = primitive("unfold_backward", _overlap_add_fwd, "UnfoldBackwardBackward0",
+                            linear=True)
+
+
 @UNFOLD.def_vjp
 def _(ctx, g):
     dim, size, step = ctx._params
     shape = ctx._shape
     if not shape:
         return (g.reshape(()),)
-    n, idx = _window_index(shape[dim], size, step)
-    # windows back in place along dim: (..., n, ..., size) -> (..., n * size, ...)
-    flat = g.movedim(-1, dim + 1).reshape(shape[:dim] + (n * size,) + shape[dim + 1:])
-    return (g.new_zeros(shape).index_add(dim, wrap(idx.astype(np.int64)), flat),)
+    return (UNFOLD_BACKWARD.call(g, params=(shape, dim, size, step)),)
+
+
+@UNFOLD_BACKWARD.def_vjp
+def _(ctx, g):
+    _, dim, size, step = ctx._params
+    return (UNFOLD.call(g, params=(dim, size, step)),)
+
+
+def overlap_add(frames, input_sizes, dim, size, step):
+    """The sum of `frames` (windows as ``Tensor.unfold`` makes them along non-negative `dim`)
+    back into a tensor of `input_sizes` (torch's unfold_backward)."""
+    return UNFOLD_BACKWARD.call(frames, params=(tuple(input_sizes), dim, size, step))
 
 
 def unfold(self, dimension, size, step):
