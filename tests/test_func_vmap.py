@@ -199,3 +199,48 @@ def test_state_restored_after_vmap_errors():
     with pytest.raises(RuntimeError):
         ndgrad.vmap(lambda a: y.add_(a))(ndgrad.ones(2, 3))
     assert y._version == 0 and np.all(y.numpy() == 1)
+
+
+def test_per_sample_gradients_unbatched_and_grad_requiring_parameters():
+    # Unbatched parameters take the broadcast-leaf path, parameters requiring grad the
+    # materialized one (whose result keeps its graph); both per sample, as torch.
+    def sc(lib):
+        F = lib.func
+        w = t(lib, arr(30, 4, 3))
+        v = t(lib, arr(31, 4), requires_grad=True)
+        x = t(lib, arr(32, 6, 3))
+
+        def loss(w, v, s):
+            return ((s.unsqueeze(0) @ w.T).tanh() * v).sum()
+        gw, gv = F.vmap(F.grad(loss, argnums=(0, 1)), in_dims=(None, None, 0))(w, v, x)
+        gw.pow(2).sum().backward()
+        return gw, gv, v.grad, lib.bmm(t(lib, arr(33, 5, 4, 1)), t(lib, arr(34, 5, 1, 3)))
+    same(sc, rtol=1e-6, atol=1e-7)
+
+
+def test_state_restored_after_an_error_in_the_backward_of_grad_under_vmap():
+    class Boom(ndgrad.autograd.Function):
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(x):
+            return x * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, g):
+            raise RuntimeError("boom")
+
+    f = ndgrad.func.vmap(ndgrad.func.grad(lambda w, s: (Boom.apply(w) * s).sum()),
+                         in_dims=(None, 0))
+    with pytest.raises(RuntimeError, match="boom"):
+        f(ndgrad.ones(3), ndgrad.ones(2, 3))
+    assert not batching._levels
+    assert ndgrad._ops.registry.vmap_dispatch is None and ndgrad._state.special == 0
+    assert ndgrad._ops.inplace.vmap_inplace is None and ndgrad._state.func_transforms == 0
+    x = ndgrad.ones(3, requires_grad=True)
+    (x * 3).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [3, 3, 3])

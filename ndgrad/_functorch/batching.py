@@ -43,6 +43,7 @@ __all__ = [
     "pop_level",
     "push_level",
     "rewrap",
+    "suspended",
     "wrap",
 ]
 
@@ -184,6 +185,28 @@ def _guard_random():
 
 def _set_inplace_hook(fn):
     inplace.vmap_inplace = fn
+
+
+class suspended:
+    """While differentiating values (plain tensors with the levels' dims) no op needs the vmap
+    dispatch: the hooks and the special-path counter are lifted for the body and restored on
+    any exit (the level stack itself stays, so transforms still count as active)."""
+
+    __slots__ = ("on",)
+
+    def __enter__(self):
+        self.on = registry.vmap_dispatch is not None
+        if self.on:
+            registry.vmap_dispatch = None
+            _set_inplace_hook(None)
+            _state.exit_special()
+        return self
+
+    def __exit__(self, *exc):
+        if self.on:
+            registry.vmap_dispatch = dispatch
+            _set_inplace_hook(dispatch_inplace)
+            _state.enter_special()
 
 
 def _size_of(lid):

@@ -18,10 +18,12 @@ Invariant: every transform restores its depth counter and levels on any exit.
 
 import functools
 
+import numpy as np
+
 from .. import _state
 from .._creation import eye, ones_like, zeros, zeros_like
 from .._ops.joins import cat
-from .._tensor import Tensor
+from .._tensor import Tensor, _from_array
 from ..autograd import forward_ad
 from ..autograd import grad as agrad
 # custom_function installs Function.apply's path under a transform (autograd.function)
@@ -227,6 +229,16 @@ def _leaf_for(x):
     tangent of `x`) that requires grad."""
     if not isinstance(x, Tensor):
         raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
+    if batching._levels and type(x) is not BatchedTensor and not x.requires_grad and \
+            x._extra is None and x._data.dtype.kind in "fc" and forward_ad._current_level < 0:
+        # An input unbatched at every level (parameters under vmap(grad)): its leaf is the
+        # broadcast view of its data over the levels' sizes, built directly; the same tensor
+        # materialize + detach would give (zero strides on the level dims, x's version counter).
+        sizes = tuple(size for _, size, _ in batching._levels)
+        leaf = _from_array(np.broadcast_to(x._data, sizes + x._data.shape))
+        leaf._vc = x._vc
+        leaf._rg = True
+        return leaf
     p = materialize(x)
     if not (p.is_floating_point() or p.is_complex()):
         return p
@@ -265,9 +277,10 @@ def _autograd_grad(outs, ins, gos, create_graph, batched=False):
     res = [None] * len(ins)
     if not needs:
         return res
-    got = agrad([o for o, _ in keep], [ins[i] for i in needs], [g for _, g in keep],
-                retain_graph=True, create_graph=create_graph, allow_unused=True,
-                is_grads_batched=batched)
+    with batching.suspended():  # the graph was recorded on values: no BatchedTensor in it
+        got = agrad([o for o, _ in keep], [ins[i] for i in needs], [g for _, g in keep],
+                    retain_graph=True, create_graph=create_graph, allow_unused=True,
+                    is_grads_batched=batched)
     for i, g in zip(needs, got):
         res[i] = g
     return res
@@ -291,7 +304,8 @@ class _Transform:
 
 
 def _keep_graph(flat_inputs, outer):
-    return outer or any(isinstance(x, Tensor) and materialize(x).requires_grad
+    # (expanding over levels keeps requires_grad: the innermost plain tensor answers)
+    return outer or any(isinstance(x, Tensor) and batching.unwrap_all(x).requires_grad
                         for x in flat_inputs)
 
 

@@ -159,7 +159,15 @@ def mm(input, mat2, *, out=None):
     return _out(MM.call(a, b), out)
 
 
-BMM = primitive("bmm", lambda a, b, p: np.matmul(a, b), save=((0, 1), (1, 0)))
+def _bmm_fwd(a, b, p):
+    if a.shape[2] == 1:
+        # A batch of outer products (per-sample weight gradients under vmap): NumPy's matmul
+        # takes a slow non-BLAS loop for an inner size of 1; the broadcast product is exact.
+        return np.multiply(a, b)
+    return np.matmul(a, b)
+
+
+BMM = primitive("bmm", _bmm_fwd, save=((0, 1), (1, 0)))
 
 
 @BMM.def_vjp
