@@ -244,3 +244,106 @@ def test_state_restored_after_an_error_in_the_backward_of_grad_under_vmap():
     x = ndgrad.ones(3, requires_grad=True)
     (x * 3).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [3, 3, 3])
+
+
+# --------------------------------------------------------------------------- normalization
+def test_layer_norm_under_vmap_and_its_per_sample_gradients():
+    def sc(lib):
+        F, nnF = lib.func, lib.nn.functional
+        x = t(lib, arr(40, 3, 4, 5))
+        w, b, wb = t(lib, arr(41, 5)), t(lib, arr(42, 5)), t(lib, arr(43, 3, 4, 5))
+        plain = lib.vmap(lambda a: nnF.layer_norm(a, (5,), w, b))(x)
+        two_dims = lib.vmap(lambda a, ww: nnF.layer_norm(a, (4, 5), ww))(x, wb)
+        x_unbatched = lib.vmap(lambda ww: nnF.layer_norm(x[0], (5,), ww[0]))(wb)
+        lib.manual_seed(0)
+        net = lib.nn.Sequential(lib.nn.Linear(5, 6), lib.nn.LayerNorm(6), lib.nn.Tanh(),
+                                lib.nn.Linear(6, 2)).double()
+        params = {k: v.detach() for k, v in net.named_parameters()}
+
+        def loss(p, s, y):
+            out = F.functional_call(net, p, (s.unsqueeze(0),))
+            return lib.nn.functional.cross_entropy(out, y.unsqueeze(0))
+        per_sample = F.vmap(F.grad(loss), in_dims=(None, 0, 0))(
+            params, x[:, 0], lib.tensor([0, 1, 1]))
+        jac = F.vmap(F.jacrev(lambda a: nnF.layer_norm(a, (5,), w, b)))(x[:, 0])
+        tangent = F.vmap(lambda a, v: F.jvp(lambda z: nnF.layer_norm(z, (5,)), (a,), (v,))[1])(
+            x[:, 0], x[:, 1])
+        return plain, two_dims, x_unbatched, per_sample, jac, tangent
+    same(sc, rtol=1e-6, atol=1e-9)
+
+
+def test_batch_norm_under_vmap_with_and_without_running_statistics():
+    def sc(lib):
+        nnF = lib.nn.functional
+        x = t(lib, arr(44, 3, 4, 5, 2))
+        w, wb = t(lib, arr(45, 5)), t(lib, arr(46, 3, 5))
+        rm, rv = t(lib, arr(47, 3, 5)), t(lib, np.abs(arr(48, 3, 5)) + 0.5)
+        no_stats = lib.vmap(lambda a: nnF.batch_norm(a, None, None, w, w, training=True))(x)
+        batched_w = lib.vmap(lambda a, ww: nnF.batch_norm(a, None, None, ww, training=True))(x, wb)
+        stats = lib.vmap(lambda a, m, v: nnF.batch_norm(a, m, v, training=True, momentum=0.3))(
+            x, rm, rv)
+        ev = lib.vmap(lambda a: nnF.batch_norm(a, rm[0], rv[0], w, None, training=False))(x)
+        ev_b = lib.vmap(lambda a, m, v: nnF.batch_norm(a, m, v, training=False))(x, rm, rv)
+        rm2, rv2 = lib.zeros(3, 5, dtype=lib.float64), lib.ones(3, 5, dtype=lib.float64)
+        x_unbatched = lib.vmap(lambda m, v: nnF.batch_norm(x[0], m, v, training=True))(rm2, rv2)
+        grads = lib.func.vmap(lib.func.grad(
+            lambda ww, a: nnF.batch_norm(a, None, None, ww, training=True).pow(3).sum()),
+            in_dims=(None, 0))(w, x)
+        return no_stats, batched_w, stats, rm, rv, ev, ev_b, x_unbatched, rm2, rv2, grads
+    same(sc, rtol=1e-6, atol=1e-9)
+
+
+def test_batch_norm_module_under_vmap_needs_replace_all_batch_norm_modules():
+    def make(lib):
+        lib.manual_seed(0)
+        return lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4)).double()
+
+    def error(lib):
+        net = make(lib)
+        lib.vmap(net)(t(lib, arr(49, 2, 5, 3)))
+    raises_same(error)
+
+    def after_error(lib):
+        net = make(lib)
+        with pytest.raises(RuntimeError):
+            lib.vmap(net)(t(lib, arr(49, 2, 5, 3)))
+        return net[1].running_mean, net[1].running_var, net[1].num_batches_tracked
+    same(after_error)
+
+    def replaced(lib):
+        net = make(lib)
+        inst = lib.nn.InstanceNorm1d(4, track_running_stats=True)
+        same_net = lib.func.replace_all_batch_norm_modules_(lib.nn.Sequential(net, inst))
+        bn = lib.func.replace_all_batch_norm_modules_(lib.nn.BatchNorm2d(3))
+        params = {k: v.detach() for k, v in net.named_parameters()}
+        x = t(lib, arr(50, 2, 5, 3))
+        out = lib.vmap(net)(x)
+        per_sample = lib.func.vmap(lib.func.grad(
+            lambda p, s: lib.func.functional_call(net, p, (s,)).pow(2).sum()),
+            in_dims=(None, 0))(params, x)
+        return (type(same_net).__name__, net[1].running_mean, net[1].running_var,
+                net[1].num_batches_tracked, net[1].track_running_stats,
+                inst.track_running_stats, sorted(net.state_dict()), bn.running_mean,
+                bn.track_running_stats, out, per_sample)
+    same(replaced, rtol=1e-6, atol=1e-9)
+
+
+# --------------------------------------------------------------------------- unwrapping
+def test_debug_unwrap_detach_and_data_under_vmap():
+    def sc(lib):
+        F = lib.func
+        x = t(lib, arr(51, 2, 3, 4))
+        inner = F.vmap(F.vmap(lambda a: F.debug_unwrap(a) * 1))(x)
+        one_level = F.vmap(F.vmap(lambda a: F.debug_unwrap(a, recurse=False).sum(-1)))(x)
+        plain = F.debug_unwrap(x) is x
+        detached = lib.vmap(lambda a: a.detach() * 2)(x)
+        return inner, one_level, plain, detached
+    same(sc)
+    raises_same(lambda lib: lib.vmap(lambda a: a.data)(t(lib, A)))
+
+    def set_data(lib):
+        def f(a):
+            a.data = a
+            return a
+        lib.vmap(f)(t(lib, A))
+    raises_same(set_data)

@@ -29,6 +29,7 @@ from .. import _state
 from .._ops import inplace, registry
 from .._ops.inplace import apply_inplace
 from .._ops.joins import stack
+from .._ops import vmap_helpers
 from .._ops.vmap_helpers import align, expand_batch
 from .._random import Generator
 from .._tensor import Tensor
@@ -88,7 +89,20 @@ class BatchedTensor(Tensor):
     def __index__(self):
         self.item()
 
+    def detach(self):
+        return wrap(self._value.detach(), self._level)
 
+    @property
+    def data(self):
+        raise RuntimeError("accessing `data` under vmap transform is not allowed")
+
+    @data.setter
+    def data(self, value):
+        raise RuntimeError("mutating directly with `.data` under vmap transform is not allowed.")
+
+
+
+vmap_helpers.batched_type = BatchedTensor
 
 _new = object.__new__
 _placeholders = {}

@@ -32,6 +32,7 @@ from .batching import BatchedTensor, materialize, rewrap
 from .pytree import broadcast_prefix, spec_str, tree_flatten, tree_unflatten
 
 __all__ = [
+    "debug_unwrap",
     "grad",
     "grad_and_value",
     "hessian",
@@ -196,6 +197,18 @@ def _vmap_chunked(func, out_dims, randomness, chunk_size, flat_args, spec, dims,
         parts = [f[0][k] for f in flats]
         res.append(parts[0] if d is None else cat(parts, d))
     return tree_unflatten(res, ospec)
+
+
+def debug_unwrap(tensor, *, recurse=True):
+    """The tensor under a transform's wrapper (torch.func.debug_unwrap), for debugging: under
+    ``vmap`` a BatchedTensor's value, every sample with the batch at dim 0 (all levels with
+    `recurse`). Other tensors come back as they are (``grad``'s inputs are plain tensors
+    here). Using the result inside the transformed function is undefined, as in torch."""
+    while type(tensor) is BatchedTensor:
+        tensor = tensor._value
+        if not recurse:
+            break
+    return tensor
 
 
 # =========================================================================== helpers
