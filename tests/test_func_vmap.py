@@ -347,3 +347,69 @@ def test_debug_unwrap_detach_and_data_under_vmap():
             return a
         lib.vmap(f)(t(lib, A))
     raises_same(set_data)
+
+
+# --------------------------------------------------------------------------- errors (issue 13)
+def _write_item(lib, a):
+    z = lib.zeros(3, dtype=lib.float64)
+    z[0] = a[0]
+    return z
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.vmap(lambda a: lib.ones(3, dtype=lib.float64).mul_(a))(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: lib.ones(3, dtype=lib.float64).sub_(a))(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: lib.ones(3, dtype=lib.float64).div_(a))(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: lib.ones(3, dtype=lib.float64).copy_(a))(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: _write_item(lib, a))(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: lib.ones(3, dtype=lib.float64).fill_(a[0]))(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: lib.ones(3, dtype=lib.float64).index_put_(
+        (lib.tensor([0]),), a[:1]))(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: lib.ones(3, dtype=lib.float64).pow_(a))(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: lib.ones(3, dtype=lib.float64).addcmul_(a, a))(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: lib.ones(2, 3, dtype=lib.float64).add_(a))(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: a.tolist())(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: a.numpy())(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: a * float(a.sum()))(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: a if bool(a[0] > 0) else -a)(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: a, out_dims=1.0)(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: (a, 1))(t(lib, A)),
+    lambda lib: lib.func.grad(lambda a: a.sum())(lib.tensor([1, 2])),
+    lambda lib: lib.func.vjp(lambda a: a * 2, lib.tensor([1, 2])),
+    lambda lib: lib.func.jacrev(lambda a: 1.0)(t(lib, A)),
+    lambda lib: lib.func.jacfwd(lambda a: 1.0)(t(lib, A)),
+    lambda lib: lib.func.jvp(lambda a: 1.0, (t(lib, A),), (t(lib, A),)),
+    lambda lib: lib.vmap(lib.func.grad(lambda a: (a.requires_grad_(), a.sum())[1]))(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: a.unique())(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: lib.unique_consecutive(a))(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: a[a > 0])(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: a.masked_select(a > 0))(t(lib, A)),
+], ids=["mul_", "sub_", "div_", "copy_", "setitem", "fill_", "index_put_", "pow_", "addcmul_",
+        "add_-broadcast", "tolist", "numpy", "float()", "bool()", "out-dims-float",
+        "non-tensor-in-tuple", "grad-int", "vjp-int", "jacrev-non-tensor", "jacfwd-non-tensor",
+        "jvp-non-tensor", "requires-grad-in-vmap-grad", "unique",
+        "unique-consecutive", "bool-mask-index", "masked-select"])
+def test_more_errors_as_torch_and_state_after_them(case):
+    raises_same(case)
+    assert not batching._levels and not batching._saved_draws
+    assert ndgrad._ops.registry.vmap_dispatch is None and ndgrad._ops.inplace.vmap_inplace is None
+    assert ndgrad.Tensor.__getitem__ is batching._plain_getitem
+    assert ndgrad._state.special == 0 and ndgrad._state.func_transforms == 0
+    assert ndgrad.is_grad_enabled()
+    x = ndgrad.ones(3, requires_grad=True)
+    (x * 2).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2, 2, 2])
+
+
+def test_indexing_with_batched_index_tensors():
+    def sc(lib):
+        F = lib.func
+        x = t(lib, A)
+        i = lib.tensor([[0], [1], [2], [0], [1]])
+        both = lib.vmap(lambda a, j: a[j])(x, i)
+        index_only = lib.vmap(lambda j: x[j, 1:])(i)
+        scalar_index = lib.vmap(lambda a, j: a[j[0]])(x, i)
+        nested = lib.vmap(lib.vmap(lambda a, j: a[j]), in_dims=(None, 0))(x, i.reshape(1, 5, 1))
+        grads = F.vmap(F.grad(lambda w, j: (w[j] ** 2).sum()), in_dims=(None, 0))(x, i)
+        return both, index_only, scalar_index, nested, grads
+    same(sc)

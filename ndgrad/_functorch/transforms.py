@@ -157,9 +157,9 @@ def _unwrap_outputs(func, out, out_dims, lid, size):
     flat, ospec = tree_flatten(out)
     if not isinstance(out_dims, (int, tuple)) or isinstance(out_dims, bool):
         if out_dims is not None:
-            raise ValueError(f"vmap({name}, ..., out_dims={out_dims}): expected `out_dims` to be "
-                             "int or a (potentially nested) tuple matching the structure of "
-                             f"outputs, got: {type(out_dims)}.")
+            raise ValueError(f"vmap({name}, ..., out_dims={out_dims}): `out_dims` must be an "
+                             "int, None or a python collection of ints representing where in "
+                             "the outputs the vmapped dimension should appear.")
     odims = broadcast_prefix(out_dims, out, _is_dim_leaf)
     if odims is None:
         raise ValueError(f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not "
@@ -237,7 +237,7 @@ def _diff_inputs(args, argnums):
     return nums, tree
 
 
-def _leaf_for(x):
+def _leaf_for(x, strict=True):
     """A tensor to differentiate `x`'s values with respect to: an alias (keeping any graph and
     tangent of `x`) that requires grad."""
     if not isinstance(x, Tensor):
@@ -254,7 +254,9 @@ def _leaf_for(x):
         return leaf
     p = materialize(x)
     if not (p.is_floating_point() or p.is_complex()):
-        return p
+        if not strict:
+            return p
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")
     if p.requires_grad or forward_ad._current_level >= 0:
         leaf = p.view_as(p)
     else:
@@ -546,7 +548,7 @@ def _split_aux(out, has_aux, name="jvp(f, primals, tangents)"):
 def _check_outputs(flat_out, name="jvp(f, primals, tangents)"):
     for o in flat_out:
         if not isinstance(o, Tensor):
-            raise RuntimeError(f"{name}: Expected f(*primals) to return only tensors, got "
+            raise RuntimeError(f"{name}: expected f(*primals) to return only tensors, got "
                                f"unsupported type {type(o)}")
 
 
@@ -572,7 +574,7 @@ def _jvp_forward(func, flat_p, flat_t, pspec, has_aux):
 def _jvp_double_vjp(func, flat_p, flat_t, pspec, has_aux):
     """The JVP by two VJPs, for when a dual level is already active: ``u -> J^T u`` is linear
     in the dummy cotangent u, so its VJP along the tangents is ``J t``."""
-    leaves = [_leaf_for(x) for x in flat_p]
+    leaves = [_leaf_for(x, strict=False) for x in flat_p]
     out, aux = _split_aux(func(*tree_unflatten([rewrap(v) for v in leaves], pspec)), has_aux)
     flat_out, ospec = tree_flatten(out)
     _check_outputs(flat_out)
@@ -620,7 +622,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
             flat_out, ospec = tree_flatten(out)
             for o in flat_out:
                 if not isinstance(o, Tensor):
-                    raise RuntimeError("jacrev(f, ...)(*args): expected f(*args) to return "
+                    raise RuntimeError("vjp(f, *primals): expected f(*primals) to return "
                                        f"only tensors, got unsupported type {type(o)}")
             jac = _jacrev_rows(flat_out, leaves, keep, chunk_size)
             rows = [tree_unflatten([rewrap(j) for j in row], spec) for row in jac]
