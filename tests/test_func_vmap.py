@@ -413,3 +413,36 @@ def test_indexing_with_batched_index_tensors():
         grads = F.vmap(F.grad(lambda w, j: (w[j] ** 2).sum()), in_dims=(None, 0))(x, i)
         return both, index_only, scalar_index, nested, grads
     same(sc)
+
+
+# --------------------------------------------------------------------------- raw-data wrappers
+def test_boolean_reductions_argsort_and_isclose_under_vmap():
+    # Their wrappers compute on raw data outside vmap; under vmap they run in ops.
+    base = arr(60, 4, 3, 5)
+    base[0, 0, :] = 0
+    base[1] = np.abs(base[1]) + 1
+
+    def sc(lib):
+        x, v = t(lib, base), lib.vmap
+        y = t(lib, base * (1 + 1e-9))
+        y[2, 0, 0] = float("nan")
+        xi = lib.tensor((base * 3).astype(np.int64))
+        return [v(lambda a: a.any())(x), v(lambda a: a.all())(x), v(lambda a: a.any(0))(x),
+                v(lambda a: a.all(-1, keepdim=True))(x), v(lambda a: lib.any(a, dim=(0, 1)))(x),
+                v(lambda a: (a > 0).all(1))(x), v(lambda a: a.to(lib.uint8).any(1))(xi.abs()),
+                v(lambda a: a.count_nonzero())(x), v(lambda a: lib.count_nonzero(a, dim=1))(x),
+                v(lambda a: a.argsort(1, descending=True))(x),
+                v(lambda a, b: lib.isclose(a, b))(x, y),
+                v(lambda a, b: lib.isclose(a, b, equal_nan=True))(y, y),
+                v(lambda a: lib.isclose(a, a + 1, atol=1.5))(xi)]
+    same(sc)
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.vmap(lambda a: a.nonzero())(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: a.nonzero(as_tuple=True)[0])(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: lib.tensor(float(lib.equal(a, a))))(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: lib.tensor(float(lib.allclose(a, a))))(t(lib, A)),
+], ids=["nonzero", "nonzero-as-tuple", "equal", "allclose"])
+def test_value_dependent_wrappers_raise_torchs_errors_under_vmap(case):
+    raises_same(case)
