@@ -33,6 +33,7 @@ from .pytree import broadcast_prefix, spec_str, tree_flatten, tree_unflatten
 
 __all__ = [
     "debug_unwrap",
+    "functionalize",
     "grad",
     "grad_and_value",
     "hessian",
@@ -209,6 +210,26 @@ def debug_unwrap(tensor, *, recurse=True):
         if not recurse:
             break
     return tensor
+
+
+def functionalize(func, *, remove="mutations"):
+    """`func` with its mutations (and, with ``remove="mutations_and_views"``, its aliasing)
+    removed, preserving its semantics (torch.func.functionalize). ndgrad has no traced
+    program to rewrite, so the function runs as written: outputs and the mutation of inputs
+    are what the functionalized program gives; only an output that is a view of an input
+    stays a view here (torch's is a copy)."""
+    if remove not in ("mutations", "mutations_and_views"):
+        raise RuntimeError(
+            f"functionalize(f, remove='mutations'): received invalid argument for remove={remove}."
+            " Valid options are:\n     remove='mutations': all inplace and out= operators will be "
+            "removed from the program, and replaced with their out-of-place equivalents.\n     "
+            "remove='mutations_and_views': In addition to the above, all aliasing operators {view} "
+            "will be replaced with their non-aliasing counterparts, {view}_copy.\n")
+
+    @functools.wraps(func)
+    def wrapped(*args, **kwargs):
+        return func(*args, **kwargs)
+    return wrapped
 
 
 # =========================================================================== helpers

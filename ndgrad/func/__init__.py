@@ -1,7 +1,7 @@
 """torch.func: composable function transforms (vmap, grad, vjp, jvp, jacrev, jacfwd,
 hessian, linearize), the functional use of modules (functional_call, stack_module_state,
-replace_all_batch_norm_modules_) and debug_unwrap. See docs/func.md; the machinery lives
-in ``ndgrad._functorch``.
+replace_all_batch_norm_modules_), rearrange, functionalize and debug_unwrap. See docs/func.md;
+the machinery lives in ``ndgrad._functorch``.
 
 Example::
 
@@ -13,6 +13,7 @@ Example::
             [2., 2.]])
 """
 
+from .._functorch.einops import rearrange
 from .._functorch.module_state import (
                                        functional_call,
                                        replace_all_batch_norm_modules_,
@@ -20,6 +21,7 @@ from .._functorch.module_state import (
 )
 from .._functorch.transforms import (
                                      debug_unwrap,
+                                     functionalize,
                                      grad,
                                      grad_and_value,
                                      hessian,
@@ -31,6 +33,6 @@ from .._functorch.transforms import (
                                      vmap,
 )
 
-__all__ = ["debug_unwrap", "functional_call", "grad", "grad_and_value", "hessian", "jacfwd",
-           "jacrev", "jvp", "linearize", "replace_all_batch_norm_modules_", "stack_module_state",
-           "vjp", "vmap"]
+__all__ = ["debug_unwrap", "functional_call", "functionalize", "grad", "grad_and_value",
+           "hessian", "jacfwd", "jacrev", "jvp", "linearize", "rearrange",
+           "replace_all_batch_norm_modules_", "stack_module_state", "vjp", "vmap"]
