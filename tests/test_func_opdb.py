@@ -29,7 +29,7 @@ GAPS = {
     "linalg.lu_solve": "its wrapper reads the pivots' values",
     "as_strided": "reads the strides of its input (a zero-strided placeholder under vmap)",
     "istft": "its wrapper reads a value of the window envelope (.item())",
-    "nn.functional.rrelu": "its wrapper builds the noise (slope per element) on raw data",
+    "nn.functional.rrelu": "torch 2.13 refuses rrelu under vmap; ndgrad raises its error",
 }
 
 

@@ -446,3 +446,14 @@ def test_boolean_reductions_argsort_and_isclose_under_vmap():
 ], ids=["nonzero", "nonzero-as-tuple", "equal", "allclose"])
 def test_value_dependent_wrappers_raise_torchs_errors_under_vmap(case):
     raises_same(case)
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.vmap(lambda a: lib.nn.functional.rrelu(a))(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: lib.nn.functional.rrelu(a, training=True),
+                         randomness="different")(t(lib, A)),
+    lambda lib: lib.vmap(lambda a: lib.nn.functional.rrelu_(a))(t(lib, A)),
+    lambda lib: lib.vmap(lib.nn.RReLU())(t(lib, A)),
+], ids=["eval", "training", "inplace", "module"])
+def test_rrelu_under_vmap_raises_torchs_error(case):
+    raises_same(case)
