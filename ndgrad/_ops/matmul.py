@@ -165,7 +165,7 @@ def _bmm_fwd(a, b, p):
         # A batch of outer products (per-sample weight gradients under vmap): NumPy's matmul
         # takes a slow non-BLAS loop for an inner size of 1; the broadcast product is exact.
         return np.multiply(a, b)
-    if b.strides[0] == 0 and a.shape[0] > 1:
+    if b.strides[0] == 0 and a.shape[0] > 1 and a.size and b.size:  # (empty: any stride)
         # One matrix broadcast over the batch (an unbatched weight under vmap): one product
         # over the folded batch instead of a loop of small ones.
         n, k = a.shape[1], a.shape[2]
