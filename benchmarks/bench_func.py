@@ -7,7 +7,10 @@ Cases (each the best of several runs; the ratio is ndgrad / torch):
 - jacrev / jacfwd: the Jacobian of tanh(W x + b), W 128x128;
 - hessian_64: the Hessian of a 64-dimensional scalar function (``func.hessian``).
 
-    python benchmarks/bench_func.py [--repeats 10] [--only NAME]
+    python benchmarks/bench_func.py [--repeats 10] [--rounds 2] [--only NAME]
+
+On a loaded machine raise ``--rounds`` (alternating rounds of both libraries, each keeping
+its best): the ratio of the two bests is what is steady.
 """
 
 import argparse
@@ -84,6 +87,7 @@ CASES = {"per_sample_grads": case_per_sample_grads, "jacrev": case_jacrev,
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--only", default=None)
     args = ap.parse_args()
     import torch
@@ -96,7 +100,7 @@ def main():
         _check(fns["ndgrad"](), fns["torch"]())
         times = {}
         # Interleaved: each library's best over alternating rounds.
-        for _ in range(2):
+        for _ in range(args.rounds):
             for lib in ("ndgrad", "torch"):
                 s = best_of(fns[lib], args.repeats)
                 times[lib] = min(times.get(lib, s), s)

@@ -420,3 +420,37 @@ def test_backward_and_requires_grad_inside_a_transform_raise_torchs_errors(trans
     raises_same(call_backward)
     raises_same(call_requires_grad)
     assert ndgrad._state.func_transforms == 0
+
+
+# ------------------------------------------------------------------------ rearrange, functionalize
+def test_rearrange_as_torch():
+    def sc(lib):
+        R = lib.func.rearrange
+        x = t(lib, arr(70, 2, 6, 5))
+        w = t(lib, arr(71, 2, 6, 5), requires_grad=True)
+        outs = [R(x, "a (b c) d -> c a b d", b=2), R([x[0], x[1], x[0]], "n a b -> a (n b)"),
+                R(x, "... c -> c ..."), R(x, "a b c -> a 1 b c"), R(x[:, :1], "a () c -> a c"),
+                R(x, "a b c -> (a b c)"), R(x, "a ... -> ... a"),
+                R(x, "a b (c d) -> (d a) c b", d=5)]
+        (R(w, "a b c -> c (b a)") * t(lib, arr(72, 5, 12))).sum().backward()
+        return outs, w.grad
+    same(sc)
+    raises_same(lambda lib: lib.func.rearrange(lib.ones(2, 3, 4), "a b -> b a"))
+
+
+def test_functionalize_preserves_the_functions_semantics():
+    def sc(lib):
+        x = t(lib, arr(73, 3))
+        y = t(lib, arr(74, 3), requires_grad=True)
+
+        def f(a, b):
+            a.add_(1)
+            c = b * 2
+            c.mul_(a)
+            return c.sin(), a * 1
+        out = lib.func.functionalize(f)(x, y)
+        out[0].sum().backward()
+        views = lib.func.functionalize(f, remove="mutations_and_views")(x.clone(), y.detach())
+        return out, x, y.grad, views
+    same(sc)
+    raises_same(lambda lib: lib.func.functionalize(lambda a: a, remove="views"))

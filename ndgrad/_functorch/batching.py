@@ -29,6 +29,7 @@ from .. import _state
 from .._ops import inplace, registry
 from .._ops.inplace import apply_inplace
 from .._ops.joins import stack
+from .._ops import vmap_helpers
 from .._ops.vmap_helpers import align, expand_batch
 from .._random import Generator
 from .._tensor import Tensor
@@ -43,6 +44,7 @@ __all__ = [
     "pop_level",
     "push_level",
     "rewrap",
+    "suspended",
     "wrap",
 ]
 
@@ -78,16 +80,28 @@ class BatchedTensor(Tensor):
         self.item()
 
     def tolist(self):
-        self.item()
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
 
     def numpy(self, *, force=False):
-        raise RuntimeError("vmap: It looks like you're calling .numpy() on a Tensor. We don't "
-                           "support that inside vmap.")
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
 
     def __index__(self):
         self.item()
 
+    def detach(self):
+        return wrap(self._value.detach(), self._level)
 
+    @property
+    def data(self):
+        raise RuntimeError("accessing `data` under vmap transform is not allowed")
+
+    @data.setter
+    def data(self, value):
+        raise RuntimeError("mutating directly with `.data` under vmap transform is not allowed.")
+
+
+
+vmap_helpers.batched_type = BatchedTensor
 
 _new = object.__new__
 _placeholders = {}
@@ -139,7 +153,7 @@ def push_level(size, randomness):
     _state.func_transforms += 1
     if len(_levels) == 1:
         registry.vmap_dispatch = dispatch
-        _set_inplace_hook(dispatch_inplace)
+        _set_hooks(dispatch_inplace)
         _state.enter_special()
     _guard_random()
     return lid
@@ -151,7 +165,7 @@ def pop_level(lid):
         _state.func_transforms -= 1
         if not _levels:
             registry.vmap_dispatch = None
-            _set_inplace_hook(None)
+            _set_hooks(None)
             _state.exit_special()
     _guard_random()
 
@@ -182,8 +196,33 @@ def _guard_random():
         _saved_draws.clear()
 
 
-def _set_inplace_hook(fn):
+def _set_hooks(fn):
+    """The hooks lower floors call while a vmap is active (`fn` the in-place dispatch), or
+    None to remove them."""
     inplace.vmap_inplace = fn
+    Tensor.__getitem__ = _plain_getitem if fn is None else _getitem
+
+
+class suspended:
+    """While differentiating values (plain tensors with the levels' dims) no op needs the vmap
+    dispatch: the hooks and the special-path counter are lifted for the body and restored on
+    any exit (the level stack itself stays, so transforms still count as active)."""
+
+    __slots__ = ("on",)
+
+    def __enter__(self):
+        self.on = registry.vmap_dispatch is not None
+        if self.on:
+            registry.vmap_dispatch = None
+            _set_hooks(None)
+            _state.exit_special()
+        return self
+
+    def __exit__(self, *exc):
+        if self.on:
+            registry.vmap_dispatch = dispatch
+            _set_hooks(dispatch_inplace)
+            _state.enter_special()
 
 
 def _size_of(lid):
@@ -212,6 +251,8 @@ def dispatch(op, args, params):
     if not level:
         return NotImplemented
     batched = tuple(type(a) is BatchedTensor and a._level == level for a in args)
+    if op.name in _DYNAMIC_SHAPE:
+        _dynamic_shape_error(op, args, batched)
     values = tuple(a._value if b else a for a, b in zip(args, batched))
     rule = op.vmap
     out = NotImplemented
@@ -244,6 +285,33 @@ def dispatch(op, args, params):
     res = wrap(out, level)
     res._grad_fn = group
     return res
+
+
+# Ops whose output shape depends on the values: torch refuses to batch them (by op name, or
+# for indexing and masked_select when the mask is batched).
+_DYNAMIC_SHAPE = {"_unique2", "unique_consecutive", "unique_dim", "index", "masked_select"}
+
+
+def _dynamic_shape_error(op, args, batched):
+    name = op.name
+    if name == "index":
+        flat = [a for a in args[1:] for a in (a if type(a) in (tuple, list) else (a,))]
+        if any(type(a) is BatchedTensor and a._data.dtype == np.bool_ for a in flat):
+            raise RuntimeError("vmap: We do not support batching operators that can support "
+                               "dynamic shape. Attempting to batch over indexing with a "
+                               "boolean mask.")
+        return
+    if name == "masked_select":
+        if batched[1]:
+            raise RuntimeError(
+                "vmap: Attempted to vmap over `mask` in torch.masked_select(self, mask) We "
+                "cannot support this because for each batch this would return a differently "
+                "shaped Tensor. Please file an issue at https://github.com/pytorch/pytorch/"
+                "issues if you need this feature.")
+        return
+    raise RuntimeError("vmap: We do not support batching operators that can output dynamic "
+                       f"shape. Attempted to vmap over aten::{name}. Please file an issue at "
+                       "https://github.com/pytorch/pytorch/issues if you need this feature.")
 
 
 def invoke(op, args, params):
@@ -330,11 +398,7 @@ def dispatch_inplace(op, self, others, params):
         return NotImplemented
     self_b = type(self) is BatchedTensor and self._level == level
     if not self_b:
-        # torch's wording: the write's broadcast shape includes the batch dimension.
-        shapes = [tuple(x.shape) for x in (self,) + tuple(others) if isinstance(x, Tensor)]
-        bshape = [_size_of(level)] + list(np.broadcast_shapes(*shapes))
-        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
-                           f"shape {bshape}")
+        raise _inplace_error(op, self, others, level)
     batched = (True,) + tuple(type(o) is BatchedTensor and o._level == level for o in others)
     values = (self._value,) + tuple(o._value if b else o
                                     for o, b in zip(others, batched[1:]))
@@ -349,6 +413,80 @@ def dispatch_inplace(op, self, others, params):
         res = res[0]
     self._value.copy_(res._value)
     return self
+
+
+# torch words the error of a batched value written into an unbatched tensor per operator:
+# add_ by its broadcast check, the arithmetic family and copy_ (setitem) as "inplace
+# arithmetic", fill_ and index_put_ by name, every other operator as aten::<name>_ with the
+# level (here the vmap's depth, counting vmap levels only).
+_ARITHMETIC_INPLACE = {"sub", "mul", "div", "copy_"}
+_NAMED_INPLACE = {"fill", "index_put"}
+
+
+def _inplace_error(op, self, others, level):
+    name = op.name
+    for suffix in ("_tensor", "_scalar", "_"):
+        if name.endswith(suffix):
+            name = name[:-len(suffix)]
+    if name == "add":
+        shapes = [tuple(x.shape) for x in (self,) + tuple(others) if isinstance(x, Tensor)]
+        bshape = [_size_of(level)] + list(np.broadcast_shapes(*shapes))
+        return RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
+                            f"shape {bshape}")
+    where = "in a vmap"
+    if op.name in _ARITHMETIC_INPLACE:
+        name = "inplace arithmetic"
+    elif name in _NAMED_INPLACE:
+        name = name + "_"
+    else:
+        name = f"aten::{name}_"
+        depth = 1 + [lid for lid, _, _ in _levels].index(level)
+        where = f"at level {depth}"
+    return RuntimeError(
+        f"vmap: {name}(self, *extra_args) is not possible because there exists a Tensor `other` "
+        "in extra_args that has more elements than `self`. This happened due to `other` being "
+        f"vmapped over but `self` not being vmapped over {where}. Please try to use out-of-place "
+        f"operators instead of {name}. If said operator is being called inside the PyTorch "
+        "framework, please file a bug report instead.")
+
+
+# --------------------------------------------------------------------------- indexing
+# Tensor indexing turns index tensors into raw arrays (a BatchedTensor's is a placeholder), so
+# ``x[i]`` with a batched index ``i`` is computed here, once per sample: ``Tensor.__getitem__``
+# is replaced by ``_getitem`` while a vmap is active (push_level/pop_level), so indexing
+# outside vmap pays nothing.
+_plain_getitem = Tensor.__getitem__
+
+
+def _batched_index(index):
+    if type(index) is BatchedTensor:
+        return (index,)
+    if type(index) in (tuple, list) and any(type(i) is BatchedTensor for i in index):
+        return tuple(index)
+    return None
+
+
+def _getitem(self, index):
+    idx = _batched_index(index)
+    if idx is not None:
+        return _getitem_per_sample(self, idx)
+    return _plain_getitem(self, index)
+
+
+def _getitem_per_sample(self, idx):
+    level = _level_of((self,) + idx)
+    is_b = [type(i) is BatchedTensor and i._level == level for i in idx]
+    if any(b and i._data.dtype == np.bool_ for i, b in zip(idx, is_b)):
+        raise RuntimeError("vmap: We do not support batching operators that can support "
+                           "dynamic shape. Attempting to batch over indexing with a boolean "
+                           "mask.")
+    self_b = type(self) is BatchedTensor and self._level == level
+    rows = []
+    for b in range(_size_of(level)):
+        x = self._value.select(0, b) if self_b else self
+        rows.append(x[tuple(i._value.select(0, b) if ib else i for i, ib in zip(idx, is_b))])
+    return wrap(stack(rows, 0), level)
+
 
 
 # --------------------------------------------------------------------------- levels <-> values

@@ -1,6 +1,7 @@
 """Modules as functions of their state: ``functional_call`` (run a module with other tensors
-in place of its parameters and buffers) and ``stack_module_state`` (the stacked state of an
-ensemble of same-shaped modules, for ``vmap`` over ``functional_call``).
+in place of its parameters and buffers), ``stack_module_state`` (the stacked state of an
+ensemble of same-shaped modules, for ``vmap`` over ``functional_call``) and
+``replace_all_batch_norm_modules_`` (batch norms without running statistics, for ``vmap``).
 
 Invariant: ``functional_call`` puts the module's own tensors back on any exit.
 """
@@ -8,7 +9,7 @@ Invariant: ``functional_call`` puts the module's own tensors back on any exit.
 from .._tensor import Tensor
 from .._ops.joins import stack
 
-__all__ = ["functional_call", "stack_module_state"]
+__all__ = ["functional_call", "replace_all_batch_norm_modules_", "stack_module_state"]
 
 
 def _owner(module, name):
@@ -138,3 +139,23 @@ def stack_module_state(models):
             out[name] = s
         return out
     return (stacked(lambda m: m.named_parameters()), stacked(lambda m: m.named_buffers()))
+
+
+def _is_batch_norm(module):
+    # nn sits above this floor: torch's isinstance(m, nn.modules.batchnorm._BatchNorm) is a
+    # test of the class hierarchy by name (instance norms derive from _NormBase, not from it).
+    return any(c.__name__ == "_BatchNorm" for c in type(module).__mro__)
+
+
+def replace_all_batch_norm_modules_(root):
+    """Make every batch norm in `root` (itself included) stop tracking running statistics, in
+    place: ``running_mean``, ``running_var`` and ``num_batches_tracked`` become None and
+    ``track_running_stats`` False, so that ``vmap`` over the module works (torch.func).
+    Returns `root`."""
+    for m in (root,) + tuple(root.modules()):
+        if _is_batch_norm(m) and m.track_running_stats:
+            m.running_mean = None
+            m.running_var = None
+            m.num_batches_tracked = None
+            m.track_running_stats = False
+    return root

@@ -18,10 +18,12 @@ Invariant: every transform restores its depth counter and levels on any exit.
 
 import functools
 
+import numpy as np
+
 from .. import _state
 from .._creation import eye, ones_like, zeros, zeros_like
 from .._ops.joins import cat
-from .._tensor import Tensor
+from .._tensor import Tensor, _from_array
 from ..autograd import forward_ad
 from ..autograd import grad as agrad
 # custom_function installs Function.apply's path under a transform (autograd.function)
@@ -30,6 +32,8 @@ from .batching import BatchedTensor, materialize, rewrap
 from .pytree import broadcast_prefix, spec_str, tree_flatten, tree_unflatten
 
 __all__ = [
+    "debug_unwrap",
+    "functionalize",
     "grad",
     "grad_and_value",
     "hessian",
@@ -154,9 +158,9 @@ def _unwrap_outputs(func, out, out_dims, lid, size):
     flat, ospec = tree_flatten(out)
     if not isinstance(out_dims, (int, tuple)) or isinstance(out_dims, bool):
         if out_dims is not None:
-            raise ValueError(f"vmap({name}, ..., out_dims={out_dims}): expected `out_dims` to be "
-                             "int or a (potentially nested) tuple matching the structure of "
-                             f"outputs, got: {type(out_dims)}.")
+            raise ValueError(f"vmap({name}, ..., out_dims={out_dims}): `out_dims` must be an "
+                             "int, None or a python collection of ints representing where in "
+                             "the outputs the vmapped dimension should appear.")
     odims = broadcast_prefix(out_dims, out, _is_dim_leaf)
     if odims is None:
         raise ValueError(f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not "
@@ -196,6 +200,38 @@ def _vmap_chunked(func, out_dims, randomness, chunk_size, flat_args, spec, dims,
     return tree_unflatten(res, ospec)
 
 
+def debug_unwrap(tensor, *, recurse=True):
+    """The tensor under a transform's wrapper (torch.func.debug_unwrap), for debugging: under
+    ``vmap`` a BatchedTensor's value, every sample with the batch at dim 0 (all levels with
+    `recurse`). Other tensors come back as they are (``grad``'s inputs are plain tensors
+    here). Using the result inside the transformed function is undefined, as in torch."""
+    while type(tensor) is BatchedTensor:
+        tensor = tensor._value
+        if not recurse:
+            break
+    return tensor
+
+
+def functionalize(func, *, remove="mutations"):
+    """`func` with its mutations (and, with ``remove="mutations_and_views"``, its aliasing)
+    removed, preserving its semantics (torch.func.functionalize). ndgrad has no traced
+    program to rewrite, so the function runs as written: outputs and the mutation of inputs
+    are what the functionalized program gives; only an output that is a view of an input
+    stays a view here (torch's is a copy)."""
+    if remove not in ("mutations", "mutations_and_views"):
+        raise RuntimeError(
+            f"functionalize(f, remove='mutations'): received invalid argument for remove={remove}."
+            " Valid options are:\n     remove='mutations': all inplace and out= operators will be "
+            "removed from the program, and replaced with their out-of-place equivalents.\n     "
+            "remove='mutations_and_views': In addition to the above, all aliasing operators {view} "
+            "will be replaced with their non-aliasing counterparts, {view}_copy.\n")
+
+    @functools.wraps(func)
+    def wrapped(*args, **kwargs):
+        return func(*args, **kwargs)
+    return wrapped
+
+
 # =========================================================================== helpers
 def _check_argnums(argnums, n_args):
     if isinstance(argnums, int) and not isinstance(argnums, bool):
@@ -222,14 +258,26 @@ def _diff_inputs(args, argnums):
     return nums, tree
 
 
-def _leaf_for(x):
+def _leaf_for(x, strict=True):
     """A tensor to differentiate `x`'s values with respect to: an alias (keeping any graph and
     tangent of `x`) that requires grad."""
     if not isinstance(x, Tensor):
         raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
+    if batching._levels and type(x) is not BatchedTensor and not x.requires_grad and \
+            x._extra is None and x._data.dtype.kind in "fc" and forward_ad._current_level < 0:
+        # An input unbatched at every level (parameters under vmap(grad)): its leaf is the
+        # broadcast view of its data over the levels' sizes, built directly; the same tensor
+        # materialize + detach would give (zero strides on the level dims, x's version counter).
+        sizes = tuple(size for _, size, _ in batching._levels)
+        leaf = _from_array(np.broadcast_to(x._data, sizes + x._data.shape))
+        leaf._vc = x._vc
+        leaf._rg = True
+        return leaf
     p = materialize(x)
     if not (p.is_floating_point() or p.is_complex()):
-        return p
+        if not strict:
+            return p
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")
     if p.requires_grad or forward_ad._current_level >= 0:
         leaf = p.view_as(p)
     else:
@@ -265,9 +313,10 @@ def _autograd_grad(outs, ins, gos, create_graph, batched=False):
     res = [None] * len(ins)
     if not needs:
         return res
-    got = agrad([o for o, _ in keep], [ins[i] for i in needs], [g for _, g in keep],
-                retain_graph=True, create_graph=create_graph, allow_unused=True,
-                is_grads_batched=batched)
+    with batching.suspended():  # the graph was recorded on values: no BatchedTensor in it
+        got = agrad([o for o, _ in keep], [ins[i] for i in needs], [g for _, g in keep],
+                    retain_graph=True, create_graph=create_graph, allow_unused=True,
+                    is_grads_batched=batched)
     for i, g in zip(needs, got):
         res[i] = g
     return res
@@ -291,7 +340,8 @@ class _Transform:
 
 
 def _keep_graph(flat_inputs, outer):
-    return outer or any(isinstance(x, Tensor) and materialize(x).requires_grad
+    # (expanding over levels keeps requires_grad: the innermost plain tensor answers)
+    return outer or any(isinstance(x, Tensor) and batching.unwrap_all(x).requires_grad
                         for x in flat_inputs)
 
 
@@ -519,7 +569,7 @@ def _split_aux(out, has_aux, name="jvp(f, primals, tangents)"):
 def _check_outputs(flat_out, name="jvp(f, primals, tangents)"):
     for o in flat_out:
         if not isinstance(o, Tensor):
-            raise RuntimeError(f"{name}: Expected f(*primals) to return only tensors, got "
+            raise RuntimeError(f"{name}: expected f(*primals) to return only tensors, got "
                                f"unsupported type {type(o)}")
 
 
@@ -545,7 +595,7 @@ def _jvp_forward(func, flat_p, flat_t, pspec, has_aux):
 def _jvp_double_vjp(func, flat_p, flat_t, pspec, has_aux):
     """The JVP by two VJPs, for when a dual level is already active: ``u -> J^T u`` is linear
     in the dummy cotangent u, so its VJP along the tangents is ``J t``."""
-    leaves = [_leaf_for(x) for x in flat_p]
+    leaves = [_leaf_for(x, strict=False) for x in flat_p]
     out, aux = _split_aux(func(*tree_unflatten([rewrap(v) for v in leaves], pspec)), has_aux)
     flat_out, ospec = tree_flatten(out)
     _check_outputs(flat_out)
@@ -593,7 +643,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
             flat_out, ospec = tree_flatten(out)
             for o in flat_out:
                 if not isinstance(o, Tensor):
-                    raise RuntimeError("jacrev(f, ...)(*args): expected f(*args) to return "
+                    raise RuntimeError("vjp(f, *primals): expected f(*primals) to return "
                                        f"only tensors, got unsupported type {type(o)}")
             jac = _jacrev_rows(flat_out, leaves, keep, chunk_size)
             rows = [tree_unflatten([rewrap(j) for j in row], spec) for row in jac]

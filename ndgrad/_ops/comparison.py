@@ -13,6 +13,7 @@ from .arguments import _dtype_of, _int_kernel_error, _no_kernel, _out, _tensor_o
 from .registry import binary, primitive, unary
 from .registry import _meta_for, _promote2, as_tensor_arg
 from .registry import _broadcast_error
+from .vmap_helpers import is_batched
 
 __all__ = [
     "allclose", "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or",
@@ -527,6 +528,8 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
     if atol < 0:
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    if is_batched(input, other):  # under vmap: in ops (the raw data is a placeholder)
+        return _isclose_ops(input, other, rtol, atol, equal_nan)
     if a.dtype.kind == "b":
         return Tensor(np.asarray(a == b))
     with np.errstate(all="ignore"):
@@ -544,14 +547,35 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return Tensor(np.asarray(close))
 
 
+def _isclose_ops(x, y, rtol, atol, equal_nan):
+    if x.dtype.is_floating_point is False and x.dtype.is_complex is False:
+        if x.dtype == _dtype.bool:
+            return x == y
+        x, y = x.double(), y.double()
+    elif x.dtype == _dtype.float16:
+        x, y = x.float(), y.float()
+    close = x == y
+    if equal_nan:
+        close = close | (isnan(x) & isnan(y))
+    finite = isfinite(x) & isfinite(y)
+    return close | (finite & ((x - y).abs() <= atol + rtol * y.abs()))
+
+
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True when every element ``isclose`` (a Python bool)."""
+    if is_batched(input, other):
+        raise RuntimeError("vmap over torch.allclose isn't supported yet. Please file an issue "
+                           "at https://github.com/pytorch/pytorch/issues if you need this "
+                           "feature.")
     return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 
 def equal(input, other):
     """True when both tensors have the same shape and elements (dtypes are promoted)."""
     _tensor_only("equal", other)
+    if is_batched(input, other):
+        raise RuntimeError("Batching rule not implemented for aten::equal. We could not "
+                           "generate a fallback.")
     a, b = input._data, other._data
     if a.shape != b.shape:
         return False

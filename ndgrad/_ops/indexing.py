@@ -25,6 +25,7 @@ from .comparison import where
 from .joins import cat
 from .._tensor import _c_name
 from .registry import _broadcast_error
+from .vmap_helpers import is_batched
 
 __all__ = [
     "argwhere",
@@ -996,6 +997,13 @@ def index_add_(self, dim, index, source, *, alpha=1):
 
 def nonzero(input, *, as_tuple=False):
     x = as_tensor_arg(input)
+    if is_batched(x):
+        raise RuntimeError(
+            "Batching rule not implemented for aten::nonzero_numpy. We could not generate a "
+            "fallback." if as_tuple else
+            "vmap: We do not support batching operators that can output dynamic shape. "
+            "Attempted to vmap over aten::nonzero. Please file an issue at "
+            "https://github.com/pytorch/pytorch/issues if you need this feature.")
     nz = np.nonzero(x._data) if x._data.ndim else np.nonzero(x._data.reshape(1))
     if as_tuple:
         return tuple(wrap(np.asarray(a, np.int64)) for a in nz)

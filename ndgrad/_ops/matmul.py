@@ -159,7 +159,21 @@ def mm(input, mat2, *, out=None):
     return _out(MM.call(a, b), out)
 
 
-BMM = primitive("bmm", lambda a, b, p: np.matmul(a, b), save=((0, 1), (1, 0)))
+def _bmm_fwd(a, b, p):
+    """bmm's kernel; two shortcuts for the shapes vmap(grad) produces."""
+    if a.shape[2] == 1:
+        # A batch of outer products (per-sample weight gradients under vmap): NumPy's matmul
+        # takes a slow non-BLAS loop for an inner size of 1; the broadcast product is exact.
+        return np.multiply(a, b)
+    if b.strides[0] == 0 and a.shape[0] > 1 and a.size and b.size:  # (empty: any stride)
+        # One matrix broadcast over the batch (an unbatched weight under vmap): one product
+        # over the folded batch instead of a loop of small ones.
+        n, k = a.shape[1], a.shape[2]
+        return (a.reshape(-1, k) @ b[0]).reshape(a.shape[0], n, b.shape[2])
+    return np.matmul(a, b)
+
+
+BMM = primitive("bmm", _bmm_fwd, save=((0, 1), (1, 0)))
 
 
 @BMM.def_vjp

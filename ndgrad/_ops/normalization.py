@@ -5,15 +5,19 @@
 Invariants: statistics are accumulated in float32 for float16 input; the backward recomputes
 the statistics in ndgrad ops (batch norm: in training mode), so the gradient is itself
 differentiable in the input; batch norm's running statistics are updated in place (version
-bump, no history), with the unbiased variance, as torch's.
+bump, no history), with the unbiased variance, as torch's. Under vmap the wrappers never
+compute statistics on a BatchedTensor's placeholder data: the primitives' batching rules
+compute every sample's statistics on the values, and affine parameters apply per sample.
 """
 
 import math
 
 import numpy as np
 
+from .. import _state
 from .._tensor import Tensor
 from .registry import no_forward_ad, primitive
+from .vmap_helpers import is_batched
 
 __all__ = []
 
@@ -73,6 +77,8 @@ def _acc_dtype(d):
 
 
 def batch_norm_prim(x, w, b, rm, rv, training, momentum, eps):
+    if is_batched(x, w, b, rm, rv):
+        return _batch_norm_vmapped(x, w, b, rm, rv, training, momentum, eps)
     d = x._data
     axes = (0,) + tuple(range(2, d.ndim))
     pshape = (1, d.shape[1]) + (1,) * (d.ndim - 2)
@@ -101,6 +107,14 @@ def batch_norm_prim(x, w, b, rm, rv, training, momentum, eps):
 
 
 def layer_norm_prim(x, w, b, k, eps):
+    if is_batched(x, w, b):
+        n = x.dim()
+        if is_batched(x):
+            y = NATIVE_LAYER_NORM.call(x, None, None, params=(
+                tuple(range(n - k, n)), eps, None, None, tuple(x.shape[n - k:])))
+        else:
+            y = layer_norm_prim(x, None, None, k, eps)
+        return _affine(y, w, b, None)
     d = x._data
     axes = tuple(range(d.ndim - k, d.ndim))
     acc = _acc_dtype(d.dtype)
@@ -116,6 +130,72 @@ def layer_norm_prim(x, w, b, k, eps):
         ex["layer"] = True
         ex["b_shape"] = b._data.shape if b is not None else None
     return out
+
+
+# --------------------------------------------------------------------------- under vmap
+# The wrappers above call the primitive on a BatchedTensor without statistics (params[2] is
+# None); its rule normalizes the values, whose batch dim is 0, and the affine parameters
+# (batched or not) apply in ops afterwards, so each sample gets its own.
+_BN_RUNNING_STATS_ERROR = (
+    "Batch norm got a batched tensor as input while the running_mean or running_var, which "
+    "will be updated in place, were not batched.\nIf you are using a module and do not need "
+    "eval mode, please set `track_running_stats` to be False.If you are using a prebuilt "
+    "module and do not need eval mode, please see the functorch website for resources on how "
+    "to patch your module to work with vmap")
+
+
+def _affine(y, w, b, pshape):
+    if w is not None:
+        y = y * (w if pshape is None else w.reshape(pshape))
+    if b is not None:
+        y = y + (b if pshape is None else b.reshape(pshape))
+    return y
+
+
+def _batch_norm_vmapped(x, w, b, rm, rv, training, momentum, eps):
+    n = x.dim()
+    axes = (0,) + tuple(range(2, n))
+    pshape = (1, x.shape[1]) + (1,) * (n - 2)
+    if not training:
+        y = (x - rm.reshape(pshape)) * (rv.reshape(pshape) + eps).rsqrt()
+        return _affine(y, w, b, pshape)
+    if is_batched(x) and ((rm is not None and not is_batched(rm))
+                          or (rv is not None and not is_batched(rv))):
+        raise RuntimeError(_BN_RUNNING_STATS_ERROR)
+    if rm is not None or rv is not None:
+        # torch's in-place update of each sample's running statistics (no history)
+        prev = _state.tls.grad_enabled
+        _state.tls.grad_enabled = False
+        try:
+            xd = x.detach()
+            mean = xd.mean(axes, keepdim=True)
+            if rm is not None:
+                rm.mul_(1 - momentum).add_(mean.reshape(rm.shape) * momentum)
+            if rv is not None:
+                cnt = x.numel() // x.shape[1]
+                var = ((xd - mean) ** 2).mean(axes) * (cnt / (cnt - 1))
+                rv.mul_(1 - momentum).add_(var * momentum)
+        finally:
+            _state.tls.grad_enabled = prev
+    if is_batched(x):
+        y = NATIVE_BATCH_NORM.call(x, None, None, params=(axes, eps, None, None, pshape))
+    else:
+        y = batch_norm_prim(x, None, None, None, None, True, momentum, eps)
+    return _affine(y, w, b, pshape)
+
+
+@NATIVE_LAYER_NORM.def_vmap
+def _(batched, p, x, w, b):
+    return layer_norm_prim(x, None, None, len(p[4]), p[1])
+
+
+@NATIVE_BATCH_NORM.def_vmap
+def _(batched, p, x, w, b):
+    # Each sample's channels become channels of one batch norm: (B, N, C, *S) -> (N, B*C, *S).
+    shape = tuple(x.shape)
+    folded = x.movedim(0, 1).reshape((shape[1], shape[0] * shape[2]) + shape[3:])
+    y = batch_norm_prim(folded, None, None, None, None, True, 0.0, p[1])
+    return y.reshape((shape[1], shape[0], shape[2]) + shape[3:]).movedim(1, 0)
 
 
 def write_inplace_nocheck(t, values):

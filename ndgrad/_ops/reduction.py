@@ -27,7 +27,7 @@ from .pointwise import _conj, abs as _abs, exp, log
 from .registry import (as_tensor_arg, primitive, raw_view, record_input_shape, unrecorded_float,
                        wrap)
 from .shape import EXPAND, UNSQUEEZE, movedim
-from .vmap_helpers import shift
+from .vmap_helpers import is_batched, shift
 
 __all__ = [
     "all",
@@ -753,6 +753,8 @@ def logsumexp(input, dim, keepdim=False):
 # --------------------------------------------------------------------------- all / any
 def _bool_reduce(fn, input, dim, keepdim):
     x = as_tensor_arg(input)
+    if is_batched(x):  # under vmap: in ops (the raw data is a placeholder)
+        return _bool_reduce_batched(fn is np.all, x, dim, keepdim)
     d = x._data
     if isinstance(dim, (tuple, list)) and len(dim) == 0:
         axis = ()  # an empty dim list reduces nothing here (unlike sum)
@@ -762,6 +764,16 @@ def _bool_reduce(fn, input, dim, keepdim):
     if d.dtype == np.uint8:
         out = out.astype(np.uint8)
     return wrap(out)
+
+
+def _bool_reduce_batched(every, x, dim, keepdim):
+    hit = (x == 0) if every else (x != 0)
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        out = hit
+    else:
+        n = hit.sum() if dim is None else hit.sum(dim, keepdim=keepdim)
+        out = (n == 0) if every else (n > 0)
+    return out.to(x.dtype) if x.dtype == _dtype.uint8 else out
 
 
 def all(input, dim=None, keepdim=False):
@@ -777,6 +789,8 @@ def any(input, dim=None, keepdim=False):
 def count_nonzero(input, dim=None):
     """Number of non-zero elements (over `dim`) as int64."""
     x = as_tensor_arg(input)
+    if is_batched(x):
+        return (x != 0).sum() if dim is None else (x != 0).sum(dim)
     d = x._data
     axis = None if dim is None else dims_of(dim, d.ndim)
     return wrap(np.asarray(np.count_nonzero(d, axis=axis), dtype=np.int64))

@@ -389,6 +389,8 @@ def argsort(input, dim=-1, descending=False, stable=False):
     x = as_tensor_arg(input)
     _check_sortable(x, "sort")
     d = wrap_dim(dim, x._data.ndim)
+    if type(x) is not Tensor:  # (a BatchedTensor under vmap: sort has a batching rule)
+        return sort(x, d, bool(descending), bool(stable))[1]
     return wrap(_sort_fwd(x._data, (d, bool(descending), bool(stable)))[1])
 
 

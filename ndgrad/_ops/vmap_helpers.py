@@ -8,7 +8,19 @@ every sample (the machinery that calls rules is ``_functorch/batching.py``).
 
 from .._tensor import Tensor
 
-__all__ = ["align", "batch_size", "expand_batch", "logical_rank", "shift", "to_batched"]
+__all__ = ["align", "batch_size", "expand_batch", "is_batched", "logical_rank", "shift",
+           "to_batched"]
+
+# The tensor type a function under vmap sees (``_functorch.batching.BatchedTensor``), attached
+# by that module at import; None until then (nothing can be batched).
+batched_type = None
+
+
+def is_batched(*tensors):
+    """Whether one of `tensors` is a BatchedTensor: its raw ``_data`` is a placeholder, so a
+    wrapper that reads data must leave the work to a batching rule."""
+    bt = batched_type
+    return bt is not None and any(type(x) is bt for x in tensors)
 
 
 def logical_rank(x, is_batched):

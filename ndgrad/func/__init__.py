@@ -1,6 +1,7 @@
 """torch.func: composable function transforms (vmap, grad, vjp, jvp, jacrev, jacfwd,
-hessian, linearize) and the functional use of modules (functional_call,
-stack_module_state). See docs/func.md; the machinery lives in ``ndgrad._functorch``.
+hessian, linearize), the functional use of modules (functional_call, stack_module_state,
+replace_all_batch_norm_modules_), rearrange, functionalize and debug_unwrap. See docs/func.md;
+the machinery lives in ``ndgrad._functorch``.
 
 Example::
 
@@ -12,8 +13,15 @@ Example::
             [2., 2.]])
 """
 
-from .._functorch.module_state import functional_call, stack_module_state
+from .._functorch.einops import rearrange
+from .._functorch.module_state import (
+                                       functional_call,
+                                       replace_all_batch_norm_modules_,
+                                       stack_module_state,
+)
 from .._functorch.transforms import (
+                                     debug_unwrap,
+                                     functionalize,
                                      grad,
                                      grad_and_value,
                                      hessian,
@@ -25,5 +33,6 @@ from .._functorch.transforms import (
                                      vmap,
 )
 
-__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
-           "linearize", "stack_module_state", "vjp", "vmap"]
+__all__ = ["debug_unwrap", "functional_call", "functionalize", "grad", "grad_and_value",
+           "hessian", "jacfwd", "jacrev", "jvp", "linearize", "rearrange",
+           "replace_all_batch_norm_modules_", "stack_module_state", "vjp", "vmap"]

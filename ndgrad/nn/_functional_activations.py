@@ -17,6 +17,7 @@ from .._ops.activations import (CELU, ELU, GELU, HARDSIGMOID, HARDSWISH, HARDTAN
                                 LOG_SOFTMAX, LOGSIGMOID, MISH, RRELU_WITH_NOISE, SILU, SOFTMAX,
                                 SOFTPLUS, glu_prim, prelu_prim)
 from .._ops.linalg_common import _tname
+from .._ops.vmap_helpers import is_batched
 from .._tensor import Tensor
 
 __all__ = [
@@ -277,6 +278,9 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     their mean (eval)."""
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if is_batched(input):  # torch 2.13 has no batching rule for rrelu (nor its fallback)
+        raise RuntimeError(f"vmap: we do not yet support aten::rrelu{'_' if inplace else ''}. "
+                           "Please file an issue")
     if input._data.dtype.kind != "f":
         raise NotImplementedError("\"rrelu_with_noise_out_cpu\" not implemented for "
                                   f"'{_tname(input)}'")
