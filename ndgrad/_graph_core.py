@@ -281,7 +281,14 @@ def accumulate_grad(var, g, create_graph):
             np.copyto(new, data)
             var._grad = Tensor(new)
         elif _owned(g) and data.shape == vdata.shape:
-            var._grad = _from_array(data) if g._extra is None and g._base is None else g.detach()
+            # Nothing else holds `g`: it becomes .grad (torch steals the gradient the same way)
+            # when it is a plain tensor; a view or a tensor with extras gives its data.
+            if type(g) is Tensor and g._extra is None and g._base is None and not g._rg:
+                var._grad = g
+            else:
+                var._grad = _from_array(data) if g._extra is None and g._base is None \
+                    else g.detach()
+            return
         else:
             var._grad = Tensor(np.array(data, order="K" if data.shape == vdata.shape else "C"))
         if var._grad._data.shape != vdata.shape:

@@ -132,6 +132,34 @@ def test_queued_callbacks_run_after_the_graph_including_ones_they_queue():
     assert t[0] == ["backward", "leaf hook", "first", "second"]
 
 
+def test_callbacks_queued_by_a_root_function_over_plain_leaves_run():
+    # loss.backward() from one node whose edges reach hook-free leaves takes the engine's short
+    # path; a callback its backward queues still runs once the graph is done, as in torch.
+    def scenario(L):
+        log = []
+
+        class SumTwice(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                return (x * 2 + y).sum()
+
+            @staticmethod
+            def backward(ctx, g):
+                L.autograd.Variable._execution_engine.queue_callback(
+                    lambda: log.append("callback"))
+                log.append("backward")
+                return g * 2 * L.ones(2), g * L.ones(2)
+
+        a = L.tensor([1.0, 2.0], requires_grad=True)
+        b = L.tensor([3.0, 4.0], requires_grad=True)
+        SumTwice.apply(a, b).backward()
+        return log, a.grad.numpy().tolist(), b.grad.numpy().tolist()
+
+    t, n = _both(scenario)
+    assert t == n
+    assert t[0] == ["backward", "callback"]
+
+
 def test_callbacks_belong_to_the_backward_that_queued_them():
     def scenario(L):
         counts = {"outer": 0, "inner": 0}

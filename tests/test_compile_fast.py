@@ -14,6 +14,7 @@ import torch
 
 import ndgrad
 from ndgrad._compile import fast
+from ndgrad._ops.pointwise import _threshold_bw_fwd
 
 nn = ndgrad.nn
 F = nn.functional
@@ -39,14 +40,20 @@ def _special(rng, shape, dtype):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("threshold", [0, 0.5, -1.0])
-def test_threshold_backward_bit_mask_is_where(dtype, threshold):
+def test_threshold_backward_bit_mask_is_torchs(dtype, threshold):
+    """The bit mask against torch's threshold_backward (``x <= threshold ? 0 : g``: a NaN x
+    passes g through) and against eager ndgrad's kernel."""
     rng = np.random.default_rng(1)
     g = _special(rng, (7, 9), dtype)
     x = _special(rng, (7, 9), dtype)
     x[0, :4] = [threshold, np.nextafter(dtype(threshold), dtype(9)), -0.0, np.nan]
+    g[0, 3] = -0.0   # a signed zero passed through at the NaN x
     kernel = fast._threshold_bw32 if dtype == np.float32 else fast._threshold_bw64
-    want = np.where(x > threshold, g, np.zeros((), g.dtype))
-    _bytes_equal(kernel(g.copy(), x, threshold), want, "threshold_backward")
+    got = kernel(g.copy(), x, threshold)
+    want = torch.ops.aten.threshold_backward(torch.from_numpy(g), torch.from_numpy(x),
+                                             threshold).numpy()
+    _bytes_equal(got, want, "threshold_backward")
+    _bytes_equal(got, _threshold_bw_fwd(g, x, threshold), "eager threshold_backward")
 
 
 def _mlp(dtype, seed=0):

@@ -56,19 +56,20 @@ _min_reduce = np.minimum.reduce
 _exp = np.exp
 _multiply = np.multiply
 _subtract = np.subtract
-_greater = np.greater
+_less_equal = np.less_equal
+_invert = np.invert
 # Producers whose output array is always new and owned by the program (never a view of
 # another value): an op on it may write into it when nothing else reads it.
 _FRESH = frozenset([LINEAR])
 
 
 # ----------------------------------------------------------------------------- kernels
-def _threshold_bw32(g, x, threshold):
-    return _multiply(g.view(np.int32), _greater(x, threshold)).view(_F32)
+def _threshold_bw32(g, x, threshold):  # (eager's _threshold_bw_fwd: NaN x passes g)
+    return _multiply(g.view(np.int32), _invert(_less_equal(x, threshold))).view(_F32)
 
 
 def _threshold_bw64(g, x, threshold):
-    return _multiply(g.view(np.int64), _greater(x, threshold)).view(_F64)
+    return _multiply(g.view(np.int64), _invert(_less_equal(x, threshold))).view(_F64)
 
 
 def _make_ce_backward(shape, dtype, reduction, proxy, nll_params, dim):

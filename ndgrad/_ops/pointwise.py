@@ -201,8 +201,18 @@ def _relu_fwd(x):
 RELU = unary("relu", _relu_fwd, save=(("out", None),), elementwise=True)
 
 
+_INT_VIEW = {np.dtype(np.float32): np.dtype(np.int32), np.dtype(np.float64): np.dtype(np.int64)}
+
+
 def _threshold_bw_fwd(g, x, threshold):
-    return np.where(x > threshold, g, np.zeros((), g.dtype))
+    # torch's ``x <= threshold ? 0 : g``: a NaN `x` passes `g` through. For float32/float64
+    # the gradient's bit pattern times the 0/1 mask is the same select (NaN, inf and -0.0
+    # gradients kept bit for bit, +0.0 where masked) at a tenth of np.where's cost.
+    keep = np.invert(np.less_equal(x, threshold))
+    it = _INT_VIEW.get(g.dtype)
+    if it is None:
+        return np.where(keep, g, np.zeros((), g.dtype))
+    return np.multiply(g.view(it), keep).view(g.dtype)
 
 
 THRESHOLD_BW = binary("threshold_backward", _threshold_bw_fwd, save=((1, None),),

@@ -347,6 +347,13 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
     # Every AccumulateGrad node accumulates, none is captured: a leaf without hooks only adds
     # its gradient into .grad.
     plain_leaves = plain and accumulate and captures is None and accumulate_only is None
+    if plain_leaves and not create_graph and len(roots) == 1:
+        (node, nr), g = roots[0]
+        if g is not None and type(node) is not AccumulateGrad and node._extra is None:
+            leaves = _hook_free_leaves(node)
+            if leaves is not None:
+                _run_into_leaves(node, nr, g, leaves, keep_graph)
+                return {}
 
     # 1. Dependencies of every reachable node.
     root_nodes, deps, terminals = graph_dependencies(roots)
@@ -531,6 +538,72 @@ class _ExecutionEngine:
 
 
 Variable._execution_engine = _ExecutionEngine()
+
+
+def _hook_free_leaves(node):
+    """When every edge of `node` is None or leads to its own hook-free leaf (a compiled region
+    over a model's parameters, one op on leaves), the dependency counts of a backward from
+    `node` alone: ``{leaf AccumulateGrad: 1}``; else None."""
+    deps = {}
+    for e in node._next:
+        if e is None:
+            continue
+        m = e[0]
+        if (type(m) is not AccumulateGrad or m._extra is not None
+                or m.variable._extra is not None or m in deps):
+            return None
+        deps[m] = 1
+    return deps
+
+
+def _run_into_leaves(node, nr, g, deps, keep_graph):
+    """run_backward for one root `node` (gradient `g` for its output `nr`, no hooks on it)
+    whose edges lead only to distinct hook-free leaves (see _hook_free_leaves), in a plain
+    backward without create_graph: the loop's steps for that graph (node rule, release of its
+    saved values, accumulation into each leaf) without its scheduling. No hook can observe
+    the order in which the leaves accumulate."""
+    gs = [None] * nr
+    gs.append(g)
+    g = None
+    tasks = _tls.__dict__.setdefault("graph_tasks", [])
+    task = GraphTask(deps, [], None)
+    tasks.append(task)
+    prev_grad_mode = _tls.grad_enabled
+    _tls.grad_enabled = False
+    try:
+        op = node._op
+        if op is not None and op.n_out == 1:
+            gx = op.vjp(node, gs[0])
+        else:
+            gx = node._apply(gs)
+        if type(gx) is not tuple or node._meta is not None:
+            gx = reduce_grads(node, gx)
+        if not keep_graph and node._saved:
+            if op is not None:
+                node._saved = FREED
+            else:
+                node._release()
+        del gs
+        # A list this frame empties as it goes, so that each gradient's only holder is the
+        # local `g` when it reaches its leaf (an owned gradient is stolen, see _owned).
+        gx = list(gx)
+        for i, e in enumerate(node._next[:len(gx)]):
+            if e is None:
+                continue
+            g = gx[i]
+            gx[i] = None
+            if g is not None:
+                accumulate_grad(e[0].variable, g, False)
+                g = None
+        # A custom Function's backward may have queued engine callbacks (queue_callback).
+        callbacks = task.callbacks
+        i = 0
+        while i < len(callbacks):
+            callbacks[i]()
+            i += 1
+    finally:
+        _tls.grad_enabled = prev_grad_mode
+        tasks.pop()
 
 
 def _deliver(buffers, m, nr, g):
