@@ -42,8 +42,10 @@ __all__ = [
 _TWINS = {}
 
 
-def _twin(op: OpDef, node_name=None):
-    """The copying twin of view primitive `op` (made once)."""
+def _twin(op: OpDef, node_name=None, name=None):
+    """The copying twin of view primitive `op` (made once per node name). A twin with a node
+    name of its own (``narrow_copy`` over the ``slice`` view) also takes its own op name, so
+    one op name never means two ops."""
     twin = _TWINS.get((op, node_name))
     if twin is None:
         fwd = op.fwd
@@ -53,7 +55,7 @@ def _twin(op: OpDef, node_name=None):
         else:
             def copy_fwd(*args):
                 return tuple(np.array(o, copy=True) for o in fwd(*args))
-        twin = primitive(op.name + "_copy", copy_fwd, node_name or op.node.__name__ + "_copy",
+        twin = primitive(name or op.name + "_copy", copy_fwd, node_name or op.node.__name__ + "_copy",
                          save=op.save, n_out=op.n_out, diff_outs=op.diff_outs,
                          linear=op.linear)
         twin.rules_from = op  # the view's rules, declared in the view's module
@@ -79,7 +81,8 @@ def _copy_of(view_fn, node_name=None):
                 return tuple(o.clone() for o in out)
             return out.clone()
         op, params, _ = chain[0]
-        return _twin(op, node_name).call(input, params=params)
+        return _twin(op, node_name, fn.__name__ if node_name else None).call(input,
+                                                                           params=params)
     fn.__name__ = view_fn.__name__ + "_copy"
     return fn
 
