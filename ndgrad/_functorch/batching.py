@@ -402,6 +402,16 @@ def dispatch_inplace(op, self, others, params):
     batched = (True,) + tuple(type(o) is BatchedTensor and o._level == level for o in others)
     values = (self._value,) + tuple(o._value if b else o
                                     for o, b in zip(others, batched[1:]))
+    if op.view:
+        # An in-place view op (transpose_, unsqueeze_, ...): the value becomes the batched
+        # view of itself, sharing its memory; the logical tensor takes the new shape.
+        res = dispatch(op, (self,) + tuple(others), params)
+        value = res._value
+        value._vc[0] += 1
+        self._value = value
+        self._data = res._data
+        self._vc[0] += 1
+        return self
     rank = self.dim()
     if op.kind == "binary" or op.kind == "unary":
         values = align(batched, values, rank)

@@ -177,6 +177,22 @@ def apply_inplace_view(op, self, params=None):
     stays a view of the same base, its replay chain extended by `op`."""
     if not isinstance(self, Tensor):
         raise TypeError(f"in-place op expects a Tensor, got {type(self).__name__}")
+    if _state.special:
+        # The transforms see it as any in-place op: vmap rebinds the batched value to the
+        # batched view, forward AD applies the same in-place view op to the tangent.
+        if vmap_inplace is not None:
+            out = vmap_inplace(op, self, (), params)
+            if out is not NotImplemented:
+                return out
+        tokens = [h.before(Inplace(op), (self,), params) for h in special_hooks]
+        out = _apply_inplace_view(op, self, params)
+        for h, tok in zip(special_hooks, tokens):
+            h.after(Inplace(op), (self,), params, out, tok)
+        return out
+    return _apply_inplace_view(op, self, params)
+
+
+def _apply_inplace_view(op, self, params):
     check_inplace(self)
     new = op.call(self, params=params)
     self._data = new._data

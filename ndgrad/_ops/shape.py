@@ -650,6 +650,12 @@ UNSQUEEZE.def_batched_jvp(_reshape_batched_jvp)
 UNSQUEEZE_ = primitive("unsqueeze_", lambda x, d: np.expand_dims(x, d), "UnsqueezeBackward1",
                        view=True, linear=True)
 UNSQUEEZE_.def_vjp(lambda ctx, g: (g.squeeze(ctx._params),))
+# Under vmap an in-place view op makes the batched value the out-of-place op's batched view of
+# itself (``batching.dispatch_inplace``): same params, so the same batching rule.
+for _op_, _op in ((TRANSPOSE_, TRANSPOSE), (T_OP_, T_OP), (UNSQUEEZE_, UNSQUEEZE),
+                  (SQUEEZE_ALL_, SQUEEZE_ALL), (SQUEEZE_DIM_, SQUEEZE_DIM),
+                  (SQUEEZE_DIMS_, SQUEEZE_DIMS)):
+    _op_.def_vmap(_op.vmap)
 
 
 def unsqueeze(input, dim):

@@ -16,7 +16,8 @@ set, computes the outputs' tangents by, in this order of preference:
 Tangent storage: ``t._extra["fw_grad"] = {level: (tangent, src)}``. A view's tangent is a view
 of its base's tangent (``src`` is that base tangent); when the base gets a new tangent the
 view's tangent is re-derived by replaying the view chain (``registry.replay_view``). In-place
-ops update the existing tangent in place, as torch does, so views of it see the change.
+ops update the existing tangent in place, as torch does, so views of it see the change; an
+in-place view op (``transpose_``) applies itself to the tangent.
 
 Tangent computations are ordinary ndgrad ops, recorded by autograd when grad mode is on, which
 gives reverse-over-forward. They run with propagation switched off (``_busy``): tangents never
@@ -30,7 +31,7 @@ from .._creation import ones_like, zeros, zeros_like
 from .._dtype import from_np
 from .._ops import registry
 from .._ops.broadcast import align_batched, reduce_grads
-from .._ops.inplace import Inplace
+from .._ops.inplace import Inplace, apply_inplace_view
 from .._ops.joins import stack
 from .._ops.shape import CLONE
 from .._tensor import Tensor
@@ -283,6 +284,8 @@ class _Observer:
             return None
         if _batch:
             raise Unbatchable("in-place op")
+        if op.op.view:
+            return (None, tans)  # the tangent takes the same in-place view op (torch's)
         # The rule needs the value of self before the write: keep a (recorded) copy.
         old = _without_propagation(CLONE.call, args[0]) \
             if args[0]._data.dtype.kind in "fc" else args[0]
@@ -300,6 +303,10 @@ class _Observer:
             old, tans = token
             _busy = True
             try:
+                if op.op.view:
+                    if tans[0] is not None:
+                        apply_inplace_view(op.op, tans[0], params)
+                    return
                 args = (old,) + tuple(args[1:])
                 nt = compute_tangents(op.op, args, params, (out,), tans)
                 nt = nt[0] if nt else None
