@@ -142,9 +142,11 @@ def test_primitives_reached_by_name_are_the_family_ops():
 def test_no_op_name_is_declared_twice():
     # all_ops() keeps the last declaration of a name, so a second one hides the first from the
     # op database, the docs and registry.PRIMITIVES: one name, one op, one home. Twins made on
-    # first use count too (narrow_copy and slice_copy both copy the slice view).
+    # first use count too: every *_copy function torch has is called once
     x = ndgrad.arange(6.0)
     ndgrad.narrow_copy(x, 0, 1, 3), ndgrad.slice_copy(x, 0, 1, 3)
+    ndgrad.split_copy(x, 2), ndgrad.split_with_sizes_copy(x, [2, 4])
+    ndgrad.unbind_copy(x.view(2, 3)), ndgrad.select_copy(x, 0, 1)
     seen, twice = {}, []
     for op in _ndgrad_ops():
         if op.name in seen:

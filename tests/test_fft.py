@@ -375,13 +375,18 @@ def test_stft_istft_match_torch(kw, ikw, shape, cplx):
 
 def test_stft_real_output_and_warnings():
     a = _data((40,), False)
-    for lib in LIBS:
-        with warnings.catch_warnings(record=True) as rec:
-            warnings.simplefilter("always")
-            y = lib.stft(lib.tensor(a), 16, window=lib.hann_window(16, dtype=lib.float64),
-                         return_complex=False)
-        assert tuple(y.shape) == (9, 11, 2) and y.dtype == lib.float64
-        assert any("return_complex=False is deprecated" in str(m.message) for m in rec)
+    always = torch.is_warn_always_enabled()
+    torch.set_warn_always(True)  # torch warns once per process otherwise: any test order
+    try:
+        for lib in LIBS:
+            with warnings.catch_warnings(record=True) as rec:
+                warnings.simplefilter("always")
+                y = lib.stft(lib.tensor(a), 16, window=lib.hann_window(16, dtype=lib.float64),
+                             return_complex=False)
+            assert tuple(y.shape) == (9, 11, 2) and y.dtype == lib.float64
+            assert any("return_complex=False is deprecated" in str(m.message) for m in rec)
+    finally:
+        torch.set_warn_always(always)
     np.testing.assert_allclose(
         ndgrad.stft(ndgrad.tensor(a), 16, return_complex=False).numpy(),
         torch.stft(torch.tensor(a), 16, return_complex=False).numpy(), atol=1e-12)

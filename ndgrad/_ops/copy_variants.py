@@ -68,7 +68,11 @@ def _twin(op: OpDef, node_name=None, name=None):
     return twin
 
 
-def _copy_of(view_fn, node_name=None):
+def _copy_of(view_fn, node_name=None, name=None):
+    """The ``*_copy`` function of `view_fn` (named `name`, by default the view's name +
+    ``_copy``); `node_name` gives its twin a node name (and so an op name) of its own."""
+    name = name or view_fn.__name__ + "_copy"
+
     def fn(input, *args, **kwargs):
         probe = view_fn(input.detach(), *args, **kwargs)
         first = probe[0] if isinstance(probe, (tuple, list)) else probe
@@ -81,9 +85,8 @@ def _copy_of(view_fn, node_name=None):
                 return tuple(o.clone() for o in out)
             return out.clone()
         op, params, _ = chain[0]
-        return _twin(op, node_name, fn.__name__ if node_name else None).call(input,
-                                                                           params=params)
-    fn.__name__ = view_fn.__name__ + "_copy"
+        return _twin(op, node_name, name if node_name else None).call(input, params=params)
+    fn.__name__ = name
     return fn
 
 
@@ -112,9 +115,12 @@ alias_copy = _copy_of(S.alias)
 narrow_copy = _copy_of(_lazy("narrow"), "NarrowCopyBackward0")
 
 
+_split_with_sizes_copy = _copy_of(_lazy("split"), "SplitWithSizesBackward0_copy",
+                                  "split_with_sizes_copy")
+
+
 def split_with_sizes_copy(input, split_sizes, dim=0):
-    return _copy_of(_lazy("split"), "SplitWithSizesBackward0_copy")(input, list(split_sizes),
-                                                                     dim)
+    return _split_with_sizes_copy(input, list(split_sizes), dim)
 
 
 def slice_copy(input, dim=0, start=None, end=None, step=1):
