@@ -147,6 +147,7 @@ def test_no_op_name_is_declared_twice():
     ndgrad.narrow_copy(x, 0, 1, 3), ndgrad.slice_copy(x, 0, 1, 3)
     ndgrad.split_copy(x, 2), ndgrad.split_with_sizes_copy(x, [2, 4])
     ndgrad.unbind_copy(x.view(2, 3)), ndgrad.select_copy(x, 0, 1)
+    ndgrad.diagonal_copy(x.view(2, 3)), ndgrad.diag(x.view(2, 3))
     seen, twice = {}, []
     for op in _ndgrad_ops():
         if op.name in seen:

@@ -1171,7 +1171,9 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return DIAG_EMBED.call(x, params=(int(offset), d1, d2))
 
 
-DIAG_COPY = primitive("diagonal_copy", lambda x, k: np.diagonal(x, k).copy(),
+# torch.diag of a matrix: torch decomposes it to diagonal_copy, hence the node name; the op is
+# named for diag (copy_variants' twin of the diagonal view is "diagonal_copy").
+DIAG_COPY = primitive("diag", lambda x, k: np.diagonal(x, k).copy(),
                       "DiagonalBackward0_copy", linear=True)
 record_input_shape(DIAG_COPY)
 
