@@ -515,15 +515,21 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                     heappush(heap, (-m._seq, m))
             # Drop this frame's references so a leaf can steal its gradient (see _owned).
             gx = g = None
-        callbacks = task.callbacks
-        i = 0
-        while i < len(callbacks):
-            callbacks[i]()
-            i += 1
+        _run_callbacks(task)
     finally:
         _tls.grad_enabled = prev_grad_mode
         tasks.pop()
     return captured
+
+
+def _run_callbacks(task):
+    """Run the callbacks queued on `task` (Variable._execution_engine.queue_callback) in order,
+    including the ones they queue, once its graph is done."""
+    callbacks = task.callbacks
+    i = 0
+    while i < len(callbacks):
+        callbacks[i]()
+        i += 1
 
 
 class _ExecutionEngine:
@@ -596,11 +602,7 @@ def _run_into_leaves(node, nr, g, deps, keep_graph):
                 accumulate_grad(e[0].variable, g, False)
                 g = None
         # A custom Function's backward may have queued engine callbacks (queue_callback).
-        callbacks = task.callbacks
-        i = 0
-        while i < len(callbacks):
-            callbacks[i]()
-            i += 1
+        _run_callbacks(task)
     finally:
         _tls.grad_enabled = prev_grad_mode
         tasks.pop()

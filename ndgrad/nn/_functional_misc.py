@@ -102,8 +102,8 @@ sparse_support_notes = {"sparse_beta_warning": "Sparse layouts are not provided 
 
 
 # ============================================================================ activations, shuffles
-def native_channel_shuffle(input, groups):
-    """channel_shuffle without a derivative (torch's grad_fn is NotImplemented)."""
+def check_channel_shuffle(input, groups):
+    """torch's argument errors of channel_shuffle and native_channel_shuffle."""
     if input.dim() <= 2:
         raise RuntimeError("channel_shuffle expects input with > 2 dims, but got input with "
                            f"sizes {list(input.shape)}")
@@ -113,6 +113,11 @@ def native_channel_shuffle(input, groups):
     if input.shape[1] % groups:
         raise RuntimeError(f"Number of channels must be divisible by groups. Got "
                            f"{input.shape[1]} channels and {groups} groups.")
+
+
+def native_channel_shuffle(input, groups):
+    """channel_shuffle without a derivative (torch's grad_fn is NotImplemented)."""
+    check_channel_shuffle(input, groups)
     return NATIVE_CHANNEL_SHUFFLE.call(input, params=(int(groups),))
 
 

@@ -938,15 +938,7 @@ def pixel_unshuffle(input, downscale_factor):
 
 def channel_shuffle(input, groups):
     """Interleave the ``groups`` channel groups of ``(N, C, *)`` (ChannelShuffleBackward0)."""
-    if input.dim() <= 2:
-        raise RuntimeError("channel_shuffle expects input with > 2 dims, but got input with "
-                           f"sizes {list(input.shape)}")
-    if groups <= 0:
-        raise RuntimeError("Number of groups to divide channels in must be positive. Value of "
-                           f"groups:{groups}")
-    if input.shape[1] % groups:
-        raise RuntimeError(f"Number of channels must be divisible by groups. Got "
-                           f"{input.shape[1]} channels and {groups} groups.")
+    _misc.check_channel_shuffle(input, groups)  # _misc is bound at the end of this module
     return CHANNEL_SHUFFLE.call(input, params=(int(groups),))
 
 
