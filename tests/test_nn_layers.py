@@ -496,3 +496,15 @@ def test_module_reprs_match_torch():
 def test_rnn_single_layer_dropout_warns_like_torch():
     with pytest.warns(UserWarning, match="non-zero dropout expects num_layers greater than 1"):
         ndgrad.nn.GRU(2, 3, dropout=0.3)
+
+
+@pytest.mark.parametrize("name", ["Embedding", "EmbeddingBag"])
+@pytest.mark.parametrize("n,idx", [(5, -5), (5, 4), (5, 5), (5, -6), (0, 0), (5, None), (5, -1)])
+def test_embedding_padding_idx_range_like_torch(name, n, idx):
+    res = []
+    for lib in (ndgrad, torch):
+        try:
+            res.append(getattr(lib.nn, name)(n, 3, padding_idx=idx).padding_idx)
+        except AssertionError as e:
+            res.append(("AssertionError", str(e)))
+    assert res[0] == res[1]

@@ -11,6 +11,16 @@ from .module import Module
 __all__ = ["Embedding", "EmbeddingBag"]
 
 
+def _wrap_padding_idx(padding_idx, num_embeddings, word):
+    """`padding_idx` made non-negative, with torch's AssertionError when it is out of range
+    (Embedding spells it "Padding_idx", EmbeddingBag "padding_idx", as torch)."""
+    if padding_idx is None or padding_idx == 0:
+        return padding_idx
+    if padding_idx >= num_embeddings or padding_idx < -num_embeddings:
+        raise AssertionError(f"{word} must be within num_embeddings")
+    return padding_idx + num_embeddings if padding_idx < 0 else padding_idx
+
+
 class Embedding(Module):
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
                  norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
@@ -18,15 +28,7 @@ class Embedding(Module):
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _wrap_padding_idx(padding_idx, num_embeddings, "Padding_idx")
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
@@ -88,15 +90,7 @@ class EmbeddingBag(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _wrap_padding_idx(padding_idx, num_embeddings, "padding_idx")
         if _weight is None:
             self.weight = Parameter(_creation.empty((num_embeddings, embedding_dim),
                                                     dtype=dtype))
