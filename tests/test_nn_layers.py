@@ -505,6 +505,6 @@ def test_embedding_padding_idx_range_like_torch(name, n, idx):
     for lib in (ndgrad, torch):
         try:
             res.append(getattr(lib.nn, name)(n, 3, padding_idx=idx).padding_idx)
-        except AssertionError as e:
-            res.append(("AssertionError", str(e)))
+        except (AssertionError, IndexError) as e:  # (0, 0): both fail zeroing the padding row
+            res.append((type(e).__name__, str(e)))
     assert res[0] == res[1]
