@@ -4,6 +4,8 @@ Cases (float32, same initial weights and data on both sides; a step is forward, 
 ``zero_grad``, ``backward`` and ``optimizer.step()``):
 
 - mlp_large: batch 256, 784-1024-1024-10, ReLU, cross-entropy, SGD (target <= 1.15x)
+- mlp_large_raw: the same network written with raw tensor ops (``x @ w.t() + b``, ``relu()``),
+  the Linear layers only holding the parameters
 - mlp_small: batch 32, 64-64-64-10, ReLU, cross-entropy, SGD (target <= 1.0x)
 - cnn_small: batch 32 of 1x28x28, conv(1->16, 3x3)-ReLU-maxpool2-conv(16->32, 3x3)-ReLU-
   maxpool2-flatten-linear(->10), cross-entropy, SGD (target <= 2x)
@@ -37,6 +39,24 @@ def mlp(lib, sizes):
     return lib.nn.Sequential(*layers)
 
 
+def raw_mlp(lib, sizes):
+    """`mlp`'s parameters (same order, same init) used by raw tensor ops instead of the
+    layers: the linear layer written by hand."""
+    class RawMLP(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = mlp(lib, sizes)
+
+        def forward(self, x):
+            lins = [m for m in self.layers if isinstance(m, lib.nn.Linear)]
+            for i, lin in enumerate(lins):
+                x = x @ lin.weight.t() + lin.bias
+                if i < len(lins) - 1:
+                    x = x.relu()
+            return x
+    return RawMLP()
+
+
 def cnn(lib):
     nn = lib.nn
     return nn.Sequential(nn.Conv2d(1, 16, 3), nn.ReLU(), nn.MaxPool2d(2),
@@ -46,6 +66,7 @@ def cnn(lib):
 
 CASES = {
     "mlp_large": (lambda lib: mlp(lib, [784, 1024, 1024, 10]), (256, 784)),
+    "mlp_large_raw": (lambda lib: raw_mlp(lib, [784, 1024, 1024, 10]), (256, 784)),
     "mlp_small": (lambda lib: mlp(lib, [64, 64, 64, 10]), (32, 64)),
     "cnn_small": (cnn, (32, 1, 28, 28)),
 }
@@ -113,7 +134,7 @@ def main(argv=None):
         torch.set_num_threads(args.threads)
     print(f"torch {torch.__version__} ({torch.get_num_threads()} threads), ndgrad "
           f"{ndgrad.__version__}, numpy {np.__version__}")
-    print(f"{'case':<10} {'torch ms':>9} {'ndgrad ms':>10} {'ratio':>7}   "
+    print(f"{'case':<13} {'torch ms':>9} {'ndgrad ms':>10} {'ratio':>7}   "
           "first loss (torch/ndgrad)")
     for name in CASES:
         if args.only and name != args.only:
@@ -121,9 +142,9 @@ def main(argv=None):
         try:
             lt, ln, t_med, n_med = run_case(name, torch, args.repeats)
         except (AttributeError, NotImplementedError) as e:
-            print(f"{name:<10} skipped: {e}")
+            print(f"{name:<13} skipped: {e}")
             continue
-        print(f"{name:<10} {t_med * 1e3:9.3f} {n_med * 1e3:10.3f} {n_med / t_med:7.2f}x   "
+        print(f"{name:<13} {t_med * 1e3:9.3f} {n_med * 1e3:10.3f} {n_med / t_med:7.2f}x   "
               f"{lt:.6f} / {ln:.6f}")
 
 

@@ -252,15 +252,31 @@ def _owned(g):
 
     A view is owned too when it covers all of a base array that nothing else holds (the
     base's count: the view's reference, the local, getrefcount's own), such as the transposed
-    gradient a linear layer's weight receives through TBackward0.
+    gradient a linear layer's weight receives through TBackward0. The view Tensor's own
+    ``_base`` may hold the base array a second time (directly or through a view of it) when
+    that Tensor is held by the view alone: the input gradient of the transposing node, which
+    only the view keeps alive.
     """
     d = g._data
     if not (_getrefcount(g) <= 4 and _getrefcount(d) <= 4 and d.flags.writeable
             and g._grad_fn is None):
         return False
     b = d.base
-    return b is None or (type(b) is np.ndarray and b.base is None and b.size == d.size
-                         and _getrefcount(b) <= 3)
+    if b is None:
+        return True
+    if not (type(b) is np.ndarray and b.base is None and b.size == d.size):
+        return False
+    limit = 3
+    gb = g._base
+    if gb is not None:
+        # counts of gb: g's _base slot, the local, getrefcount's own; of a view array of its
+        # own: gb's _data, the local, getrefcount's own
+        bd = gb._data
+        if _getrefcount(gb) > 3 or gb._extra is not None or \
+                (bd is not b and (bd.base is not b or _getrefcount(bd) > 3)):
+            return False
+        limit = 4
+    return _getrefcount(b) <= limit
 
 
 def accumulate_grad(var, g, create_graph):
@@ -286,8 +302,8 @@ def accumulate_grad(var, g, create_graph):
             if type(g) is Tensor and g._extra is None and g._base is None and not g._rg:
                 var._grad = g
             else:
-                var._grad = _from_array(data) if g._extra is None and g._base is None \
-                    else g.detach()
+                # (an owned view's base is held by nothing else: its data alone is the grad)
+                var._grad = _from_array(data) if g._extra is None else g.detach()
             return
         else:
             var._grad = Tensor(np.array(data, order="K" if data.shape == vdata.shape else "C"))

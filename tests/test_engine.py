@@ -376,6 +376,40 @@ def test_transposed_gradients_become_grad_without_aliasing():
     same(f)
 
 
+def test_mm_gradient_of_a_transposed_operand_follows_its_layout():
+    # mm's backward computes a transposed operand's gradient transposed (column-major), as
+    # torch does, so the leaf below gets a row-major gradient: the hook sees torch's strides,
+    # and .grad is that gradient itself (same memory) when nothing else holds it.
+    def f(lib):
+        w = t(lib, arr(0, 5, 3), True)
+        v = t(lib, arr(1, 4, 2), True)
+        x = t(lib, arr(2, 4, 3), True)
+        seen = []
+
+        def note(g):
+            seen.append((g.stride(), g.data_ptr()))
+        wt, vt = w.t(), v.transpose(0, 1)
+        wt.register_hook(note)
+        vt.register_hook(note)
+        (vt @ (x @ wt)).sum().backward()
+        (w_stride, w_ptr), (v_stride, v_ptr) = seen[1], seen[0]
+        return [w.grad, v.grad, x.grad, w_stride, v_stride, w.grad.stride(), v.grad.stride(),
+                w.grad.data_ptr() == w_ptr, v.grad.data_ptr() == v_ptr, x.grad.stride()]
+    same(f)
+
+
+def test_mm_transposed_operand_gradient_double_backward():
+    # the transposed form of the rule is built from ndgrad ops too (create_graph)
+    def f(lib):
+        w = t(lib, arr(3, 5, 3), True)
+        x = t(lib, arr(4, 4, 3), True)
+        y = (x @ w.t()).tanh().sum()
+        gw, gx = lib.autograd.grad(y, (w, x), create_graph=True)
+        (gw.pow(2).sum() + gx.sum()).backward()
+        return [gw, gx, w.grad, x.grad, gw.grad_fn.name()]
+    same(f)
+
+
 def test_linear_weight_grad_layout_and_accumulation():
     def f(lib):
         lin = lib.nn.Linear(4, 3)

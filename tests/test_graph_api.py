@@ -2,6 +2,7 @@
 names, gradient edges, multi-grad hooks, and DOT pictures of the graph."""
 
 import os
+import re
 import stat
 
 import numpy as np
@@ -217,7 +218,8 @@ def test_to_dot_with_profile_times():
         loss.backward(retain_graph=True)
     src = ngraph.to_dot(loss, profile=prof)
     line = [s for s in src.splitlines() if "MulBackward0" in s][0]
-    assert line.split("\\n")[1].split('"')[0].endswith("us")
+    # the node's time, in the unit its size calls for (ms when a loaded machine is slow)
+    assert re.fullmatch(r"\d+\.\d{3}(us|ms|s)", line.split("\\n")[1].split('"')[0])
 
 
 def test_render_needs_dot_and_says_so(monkeypatch, tmp_path):

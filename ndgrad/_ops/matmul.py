@@ -29,7 +29,7 @@ from .._graph_core import FREED, SavedTensor
 from .linalg_common import _broadcast_shapes, _mH, _out, _reduce_meta, _tname
 from .pointwise import _conj
 from .registry import as_tensor_arg, bilinear_jvp, jvp_from_parts, primitive
-from .shape import T_OP
+from .shape import PERMUTE, T_OP, TRANSPOSE
 from .inplace import apply_inplace
 from .joins import cat
 from .shape import UNSAFE_VIEW
@@ -102,9 +102,26 @@ def _mm_raw_saved(ctx, k, dt):
     return sd if sd.dtype is dt else None
 
 
+# The view ops whose node on an mm operand's edge means the operand is a transposed matrix
+# (mm's operands are 2-D, so a permute or transpose there swaps the two dims).
+_TRANSPOSING = (T_OP.node, TRANSPOSE.node, PERMUTE.node)
+
+
+def _transposed_operand(edge):
+    """Whether mm's operand on `edge` was made by transposing a matrix. Its gradient is then
+    computed transposed, ``(b @ g.T).T`` for input 0 and ``(g.T @ a).T`` for input 1, as
+    torch's mm backward does for a column-major operand: the transposing view's backward
+    turns it back into the row-major layout of the matrix below, so accumulating it into
+    ``.grad`` needs no copy (``x @ w.t()`` with a row-major ``w``, the linear layer written
+    by hand). Same products, computed in the other order of the operands."""
+    return edge is not None and type(edge[0]) in _TRANSPOSING
+
+
 @MM.def_vjp
 def _(ctx, g):
     n = ctx._next
+    ta = _transposed_operand(n[0])
+    tb = _transposed_operand(n[1])
     if not _tls.grad_enabled and not _state.special and type(g) is Tensor and \
             ctx._saved is not FREED and g._data.dtype.kind == "f":
         gd = g._data
@@ -112,12 +129,22 @@ def _(ctx, g):
         bd = _mm_raw_saved(ctx, 1, dt) if n[0] else None
         ad = _mm_raw_saved(ctx, 0, dt) if n[1] else None
         if (bd is not None or not n[0]) and (ad is not None or not n[1]):
-            return (_from_array(gd @ bd.T) if n[0] else None,
-                    _from_array(ad.T @ gd) if n[1] else None)
+            ga = gb = None
+            if n[0]:
+                ga = _from_array((bd @ gd.T).T if ta else gd @ bd.T)
+            if n[1]:
+                gb = _from_array((gd.T @ ad).T if tb else ad.T @ gd)
+            return ga, gb
     a, b = ctx.saved
-    # t() of the (2-D) saved operands without the public method's checks: same op, same node
-    return (MM.call(g, T_OP.call(_conj(b))) if n[0] else None,
-            MM.call(T_OP.call(_conj(a)), g) if n[1] else None)
+    # t() of the (2-D) operands without the public method's checks: same op, same node
+    ga = gb = None
+    if n[0]:
+        ga = T_OP.call(MM.call(_conj(b), T_OP.call(g))) if ta else \
+            MM.call(g, T_OP.call(_conj(b)))
+    if n[1]:
+        gb = T_OP.call(MM.call(T_OP.call(g), _conj(a))) if tb else \
+            MM.call(T_OP.call(_conj(a)), g)
+    return ga, gb
 
 
 MM.def_jvp(bilinear_jvp(lambda a, b, ctx: MM.call(a, b)))
