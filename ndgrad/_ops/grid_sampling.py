@@ -13,11 +13,14 @@ backward works.
 
 import numpy as np
 
+from .. import _state
 from .._tensor import Tensor
 from .joins import stack
 from .registry import no_forward_ad, primitive
 
 __all__ = []
+
+_tls = _state.tls
 
 
 def _coords(n, align_corners, dt):
@@ -169,13 +172,15 @@ def _axis_plan(coord, size, mode, padding, align_corners):
     t = (src - base).astype(dt)
     offset = (t - coord * slope).astype(dt)
     taps = []
+    ibase = base.astype(np.int64)
     for k in offsets:
-        idx = base.astype(np.int64) + k
+        idx = ibase + k
         if mode == 2 and padding:
             c, _ = _pad_coord(idx.astype(dt), size, padding, align_corners)
             idx = c.astype(np.int64)
         mask = (idx >= 0) & (idx < size)
-        taps.append((np.clip(idx, 0, size - 1), mask.astype(dt)))
+        # (np.clip's values, without its Python wrapper)
+        taps.append((np.minimum(np.maximum(idx, 0), size - 1), mask.astype(dt)))
     return taps, slope, offset, t
 
 
@@ -203,26 +208,88 @@ def _combos(axes):
     return [(fi, m, nums) for (fi, m), nums in combos]
 
 
+def _plane_offsets(n, c, size):
+    """(n, c, 1) offsets of each (sample, channel) plane in the flattened input: added to a
+    tap's flat spatial indices (n, 1, P), they index every channel's value at once."""
+    return np.arange(0, n * c * size, size).reshape(n, c, 1)
+
+
 def _grid_sample_fwd(x, grid, p):
     n, c = x.shape[:2]
     out_spatial = grid.shape[1:-1]
+    npts = int(np.prod(out_spatial, dtype=np.int64))
+    size = int(np.prod(x.shape[2:], dtype=np.int64))
     axes = _plan(x.shape, grid, p)
-    flat = x.reshape(n, c, -1)
     weights = [_weights(p[0], t) for _, _, _, t in axes]
-    out = np.zeros((n, c, int(np.prod(out_spatial, dtype=np.int64))), x.dtype)
-    rows, chans = np.arange(n)[:, None, None], np.arange(c)[None, :, None]
+    if size == 0:  # nothing to read (every tap is masked out); the take below would fail
+        return np.zeros((n, c) + tuple(out_spatial), x.dtype)
+    flat = x.reshape(-1)
+    planes = _plane_offsets(n, c, size)
+    out = np.zeros((n, c, npts), x.dtype)
     for fi, m, nums in _combos(axes):
         w = m
         for a, j in enumerate(nums):
             w = w * weights[a][j]
-        out += flat[rows, chans, np.broadcast_to(fi, (n, 1, fi.shape[-1]))] * w
+        out += flat.take(fi + planes) * w
     return out.reshape((n, c) + tuple(out_spatial))
+
+
+def _grid_sample_vjp_arrays(x, grid, g, params, need_x, need_grid):
+    """The rule below on arrays, for a backward that records nothing: the same NumPy
+    operations on the same values in the same order (tests/test_nn_misc_ops.py checks the
+    two bitwise), every channel of a tap gathered or scattered by one flat index."""
+    mode = params[0]
+    n, c = x.shape[:2]
+    k = grid.shape[-1]
+    size = int(np.prod(x.shape[2:], dtype=np.int64))
+    axes = _plan(x.shape, grid, params)
+    gflat = g.reshape(n, c, -1)
+    ts = [grid[..., a].reshape(n, 1, -1) * slope + offset
+          for a, (_, slope, offset, _) in enumerate(axes)]
+    weights = [_weights(mode, t) for t in ts]
+    dweights = [_dweights(mode, t) for t in ts]
+    gx = np.zeros(n * c * size, g.dtype) if need_x else None
+    flat = x.reshape(-1)
+    planes = _plane_offsets(n, c, size)
+    parts = [None] * k
+    for fi, m, nums in _combos(axes):
+        taps = fi + planes
+        ws = [weights[a][j] for a, j in enumerate(nums)]
+        if need_x:
+            w = m
+            for wa in ws:
+                w = w * wa
+            # scatter_add's traversal of the (n, c, P) index: per element of gx, the
+            # contributions arrive tap by tap, point by point
+            np.add.at(gx, taps.reshape(-1), (gflat * w).reshape(-1))
+        if need_grid and mode != 1:
+            gv = np.add.reduce(gflat * flat.take(taps), axis=(1,), keepdims=True) * m
+            for a in range(k):
+                term = gv * dweights[a][nums[a]]
+                for b in range(k):
+                    if b != a:
+                        term = term * ws[b]
+                parts[a] = term if parts[a] is None else parts[a] + term
+    if need_x:
+        gx = gx.reshape(x.shape)
+    ggrid = None
+    if need_grid:
+        if mode == 1:
+            ggrid = np.zeros(grid.shape, grid.dtype)
+        else:
+            ggrid = np.stack([parts[a] * axes[a][1] for a in range(k)], -1).reshape(grid.shape)
+    return gx, ggrid
 
 
 def _grid_sample_vjp(ctx, g):
     x, grid = ctx.saved
     mode = ctx._params[0]
     need_x, need_grid = ctx.needs_input_grad
+    if not _tls.grad_enabled and not _state.special and type(g) is Tensor and \
+            x._data.size and grid._data.size:
+        gx, ggrid = _grid_sample_vjp_arrays(x._data, grid._data, g._data, ctx._params,
+                                            need_x, need_grid)
+        return (None if gx is None else Tensor(gx)), (None if ggrid is None else Tensor(ggrid))
     n, c = x.shape[:2]
     k = grid.shape[-1]
     axes = _plan(tuple(x.shape), grid._data, ctx._params)
