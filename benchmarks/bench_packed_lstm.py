@@ -8,6 +8,10 @@ libraries start from the same weights (copied from torch's module) and the same 
 losses are checked equal before timing. Each figure is the best of ``--repeats`` runs of
 ``--steps`` steps, interleaving the libraries; the ratio is ndgrad / torch.
 
+The same step on the padded batch without packing (the LSTM runs over all 40 steps of every
+sequence, the mask still applied to the loss) is timed too: there torch runs a float32 LSTM
+as one fused layer per direction (MkldnnRnnLayerBackward0), and so does ndgrad.
+
     python benchmarks/bench_packed_lstm.py [--repeats 7] [--steps 10] [--batch 16]
 """
 
@@ -37,7 +41,7 @@ def make_data(batch):
     return lengths, x, target, mask
 
 
-def make_step(lib, weights, data):
+def make_step(lib, weights, data, packed=True):
     lengths, x, target, mask = data
     lstm = lib.nn.LSTM(FEATURES, HIDDEN)
     with lib.no_grad():
@@ -50,9 +54,11 @@ def make_step(lib, weights, data):
 
     def step():
         lstm.zero_grad(set_to_none=True)
-        packed = rnn.pack_padded_sequence(xs, lens, enforce_sorted=True)
-        out, _ = lstm(packed)
-        padded, _ = rnn.pad_packed_sequence(out, total_length=40)
+        if packed:
+            out, _ = lstm(rnn.pack_padded_sequence(xs, lens, enforce_sorted=True))
+            padded, _ = rnn.pad_packed_sequence(out, total_length=40)
+        else:
+            padded, _ = lstm(xs)
         loss = (((padded - ts) * ms) ** 2).sum() / ms.sum()
         loss.backward()
         return loss
@@ -90,20 +96,24 @@ def main():
         ref = ndgrad.nn.LSTM(FEATURES, HIDDEN)
         weights = {n: p.detach().numpy().copy() for n, p in ref.named_parameters()}
     libs = {"ndgrad": ndgrad} if torch is None else {"ndgrad": ndgrad, "torch": torch}
-    steps = {name: make_step(lib, weights, data) for name, lib in libs.items()}
-    losses = {name: float(s().item()) for name, s in steps.items()}
-    if "torch" in losses:
-        assert abs(losses["ndgrad"] - losses["torch"]) <= 1e-5 * abs(losses["torch"]), losses
-    times = {name: float("inf") for name in steps}
-    for _ in range(args.repeats):  # interleaved, best of all
-        for name, s in steps.items():
-            times[name] = min(times[name], best_of(s, args.steps, 1))
-    print(f"packed LSTM step (pack -> LSTM {FEATURES}->{HIDDEN} -> unpack -> masked mse -> "
-          f"backward), batch {args.batch}, lengths {data[0].min()}..{data[0].max()}:")
-    for name, t in times.items():
-        print(f"  {name:7s} {t * 1e3:8.2f} ms/step")
-    if "torch" in times:
-        print(f"  ratio ndgrad/torch: {times['ndgrad'] / times['torch']:.2f}")
+    for packed in (True, False):
+        steps = {name: make_step(lib, weights, data, packed) for name, lib in libs.items()}
+        losses = {name: float(s().item()) for name, s in steps.items()}
+        if "torch" in losses:
+            assert abs(losses["ndgrad"] - losses["torch"]) <= 1e-5 * abs(losses["torch"]), \
+                losses
+        times = {name: float("inf") for name in steps}
+        for _ in range(args.repeats):  # interleaved, best of all
+            for name, s in steps.items():
+                times[name] = min(times[name], best_of(s, args.steps, 1))
+        what = "pack -> LSTM" if packed else "padded batch -> LSTM"
+        print(f"{'packed' if packed else 'padded'} LSTM step ({what} {FEATURES}->{HIDDEN}"
+              f"{' -> unpack' if packed else ''} -> masked mse -> backward), batch "
+              f"{args.batch}, lengths {data[0].min()}..{data[0].max()}:")
+        for name, t in times.items():
+            print(f"  {name:7s} {t * 1e3:8.2f} ms/step")
+        if "torch" in times:
+            print(f"  ratio ndgrad/torch: {times['ndgrad'] / times['torch']:.2f}")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ __all__ = ["register_multi_grad_hook", "to_dot", "render", "register_saved_names
 # Per op (OpDef.name): torch's argument names, by input index. Inputs not listed are named
 # "self", "other" in order; saved outputs are "result" (output 0) and per-op names below.
 _ARG_NAMES = {
+    "mkldnn_rnn_layer": ("input", "weight0", "weight1", "weight2", "weight3", "hx_", "cx_"),
     "mm": ("self", "mat2"), "bmm": ("self", "mat2"), "mv": ("self", "vec"),
     "dot": ("self", "tensor"), "addmm": ("self", "mat1", "mat2"),
     "where": ("condition", "self", "other"),
@@ -62,6 +63,7 @@ for _name in ("celu", "gelu", "hardsigmoid", "hardswish", "hardtanh", "leaky_rel
     _ARG_NAMES[_name + "_backward"] = ("grad_output", "self")
 _INDICES = ("result", "indices")
 _OUT_NAMES = {
+    "mkldnn_rnn_layer": ("result0", "result1", "result2", "result3"),
     "max_dim": _INDICES, "min_dim": _INDICES, "sort": _INDICES, "sort_stable": _INDICES,
     "topk": _INDICES, "kthvalue": _INDICES, "cummax": _INDICES, "cummin": _INDICES,
     "mode": _INDICES, "median_dim": _INDICES, "nanmedian_dim": _INDICES,
@@ -131,6 +133,11 @@ _DIM0 = _param(0, _i64)            # (dim, ...) params
 _KEEPDIM1 = _param(1)
 _ALPHA = ("alpha", _param(None, _one_if_none))
 _SCALARS = {
+    "mkldnn_rnn_layer": (("reverse", _param(0)), ("hidden_size", _param(1)),
+                         ("has_biases", _param(2)), ("train", _param(3)),
+                         ("num_layers", _param(4)), ("bidirectional", _param(5)),
+                         ("batch_first", _const(False)), ("mode", _const(2)),
+                         ("batch_sizes", _const(()))),
     "add": (_ALPHA,), "sub": (_ALPHA,), "rsub": (_ALPHA,),
     "div_trunc": (("rounding_mode", _const("trunc")),),
     "div_floor": (("rounding_mode", _const("floor")),),

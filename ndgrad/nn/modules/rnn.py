@@ -14,6 +14,7 @@ from ... import _creation
 from ..._ops import joins as J
 from ..._ops.linear import LINEAR
 from ..._ops.rnn_cells import GRU_CELL, LSTM_CELL
+from ..._ops.rnn_layer import mkldnn_rnn_layer
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -206,6 +207,18 @@ class RNNBase(Module):
         lstm = self.mode == "LSTM"
         w_ih, w_hh, b_ih, b_hh = self._weights(layer, direction)
         w_hr = self._projection(layer, direction)
+        if lstm and batch_sizes is None and w_hr is None and \
+                _fusable(layer_input, w_hh, h, c) and layer_input._data.dtype.name == "float32" \
+                and w_ih._data.dtype.name == "float32" and layer_input._data.size:
+            # torch's CPU kernel for a float32 LSTM over a padded batch: one fused layer
+            # (MkldnnRnnLayerBackward0); a layer without biases passes zeros, as torch does
+            if b_ih is None:
+                b_ih = b_hh = _creation.zeros(w_ih.shape[0], dtype=w_ih.dtype)
+            out, h, c, _ = mkldnn_rnn_layer(layer_input, w_ih, w_hh, b_ih, b_hh, h, c,
+                                            direction == 1, self.hidden_size, self.bias,
+                                            self.training, self.num_layers,
+                                            self.bidirectional)
+            return out, h, c
         w_hr_t = w_hr.t() if w_hr is not None else None
         # One GEMM for the input projection of every step.
         gi_all = F.linear(layer_input, w_ih, b_ih)
