@@ -38,6 +38,28 @@ def test_pack_pad_round_trip(batch_first, lengths, enforce_sorted):
     same(scenario)
 
 
+@pytest.mark.parametrize("lengths", [[5, 3, 2], [4, 4, 4], [6, 5, 5, 2, 2, 1]])
+def test_pad_packed_graph_is_torch_s(lengths):
+    # one CopySlices per run of steps with the same batch size, each over a ViewBackward0
+    # of the packed data, as torch's kernel records
+    def chain(out):
+        n, names = out.grad_fn, []
+        while n is not None:
+            names.append((n.name(), [e[0].name() if e[0] is not None else None
+                                     for e in n.next_functions]))
+            n = n.next_functions[0][0]
+        return names
+
+    def scenario(lib):
+        x = t(lib, arr(2, max(lengths), len(lengths), 3), requires_grad=True)
+        p = lib.nn.utils.rnn.pack_padded_sequence(x, lengths)
+        q = lib.nn.utils.rnn.PackedSequence(p.data * 2, p.batch_sizes)
+        out, lens = lib.nn.utils.rnn.pad_packed_sequence(q, total_length=max(lengths) + 1)
+        (out * out).sum().backward()
+        return [out, lens, x.grad, chain(out)]
+    same(scenario)
+
+
 def test_pack_padded_accepts_tensor_lengths_of_any_dtype_and_nd_trailing_dims():
     def scenario(lib):
         x = t(lib, arr(2, 3, 2, 2, 3), requires_grad=True)

@@ -7,11 +7,15 @@ backward, so it lives in ``autograd/_view_regeneration.py``). Here a view is rep
 recorded chain of view ops instead of strides, so the same code works for any base layout.
 """
 
+from .. import _state
 from .._graph_core import Node
+from .._tensor import Tensor
 from .broadcast import reduce_grads
 from .registry import replay_view as _replay
 
 __all__ = ["CopySlices", "rebase_history", "multi_output_error"]
+
+_tls = _state.tls
 
 
 class CopySlices(Node):
@@ -32,6 +36,10 @@ class CopySlices(Node):
         g = gs[0]
         if g is None:
             return (None,) * len(self._next)
+        if not _tls.grad_enabled and not _state.special and type(g) is Tensor:
+            plain = self._apply_arrays(g)
+            if plain is not None:
+                return plain
         result = g.clone()
         view = _replay(self._params, result)
         fn = self._fn
@@ -41,6 +49,27 @@ class CopySlices(Node):
         else:
             view.copy_(res[0])
         return (result,) + tuple(res[1:])
+
+    def _apply_arrays(self, g):
+        """`_apply` for a backward that records nothing: the same copy, write and wrapped
+        rule, the view replayed by its ops' kernels on the copied array. None (the general
+        path runs) when the replay does not end in a writeable view of the copy (a
+        multi-output view op, a read-only view such as a diagonal)."""
+        result = g._data.copy()
+        view = result
+        for op, p, _k in self._params:
+            if op.n_out != 1:
+                return None
+            view = op.fwd(view, p)
+        if (view is not result and view.base is not result) or not view.flags.writeable:
+            return None
+        fn = self._fn
+        res = reduce_grads(fn, fn._apply([Tensor(view.copy())]))
+        if res[0] is None:
+            view[...] = 0
+        else:
+            view[...] = res[0]._data
+        return (Tensor(result),) + tuple(res[1:])
 
     def _release(self):
         self._fn._release()

@@ -168,10 +168,20 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     batch = batch_sizes[0]
     out = _creation.full((max_len, batch) + tuple(data.shape[1:]), padding_value,
                          dtype=data.dtype)
-    start = 0
-    for t, b in enumerate(batch_sizes):
-        out[t, :b] = data[start:start + b]
-        start += b
+    # One copy per run of steps with the same batch size, as torch's kernel does: the run's
+    # rows of `data` viewed as (steps, b, *) into out[t:t + steps, :b].
+    start = t = 0
+    rest = tuple(data.shape[1:])
+    while t < len(batch_sizes):
+        b = batch_sizes[t]
+        end = t
+        while end < len(batch_sizes) and batch_sizes[end] == b:
+            end += 1
+        steps = end - t
+        src = data.narrow(0, start, steps * b).view((steps, b) + rest)
+        out.narrow(0, t, steps).narrow(1, 0, b).copy_(src)
+        start += steps * b
+        t = end
     if batch_first:
         out = out.transpose(0, 1)
     lengths = [sum(1 for b in batch_sizes if b > i) for i in range(batch)]
