@@ -539,3 +539,22 @@ def test_add_many_equals_one_by_one_updates():
         K.add_many_(xs, ys, alpha)
         for a, b in zip(ref, xs):
             assert a.tobytes() == b.tobytes()
+
+
+def test_add_many_scratch_reuse_between_parameter_sets():
+    # add_many_ keeps its float64 scratch per set of shapes between calls: a second set of
+    # arrays with the same shapes (and a set with other shapes in between) must come out as
+    # the one-by-one updates, with nothing of the earlier call's values left in them.
+    from ndgrad.optim import _kernels as K
+    rng = np.random.default_rng(5)
+    shape_sets = [[(64,), (10, 64), (10,)], [(3,), (4, 5)], [(64,), (10, 64), (10,)]]
+    for shapes in shape_sets + shape_sets[::-1]:
+        xs = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+        ys = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+        xs[0][0], ys[0][0] = 1.0, -2.0 ** -23   # 1 + 2**-24: a float32 tie
+        ref = [x.copy() for x in xs]
+        for x, y in zip(ref, ys):
+            K.add_(x, y, -0.5)
+        K.add_many_(xs, ys, -0.5)
+        assert [a.tobytes() for a in ref] == [b.tobytes() for b in xs]
+        assert xs[0][0] == 1.0
