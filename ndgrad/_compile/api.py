@@ -158,7 +158,8 @@ class CompiledFunction:
             for k in sorted(kwargs):
                 key.append(k)
                 _flatten(kwargs[k], tensors, key)
-        if len(tensors) > 1 and len(set(map(id, tensors))) != len(tensors):
+        n = len(tensors)
+        if n > 1 and (tensors[0] is tensors[1] if n == 2 else len(set(map(id, tensors))) != n):
             key.append(tuple(map(id, tensors)))  # aliased arguments: guarded as given
         entries = self.cache.get(tuple(key))
         if entries is not None:
