@@ -558,3 +558,19 @@ def test_add_many_scratch_reuse_between_parameter_sets():
         K.add_many_(xs, ys, -0.5)
         assert [a.tobytes() for a in ref] == [b.tobytes() for b in xs]
         assert xs[0][0] == 1.0
+
+
+def test_add_many_large_fused_sets_are_not_kept():
+    # A set of small arrays above SCRATCH_MAX elements in all is fused with arrays made for
+    # the call (nothing that size stays allocated between steps); the values are the same.
+    from ndgrad.optim import _kernels as K
+    rng = np.random.default_rng(6)
+    shapes = [(1000,)] * (K.SCRATCH_MAX // 1000 + 2)
+    xs = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    ys = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    ref = [x.copy() for x in xs]
+    for x, y in zip(ref, ys):
+        K.add_(x, y, -0.01)
+    K.add_many_(xs, ys, -0.01)
+    assert [a.tobytes() for a in ref] == [b.tobytes() for b in xs]
+    assert tuple(shapes) not in K._scratch.__dict__.get("by_shapes", {})

@@ -183,8 +183,10 @@ def add_many_(xs, ys, alpha):
 _TIE_MASK0 = np.array(_TIE_MASK)
 _TIE0 = np.array(_TIE)
 # Per thread: the scratch arrays of add_many_'s fused update, by the shapes it fuses (a
-# training loop updates the same parameters every step).
+# training loop updates the same parameters every step); at most 8 sets, and only sets of up
+# to SCRATCH_MAX elements are kept (25 bytes each), larger ones are allocated per call.
 _scratch = threading.local()
+SCRATCH_MAX = 1 << 16
 
 
 def _fused_scratch(xs):
@@ -202,10 +204,12 @@ def _fused_scratch(xs):
         for x in xs:
             parts.append(s[off:off + x.size].reshape(x.shape))
             off += x.size
-        if len(cache) >= 8:
-            cache.clear()
-        found = cache[key] = (s, np.empty(n, np.float64), np.empty(n, np.int64),
-                              np.empty(n, np.bool_), tuple(parts))
+        found = (s, np.empty(n, np.float64), np.empty(n, np.int64), np.empty(n, np.bool_),
+                 tuple(parts))
+        if n <= SCRATCH_MAX:
+            if len(cache) >= 8:
+                cache.clear()
+            cache[key] = found
     return found
 
 
