@@ -574,3 +574,27 @@ def test_add_many_large_fused_sets_are_not_kept():
     K.add_many_(xs, ys, -0.01)
     assert [a.tobytes() for a in ref] == [b.tobytes() for b in xs]
     assert tuple(shapes) not in K._scratch.__dict__.get("by_shapes", {})
+
+
+def test_plain_sgd_complex_params_beside_real_ones_bitwise_like_torch():
+    # Plain SGD updates a complex parameter as its real view (one fma per real and imaginary
+    # part), next to float32 parameters that take the fused path (bitwise torch's).
+    def go(lib):
+        rng = np.random.default_rng(7)
+        ps = [lib.tensor(rng.standard_normal(5) + 1j * rng.standard_normal(5), dtype=dt,
+                         requires_grad=True) for dt in (lib.complex64, lib.complex128)]
+        ps += [lib.tensor(rng.standard_normal(s).astype(np.float32), requires_grad=True)
+               for s in ((7,), (3, 4))]
+        opt = lib.optim.SGD(ps, lr=0.3)
+        for _ in range(3):
+            for p in ps:
+                p.grad = lib.tensor(p.detach().numpy() * 0.7 + 0.1)
+            opt.step()
+        return [p.detach().numpy().copy() for p in ps]
+    got, want = go(ndgrad), go(torch)
+    for a, b in zip(got[2:], want[2:]):
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    # torch's complex add with alpha does not round as one fma per part: within an ulp
+    for a, b in zip(got[:2], want[:2]):
+        assert a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, rtol=2 * np.finfo(a.real.dtype).eps, atol=0)

@@ -166,7 +166,7 @@ class CompiledFunction:
             for entry in entries:
                 if type(entry) is _EagerEntry:
                     return self._orig_fn(*args, **kwargs)
-                ts = entry.gather(tensors)
+                ts = entry._gather(tensors)
                 if ts is not None:
                     return entry.region.run(tuple(ts), (self._orig_fn, args, kwargs))
         return self._compile_and_call(tuple(key), tensors, args, kwargs)

@@ -136,7 +136,8 @@ def add_(x, y, alpha=1.0):
 
 
 def add_many_(xs, ys, alpha):
-    """``x.add_(y, alpha=alpha)`` for each pair. The small float32 ones (each would take the
+    """``x.add_(y, alpha=alpha)`` for each pair (a real alpha; complex arrays are updated as
+    their real views). The small float32 ones (each would take the
     exact fma path) go through one fma over their concatenation: the fma is elementwise, so
     every value is the same as updating them one by one, at a fraction of the NumPy calls.
     Only arrays that own their memory and appear once are fused (no aliasing between them)."""
@@ -156,6 +157,8 @@ def add_many_(xs, ys, alpha):
                 small_y.append(y)
             else:
                 add_(x, y, alpha)
+        elif x.dtype.kind == "c":   # a real alpha: the same fma on the real and imaginary parts
+            add_(real(x), real(y), alpha)
         else:
             add_(x, y, alpha)
     n = len(small_x)
