@@ -58,12 +58,9 @@ class _Entry:
         self.mods = mods
         self.training = training
         self.compile_time = compile_time
+        # _gather(tensors): the region's tensors (arguments then externals, appended to
+        # `tensors`), or None when a guard fails
         self._gather = _make_gather(mods, training, ext)
-
-    def gather(self, tensors):
-        """The region's tensors (arguments then externals, appended to `tensors`), or None
-        when a guard fails."""
-        return self._gather(tensors)
 
 
 def _make_gather(mods, training, ext):
