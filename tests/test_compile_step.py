@@ -15,6 +15,7 @@ import pytest
 import torch
 
 import ndgrad
+from ndgrad import _graph_core
 
 
 def _mlp(seed=0):
@@ -199,3 +200,27 @@ def test_retain_graph_accumulates_and_saved_value_change_raises():
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         loss.backward()
     _same(before, _grads(model))    # the failed backward changed no .grad
+
+
+def test_plain_step_takes_the_gradients_without_copies(monkeypatch):
+    # The usual step (.grad None, parameters C-contiguous, nothing else holding the backward
+    # program's arrays) makes each array .grad itself: accumulate_grad is never needed.
+    from ndgrad._compile import region
+    calls = []
+    monkeypatch.setattr(region, "accumulate_grad",
+                        lambda *a: calls.append(a) or _graph_core.accumulate_grad(*a))
+    model = _mlp()
+    cf = ndgrad.compile(_loss_fn(model))
+    (x, y), = _batches(1)
+    x, y = ndgrad.tensor(x), ndgrad.tensor(y)
+    cf(x, y).backward()             # traced
+    for p in model.parameters():
+        p.grad = None
+    loss = cf(x, y)
+    assert loss.grad_fn.name() == "CompiledFunctionBackward"
+    loss.backward()
+    assert calls == []
+    assert all(p.grad is not None for p in model.parameters())
+    loss = cf(x, y)
+    loss.backward()                 # .grad exists now: added into it
+    assert len(calls) == len(list(model.parameters()))

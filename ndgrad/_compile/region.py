@@ -130,8 +130,8 @@ class CompiledFunctionBackward(Node):
             if tensors[k]._vc[0] != ver:
                 return False
         try:
-            res = list(region.backward(g._data, *(saved[0] if saved else ()),
-                                       *[tensors[k]._data for k in region.bwd_tensors]))
+            res = region.backward(g._data, *(saved[0] if saved else ()),
+                                  *[tensors[k]._data for k in region.bwd_tensors])
         except Exception:  # noqa: BLE001 - the generic path gives eager's error
             return False
         if not keep_graph and saved:
@@ -141,24 +141,23 @@ class CompiledFunctionBackward(Node):
         try:
             for i, e in enumerate(self._next):
                 a = res[i]
-                res[i] = None
                 if a is None:
                     continue
                 var = e[0].variable
-                vd = var._data
-                # As accumulate_grad with an owned gradient: a new array that nothing else
-                # holds (this frame's `a` and getrefcount's argument; a view: the whole of
-                # such a base), of the parameter's layout, becomes .grad itself.
-                if (var._grad is None and a.strides == vd.strides and a.shape == vd.shape
-                        and a.flags.writeable and _getrefcount(a) == 2):
-                    b = a.base
-                    if b is None or (type(b) is np.ndarray and b.base is None
-                                     and b.size == a.size and _getrefcount(b) == 3):
-                        var._grad = _from_array(a)
-                        continue
-                t = _from_array(a)
-                a = None
-                accumulate_grad(var, t, False)
+                if var._grad is None:
+                    vd = var._data
+                    # As accumulate_grad with an owned gradient: a new array that nothing
+                    # else holds (the result tuple, this frame's `a`, getrefcount's argument;
+                    # a view: the whole of such a base), of the parameter's layout, becomes
+                    # .grad itself.
+                    if (_getrefcount(a) == 3 and a.strides == vd.strides
+                            and a.shape == vd.shape and a.flags.writeable):
+                        b = a.base
+                        if b is None or (type(b) is np.ndarray and b.base is None
+                                         and b.size == a.size and _getrefcount(b) == 3):
+                            var._grad = _from_array(a)
+                            continue
+                accumulate_grad(var, _from_array(a), False)
         finally:
             _tls.grad_enabled = prev
         return True
