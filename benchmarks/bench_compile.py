@@ -15,9 +15,14 @@ torch.compile needs a C++ compiler for its default backend (inductor); when it f
 error is printed and the row reads "failed".
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/bench_compile.py [--repeats 30] [--no-inductor]
+    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_compile.py --pieces [--steps 3000] [--alone]
 
 ``--no-inductor`` leaves torch.compile out (its first call takes tens of seconds on a loaded
-machine; the other three rows are unchanged).
+machine; the other three rows are unchanged). ``--pieces`` times instead, step by step, the
+MLP step of torch eager and ndgrad.compile interleaved (each step runs after the other
+library's: caches are cold), and the pieces of ndgrad.compile's step (zero_grad, the
+compiled call, ``loss.backward()``, ``opt.step()``): minimum and 10th percentile of
+``--steps`` steps (``--alone``: ndgrad.compile's steps only, one after the other: warm caches).
 """
 
 import argparse
@@ -99,14 +104,68 @@ def build(torch, name):
     return run_chain, run_mlp, times
 
 
+def pieces(torch, steps, alone):
+    """--pieces: the MLP step step by step, torch eager and ndgrad.compile interleaved (or,
+    `alone`, ndgrad.compile's steps only: warm caches)."""
+    pc = time.perf_counter
+    runs = {}
+    for name, lib in (("torch eager", torch), ("ndgrad.compile", ndgrad)):
+        model, opt, x, y, loss_fn = mlp_setup(lib)
+        if lib is ndgrad:
+            loss_fn = ndgrad.compile(loss_fn)
+        runs[name] = (opt, x, y, loss_fn)
+    times = {k: [] for k in ("torch eager", "ndgrad.compile", "  zero_grad", "  compiled call",
+                             "  loss.backward()", "  opt.step()")}
+    for i in range(steps + 20):
+        t0 = t1 = 0.0
+        if not alone:
+            opt, x, y, loss_fn = runs["torch eager"]
+            t0 = pc()
+            opt.zero_grad()
+            loss_fn(x, y).backward()
+            opt.step()
+            t1 = pc()
+        opt, x, y, loss_fn = runs["ndgrad.compile"]
+        t2 = pc()
+        opt.zero_grad()
+        t3 = pc()
+        loss = loss_fn(x, y)
+        t4 = pc()
+        loss.backward()
+        t5 = pc()
+        opt.step()
+        t6 = pc()
+        del loss
+        if i >= 20:  # (warm-up, and the traced first call)
+            for acc, dt in zip(times.values(),
+                               (t1 - t0, t6 - t2, t3 - t2, t4 - t3, t5 - t4, t6 - t5)):
+                acc.append(1e6 * dt)
+    how = "ndgrad.compile alone" if alone else "interleaved step by step"
+    print(f"MLP step, {steps} steps, {how}: us (min / p10)")
+    for k, v in times.items():
+        v.sort()
+        if not (alone and k == "torch eager"):
+            print(f"{k:20}{v[0]:>9.1f}{v[len(v) // 10]:>9.1f}")
+    if alone:
+        return
+    ratio = [times["ndgrad.compile"][q] / times["torch eager"][q] for q in (0, steps // 10)]
+    print(f"{'ratio':20}{ratio[0]:>9.3f}{ratio[1]:>9.3f}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=30)
     ap.add_argument("--no-inductor", action="store_true", help="leave torch.compile out")
+    ap.add_argument("--pieces", action="store_true", help="the MLP step, step by step")
+    ap.add_argument("--steps", type=int, default=3000)
+    ap.add_argument("--alone", action="store_true", help="--pieces without torch's steps")
     args = ap.parse_args()
     import torch
     torch.set_num_threads(1)
     ndgrad.set_num_threads(1)
+    if args.pieces:
+        pieces(torch, args.steps, args.alone)
+        return
     configs = {}
     errors = {}
     # ndgrad first: its compile time is then not measured on the heap torch.compile leaves

@@ -539,3 +539,62 @@ def test_add_many_equals_one_by_one_updates():
         K.add_many_(xs, ys, alpha)
         for a, b in zip(ref, xs):
             assert a.tobytes() == b.tobytes()
+
+
+def test_add_many_scratch_reuse_between_parameter_sets():
+    # add_many_ keeps its float64 scratch per set of shapes between calls: a second set of
+    # arrays with the same shapes (and a set with other shapes in between) must come out as
+    # the one-by-one updates, with nothing of the earlier call's values left in them.
+    from ndgrad.optim import _kernels as K
+    rng = np.random.default_rng(5)
+    shape_sets = [[(64,), (10, 64), (10,)], [(3,), (4, 5)], [(64,), (10, 64), (10,)]]
+    for shapes in shape_sets + shape_sets[::-1]:
+        xs = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+        ys = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+        xs[0][0], ys[0][0] = 1.0, -2.0 ** -23   # 1 + 2**-24: a float32 tie
+        ref = [x.copy() for x in xs]
+        for x, y in zip(ref, ys):
+            K.add_(x, y, -0.5)
+        K.add_many_(xs, ys, -0.5)
+        assert [a.tobytes() for a in ref] == [b.tobytes() for b in xs]
+        assert xs[0][0] == 1.0
+
+
+def test_add_many_large_fused_sets_are_not_kept():
+    # A set of small arrays above SCRATCH_MAX elements in all is fused with arrays made for
+    # the call (nothing that size stays allocated between steps); the values are the same.
+    from ndgrad.optim import _kernels as K
+    rng = np.random.default_rng(6)
+    shapes = [(1000,)] * (K.SCRATCH_MAX // 1000 + 2)
+    xs = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    ys = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    ref = [x.copy() for x in xs]
+    for x, y in zip(ref, ys):
+        K.add_(x, y, -0.01)
+    K.add_many_(xs, ys, -0.01)
+    assert [a.tobytes() for a in ref] == [b.tobytes() for b in xs]
+    assert tuple(shapes) not in K._scratch.__dict__.get("by_shapes", {})
+
+
+def test_plain_sgd_complex_params_beside_real_ones_bitwise_like_torch():
+    # Plain SGD updates a complex parameter as its real view (one fma per real and imaginary
+    # part), next to float32 parameters that take the fused path (bitwise torch's).
+    def go(lib):
+        rng = np.random.default_rng(7)
+        ps = [lib.tensor(rng.standard_normal(5) + 1j * rng.standard_normal(5), dtype=dt,
+                         requires_grad=True) for dt in (lib.complex64, lib.complex128)]
+        ps += [lib.tensor(rng.standard_normal(s).astype(np.float32), requires_grad=True)
+               for s in ((7,), (3, 4))]
+        opt = lib.optim.SGD(ps, lr=0.3)
+        for _ in range(3):
+            for p in ps:
+                p.grad = lib.tensor(p.detach().numpy() * 0.7 + 0.1)
+            opt.step()
+        return [p.detach().numpy().copy() for p in ps]
+    got, want = go(ndgrad), go(torch)
+    for a, b in zip(got[2:], want[2:]):
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    # torch's complex add with alpha does not round as one fma per part: within an ulp
+    for a, b in zip(got[:2], want[:2]):
+        assert a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, rtol=2 * np.finfo(a.real.dtype).eps, atol=0)

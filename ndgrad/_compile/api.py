@@ -58,12 +58,9 @@ class _Entry:
         self.mods = mods
         self.training = training
         self.compile_time = compile_time
+        # _gather(tensors): the region's tensors (arguments then externals, appended to
+        # `tensors`), or None when a guard fails
         self._gather = _make_gather(mods, training, ext)
-
-    def gather(self, tensors):
-        """The region's tensors (arguments then externals, appended to `tensors`), or None
-        when a guard fails."""
-        return self._gather(tensors)
 
 
 def _make_gather(mods, training, ext):
@@ -158,14 +155,15 @@ class CompiledFunction:
             for k in sorted(kwargs):
                 key.append(k)
                 _flatten(kwargs[k], tensors, key)
-        if len(tensors) > 1 and len(set(map(id, tensors))) != len(tensors):
+        n = len(tensors)
+        if n > 1 and (tensors[0] is tensors[1] if n == 2 else len(set(map(id, tensors))) != n):
             key.append(tuple(map(id, tensors)))  # aliased arguments: guarded as given
         entries = self.cache.get(tuple(key))
         if entries is not None:
             for entry in entries:
                 if type(entry) is _EagerEntry:
                     return self._orig_fn(*args, **kwargs)
-                ts = entry.gather(tensors)
+                ts = entry._gather(tensors)
                 if ts is not None:
                     return entry.region.run(tuple(ts), (self._orig_fn, args, kwargs))
         return self._compile_and_call(tuple(key), tensors, args, kwargs)

@@ -77,7 +77,7 @@ def _make_ce_backward(shape, dtype, reduction, proxy, nll_params, dim):
     n = shape[0]
     rows = np.arange(n)
     rows.flags.writeable = False
-    count = dtype.type(n)
+    to_dtype = dtype.type
     zero = _ZERO[dtype]
     mean = reduction == "mean"
 
@@ -85,8 +85,11 @@ def _make_ce_backward(shape, dtype, reduction, proxy, nll_params, dim):
         if _min_reduce(t) < 0:  # an ignored target: eager's kernels
             gy = _nll_bw_fwd(g, proxy, t, None, nll_params)
             return _log_softmax_bw_fwd(gy, y, dim)
-        c = -(g / count) if mean else -g
-        s = c + zero
+        # c and s as Python floats holding values of y's dtype (NumPy's fastest scalar
+        # operand, converted exactly): c is -(g / N) rounded to the dtype (a float32
+        # quotient taken in float64 and rounded again is the float32 quotient: 53 >= 2*24+2)
+        c = float(to_dtype(-(float(g) / n))) if mean else -float(g)
+        s = c + 0.0
         e = _exp(y)
         _multiply(e, s, out=e)
         on = c - e[rows, t]
@@ -115,7 +118,7 @@ def _make_nll(shape, dtype, params):
             return _nll_fwd(x, t, None, params)   # raises torch's error
         total = add_reduce(-picked, None, dtype)
         if mean:
-            return asarray((total / count).astype(dtype, copy=False))
+            return asarray(total / count)   # (a scalar of the dtype divided by one)
         return asarray(total)
     return kernel
 

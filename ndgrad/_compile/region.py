@@ -21,6 +21,7 @@ ndgrad ops from the same inputs and differentiated with ``create_graph=True``.
 """
 
 import heapq
+import sys
 
 import numpy as np
 
@@ -31,6 +32,7 @@ from .._ops.broadcast import reduce_grads
 from ..autograd import grad
 from ..autograd.grad_mode import set_grad_enabled as _grad_enabled
 from .._graph_core import (BACKWARD_TWICE, FREED, AccumulateGrad, Node, SavedTensor,
+                           accumulate_grad,
                            version_error)
 from .codegen import Program, emit
 from . import fast
@@ -39,6 +41,7 @@ from .tracer import Tracer
 __all__ = ["Region", "build_region", "CompiledFunctionBackward"]
 
 _tls = _state.tls
+_getrefcount = sys.getrefcount
 _HOOK_KEYS = frozenset(("hooks", "pre_hooks", "tensor_pre_hooks", "retain_hooks"))
 
 
@@ -55,7 +58,7 @@ class CompiledFunctionBackward(Node):
         saved = saved[0] if saved else ()
         region = self._region
         tensors = self._tensors
-        for k, ver in self._versions:
+        for k, ver in zip(region.version_checks, self._versions):
             t = tensors[k]
             if t._vc[0] != ver:
                 s = SavedTensor.of_input(t)
@@ -111,6 +114,54 @@ class CompiledFunctionBackward(Node):
         if self._saved:
             self._saved = FREED
 
+    def _into_leaves(self, nr, g, keep_graph):
+        """The engine's short path for this node as the root of a plain backward whose edges
+        all lead to distinct hook-free leaves (``engine._run_into_leaves``), fused for the
+        usual training step: one output gradient `g` (a loss), the backward program, and each
+        gradient array into its leaf's ``.grad``. Returns False, having changed nothing,
+        when the generic path must run instead (anything but that case: a freed graph, a
+        saved value changed in place, a kernel refusing the values, ...)."""
+        region = self._region
+        saved = self._saved
+        if nr or not region.single_grad or not region.all_new or saved is FREED:
+            return False
+        tensors = self._tensors
+        for k, ver in zip(region.version_checks, self._versions):
+            if tensors[k]._vc[0] != ver:
+                return False
+        try:
+            res = region.backward(g._data, *(saved[0] if saved else ()),
+                                  *[tensors[k]._data for k in region.bwd_tensors])
+        except Exception:  # noqa: BLE001 - the generic path gives eager's error
+            return False
+        if not keep_graph and saved:
+            self._saved = FREED
+        prev = _tls.grad_enabled
+        _tls.grad_enabled = False
+        try:
+            for i, e in enumerate(self._next):
+                a = res[i]
+                if a is None:
+                    continue
+                var = e[0].variable
+                if var._grad is None:
+                    vd = var._data
+                    # As accumulate_grad with an owned gradient: a new array that nothing
+                    # else holds (the result tuple, this frame's `a`, getrefcount's argument;
+                    # a view: the whole of such a base), of the parameter's layout, becomes
+                    # .grad itself.
+                    if (_getrefcount(a) == 3 and a.strides == vd.strides
+                            and a.shape == vd.shape and a.flags.writeable):
+                        b = a.base
+                        if b is None or (type(b) is np.ndarray and b.base is None
+                                         and b.size == a.size and _getrefcount(b) == 3):
+                            var._grad = _from_array(a)
+                            continue
+                accumulate_grad(var, _from_array(a), False)
+        finally:
+            _tls.grad_enabled = prev
+        return True
+
 
 class Region:
     """One cache entry: guards are checked by the caller; this holds the programs."""
@@ -156,16 +207,24 @@ class Region:
             edges = []
             for k in self.grad_inputs:
                 t = tensors[k]
-                fn = t._grad_fn
-                edges.append((fn, t._output_nr) if fn is not None and t._base is None
-                             else t._edge())
+                if t._base is None:
+                    fn = t._grad_fn
+                    if fn is not None:
+                        edges.append((fn, t._output_nr))
+                        continue
+                    acc = t._acc   # (Tensor._edge of a leaf, inline while its node is alive)
+                    acc = acc() if acc is not None else None
+                    if acc is not None:
+                        edges.append((acc, 0))
+                        continue
+                edges.append(t._edge())
             # One entry (the saved arrays) when the backward reads anything: the engine frees
             # it after a backward without retain_graph, and a second backward raises as in
             # eager mode.
             node = CompiledFunctionBackward(tuple(edges), (saved,) if self.keeps else (), None)
             node._region = self
             node._tensors = tensors
-            node._versions = tuple([(k, tensors[k]._vc[0]) for k in self.version_checks])
+            node._versions = [tensors[k]._vc[0] for k in self.version_checks]
             node._call = call
         if self.single:  # one tensor computed by the region: no structure to rebuild
             t = _from_array(outs[0])

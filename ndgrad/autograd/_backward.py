@@ -112,6 +112,20 @@ def _warn_create_graph():
         "to break the cycle and avoid the leak.", UserWarning, stacklevel=3)
 
 
+# Per (shape, dtype): a one-element array of 1, copied for each loss.backward() (a copy is
+# cheaper than np.ones).
+_ONES = {}
+
+
+def _one(d):
+    """``np.ones(d.shape, d.dtype)`` for a one-element array `d`."""
+    key = (d.shape, d.dtype)
+    one = _ONES.get(key)
+    if one is None:
+        one = _ONES[key] = np.ones(d.shape, d.dtype)
+    return one.copy()
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
     """Accumulate gradients of `tensors` w.r.t. graph leaves (or `inputs`) into ``.grad``."""
@@ -125,7 +139,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         d = tensors._data
         if (fn is not None and tensors._base is None and tensors._extra is None
                 and d.size == 1 and d.dtype.kind == "f"):
-            run_backward([((fn, tensors._output_nr), _from_array(np.ones(d.shape, d.dtype)))],
+            run_backward([((fn, tensors._output_nr), _from_array(_one(d)))],
                          bool(retain_graph), False)
             return
     if grad_variables is not None:

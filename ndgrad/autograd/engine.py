@@ -352,7 +352,12 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
         if g is not None and type(node) is not AccumulateGrad and node._extra is None:
             leaves = _hook_free_leaves(node)
             if leaves is not None:
-                _run_into_leaves(node, nr, g, leaves, keep_graph)
+                # A node class may fuse this path (the compiled region's node does):
+                # ``_into_leaves(nr, g, keep_graph)`` returns False to leave it to the loop's
+                # steps below, having changed nothing.
+                into = getattr(type(node), "_into_leaves", None)
+                if into is None or not into(node, nr, g, keep_graph):
+                    _run_into_leaves(node, nr, g, leaves, keep_graph)
                 return {}
 
     # 1. Dependencies of every reachable node.

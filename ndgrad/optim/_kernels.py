@@ -17,7 +17,10 @@ round-to-odd (Boldo & Melquiond). Both are correctly rounded. Tensors larger tha
 EXACT_FMA_MAX take a fast two-rounding path (see there).
 """
 
+import threading
+
 import numpy as np
+
 from .._tensor import Tensor
 
 _f32 = np.dtype(np.float32)
@@ -133,7 +136,8 @@ def add_(x, y, alpha=1.0):
 
 
 def add_many_(xs, ys, alpha):
-    """``x.add_(y, alpha=alpha)`` for each pair. The small float32 ones (each would take the
+    """``x.add_(y, alpha=alpha)`` for each pair (a real alpha; complex arrays are updated as
+    their real views). The small float32 ones (each would take the
     exact fma path) go through one fma over their concatenation: the fma is elementwise, so
     every value is the same as updating them one by one, at a fraction of the NumPy calls.
     Only arrays that own their memory and appear once are fused (no aliasing between them)."""
@@ -143,11 +147,18 @@ def add_many_(xs, ys, alpha):
         return
     small_x, small_y = [], []
     f32 = _f32
+    a = np.array(alpha, f32)   # (a 0-d array: NumPy's ufuncs take it faster than a scalar)
     for x, y in zip(xs, ys):
-        if (x.size <= EXACT_FMA_MAX and x.base is None and x.dtype == f32 and y.dtype == f32
-                and x.shape == y.shape):
-            small_x.append(x)
-            small_y.append(y)
+        if x.dtype == f32 and y.dtype == f32 and x.shape == y.shape:
+            if x.size > EXACT_FMA_MAX:
+                np.add(np.multiply(a, y), x, out=x)   # fma_into's two-rounding path
+            elif x.base is None:
+                small_x.append(x)
+                small_y.append(y)
+            else:
+                add_(x, y, alpha)
+        elif x.dtype.kind == "c":   # a real alpha: the same fma on the real and imaginary parts
+            add_(real(x), real(y), alpha)
         else:
             add_(x, y, alpha)
     n = len(small_x)
@@ -155,29 +166,54 @@ def add_many_(xs, ys, alpha):
         for x, y in zip(small_x, small_y):
             add_(x, y, alpha)
         return
-    # _fma32 on the concatenations, kept in float64 until each array's slice is written back
+    # _fma32 on the concatenations, kept in float64 until each array's part is written back
     # (the same float64 values, rounded to float32 by the same cast)
-    c = np.concatenate(small_x, axis=None)
-    s = np.concatenate(small_y, axis=None, dtype=np.float64)
-    a = np.float32(alpha)
-    np.multiply(s, a, out=s)
+    s, c, bits, ties, parts = _fused_scratch(small_x)
+    np.concatenate(small_y, axis=None, out=s)
+    np.multiply(s, float(a), out=s)   # (float32 alpha as a Python float: exact, and faster)
+    np.concatenate(small_x, axis=None, out=c)
     np.add(s, c, out=s)
-    _fix_ties(s, a, small_y, c)
-    off = 0
-    for x in small_x:
-        k = x.size
-        x[...] = s[off:off + k].reshape(x.shape)
-        off += k
-
-
-def _fix_ties(s, a, ys, c):
-    """_fma32's round-to-odd fix of the float64 sums `s` (of ``a * y + c``, `y` the
-    concatenation of `ys`) that sit exactly on a float32 tie."""
-    ties = np.bitwise_and(s.view(np.int64), _TIE_MASK) == _TIE
+    np.bitwise_and(s.view(np.int64), _TIE_MASK0, out=bits)
+    np.equal(bits, _TIE0, out=ties)
     if _count_nonzero(ties):
-        pp = np.multiply(a, np.concatenate(ys, axis=None), dtype=np.float64)[ties]
-        ss, err = _two_sum(pp, c.astype(np.float64)[ties])
+        pp = np.multiply(a, np.concatenate(small_y, axis=None), dtype=np.float64)[ties]
+        ss, err = _two_sum(pp, c[ties])
         s[ties] = _nudge_odd(ss, err)
+    for x, part in zip(small_x, parts):
+        x[...] = part
+
+
+_TIE_MASK0 = np.array(_TIE_MASK)
+_TIE0 = np.array(_TIE)
+# Per thread: the scratch arrays of add_many_'s fused update, by the shapes it fuses (a
+# training loop updates the same parameters every step); at most 8 sets, and only sets of up
+# to SCRATCH_MAX elements are kept (25 bytes each), larger ones are allocated per call.
+_scratch = threading.local()
+SCRATCH_MAX = 1 << 16
+
+
+def _fused_scratch(xs):
+    """(float64 sums, float64 addends, int64 bits, bool ties, per array its part of the sums
+    shaped like it) for the concatenation of `xs`; reused between calls. The arrays never
+    leave add_many_, so reusing them is invisible."""
+    key = tuple([x.shape for x in xs])
+    cache = _scratch.__dict__.setdefault("by_shapes", {})
+    found = cache.get(key)
+    if found is None:
+        n = sum(x.size for x in xs)
+        s = np.empty(n, np.float64)
+        parts = []
+        off = 0
+        for x in xs:
+            parts.append(s[off:off + x.size].reshape(x.shape))
+            off += x.size
+        found = (s, np.empty(n, np.float64), np.empty(n, np.int64), np.empty(n, np.bool_),
+                 tuple(parts))
+        if n <= SCRATCH_MAX:
+            if len(cache) >= 8:
+                cache.clear()
+            cache[key] = found
+    return found
 
 
 def add(x, y, alpha=1.0):

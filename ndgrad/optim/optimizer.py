@@ -17,14 +17,15 @@ from itertools import chain
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _state
 from .._tensor import Tensor
-from ..autograd.grad_mode import enable_grad, no_grad
+from ..autograd.grad_mode import enable_grad
 from ..autograd.graph import RemovableHandle
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
            "register_optimizer_step_post_hook"]
 
+_tls = _state.tls
 _global_pre_hooks = OrderedDict()
 _global_post_hooks = OrderedDict()
 
@@ -279,11 +280,16 @@ class Optimizer:
         if closure is not None:
             with enable_grad():
                 loss = closure()
-        with no_grad():
+        # (no_grad, without the context manager's objects: this runs every training step)
+        prev = _tls.grad_enabled
+        _tls.grad_enabled = False
+        try:
             for group in self.param_groups:
                 params = [p for p in group["params"] if p._grad is not None]
                 if params:
                     self._update(group, params)
+        finally:
+            _tls.grad_enabled = prev
         return loss
 
     def __init_subclass__(cls, **kwargs):

@@ -49,15 +49,7 @@ class SGD(Optimizer):
         maximize = group["maximize"]
         if wd == 0 and momentum == 0 and not maximize:
             # Plain SGD (the common case): only ``p.add_(grad, alpha=-lr)`` per parameter.
-            xs, gs = [], []
-            for p in params:
-                x = p._data
-                g = p._grad._data
-                if x.dtype.kind == "c":
-                    x, g = K.real(x), K.real(g)
-                xs.append(x)
-                gs.append(g)
-            K.add_many_(xs, gs, -lr)
+            K.add_many_([p._data for p in params], [p._grad._data for p in params], -lr)
             for p in params:
                 p._vc[0] += 1
             return
