@@ -10,7 +10,7 @@ hy, cy, workspace); params = (reverse, hidden_size, has_biases, train, num_layer
 bidirectional), the last five only for the node's ``_saved_*`` attributes, as torch's.
 
 The workspace (not differentiable) holds, per step, the four gate activations (torch's order
-i, f, g, o) and the new cell state: (L, N, 5H). The VJP is backpropagation through time on
+i, f, g, o) and the new cell state: (L, 5, N, H), each block contiguous. The VJP is backpropagation through time on
 it: a plain backward (no graph recorded) runs on arrays, one matrix product per step for the
 recurrence and one per weight for the whole sequence; under ``create_graph`` the steps are
 recomputed in ndgrad ops from the saved inputs and the same formulas run on them, so double
@@ -44,7 +44,7 @@ def _layer_fwd(x, w_ih, w_hh, b_ih, b_hh, hx, cx, p):
     gi = ((x.reshape(n_steps * batch, -1) @ w_ih.T + b_ih) + b_hh).reshape(
         n_steps, batch, h4)
     out = np.empty((n_steps, batch, hidden), dt)
-    work = np.empty((n_steps, batch, 5 * hidden), dt)
+    work = np.empty((n_steps, 5, batch, hidden), dt)
     w_hh_t = w_hh.T
     h, c = hx, cx
     with np.errstate(over="ignore"):
@@ -52,19 +52,20 @@ def _layer_fwd(x, w_ih, w_hh, b_ih, b_hh, hx, cx, p):
             w = work[t]
             gates = h @ w_hh_t
             gates += gi[t]
-            np.tanh(gates[:, h2:h3], out=w[:, h2:h3])
+            np.tanh(gates[:, h2:h3], out=w[2])
             # the sigmoid 1 / (1 + exp(-a)) of the other three gates, in place
             np.negative(gates, out=gates)
             np.exp(gates, out=gates)
             gates += 1
             np.reciprocal(gates, out=gates)
-            w[:, :h2] = gates[:, :h2]
-            w[:, h3:h4] = gates[:, h3:]
-            c_new = w[:, h4:]
-            np.multiply(w[:, hidden:h2], c, out=c_new)
-            c_new += w[:, :hidden] * w[:, h2:h3]
+            w[0] = gates[:, :hidden]
+            w[1] = gates[:, hidden:h2]
+            w[3] = gates[:, h3:]
+            c_new = w[4]
+            np.multiply(w[1], c, out=c_new)
+            c_new += w[0] * w[2]
             h = out[t]
-            np.multiply(w[:, h3:h4], np.tanh(c_new), out=h)
+            np.multiply(w[3], np.tanh(c_new), out=h)
             c = c_new
     if n_steps == 0:
         return out, hx.copy(), cx.copy(), work
@@ -85,11 +86,9 @@ def _bptt_arrays(x, w_ih, w_hh, hx, cx, out, work, g_out, g_hy, g_cy, reverse, n
     once; the loop over steps keeps only the recurrence (a few operations per step)."""
     n_steps, batch = x.shape[:2]
     hidden = w_hh.shape[1]
-    h2, h3, h4 = 2 * hidden, 3 * hidden, 4 * hidden
+    h4 = 4 * hidden
     dt = x.dtype
-    i, f = work[..., :hidden], work[..., hidden:h2]
-    g, o = work[..., h2:h3], work[..., h3:h4]
-    c = work[..., h4:]
+    i, f, g, o, c = (work[:, k] for k in range(5))
     # the states each step started from, in step order
     if n_steps:
         if reverse:
