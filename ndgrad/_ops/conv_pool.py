@@ -7,12 +7,18 @@ col2im) and max unpooling.
 Invariants: the kernels are written once for any number of spatial dims; 1-D convolution
 and pooling run as 2-D with unit height. Forward kernels are vectorised over the batch (no
 Python loop over samples); max / average pooling, col2im and the convolution's input gradient
-loop only over kernel offsets (adaptive max pooling over output cells). Every backward is a
-primitive with its own rule (a convolution's gradients are convolutions; a pooling backward's
-adjoint is the pooling again or a gather of the picked positions), so double backward is
-exact. An input that a node needs only the shape of is not saved: its shape rides in the
-node's extras (``x_meta``, ``x_shape``, ``hw``).
+loop only over kernel offsets (adaptive max pooling over output cells). Fast paths give the
+general kernels' results and fall back to them where their conditions fail: unit-stride
+convolutions run on flattened planes (below), max pooling whose windows tile the input reads
+contiguous per-offset planes, and a disjoint max-pool backward is one flat assignment.
+Every backward is a primitive with its own rule (a convolution's gradients are convolutions;
+a pooling backward's adjoint is the pooling again or a gather of the picked positions), so
+double backward is exact. An input that a node needs only the shape of is not saved: its
+shape rides in the node's extras (``x_meta``, ``x_shape``, ``hw``).
 """
+
+import itertools
+import math
 
 import numpy as np
 
@@ -78,6 +84,10 @@ def _channels_first(g, groups):
 
 def _conv_np(x, w, stride, padding, dilation, groups):
     """Cross-correlation; x (N, C, *S), w (O, C/g, *k) -> (N, O, *So)."""
+    if all(s == 1 for s in stride):
+        out = _conv_flat(x, w, padding, dilation, groups)
+        if out is not None:
+            return out
     n = x.shape[0]
     o = w.shape[0]
     nd = w.ndim - 2
@@ -94,6 +104,10 @@ def _conv_np(x, w, stride, padding, dilation, groups):
 
 def _conv_input_grad_np(g, w, in_sizes, stride, padding, dilation, groups):
     """Adjoint of _conv_np in x: g (N, O, *So) -> (N, C, *S) (col2im)."""
+    if all(s == 1 for s in stride):
+        out = _conv_input_grad_flat(g, w, in_sizes, padding, dilation, groups)
+        if out is not None:
+            return out
     n, o = g.shape[:2]
     outs = g.shape[2:]
     nd = len(outs)
@@ -121,6 +135,10 @@ def _conv_input_grad_np(g, w, in_sizes, stride, padding, dilation, groups):
 
 def _conv_weight_grad_np(x, g, wshape, stride, padding, dilation, groups):
     """Adjoint of _conv_np in w: -> (O, C/g, *k)."""
+    if all(s == 1 for s in stride):
+        gw = _conv_weight_grad_flat(x, g, wshape, padding, dilation, groups)
+        if gw is not None:
+            return gw
     nd = len(wshape) - 2
     xp = _pad_nd(x, tuple((p, p) for p in padding))
     cols = _im2col(xp, wshape[2:], stride, dilation)
@@ -132,6 +150,172 @@ def _conv_weight_grad_np(x, g, wshape, stride, padding, dilation, groups):
     else:
         gw = np.matmul(_channels_first(g, groups), cm.transpose(0, 2, 1))
     return gw.reshape(wshape)
+
+
+# ------------------------------------------------------------ unit stride on flattened planes
+# With unit stride, output cell r reads the padded input at r + k * dilation for each kernel
+# offset k. On the flattened padded plane (element strides `st`) that is the flat position
+# q(r) + shift(k), q(r) = sum(r_d st_d), shift(k) = sum(k_d dil_d st_d): each kernel offset is
+# one shifted contiguous run, so im2col copies runs of the whole plane's length (not of one
+# output row) and col2im is one strided add per offset. The kernels work on the run of flat
+# positions q < Q = outs[0] * st[0] per sample, which holds every output cell and "gap" cells
+# (trailing coordinates past the output). Invariants: forward values at gaps are dropped; the
+# output gradient is zero at gaps, so with finite factors gaps add exact zeros to col2im and
+# to the weight gradient (a non-finite weight or weight gradient takes the general path, where
+# no gap can turn 0 * inf into NaN); only positions q < P (the last output cell + 1) are ever
+# read from or written to a plane, which keeps every access inside it.
+_FLAT_WASTE = 1.5   # the flat kernels are used when Q is at most this many times the outputs
+
+
+def _flat_geometry(sp, outs, kshape, dilation):
+    """(st, kst, Q, P, shifts) of the flat kernels for a padded plane `sp` (kst: the flat step
+    of each kernel dim), or None when the gaps would cost more than _FLAT_WASTE times the
+    outputs."""
+    nd = len(sp)
+    st = _plane_strides(sp)
+    big_q = outs[0] * st[0]
+    if 0 in outs or big_q > _FLAT_WASTE * math.prod(outs):
+        return None
+    kst = tuple(dilation[d] * st[d] for d in range(nd))
+    last = sum((outs[d] - 1) * st[d] for d in range(nd)) + 1
+    shifts = [sum(k[d] * kst[d] for d in range(nd))
+              for k in itertools.product(*(range(k) for k in kshape))]
+    return st, kst, big_q, last, shifts
+
+
+def _flat_cols(xp, kshape, geo, groups):
+    """im2col of the padded (N, C, *Sp) xp as (groups, C/g * K, N * Q), zero past P."""
+    _, kst, big_q, last, _ = geo
+    n, c = xp.shape[:2]
+    xp = np.ascontiguousarray(xp)
+    e = xp.itemsize
+    view = np.lib.stride_tricks.as_strided(   # (C, *k, N, P)
+        xp, (c,) + tuple(kshape) + (n, last),
+        (xp.strides[1],) + tuple(s * e for s in kst) + (xp.strides[0], e), writeable=False)
+    cols = np.empty((c,) + tuple(kshape) + (n, big_q), xp.dtype)
+    cols[..., :last] = view
+    cols[..., last:] = 0
+    return cols.reshape(groups, -1, n * big_q)
+
+
+def _flat_grad(g, sp, geo, groups):
+    """The output gradient (N, O, *So) on the flat run: (groups, O/g, N * Q), zero at gaps."""
+    n, o = g.shape[:2]
+    nd = g.ndim - 2
+    gp = np.zeros((o, n, g.shape[2]) + tuple(sp[1:]), g.dtype)
+    gp[(Ellipsis,) + tuple(slice(0, s) for s in g.shape[3:])] = \
+        g.transpose((1, 0) + tuple(range(2, 2 + nd)))
+    return gp.reshape(groups, o // groups, -1)
+
+
+def _conv_flat(x, w, padding, dilation, groups):
+    """Unit-stride _conv_np on flat planes, or None where the flat kernels do not apply."""
+    n, o = x.shape[0], w.shape[0]
+    kshape = w.shape[2:]
+    xp = _pad_nd(x, tuple((p, p) for p in padding))
+    sp = xp.shape[2:]
+    outs = _out_sizes(sp, kshape, (1,) * len(kshape), dilation)
+    geo = _flat_geometry(sp, outs, kshape, dilation)
+    if geo is None:
+        return None
+    st, big_q = geo[0], geo[2]
+    cols = _flat_cols(xp, kshape, geo, groups)
+    out = np.matmul(w.reshape(groups, o // groups, -1), cols)   # (groups, O/g, N * Q)
+    e = out.itemsize
+    view = np.lib.stride_tricks.as_strided(
+        out, (n, o) + tuple(outs), (big_q * e, n * big_q * e) + tuple(s * e for s in st),
+        writeable=False)
+    res = np.empty((n, o) + tuple(outs), out.dtype)
+    np.copyto(res, view)
+    return res
+
+
+def _flat_input_grad(gp, w, geo, sp, in_sizes, padding, groups, n):
+    """col2im of w^T gp (gp from _flat_grad) into (N, C, *in_sizes); w must be finite."""
+    _, _, big_q, last, shifts = geo
+    og = w.shape[0] // groups
+    c = w.shape[1] * groups
+    nd = len(sp)
+    cols = np.matmul(w.reshape(groups, og, -1).transpose(0, 2, 1), gp)
+    cols = cols.reshape(c, len(shifts), n, big_q)
+    out = np.zeros((c, n, math.prod(sp)), gp.dtype)
+    for i, s in enumerate(shifts):
+        out[:, :, s:s + last] += cols[:, i, :, :last]
+    out = out.reshape((c, n) + tuple(sp))[(slice(None), slice(None))
+                                          + tuple(slice(padding[i], padding[i] + in_sizes[i])
+                                                  for i in range(nd))]
+    return np.ascontiguousarray(out.transpose((1, 0) + tuple(range(2, 2 + nd))))
+
+
+def _flat_weight_grad(gp, xp, geo, wshape, groups):
+    """gp (from _flat_grad) times the flat im2col of the padded xp, as (O, C/g, *k); None
+    when not finite (a gap's 0 * inf must not leak into it)."""
+    with np.errstate(invalid="ignore", over="ignore"):   # a NaN here is recomputed
+        gw = np.matmul(gp, _flat_cols(xp, wshape[2:], geo, groups).transpose(0, 2, 1))
+    return gw.reshape(wshape) if np.isfinite(gw).all() else None
+
+
+def _conv_grads_flat(g, x, w, padding, dilation, groups, need_x, need_w):
+    """(grad_input, grad_weight) of a unit-stride convolution on flat planes; an entry is None
+    where it is not needed or the flat kernels do not apply (the caller takes the general
+    path for it). Both gradients share the geometry and the gap-padded output gradient."""
+    kshape = w.shape[2:]
+    sp = tuple(x.shape[2 + i] + 2 * p for i, p in enumerate(padding))
+    geo = _flat_geometry(sp, g.shape[2:], kshape, dilation)
+    if geo is None:
+        return None, None
+    need_x = need_x and bool(np.isfinite(w).all())
+    if not (need_x or need_w):
+        return None, None
+    gp = _flat_grad(g, sp, geo, groups)
+    gx = gw = None
+    if need_x:
+        gx = _flat_input_grad(gp, w, geo, sp, x.shape[2:], padding, groups, g.shape[0])
+    if need_w:
+        xp = _pad_nd(x, tuple((p, p) for p in padding))
+        gw = _flat_weight_grad(gp, xp, geo, w.shape, groups)
+    return gx, gw
+
+
+def _batch_last(a):
+    """(N, C, *S) -> the view (1, C, *S, N): the batch as a trailing spatial dim of one
+    sample (with kernel size 1 there, a convolution of it is the batched convolution)."""
+    return a.transpose((1,) + tuple(range(2, a.ndim)) + (0,))[None]
+
+
+def _conv_grads_batch_last(g, x, w, padding, dilation, groups, need_x, need_w):
+    """_conv_grads_flat with the batch innermost: col2im then adds runs of a whole channel
+    (C per kernel offset instead of C * N short runs), at the price of transposing x, g and
+    grad_input once each."""
+    gx, gw = _conv_grads_flat(_batch_last(g), _batch_last(x), w[..., None],
+                              tuple(padding) + (0,), tuple(dilation) + (1,), groups,
+                              need_x, need_w)
+    if gx is not None:
+        gx = np.ascontiguousarray(np.moveaxis(gx[0], -1, 0))
+    return gx, (gw[..., 0] if gw is not None else None)
+
+
+def _conv_input_grad_flat(g, w, in_sizes, padding, dilation, groups):
+    """Unit-stride _conv_input_grad_np on flat planes, or None where it does not apply."""
+    outs = g.shape[2:]
+    kshape = w.shape[2:]
+    sp = tuple(max(in_sizes[i] + 2 * padding[i], outs[i] + dilation[i] * (kshape[i] - 1))
+               for i in range(len(outs)))
+    geo = _flat_geometry(sp, outs, kshape, dilation)
+    if geo is None or not np.isfinite(w).all():
+        return None
+    return _flat_input_grad(_flat_grad(g, sp, geo, groups), w, geo, sp, in_sizes, padding,
+                            groups, g.shape[0])
+
+
+def _conv_weight_grad_flat(x, g, wshape, padding, dilation, groups):
+    """Unit-stride _conv_weight_grad_np on flat planes, or None where it does not apply."""
+    xp = _pad_nd(x, tuple((p, p) for p in padding))
+    geo = _flat_geometry(xp.shape[2:], g.shape[2:], wshape[2:], dilation)
+    if geo is None:
+        return None
+    return _flat_weight_grad(_flat_grad(g, xp.shape[2:], geo, groups), xp, geo, wshape,
+                             groups)
 
 
 def _spatial(shape):
@@ -172,13 +356,19 @@ def _conv_bw_fwd(g, x, w, p):
     stride, padding, dilation, transposed, output_padding, groups = cp
     gx = gw = gb = None
     if not transposed:
-        if mask[0]:
+        if all(s == 1 for s in stride):
+            gx, gw = _conv_grads_batch_last(g, x, w, padding, dilation, groups, mask[0],
+                                            mask[1])
+        if mask[0] and gx is None:
             gx = _conv_input_grad_np(g, w, x.shape[2:], stride, padding, dilation, groups)
-        if mask[1]:
+        if mask[1] and gw is None:
             gw = _conv_weight_grad_np(x, g, w.shape, stride, padding, dilation, groups)
     else:
         if mask[0]:
             gx = _conv_np(g, w, stride, padding, dilation, groups)
+            # output_padding can leave the plain convolution of g longer than x: the cells
+            # past x's end belong to no input position
+            gx = np.ascontiguousarray(gx[(Ellipsis,) + tuple(slice(0, s) for s in x.shape[2:])])
         if mask[1]:
             gw = _conv_weight_grad_np(g, x, w.shape, stride, padding, dilation, groups)
     if mask[2]:
@@ -315,31 +505,63 @@ def _plane_strides(sizes):
     return out
 
 
+def _tiling_planes(x, k, s, pad, dil, ceil_mode):
+    """(planes, outs) when the pooling windows tile x (stride = kernel, no padding or
+    dilation, no partial window; cells past the last whole window belong to none): planes is
+    the contiguous (*k, N, C, *So) stack of each kernel offset's values, one copy after which
+    every pass of the running max reads contiguous memory. None otherwise."""
+    nd = len(k)
+    sizes = x.shape[2:]
+    outs = tuple(sizes[i] // k[i] for i in range(nd))
+    if (tuple(k) != tuple(s) or any(pad) or any(d != 1 for d in dil) or 0 in outs
+            or (ceil_mode and any(sizes[i] % k[i] for i in range(nd)))):
+        return None
+    crop = x[(Ellipsis,) + tuple(slice(0, outs[i] * k[i]) for i in range(nd))]
+    split = crop.reshape(x.shape[:2] + sum(((outs[i], k[i]) for i in range(nd)), ()))
+    perm = tuple(3 + 2 * i for i in range(nd)) + (0, 1) + tuple(2 + 2 * i for i in range(nd))
+    return np.ascontiguousarray(split.transpose(perm)), outs
+
+
 def _max_pool_fwd(x, p):
     k, s, pad, dil, ceil_mode = p
     nd = len(k)
     if x.ndim == nd + 1:   # unbatched (C, *S)
         out, idx = _max_pool_fwd(x[None], p)
         return out[0], idx[0]
-    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    win, outs = _pool_windows(x, k, s, pad, dil, ceil_mode, fill)
+    tiles = _tiling_planes(x, k, s, pad, dil, ceil_mode)
+    if tiles is not None:
+        win, outs = tiles
+        lead = ()
+    else:
+        fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        win, outs = _pool_windows(x, k, s, pad, dil, ceil_mode, fill)
+        lead = (Ellipsis,)
     pst = _plane_strides(x.shape[2:])
     offsets = list(np.ndindex(*k))
     # A running max over the kernel offsets (no window copy). torch's rule: a later value
-    # replaces the max if it is greater or NaN (np.maximum agrees on the value). `off` tracks
-    # the flat offset of the winner inside the plane relative to its window's origin.
-    lead = (Ellipsis,)
+    # replaces the max if it is greater or NaN. np.maximum agrees on the value: it propagates
+    # NaN, and on equal values (+0.0 and -0.0) it returns its second operand, so the running
+    # max goes second to keep the earlier zero as torch does (pinned by the tests). `off` tracks
+    # the flat offset of the winner inside the plane relative to its window's origin. Where
+    # windows tile the input, the flat offsets grow in scan order, so "take the later offset
+    # where it won" is a maximum with (won * offset), many times faster than np.putmask
+    # (with padding, offsets of different rows can alias, so the general path keeps putmask).
+    odt = np.int32 if math.prod(x.shape[2:]) < 2 ** 31 else np.int64
 
     def running_max(nan_aware):
         out = win[lead + offsets[0]].copy()
-        off = np.zeros(out.shape, np.int64)
+        off = np.zeros(out.shape, odt)
         for o in offsets[1:]:
             v = win[lead + o]
             m = v > out
             if nan_aware:
                 m |= np.isnan(v)
-            np.maximum(out, v, out=out)
-            np.putmask(off, m, sum(o[i] * dil[i] * pst[i] for i in range(nd)))
+            np.maximum(v, out, out=out)
+            flat = sum(o[i] * dil[i] * pst[i] for i in range(nd))
+            if tiles is not None:
+                np.maximum(off, np.multiply(m, flat, dtype=odt), out=off)
+            else:
+                np.putmask(off, m, flat)
         return out, off
 
     out, off = running_max(False)
@@ -350,7 +572,7 @@ def _max_pool_fwd(x, p):
         shape = [1] * nd
         shape[i] = outs[i]
         base = base + ((np.arange(outs[i]) * s[i] - pad[i]) * pst[i]).reshape(shape)
-    return out, off + base
+    return out, np.add(off, base, dtype=np.int64)
 
 
 def _max_pool_bw_fwd(g, idx, p):
@@ -361,9 +583,11 @@ def _max_pool_bw_fwd(g, idx, p):
     ii = idx.reshape(nc, cells)
     gi = g.reshape(nc, cells)
     if disjoint:
-        # Non-overlapping windows: every input position receives at most one gradient.
-        out = np.zeros((nc, hw), g.dtype)
-        out[np.arange(nc)[:, None], ii] = gi
+        # Non-overlapping windows: every input position receives at most one gradient, so a
+        # plain assignment at the flat positions is the scatter-add (1-D fancy indexing is
+        # several times faster than the 2-D (plane, index) form).
+        out = np.zeros(nc * hw, g.dtype)
+        out[(ii + (np.arange(nc) * hw)[:, None]).ravel()] = gi.ravel()
         return out.reshape(shape)
     flat = (np.arange(nc)[:, None] * hw + ii).ravel()
     out = np.bincount(flat, weights=gi.ravel().astype(np.float64), minlength=nc * hw)
