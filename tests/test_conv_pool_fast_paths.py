@@ -1,8 +1,8 @@
-"""The fast kernels of ndgrad/_ops/conv_pool.py against torch 2.13: unit-stride convolutions on
-flattened planes (forward, input and weight gradients, the batch-innermost backward, the
-fallbacks for non-finite values), tiling max pooling (ties, NaN, signed zeros, cropped
-remainders) and the disjoint max-pool backward. Each configuration asserts that the fast
-path is the one taken, so the comparison cannot pass on the general path alone."""
+"""The fast kernels of ndgrad/_ops/conv_pool.py against torch 2.13: unit-stride convolutions
+in the batch-first and batch-innermost layouts (forward, input and weight gradients), tiling
+max pooling (ties, NaN, signed zeros, cropped remainders) and the disjoint max-pool backward.
+Each test asserts that the fast path it is about was taken, so a comparison cannot pass on
+the general kernels alone."""
 
 import itertools
 
@@ -37,25 +37,22 @@ def _conv_both(x, w, b, kw, grads=(True, True, True), gy=None, rtol=1e-5, atol=1
 
 @pytest.fixture
 def taken(monkeypatch):
-    """Records which fast paths ran: "flat" (a unit-stride kernel on flat planes) and
-    "tiling" (the tiling max pool)."""
+    """Records which fast paths ran: "batch_major" / "batch_last" (convolution forward),
+    "grads_batch_last" (convolution backward) and "tiling" (max pooling)."""
     seen = set()
-    geometry, tiling = conv_pool._flat_geometry, conv_pool._tiling_planes
 
-    def flat_geometry(*args):
-        geo = geometry(*args)
-        if geo is not None:
-            seen.add("flat")
-        return geo
+    def record(name, fn, hit=lambda result: True):
+        def wrapper(*args):
+            result = fn(*args)
+            if hit(result):
+                seen.add(name)
+            return result
+        monkeypatch.setattr(conv_pool, name, wrapper)
 
-    def tiling_planes(*args):
-        tiles = tiling(*args)
-        if tiles is not None:
-            seen.add("tiling")
-        return tiles
-
-    monkeypatch.setattr(conv_pool, "_flat_geometry", flat_geometry)
-    monkeypatch.setattr(conv_pool, "_tiling_planes", tiling_planes)
+    record("_conv_batch_major", conv_pool._conv_batch_major)
+    record("_conv_batch_last", conv_pool._conv_batch_last)
+    record("_conv_grads_batch_last", conv_pool._conv_grads_batch_last)
+    record("_tiling_planes", conv_pool._tiling_planes, lambda result: result is not None)
     return seen
 
 
@@ -80,7 +77,10 @@ def test_unit_stride_convolution_matches_torch(nd, padding, dilation, groups, tr
     y = torch.convolution(torch.tensor(x), torch.tensor(w), torch.tensor(b), **kw)
     gy = rng.standard_normal(tuple(y.shape))
     _conv_both(x, w, b, kw, gy=gy, rtol=1e-9, atol=1e-9)
-    assert "flat" in taken or nd == 3   # 3-D: the gaps may exceed the waste bound
+    if not transposed:
+        assert {"_conv_batch_last", "_conv_grads_batch_last"} <= taken
+    else:   # the input gradient of a transposed convolution is a plain one
+        assert taken & {"_conv_batch_last", "_conv_batch_major"}
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -99,7 +99,7 @@ def test_cnn_convolutions_match_torch(dtype, taken):
         b = rng.standard_normal(ws[0]).astype(dtype)
         gy = rng.standard_normal((xs[0], ws[0], xs[2] - 2, xs[3] - 2)).astype(dtype)
         _conv_both(x, w, b, kw, grads, gy, rtol=tol, atol=tol)
-    assert "flat" in taken
+    assert {"_conv_batch_major", "_conv_batch_last", "_conv_grads_batch_last"} <= taken
 
 
 @pytest.mark.parametrize("nd", [1, 2, 3])
@@ -119,8 +119,8 @@ def test_transposed_convolution_with_output_padding_and_dilation(nd):
 
 
 def test_non_finite_values_take_torchs_values(taken):
-    # a gap of the flat run multiplies zeros by the factors: an inf weight or input must not
-    # turn those zeros into NaN where torch has none
+    # no cell outside the output may multiply an inf weight or input by zero (NaN where
+    # torch has none)
     rng = np.random.default_rng(3)
     kw = dict(stride=[1, 1], padding=[1, 1], dilation=[1, 1], transposed=False,
               output_padding=[0, 0], groups=1)
@@ -138,7 +138,7 @@ def test_non_finite_values_take_torchs_values(taken):
     gy_inf = gy.copy()
     gy_inf[1, 3, 0, 6] = np.inf
     _conv_both(x, w, b, kw, gy=gy_inf, rtol=1e-9, atol=1e-9)
-    assert "flat" in taken
+    assert "_conv_grads_batch_last" in taken
 
 
 def _pool_both(x, kw, gy_seed=0):
@@ -176,7 +176,7 @@ def test_tiling_max_pool_ties_like_torch(shape, kw, taken):
     x = rng.integers(0, 3, shape).astype(np.float32)
     _pool_both(x, kw)
     _pool_both(rng.standard_normal(shape), kw, gy_seed=1)
-    assert "tiling" in taken
+    assert "_tiling_planes" in taken
 
 
 def test_tiling_max_pool_nan_and_signed_zeros_like_torch(taken):
@@ -188,7 +188,7 @@ def test_tiling_max_pool_nan_and_signed_zeros_like_torch(taken):
     x[0, 1, 3, 5] = -np.inf
     _pool_both(x, dict(kernel_size=2))
     _pool_both(np.full((1, 1, 4, 4), -np.inf, np.float32), dict(kernel_size=2))
-    assert "tiling" in taken
+    assert "_tiling_planes" in taken
 
 
 def test_disjoint_max_pool_backward_like_torch(taken):
@@ -199,4 +199,29 @@ def test_disjoint_max_pool_backward_like_torch(taken):
     for kw in (dict(kernel_size=2, stride=3), dict(kernel_size=3, stride=3, padding=1),
                dict(kernel_size=2, stride=2, padding=1)):
         _pool_both(x, kw)
-    assert "tiling" not in taken
+    assert "_tiling_planes" not in taken
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relu_of_large_tensors_like_torch(dtype):
+    # relu's kernel takes arrays of 8192 elements or more as rows against a row of zeros
+    rng = np.random.default_rng(5)
+    for shape in ((32, 16, 26, 26), (3, 4099), (8192,)):
+        x = rng.standard_normal(shape).astype(dtype)
+        flat = x.reshape(-1)
+        flat[::7] = np.nan
+        flat[::11] = -np.inf
+        flat[::13] = np.inf
+        res = []
+        for lib in (torch, ndgrad):
+            t = lib.tensor(x.copy(), requires_grad=True)
+            y = lib.relu(t)
+            y.backward(lib.ones(shape, dtype=y.dtype))
+            res.append((y.detach().numpy(), t.grad.numpy()))
+        np.testing.assert_array_equal(res[1][0], res[0][0])
+        np.testing.assert_array_equal(res[1][1], res[0][1])
+        # a non-contiguous input and the same values taken in small pieces agree bit for bit
+        strided = ndgrad.relu(ndgrad.tensor(x)[..., ::2]).numpy()
+        pieces = np.concatenate([ndgrad.relu(ndgrad.tensor(p)).numpy()
+                                 for p in np.array_split(x[..., ::2].reshape(-1), 64)])
+        np.testing.assert_array_equal(strided.reshape(-1).view(np.uint8), pieces.view(np.uint8))

@@ -17,7 +17,6 @@ double backward is exact. An input that a node needs only the shape of is not sa
 shape rides in the node's extras (``x_meta``, ``x_shape``, ``hw``).
 """
 
-import itertools
 import math
 
 import numpy as np
@@ -85,9 +84,14 @@ def _channels_first(g, groups):
 def _conv_np(x, w, stride, padding, dilation, groups):
     """Cross-correlation; x (N, C, *S), w (O, C/g, *k) -> (N, O, *So)."""
     if all(s == 1 for s in stride):
-        out = _conv_flat(x, w, padding, dilation, groups)
-        if out is not None:
-            return out
+        if w.shape[1] * groups * math.prod(w.shape[2:]) <= w.shape[0]:
+            return _conv_batch_major(x, w, stride, padding, dilation, groups)
+        return _conv_batch_last(x, w, padding, dilation, groups)
+    return _conv_general(x, w, stride, padding, dilation, groups)
+
+
+def _conv_general(x, w, stride, padding, dilation, groups):
+    """_conv_np in the batch-second layout (any stride)."""
     n = x.shape[0]
     o = w.shape[0]
     nd = w.ndim - 2
@@ -102,12 +106,23 @@ def _conv_np(x, w, stride, padding, dilation, groups):
     return _batch_first(out, o, n, outs)
 
 
+def _conv_batch_major(x, w, stride, padding, dilation, groups):
+    """_conv_np with im2col rows per sample, (N, groups, C/g * K, L), and one GEMM per sample
+    and group whose result is already (N, O, L): no transposing copy. Its im2col copies
+    C * K rows of one output row's length per sample and output row, so it is the cheaper
+    forward where C * K is at most O (see the layouts below)."""
+    n, o = x.shape[0], w.shape[0]
+    xp = _pad_nd(x, tuple((p, p) for p in padding))
+    cols = _im2col(xp, w.shape[2:], stride, dilation)   # (N, C, *k, *So)
+    outs = cols.shape[2 + len(stride):]
+    rows = w.shape[1] * math.prod(w.shape[2:])   # explicit sizes: N may be 0
+    cols = cols.reshape(n, groups, rows, math.prod(outs))
+    out = np.matmul(w.reshape(groups, o // groups, rows), cols)
+    return out.reshape((n, o) + tuple(outs))
+
+
 def _conv_input_grad_np(g, w, in_sizes, stride, padding, dilation, groups):
     """Adjoint of _conv_np in x: g (N, O, *So) -> (N, C, *S) (col2im)."""
-    if all(s == 1 for s in stride):
-        out = _conv_input_grad_flat(g, w, in_sizes, padding, dilation, groups)
-        if out is not None:
-            return out
     n, o = g.shape[:2]
     outs = g.shape[2:]
     nd = len(outs)
@@ -135,10 +150,6 @@ def _conv_input_grad_np(g, w, in_sizes, stride, padding, dilation, groups):
 
 def _conv_weight_grad_np(x, g, wshape, stride, padding, dilation, groups):
     """Adjoint of _conv_np in w: -> (O, C/g, *k)."""
-    if all(s == 1 for s in stride):
-        gw = _conv_weight_grad_flat(x, g, wshape, padding, dilation, groups)
-        if gw is not None:
-            return gw
     nd = len(wshape) - 2
     xp = _pad_nd(x, tuple((p, p) for p in padding))
     cols = _im2col(xp, wshape[2:], stride, dilation)
@@ -152,170 +163,52 @@ def _conv_weight_grad_np(x, g, wshape, stride, padding, dilation, groups):
     return gw.reshape(wshape)
 
 
-# ------------------------------------------------------------ unit stride on flattened planes
-# With unit stride, output cell r reads the padded input at r + k * dilation for each kernel
-# offset k. On the flattened padded plane (element strides `st`) that is the flat position
-# q(r) + shift(k), q(r) = sum(r_d st_d), shift(k) = sum(k_d dil_d st_d): each kernel offset is
-# one shifted contiguous run, so im2col copies runs of the whole plane's length (not of one
-# output row) and col2im is one strided add per offset. The kernels work on the run of flat
-# positions q < Q = outs[0] * st[0] per sample, which holds every output cell and "gap" cells
-# (trailing coordinates past the output). Invariants: forward values at gaps are dropped; the
-# output gradient is zero at gaps, so with finite factors gaps add exact zeros to col2im and
-# to the weight gradient (a non-finite weight or weight gradient takes the general path, where
-# no gap can turn 0 * inf into NaN); only positions q < P (the last output cell + 1) are ever
-# read from or written to a plane, which keeps every access inside it.
-_FLAT_WASTE = 1.5   # the flat kernels are used when Q is at most this many times the outputs
+# ------------------------------------------------------------------ layouts for unit stride
+# The general kernels above keep the batch second, (C, N, *S), so im2col copies and col2im
+# adds runs of one output row (Wo elements), each run a trip through NumPy's inner loop. With
+# unit stride two other layouts make those runs long or the transposes unnecessary:
+# - batch innermost, (C, *S, N): a run is an output row times the batch (Wo * N elements).
+#   It is the general kernels applied to one "sample" whose batch is a trailing spatial dim
+#   of kernel size 1 (_batch_last); x, g and the result are transposed once each.
+# - batch first, (N, C, *k, L) (_conv_batch_major): one GEMM per sample writes (N, O, L)
+#   directly; its im2col has C * K rows per output row, against O rows of the transposing
+#   copy of the output in the batch-innermost forward, so it wins where C * K <= O.
+def _batch_last(a, padding=None):
+    """(N, C, *S) -> (1, C, *S, N): the batch as a trailing spatial dim of one sample (with
+    kernel size 1 there, a convolution of it is the batched convolution). A view; made
+    contiguous when given zero `padding` (the kernels' padding copy does it otherwise), so
+    that im2col reads contiguous runs."""
+    t = a.transpose((1,) + tuple(range(2, a.ndim)) + (0,))[None]
+    return np.ascontiguousarray(t) if padding is not None and not any(padding) else t
 
 
-def _flat_geometry(sp, outs, kshape, dilation):
-    """(st, kst, Q, P, shifts) of the flat kernels for a padded plane `sp` (kst: the flat step
-    of each kernel dim), or None when the gaps would cost more than _FLAT_WASTE times the
-    outputs."""
-    nd = len(sp)
-    st = _plane_strides(sp)
-    big_q = outs[0] * st[0]
-    if 0 in outs or big_q > _FLAT_WASTE * math.prod(outs):
-        return None
-    kst = tuple(dilation[d] * st[d] for d in range(nd))
-    last = sum((outs[d] - 1) * st[d] for d in range(nd)) + 1
-    shifts = [sum(k[d] * kst[d] for d in range(nd))
-              for k in itertools.product(*(range(k) for k in kshape))]
-    return st, kst, big_q, last, shifts
+def _unit_params(padding, dilation):
+    """(stride, padding, dilation) of the batch-innermost convolution: the trailing batch dim
+    has unit stride and dilation and no padding."""
+    nd = len(padding)
+    return (1,) * (nd + 1), tuple(padding) + (0,), tuple(dilation) + (1,)
 
 
-def _flat_cols(xp, kshape, geo, groups):
-    """im2col of the padded (N, C, *Sp) xp as (groups, C/g * K, N * Q), zero past P."""
-    _, kst, big_q, last, _ = geo
-    n, c = xp.shape[:2]
-    xp = np.ascontiguousarray(xp)
-    e = xp.itemsize
-    view = np.lib.stride_tricks.as_strided(   # (C, *k, N, P)
-        xp, (c,) + tuple(kshape) + (n, last),
-        (xp.strides[1],) + tuple(s * e for s in kst) + (xp.strides[0], e), writeable=False)
-    cols = np.empty((c,) + tuple(kshape) + (n, big_q), xp.dtype)
-    cols[..., :last] = view
-    cols[..., last:] = 0
-    return cols.reshape(groups, -1, n * big_q)
-
-
-def _flat_grad(g, sp, geo, groups):
-    """The output gradient (N, O, *So) on the flat run: (groups, O/g, N * Q), zero at gaps."""
-    n, o = g.shape[:2]
-    nd = g.ndim - 2
-    gp = np.zeros((o, n, g.shape[2]) + tuple(sp[1:]), g.dtype)
-    gp[(Ellipsis,) + tuple(slice(0, s) for s in g.shape[3:])] = \
-        g.transpose((1, 0) + tuple(range(2, 2 + nd)))
-    return gp.reshape(groups, o // groups, -1)
-
-
-def _conv_flat(x, w, padding, dilation, groups):
-    """Unit-stride _conv_np on flat planes, or None where the flat kernels do not apply."""
-    n, o = x.shape[0], w.shape[0]
-    kshape = w.shape[2:]
-    xp = _pad_nd(x, tuple((p, p) for p in padding))
-    sp = xp.shape[2:]
-    outs = _out_sizes(sp, kshape, (1,) * len(kshape), dilation)
-    geo = _flat_geometry(sp, outs, kshape, dilation)
-    if geo is None:
-        return None
-    st, big_q = geo[0], geo[2]
-    cols = _flat_cols(xp, kshape, geo, groups)
-    out = np.matmul(w.reshape(groups, o // groups, -1), cols)   # (groups, O/g, N * Q)
-    e = out.itemsize
-    view = np.lib.stride_tricks.as_strided(
-        out, (n, o) + tuple(outs), (big_q * e, n * big_q * e) + tuple(s * e for s in st),
-        writeable=False)
-    res = np.empty((n, o) + tuple(outs), out.dtype)
-    np.copyto(res, view)
-    return res
-
-
-def _flat_input_grad(gp, w, geo, sp, in_sizes, padding, groups, n):
-    """col2im of w^T gp (gp from _flat_grad) into (N, C, *in_sizes); w must be finite."""
-    _, _, big_q, last, shifts = geo
-    og = w.shape[0] // groups
-    c = w.shape[1] * groups
-    nd = len(sp)
-    cols = np.matmul(w.reshape(groups, og, -1).transpose(0, 2, 1), gp)
-    cols = cols.reshape(c, len(shifts), n, big_q)
-    out = np.zeros((c, n, math.prod(sp)), gp.dtype)
-    for i, s in enumerate(shifts):
-        out[:, :, s:s + last] += cols[:, i, :, :last]
-    out = out.reshape((c, n) + tuple(sp))[(slice(None), slice(None))
-                                          + tuple(slice(padding[i], padding[i] + in_sizes[i])
-                                                  for i in range(nd))]
-    return np.ascontiguousarray(out.transpose((1, 0) + tuple(range(2, 2 + nd))))
-
-
-def _flat_weight_grad(gp, xp, geo, wshape, groups):
-    """gp (from _flat_grad) times the flat im2col of the padded xp, as (O, C/g, *k); None
-    when not finite (a gap's 0 * inf must not leak into it)."""
-    with np.errstate(invalid="ignore", over="ignore"):   # a NaN here is recomputed
-        gw = np.matmul(gp, _flat_cols(xp, wshape[2:], geo, groups).transpose(0, 2, 1))
-    return gw.reshape(wshape) if np.isfinite(gw).all() else None
-
-
-def _conv_grads_flat(g, x, w, padding, dilation, groups, need_x, need_w):
-    """(grad_input, grad_weight) of a unit-stride convolution on flat planes; an entry is None
-    where it is not needed or the flat kernels do not apply (the caller takes the general
-    path for it). Both gradients share the geometry and the gap-padded output gradient."""
-    kshape = w.shape[2:]
-    sp = tuple(x.shape[2 + i] + 2 * p for i, p in enumerate(padding))
-    geo = _flat_geometry(sp, g.shape[2:], kshape, dilation)
-    if geo is None:
-        return None, None
-    need_x = need_x and bool(np.isfinite(w).all())
-    if not (need_x or need_w):
-        return None, None
-    gp = _flat_grad(g, sp, geo, groups)
-    gx = gw = None
-    if need_x:
-        gx = _flat_input_grad(gp, w, geo, sp, x.shape[2:], padding, groups, g.shape[0])
-    if need_w:
-        xp = _pad_nd(x, tuple((p, p) for p in padding))
-        gw = _flat_weight_grad(gp, xp, geo, w.shape, groups)
-    return gx, gw
-
-
-def _batch_last(a):
-    """(N, C, *S) -> the view (1, C, *S, N): the batch as a trailing spatial dim of one
-    sample (with kernel size 1 there, a convolution of it is the batched convolution)."""
-    return a.transpose((1,) + tuple(range(2, a.ndim)) + (0,))[None]
+def _conv_batch_last(x, w, padding, dilation, groups):
+    """Unit-stride _conv_np with the batch innermost."""
+    stride, padding, dilation = _unit_params(padding, dilation)
+    out = _conv_general(_batch_last(x, padding), w[..., None], stride, padding, dilation,
+                        groups)
+    return np.ascontiguousarray(np.moveaxis(out[0], -1, 0))
 
 
 def _conv_grads_batch_last(g, x, w, padding, dilation, groups, need_x, need_w):
-    """_conv_grads_flat with the batch innermost: col2im then adds runs of a whole channel
-    (C per kernel offset instead of C * N short runs), at the price of transposing x, g and
-    grad_input once each."""
-    gx, gw = _conv_grads_flat(_batch_last(g), _batch_last(x), w[..., None],
-                              tuple(padding) + (0,), tuple(dilation) + (1,), groups,
-                              need_x, need_w)
-    if gx is not None:
+    """(grad_input, grad_weight) (None where not needed) of a unit-stride convolution with the
+    batch innermost."""
+    xt, gt, wt = _batch_last(x, padding if need_w else None), _batch_last(g), w[..., None]
+    stride, padding, dilation = _unit_params(padding, dilation)
+    gx = gw = None
+    if need_x:
+        gx = _conv_input_grad_np(gt, wt, xt.shape[2:], stride, padding, dilation, groups)
         gx = np.ascontiguousarray(np.moveaxis(gx[0], -1, 0))
-    return gx, (gw[..., 0] if gw is not None else None)
-
-
-def _conv_input_grad_flat(g, w, in_sizes, padding, dilation, groups):
-    """Unit-stride _conv_input_grad_np on flat planes, or None where it does not apply."""
-    outs = g.shape[2:]
-    kshape = w.shape[2:]
-    sp = tuple(max(in_sizes[i] + 2 * padding[i], outs[i] + dilation[i] * (kshape[i] - 1))
-               for i in range(len(outs)))
-    geo = _flat_geometry(sp, outs, kshape, dilation)
-    if geo is None or not np.isfinite(w).all():
-        return None
-    return _flat_input_grad(_flat_grad(g, sp, geo, groups), w, geo, sp, in_sizes, padding,
-                            groups, g.shape[0])
-
-
-def _conv_weight_grad_flat(x, g, wshape, padding, dilation, groups):
-    """Unit-stride _conv_weight_grad_np on flat planes, or None where it does not apply."""
-    xp = _pad_nd(x, tuple((p, p) for p in padding))
-    geo = _flat_geometry(xp.shape[2:], g.shape[2:], wshape[2:], dilation)
-    if geo is None:
-        return None
-    return _flat_weight_grad(_flat_grad(g, xp.shape[2:], geo, groups), xp, geo, wshape,
-                             groups)
+    if need_w:
+        gw = _conv_weight_grad_np(xt, gt, wt.shape, stride, padding, dilation, groups)[..., 0]
+    return gx, gw
 
 
 def _spatial(shape):
@@ -359,10 +252,11 @@ def _conv_bw_fwd(g, x, w, p):
         if all(s == 1 for s in stride):
             gx, gw = _conv_grads_batch_last(g, x, w, padding, dilation, groups, mask[0],
                                             mask[1])
-        if mask[0] and gx is None:
-            gx = _conv_input_grad_np(g, w, x.shape[2:], stride, padding, dilation, groups)
-        if mask[1] and gw is None:
-            gw = _conv_weight_grad_np(x, g, w.shape, stride, padding, dilation, groups)
+        else:
+            if mask[0]:
+                gx = _conv_input_grad_np(g, w, x.shape[2:], stride, padding, dilation, groups)
+            if mask[1]:
+                gw = _conv_weight_grad_np(x, g, w.shape, stride, padding, dilation, groups)
     else:
         if mask[0]:
             gx = _conv_np(g, w, stride, padding, dilation, groups)
