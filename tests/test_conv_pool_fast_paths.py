@@ -37,8 +37,9 @@ def _conv_both(x, w, b, kw, grads=(True, True, True), gy=None, rtol=1e-5, atol=1
 
 @pytest.fixture
 def taken(monkeypatch):
-    """Records which fast paths ran: "batch_major" / "batch_last" (convolution forward),
-    "grads_batch_last" (convolution backward) and "tiling" (max pooling)."""
+    """Records which fast paths ran (by function name): the convolution forward's
+    _conv_batch_major / _conv_batch_last, the backward's _conv_grads_batch_last /
+    _conv_weight_grad_batch_major, and max pooling's _tiling_planes."""
     seen = set()
 
     def record(name, fn, hit=lambda result: True):
@@ -52,6 +53,7 @@ def taken(monkeypatch):
     record("_conv_batch_major", conv_pool._conv_batch_major)
     record("_conv_batch_last", conv_pool._conv_batch_last)
     record("_conv_grads_batch_last", conv_pool._conv_grads_batch_last)
+    record("_conv_weight_grad_batch_major", conv_pool._conv_weight_grad_batch_major)
     record("_tiling_planes", conv_pool._tiling_planes, lambda result: result is not None)
     return seen
 
@@ -83,6 +85,28 @@ def test_unit_stride_convolution_matches_torch(nd, padding, dilation, groups, tr
         assert taken & {"_conv_batch_last", "_conv_batch_major"}
 
 
+@pytest.mark.parametrize("nd,padding,dilation,groups", [
+    c for c in itertools.product((1, 2, 3), (0, 2), (1, 2), (1, 2))
+])
+def test_batch_first_convolution_matches_torch(nd, padding, dilation, groups, taken):
+    # C * K <= O: the forward, and the weight gradient when the input needs none, run batch
+    # first
+    rng = np.random.default_rng(50 * nd + 10 * padding + 3 * dilation + groups)
+    ks = (3, (2, 3), (2, 1, 2))[nd - 1]
+    ks = (ks,) if nd == 1 else ks
+    xs = (3, 2) + (10, 9, 8)[:nd]
+    w = rng.standard_normal((12, 2 // groups) + ks)
+    x = rng.standard_normal(xs)
+    b = rng.standard_normal(12)
+    kw = dict(stride=[1] * nd, padding=[padding] * nd, dilation=[dilation] * nd,
+              transposed=False, output_padding=[0] * nd, groups=groups)
+    y = torch.convolution(torch.tensor(x), torch.tensor(w), torch.tensor(b), **kw)
+    for grads in ((False, True, True), (True, True, False)):
+        gy = rng.standard_normal(tuple(y.shape))
+        _conv_both(x, w, b, kw, grads, gy, rtol=1e-9, atol=1e-9)
+    assert {"_conv_batch_major", "_conv_weight_grad_batch_major"} <= taken
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_cnn_convolutions_match_torch(dtype, taken):
     # the benchmark's shapes: the first layer's input needs no gradient
@@ -99,7 +123,8 @@ def test_cnn_convolutions_match_torch(dtype, taken):
         b = rng.standard_normal(ws[0]).astype(dtype)
         gy = rng.standard_normal((xs[0], ws[0], xs[2] - 2, xs[3] - 2)).astype(dtype)
         _conv_both(x, w, b, kw, grads, gy, rtol=tol, atol=tol)
-    assert {"_conv_batch_major", "_conv_batch_last", "_conv_grads_batch_last"} <= taken
+    assert {"_conv_batch_major", "_conv_batch_last", "_conv_grads_batch_last",
+            "_conv_weight_grad_batch_major"} <= taken
 
 
 @pytest.mark.parametrize("nd", [1, 2, 3])

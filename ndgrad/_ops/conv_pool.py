@@ -84,7 +84,7 @@ def _channels_first(g, groups):
 def _conv_np(x, w, stride, padding, dilation, groups):
     """Cross-correlation; x (N, C, *S), w (O, C/g, *k) -> (N, O, *So)."""
     if all(s == 1 for s in stride):
-        if w.shape[1] * groups * math.prod(w.shape[2:]) <= w.shape[0]:
+        if _batch_first_wins(w, groups):
             return _conv_batch_major(x, w, stride, padding, dilation, groups)
         return _conv_batch_last(x, w, padding, dilation, groups)
     return _conv_general(x, w, stride, padding, dilation, groups)
@@ -106,11 +106,18 @@ def _conv_general(x, w, stride, padding, dilation, groups):
     return _batch_first(out, o, n, outs)
 
 
+def _batch_first_wins(w, groups):
+    """Whether a unit-stride convolution with weight w runs batch first: where C * K (the
+    im2col rows per output row) is at most O (the rows of the output or gradient that the
+    batch-innermost layout transposes)."""
+    return w.shape[1] * groups * math.prod(w.shape[2:]) <= w.shape[0]
+
+
 def _conv_batch_major(x, w, stride, padding, dilation, groups):
     """_conv_np with im2col rows per sample, (N, groups, C/g * K, L), and one GEMM per sample
     and group whose result is already (N, O, L): no transposing copy. Its im2col copies
     C * K rows of one output row's length per sample and output row, so it is the cheaper
-    forward where C * K is at most O (see the layouts below)."""
+    forward where C * K is at most O (_batch_first_wins; see the layouts below)."""
     n, o = x.shape[0], w.shape[0]
     xp = _pad_nd(x, tuple((p, p) for p in padding))
     cols = _im2col(xp, w.shape[2:], stride, dilation)   # (N, C, *k, *So)
@@ -119,6 +126,21 @@ def _conv_batch_major(x, w, stride, padding, dilation, groups):
     cols = cols.reshape(n, groups, rows, math.prod(outs))
     out = np.matmul(w.reshape(groups, o // groups, rows), cols)
     return out.reshape((n, o) + tuple(outs))
+
+
+def _conv_weight_grad_batch_major(x, g, wshape, padding, dilation, groups):
+    """Unit-stride _conv_weight_grad_np batch first: one GEMM per sample and group on the
+    (N, C/g * K, L) im2col of _conv_batch_major, summed over the batch (g is not
+    transposed)."""
+    n, o = g.shape[:2]
+    nd = len(wshape) - 2
+    xp = _pad_nd(x, tuple((p, p) for p in padding))
+    cols = _im2col(xp, wshape[2:], (1,) * nd, dilation)
+    cols = cols[(Ellipsis,) + tuple(slice(0, s) for s in g.shape[2:])]
+    rows, cells = wshape[1] * math.prod(wshape[2:]), math.prod(g.shape[2:])
+    cols = cols.reshape(n, groups, rows, cells)
+    gw = np.matmul(g.reshape(n, groups, o // groups, cells), cols.transpose(0, 1, 3, 2))
+    return gw.sum(axis=0).reshape(wshape)
 
 
 def _conv_input_grad_np(g, w, in_sizes, stride, padding, dilation, groups):
@@ -249,7 +271,9 @@ def _conv_bw_fwd(g, x, w, p):
     stride, padding, dilation, transposed, output_padding, groups = cp
     gx = gw = gb = None
     if not transposed:
-        if all(s == 1 for s in stride):
+        if all(s == 1 for s in stride) and not mask[0] and _batch_first_wins(w, groups):
+            gw = _conv_weight_grad_batch_major(x, g, w.shape, padding, dilation, groups)
+        elif all(s == 1 for s in stride):
             gx, gw = _conv_grads_batch_last(g, x, w, padding, dilation, groups, mask[0],
                                             mask[1])
         else:
@@ -265,8 +289,8 @@ def _conv_bw_fwd(g, x, w, p):
             gx = np.ascontiguousarray(gx[(Ellipsis,) + tuple(slice(0, s) for s in x.shape[2:])])
         if mask[1]:
             gw = _conv_weight_grad_np(g, x, w.shape, stride, padding, dilation, groups)
-    if mask[2]:
-        gb = g.sum(axis=(0,) + tuple(range(2, g.ndim)))
+    if mask[2]:   # the batch first: NumPy sums over (0, 2, 3) at once about half as fast
+        gb = g.sum(axis=0).reshape(g.shape[1], math.prod(g.shape[2:])).sum(axis=1)
     z = np.zeros((), g.dtype)
     return (gx if gx is not None else z, gw if gw is not None else z,
             gb if gb is not None else z)
