@@ -7,10 +7,11 @@ col2im) and max unpooling.
 Invariants: the kernels are written once for any number of spatial dims; 1-D convolution
 and pooling run as 2-D with unit height. Forward kernels are vectorised over the batch (no
 Python loop over samples); max / average pooling, col2im and the convolution's input gradient
-loop only over kernel offsets (adaptive max pooling over output cells). Fast paths give the
-general kernels' results and fall back to them where their conditions fail: unit-stride
-convolutions run on flattened planes (below), max pooling whose windows tile the input reads
-contiguous per-offset planes, and a disjoint max-pool backward is one flat assignment.
+loop only over kernel offsets (adaptive max pooling over output cells). Fast paths compute
+the general kernels' math in other memory layouts and apply only where their conditions
+hold: unit-stride convolutions run batch first or batch innermost (see "layouts for unit
+stride"), max pooling whose windows tile the input reads contiguous per-offset planes, and a
+disjoint max-pool backward is one flat assignment.
 Every backward is a primitive with its own rule (a convolution's gradients are convolutions;
 a pooling backward's adjoint is the pooling again or a gather of the picked positions), so
 double backward is exact. An input that a node needs only the shape of is not saved: its
@@ -106,43 +107,6 @@ def _conv_general(x, w, stride, padding, dilation, groups):
     return _batch_first(out, o, n, outs)
 
 
-def _batch_first_wins(w, groups):
-    """Whether a unit-stride convolution with weight w runs batch first: where C * K (the
-    im2col rows per output row) is at most O (the rows of the output or gradient that the
-    batch-innermost layout transposes)."""
-    return w.shape[1] * groups * math.prod(w.shape[2:]) <= w.shape[0]
-
-
-def _conv_batch_major(x, w, stride, padding, dilation, groups):
-    """_conv_np with im2col rows per sample, (N, groups, C/g * K, L), and one GEMM per sample
-    and group whose result is already (N, O, L): no transposing copy. Its im2col copies
-    C * K rows of one output row's length per sample and output row, so it is the cheaper
-    forward where C * K is at most O (_batch_first_wins; see the layouts below)."""
-    n, o = x.shape[0], w.shape[0]
-    xp = _pad_nd(x, tuple((p, p) for p in padding))
-    cols = _im2col(xp, w.shape[2:], stride, dilation)   # (N, C, *k, *So)
-    outs = cols.shape[2 + len(stride):]
-    rows = w.shape[1] * math.prod(w.shape[2:])   # explicit sizes: N may be 0
-    cols = cols.reshape(n, groups, rows, math.prod(outs))
-    out = np.matmul(w.reshape(groups, o // groups, rows), cols)
-    return out.reshape((n, o) + tuple(outs))
-
-
-def _conv_weight_grad_batch_major(x, g, wshape, padding, dilation, groups):
-    """Unit-stride _conv_weight_grad_np batch first: one GEMM per sample and group on the
-    (N, C/g * K, L) im2col of _conv_batch_major, summed over the batch (g is not
-    transposed)."""
-    n, o = g.shape[:2]
-    nd = len(wshape) - 2
-    xp = _pad_nd(x, tuple((p, p) for p in padding))
-    cols = _im2col(xp, wshape[2:], (1,) * nd, dilation)
-    cols = cols[(Ellipsis,) + tuple(slice(0, s) for s in g.shape[2:])]
-    rows, cells = wshape[1] * math.prod(wshape[2:]), math.prod(g.shape[2:])
-    cols = cols.reshape(n, groups, rows, cells)
-    gw = np.matmul(g.reshape(n, groups, o // groups, cells), cols.transpose(0, 1, 3, 2))
-    return gw.sum(axis=0).reshape(wshape)
-
-
 def _conv_input_grad_np(g, w, in_sizes, stride, padding, dilation, groups):
     """Adjoint of _conv_np in x: g (N, O, *So) -> (N, C, *S) (col2im)."""
     n, o = g.shape[:2]
@@ -231,6 +195,43 @@ def _conv_grads_batch_last(g, x, w, padding, dilation, groups, need_x, need_w):
     if need_w:
         gw = _conv_weight_grad_np(xt, gt, wt.shape, stride, padding, dilation, groups)[..., 0]
     return gx, gw
+
+
+def _batch_first_wins(w, groups):
+    """Whether a unit-stride convolution with weight w runs batch first: where C * K (the
+    im2col rows per output row) is at most O (the rows of the output or gradient that the
+    batch-innermost layout transposes)."""
+    return w.shape[1] * groups * math.prod(w.shape[2:]) <= w.shape[0]
+
+
+def _conv_batch_major(x, w, stride, padding, dilation, groups):
+    """_conv_np with im2col rows per sample, (N, groups, C/g * K, L), and one GEMM per sample
+    and group whose result is already (N, O, L): no transposing copy. Its im2col copies
+    C * K rows of one output row's length per sample and output row, so it is the cheaper
+    forward where C * K is at most O (_batch_first_wins)."""
+    n, o = x.shape[0], w.shape[0]
+    xp = _pad_nd(x, tuple((p, p) for p in padding))
+    cols = _im2col(xp, w.shape[2:], stride, dilation)   # (N, C, *k, *So)
+    outs = cols.shape[2 + len(stride):]
+    rows = w.shape[1] * math.prod(w.shape[2:])   # explicit sizes: N may be 0
+    cols = cols.reshape(n, groups, rows, math.prod(outs))
+    out = np.matmul(w.reshape(groups, o // groups, rows), cols)
+    return out.reshape((n, o) + tuple(outs))
+
+
+def _conv_weight_grad_batch_major(x, g, wshape, padding, dilation, groups):
+    """Unit-stride _conv_weight_grad_np batch first: one GEMM per sample and group on the
+    (N, C/g * K, L) im2col of _conv_batch_major, summed over the batch (g is not
+    transposed)."""
+    n, o = g.shape[:2]
+    nd = len(wshape) - 2
+    xp = _pad_nd(x, tuple((p, p) for p in padding))
+    cols = _im2col(xp, wshape[2:], (1,) * nd, dilation)
+    cols = cols[(Ellipsis,) + tuple(slice(0, s) for s in g.shape[2:])]
+    rows, cells = wshape[1] * math.prod(wshape[2:]), math.prod(g.shape[2:])
+    cols = cols.reshape(n, groups, rows, cells)
+    gw = np.matmul(g.reshape(n, groups, o // groups, cells), cols.transpose(0, 1, 3, 2))
+    return gw.sum(axis=0).reshape(wshape)
 
 
 def _spatial(shape):
