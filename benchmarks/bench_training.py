@@ -11,10 +11,14 @@ Cases (float32, same initial weights and data on both sides; a step is forward, 
   maxpool2-flatten-linear(->10), cross-entropy, SGD (target <= 2x)
 
 Each figure is the median of ``--repeats`` timed steps after warm-up, the two libraries
-alternating in blocks so they see the same machine load. Cases whose nn pieces are missing in
-ndgrad are reported as skipped.
+alternating in blocks so they see the same machine load. ``--cpu-time`` times each step by
+the thread's CPU time instead of the wall clock (on a machine loaded by other jobs it leaves
+out the time the process waits for a core; both libraries run single-threaded with
+``--threads 1`` and OPENBLAS_NUM_THREADS=1). Cases whose nn pieces are missing in ndgrad are
+reported as skipped.
 
     python benchmarks/bench_training.py [--repeats 30] [--only mlp_small] [--threads N]
+                                        [--cpu-time]
 """
 
 import argparse
@@ -94,16 +98,16 @@ def setup(name, lib, ref_state=None):
     return model, step
 
 
-def time_steps(step, n):
+def time_steps(step, n, clock=time.perf_counter):
     out = []
     for _ in range(n):
-        t0 = time.perf_counter()
+        t0 = clock()
         step()
-        out.append(time.perf_counter() - t0)
+        out.append(clock() - t0)
     return out
 
 
-def run_case(name, torch, repeats):
+def run_case(name, torch, repeats, clock=time.perf_counter):
     t_model, t_step = setup(name, torch)
     ref = [p.detach().numpy().copy() for p in t_model.parameters()]
     n_model, n_step = setup(name, ndgrad, ref)
@@ -116,8 +120,8 @@ def run_case(name, torch, repeats):
     block = max(1, repeats // 5)
     gc.collect()
     while len(t_times) < repeats:
-        t_times += time_steps(t_step, block)
-        n_times += time_steps(n_step, block)
+        t_times += time_steps(t_step, block, clock)
+        n_times += time_steps(n_step, block, clock)
     t_med, n_med = statistics.median(t_times), statistics.median(n_times)
     return lt, ln, t_med, n_med
 
@@ -128,7 +132,10 @@ def main(argv=None):
     p.add_argument("--only", default=None, choices=sorted(CASES))
     p.add_argument("--threads", type=int, default=None,
                    help="torch.set_num_threads (default: torch's own choice)")
+    p.add_argument("--cpu-time", action="store_true",
+                   help="time steps by the thread's CPU time (time.thread_time)")
     args = p.parse_args(argv)
+    clock = time.thread_time if args.cpu_time else time.perf_counter
     import torch
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -140,7 +147,7 @@ def main(argv=None):
         if args.only and name != args.only:
             continue
         try:
-            lt, ln, t_med, n_med = run_case(name, torch, args.repeats)
+            lt, ln, t_med, n_med = run_case(name, torch, args.repeats, clock)
         except (AttributeError, NotImplementedError) as e:
             print(f"{name:<13} skipped: {e}")
             continue

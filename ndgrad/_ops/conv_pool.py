@@ -7,12 +7,18 @@ col2im) and max unpooling.
 Invariants: the kernels are written once for any number of spatial dims; 1-D convolution
 and pooling run as 2-D with unit height. Forward kernels are vectorised over the batch (no
 Python loop over samples); max / average pooling, col2im and the convolution's input gradient
-loop only over kernel offsets (adaptive max pooling over output cells). Every backward is a
-primitive with its own rule (a convolution's gradients are convolutions; a pooling backward's
-adjoint is the pooling again or a gather of the picked positions), so double backward is
-exact. An input that a node needs only the shape of is not saved: its shape rides in the
-node's extras (``x_meta``, ``x_shape``, ``hw``).
+loop only over kernel offsets (adaptive max pooling over output cells). Fast paths compute
+the general kernels' math in other memory layouts and apply only where their conditions
+hold: unit-stride convolutions run batch first or batch innermost (see "layouts for unit
+stride"), max pooling whose windows tile the input reads contiguous per-offset planes, and a
+disjoint max-pool backward is one flat assignment.
+Every backward is a primitive with its own rule (a convolution's gradients are convolutions;
+a pooling backward's adjoint is the pooling again or a gather of the picked positions), so
+double backward is exact. An input that a node needs only the shape of is not saved: its
+shape rides in the node's extras (``x_meta``, ``x_shape``, ``hw``).
 """
+
+import math
 
 import numpy as np
 
@@ -78,6 +84,15 @@ def _channels_first(g, groups):
 
 def _conv_np(x, w, stride, padding, dilation, groups):
     """Cross-correlation; x (N, C, *S), w (O, C/g, *k) -> (N, O, *So)."""
+    if all(s == 1 for s in stride):
+        if _batch_first_wins(w, groups):
+            return _conv_batch_major(x, w, stride, padding, dilation, groups)
+        return _conv_batch_last(x, w, padding, dilation, groups)
+    return _conv_general(x, w, stride, padding, dilation, groups)
+
+
+def _conv_general(x, w, stride, padding, dilation, groups):
+    """_conv_np in the batch-second layout (any stride)."""
     n = x.shape[0]
     o = w.shape[0]
     nd = w.ndim - 2
@@ -134,6 +149,91 @@ def _conv_weight_grad_np(x, g, wshape, stride, padding, dilation, groups):
     return gw.reshape(wshape)
 
 
+# ------------------------------------------------------------------ layouts for unit stride
+# The general kernels above keep the batch second, (C, N, *S), so im2col copies and col2im
+# adds runs of one output row (Wo elements), each run a trip through NumPy's inner loop. With
+# unit stride two other layouts make those runs long or the transposes unnecessary:
+# - batch innermost, (C, *S, N): a run is an output row times the batch (Wo * N elements).
+#   It is the general kernels applied to one "sample" whose batch is a trailing spatial dim
+#   of kernel size 1 (_batch_last); x, g and the result are transposed once each.
+# - batch first, (N, C, *k, L) (_conv_batch_major): one GEMM per sample writes (N, O, L)
+#   directly; its im2col has C * K rows per output row, against O rows of the transposing
+#   copy of the output in the batch-innermost forward, so it wins where C * K <= O.
+def _batch_last(a, padding=None):
+    """(N, C, *S) -> (1, C, *S, N): the batch as a trailing spatial dim of one sample (with
+    kernel size 1 there, a convolution of it is the batched convolution). A view; made
+    contiguous when given zero `padding` (the kernels' padding copy does it otherwise), so
+    that im2col reads contiguous runs."""
+    t = a.transpose((1,) + tuple(range(2, a.ndim)) + (0,))[None]
+    return np.ascontiguousarray(t) if padding is not None and not any(padding) else t
+
+
+def _unit_params(padding, dilation):
+    """(stride, padding, dilation) of the batch-innermost convolution: the trailing batch dim
+    has unit stride and dilation and no padding."""
+    nd = len(padding)
+    return (1,) * (nd + 1), tuple(padding) + (0,), tuple(dilation) + (1,)
+
+
+def _conv_batch_last(x, w, padding, dilation, groups):
+    """Unit-stride _conv_np with the batch innermost."""
+    stride, padding, dilation = _unit_params(padding, dilation)
+    out = _conv_general(_batch_last(x, padding), w[..., None], stride, padding, dilation,
+                        groups)
+    return np.ascontiguousarray(np.moveaxis(out[0], -1, 0))
+
+
+def _conv_grads_batch_last(g, x, w, padding, dilation, groups, need_x, need_w):
+    """(grad_input, grad_weight) (None where not needed) of a unit-stride convolution with the
+    batch innermost."""
+    xt, gt, wt = _batch_last(x, padding if need_w else None), _batch_last(g), w[..., None]
+    stride, padding, dilation = _unit_params(padding, dilation)
+    gx = gw = None
+    if need_x:
+        gx = _conv_input_grad_np(gt, wt, xt.shape[2:], stride, padding, dilation, groups)
+        gx = np.ascontiguousarray(np.moveaxis(gx[0], -1, 0))
+    if need_w:
+        gw = _conv_weight_grad_np(xt, gt, wt.shape, stride, padding, dilation, groups)[..., 0]
+    return gx, gw
+
+
+def _batch_first_wins(w, groups):
+    """Whether a unit-stride convolution with weight w runs batch first: where C * K (the
+    im2col rows per output row) is at most O (the rows of the output or gradient that the
+    batch-innermost layout transposes)."""
+    return w.shape[1] * groups * math.prod(w.shape[2:]) <= w.shape[0]
+
+
+def _conv_batch_major(x, w, stride, padding, dilation, groups):
+    """_conv_np with im2col rows per sample, (N, groups, C/g * K, L), and one GEMM per sample
+    and group whose result is already (N, O, L): no transposing copy. Its im2col copies
+    C * K rows of one output row's length per sample and output row, so it is the cheaper
+    forward where C * K is at most O (_batch_first_wins)."""
+    n, o = x.shape[0], w.shape[0]
+    xp = _pad_nd(x, tuple((p, p) for p in padding))
+    cols = _im2col(xp, w.shape[2:], stride, dilation)   # (N, C, *k, *So)
+    outs = cols.shape[2 + len(stride):]
+    rows = w.shape[1] * math.prod(w.shape[2:])   # explicit sizes: N may be 0
+    cols = cols.reshape(n, groups, rows, math.prod(outs))
+    out = np.matmul(w.reshape(groups, o // groups, rows), cols)
+    return out.reshape((n, o) + tuple(outs))
+
+
+def _conv_weight_grad_batch_major(x, g, wshape, padding, dilation, groups):
+    """Unit-stride _conv_weight_grad_np batch first: one GEMM per sample and group on the
+    (N, C/g * K, L) im2col of _conv_batch_major, summed over the batch (g is not
+    transposed)."""
+    n, o = g.shape[:2]
+    nd = len(wshape) - 2
+    xp = _pad_nd(x, tuple((p, p) for p in padding))
+    cols = _im2col(xp, wshape[2:], (1,) * nd, dilation)
+    cols = cols[(Ellipsis,) + tuple(slice(0, s) for s in g.shape[2:])]
+    rows, cells = wshape[1] * math.prod(wshape[2:]), math.prod(g.shape[2:])
+    cols = cols.reshape(n, groups, rows, cells)
+    gw = np.matmul(g.reshape(n, groups, o // groups, cells), cols.transpose(0, 1, 3, 2))
+    return gw.sum(axis=0).reshape(wshape)
+
+
 def _spatial(shape):
     """Spatial sizes as the kernels see them: a 1-D convolution runs as 2-D with unit height."""
     return tuple(shape[2:]) if len(shape) != 3 else (1,) + tuple(shape[2:])
@@ -172,17 +272,26 @@ def _conv_bw_fwd(g, x, w, p):
     stride, padding, dilation, transposed, output_padding, groups = cp
     gx = gw = gb = None
     if not transposed:
-        if mask[0]:
-            gx = _conv_input_grad_np(g, w, x.shape[2:], stride, padding, dilation, groups)
-        if mask[1]:
-            gw = _conv_weight_grad_np(x, g, w.shape, stride, padding, dilation, groups)
+        if all(s == 1 for s in stride) and not mask[0] and _batch_first_wins(w, groups):
+            gw = _conv_weight_grad_batch_major(x, g, w.shape, padding, dilation, groups)
+        elif all(s == 1 for s in stride):
+            gx, gw = _conv_grads_batch_last(g, x, w, padding, dilation, groups, mask[0],
+                                            mask[1])
+        else:
+            if mask[0]:
+                gx = _conv_input_grad_np(g, w, x.shape[2:], stride, padding, dilation, groups)
+            if mask[1]:
+                gw = _conv_weight_grad_np(x, g, w.shape, stride, padding, dilation, groups)
     else:
         if mask[0]:
             gx = _conv_np(g, w, stride, padding, dilation, groups)
+            # output_padding can leave the plain convolution of g longer than x: the cells
+            # past x's end belong to no input position
+            gx = np.ascontiguousarray(gx[(Ellipsis,) + tuple(slice(0, s) for s in x.shape[2:])])
         if mask[1]:
             gw = _conv_weight_grad_np(g, x, w.shape, stride, padding, dilation, groups)
-    if mask[2]:
-        gb = g.sum(axis=(0,) + tuple(range(2, g.ndim)))
+    if mask[2]:   # the batch first: NumPy sums over (0, 2, 3) at once about half as fast
+        gb = g.sum(axis=0).reshape(g.shape[1], math.prod(g.shape[2:])).sum(axis=1)
     z = np.zeros((), g.dtype)
     return (gx if gx is not None else z, gw if gw is not None else z,
             gb if gb is not None else z)
@@ -315,31 +424,63 @@ def _plane_strides(sizes):
     return out
 
 
+def _tiling_planes(x, k, s, pad, dil, ceil_mode):
+    """(planes, outs) when the pooling windows tile x (stride = kernel, no padding or
+    dilation, no partial window; cells past the last whole window belong to none): planes is
+    the contiguous (*k, N, C, *So) stack of each kernel offset's values, one copy after which
+    every pass of the running max reads contiguous memory. None otherwise."""
+    nd = len(k)
+    sizes = x.shape[2:]
+    outs = tuple(sizes[i] // k[i] for i in range(nd))
+    if (tuple(k) != tuple(s) or any(pad) or any(d != 1 for d in dil) or 0 in outs
+            or (ceil_mode and any(sizes[i] % k[i] for i in range(nd)))):
+        return None
+    crop = x[(Ellipsis,) + tuple(slice(0, outs[i] * k[i]) for i in range(nd))]
+    split = crop.reshape(x.shape[:2] + sum(((outs[i], k[i]) for i in range(nd)), ()))
+    perm = tuple(3 + 2 * i for i in range(nd)) + (0, 1) + tuple(2 + 2 * i for i in range(nd))
+    return np.ascontiguousarray(split.transpose(perm)), outs
+
+
 def _max_pool_fwd(x, p):
     k, s, pad, dil, ceil_mode = p
     nd = len(k)
     if x.ndim == nd + 1:   # unbatched (C, *S)
         out, idx = _max_pool_fwd(x[None], p)
         return out[0], idx[0]
-    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    win, outs = _pool_windows(x, k, s, pad, dil, ceil_mode, fill)
+    tiles = _tiling_planes(x, k, s, pad, dil, ceil_mode)
+    if tiles is not None:
+        win, outs = tiles
+        lead = ()
+    else:
+        fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        win, outs = _pool_windows(x, k, s, pad, dil, ceil_mode, fill)
+        lead = (Ellipsis,)
     pst = _plane_strides(x.shape[2:])
     offsets = list(np.ndindex(*k))
     # A running max over the kernel offsets (no window copy). torch's rule: a later value
-    # replaces the max if it is greater or NaN (np.maximum agrees on the value). `off` tracks
-    # the flat offset of the winner inside the plane relative to its window's origin.
-    lead = (Ellipsis,)
+    # replaces the max if it is greater or NaN. np.maximum agrees on the value: it propagates
+    # NaN, and on equal values (+0.0 and -0.0) it returns its second operand, so the running
+    # max goes second to keep the earlier zero as torch does (pinned by the tests). `off` tracks
+    # the flat offset of the winner inside the plane relative to its window's origin. Where
+    # windows tile the input, the flat offsets grow in scan order, so "take the later offset
+    # where it won" is a maximum with (won * offset), many times faster than np.putmask
+    # (with padding, offsets of different rows can alias, so the general path keeps putmask).
+    odt = np.int32 if math.prod(x.shape[2:]) < 2 ** 31 else np.int64
 
     def running_max(nan_aware):
         out = win[lead + offsets[0]].copy()
-        off = np.zeros(out.shape, np.int64)
+        off = np.zeros(out.shape, odt)
         for o in offsets[1:]:
             v = win[lead + o]
             m = v > out
             if nan_aware:
                 m |= np.isnan(v)
-            np.maximum(out, v, out=out)
-            np.putmask(off, m, sum(o[i] * dil[i] * pst[i] for i in range(nd)))
+            np.maximum(v, out, out=out)
+            flat = sum(o[i] * dil[i] * pst[i] for i in range(nd))
+            if tiles is not None:
+                np.maximum(off, np.multiply(m, flat, dtype=odt), out=off)
+            else:
+                np.putmask(off, m, flat)
         return out, off
 
     out, off = running_max(False)
@@ -350,7 +491,7 @@ def _max_pool_fwd(x, p):
         shape = [1] * nd
         shape[i] = outs[i]
         base = base + ((np.arange(outs[i]) * s[i] - pad[i]) * pst[i]).reshape(shape)
-    return out, off + base
+    return out, np.add(off, base, dtype=np.int64)
 
 
 def _max_pool_bw_fwd(g, idx, p):
@@ -361,9 +502,11 @@ def _max_pool_bw_fwd(g, idx, p):
     ii = idx.reshape(nc, cells)
     gi = g.reshape(nc, cells)
     if disjoint:
-        # Non-overlapping windows: every input position receives at most one gradient.
-        out = np.zeros((nc, hw), g.dtype)
-        out[np.arange(nc)[:, None], ii] = gi
+        # Non-overlapping windows: every input position receives at most one gradient, so a
+        # plain assignment at the flat positions is the scatter-add (1-D fancy indexing is
+        # several times faster than the 2-D (plane, index) form).
+        out = np.zeros(nc * hw, g.dtype)
+        out[(ii + (np.arange(nc) * hw)[:, None]).ravel()] = gi.ravel()
         return out.reshape(shape)
     flat = (np.arange(nc)[:, None] * hw + ii).ravel()
     out = np.bincount(flat, weights=gi.ravel().astype(np.float64), minlength=nc * hw)

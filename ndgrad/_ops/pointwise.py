@@ -194,8 +194,25 @@ def _(ctx, gg):
             (gg * _conj(g) * (1 - 2 * y)) if n[1] else None)
 
 
+_RELU_ROW = 4096
+
+
 def _relu_fwd(x):
-    return np.maximum(x, 0) if x.dtype.kind != "b" else x.copy()
+    """np.maximum(x, 0), bit for bit. NumPy's maximum against a broadcast scalar runs a slow
+    loop (2-3x slower than on two contiguous operands): a large x is taken as rows of
+    _RELU_ROW elements against one contiguous row of zeros (the tail as a shorter row)."""
+    if x.dtype.kind == "b":
+        return x.copy()
+    if x.size < 2 * _RELU_ROW:
+        return np.maximum(x, 0)
+    flat = x.reshape(-1)
+    zeros = np.zeros(_RELU_ROW, x.dtype)
+    out = np.empty(flat.shape, x.dtype)
+    whole = flat.size - flat.size % _RELU_ROW
+    np.maximum(flat[:whole].reshape(-1, _RELU_ROW), zeros,
+               out=out[:whole].reshape(-1, _RELU_ROW))
+    np.maximum(flat[whole:], zeros[:flat.size - whole], out=out[whole:])
+    return out.reshape(x.shape)
 
 
 RELU = unary("relu", _relu_fwd, save=(("out", None),), elementwise=True)
