@@ -142,6 +142,21 @@ SUB.def_jvp_parts(_same_tangent, _alpha_tangent(-1))
 RSUB.def_jvp_parts(_alpha_tangent(-1), _same_tangent)
 RSUB_T.def_jvp_parts(_alpha_tangent(-1), _same_tangent)
 MUL.def_jvp_parts(lambda ctx, ta: ta * ctx.inputs[1], lambda ctx, tb: tb * ctx.inputs[0])
+
+
+@ADD.def_jvp_raw
+def _(a, b, ta, tb, out):
+    if ta is None:
+        return tb
+    return ta if tb is None else ta + tb
+
+
+@MUL.def_jvp_raw
+def _(a, b, ta, tb, out):
+    r = None if ta is None else ta * b
+    if tb is not None:
+        r = tb * a if r is None else r + tb * a
+    return r
 DIV.def_jvp_parts(lambda ctx, ta: ta / ctx.inputs[1],
                   lambda ctx, tb: -tb * (ctx.outputs[0] / ctx.inputs[1]))
 

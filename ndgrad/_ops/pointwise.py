@@ -106,6 +106,7 @@ RSQRT = unary("rsqrt", lambda x: 1 / np.sqrt(x), save=(("out", None),), float_on
 RSQRT.def_vjp(lambda ctx, g: (g * (-0.5 * _conj(ctx.saved[0]) ** 3),))
 SIN = unary("sin", np.sin, save=((0, None),), float_only=True, elementwise=True)
 SIN.def_vjp(lambda ctx, g: (g * _conj(cos(ctx.saved[0])),))
+SIN.def_jvp_raw(lambda x, t, y: t * np.cos(x))
 COS = unary("cos", np.cos, save=((0, None),), float_only=True, elementwise=True)
 COS.def_vjp(lambda ctx, g: (g * -_conj(sin(ctx.saved[0])),))
 LOG1P = unary("log1p", np.log1p, "Log1PBackward0", save=((0, None),), float_only=True,
@@ -119,25 +120,31 @@ RECIPROCAL.def_vjp(lambda ctx, g: (g * -_conj(ctx.saved[0] * ctx.saved[0]),))
 
 
 def _tanh_bw_fwd(g, y):
-    # g * (1 - y^2) with array-array operations only (no scalar conversion per call), in one
-    # buffer: g*y*y already has the broadcast shape and dtype of the result.
-    gy = g * y
-    gy *= y
-    if type(gy) is _ndarray:
-        return np.subtract(g, gy, out=gy)
-    return g - gy
+    # torch's formula g * (1 - y^2), whose corners differ from g - g*y*y's (an infinite g
+    # gives +-inf, not inf - inf = nan); 1 - y^2 is made in place in its own buffer.
+    s = y * y
+    if type(s) is _ndarray:
+        np.subtract(1, s, out=s)
+    else:
+        s = 1 - s
+    return g * s
 
 
 def _sigmoid_bw_fwd(g, y):
-    gy = g * y
-    gyy = gy * y
-    if type(gyy) is _ndarray:
-        return np.subtract(gy, gyy, out=gyy)
-    return gy - gyy
+    # torch's formula g * (1 - y) * y, in that order (same corners as torch's: an infinite g
+    # gives +-inf where y is strictly inside (0, 1)).
+    r = g * (1 - y)  # already of the broadcast shape (and dtype) of g and y
+    if type(r) is _ndarray:
+        r *= y
+        return r
+    return r * y
 
 
 TANH = unary("tanh", np.tanh, save=(("out", None),), float_only=True, elementwise=True)
 TANH_BW = binary("tanh_backward", _tanh_bw_fwd, save=((0, 1), (1, None)))
+
+
+TANH.def_jvp_raw(lambda x, t, y: _tanh_bw_fwd(t, y))
 
 
 @TANH.def_vjp

@@ -26,6 +26,8 @@ carry tangents of their own level, and rules may use dual primals without recurs
 
 import weakref
 
+import numpy as np
+
 from .. import _state
 from .._creation import ones_like, zeros, zeros_like
 from .._dtype import from_np
@@ -34,7 +36,7 @@ from .._ops.broadcast import align_batched, reduce_grads
 from .._ops.inplace import Inplace, apply_inplace_view
 from .._ops.joins import stack
 from .._ops.shape import CLONE
-from .._tensor import Tensor
+from .._tensor import Tensor, _from_array
 from . import function
 from ._backward import grad as autograd_grad
 from .function import run_jvp
@@ -42,11 +44,16 @@ from .function import run_jvp
 __all__ = ["activate", "deactivate", "get_tangent", "repr_suffixes", "set_tangent"]
 
 _tls = _state.tls
+_ndarray = np.ndarray
+_asarray = np.asarray
+_ref = weakref.ref
 
-# The active dual level (-1: none), tensors holding a tangent at it (cleared on exit), and
-# whether a tangent computation is running (no propagation inside one).
+# The active dual level (-1: none), tensors holding a tangent at it (weak references, their
+# tangents cleared on exit; see _track), and whether a tangent computation is running (no
+# propagation inside one).
 _level = -1
-_live = {}  # id -> weakref (a WeakSet would compare tensors with ==)
+_live = []
+_live_limit = 256  # _live is compacted when it grows past this (see _track)
 _busy = False
 # B while tangents carry a leading batch dimension (vectorized forward-mode Jacobian).
 _batch = 0
@@ -59,6 +66,15 @@ class Unbatchable(Exception):
 
 
 # --------------------------------------------------------------------------- storage
+def _entry(fw, level):
+    """``fw[level]`` with its tangent as a Tensor: a tangent the raw path stored as a bare
+    array is wrapped on first read, once (later reads see the same Tensor)."""
+    entry = fw.get(level)
+    if entry is not None and type(entry[0]) is _ndarray:
+        entry = fw[level] = (_from_array(entry[0]), entry[1])
+    return entry
+
+
 def get_tangent(t, level=None):
     """The tangent of `t` at `level` (the active one by default), or None."""
     if level is None:
@@ -72,7 +88,7 @@ def get_tangent(t, level=None):
     if ex is not None:
         fw = ex.get("fw_grad")
         if fw is not None:
-            own = fw.get(level)
+            own = _entry(fw, level)
     base = t._base
     if base is None:
         if own is not None:
@@ -90,7 +106,7 @@ def get_tangent(t, level=None):
     if bex is not None:
         bfw = bex.get("fw_grad")
         if bfw is not None:
-            entry = bfw.get(level)
+            entry = _entry(bfw, level)
             if entry is not None:
                 bt = entry[0]
     if bt is None:
@@ -151,18 +167,31 @@ def _base_tangent(t):
     if base is None or base._extra is None:
         return None
     fw = base._extra.get("fw_grad")
-    entry = fw.get(_level) if fw is not None else None
+    entry = _entry(fw, _level) if fw is not None else None
     return entry[0] if entry is not None else None
 
 
 def _track(t):
-    """Remember `t` for cleanup at exit; the entry goes away with the tensor."""
-    key = id(t)
+    """Remember `t` for cleanup at exit. A plain weak reference, no callback (a callback per
+    tensor cost a microsecond per op): dead references and repeats are dropped when the list
+    doubles past what survived the last compaction, so it stays within a constant factor of
+    the tensors alive with a tangent (amortised O(1) per op)."""
+    _live.append(_ref(t))
+    if len(_live) > _live_limit:
+        _compact_live()
 
-    def gone(ref, key=key):
-        if _live.get(key) is ref:
-            del _live[key]
-    _live[key] = weakref.ref(t, gone)
+
+def _compact_live():
+    global _live_limit
+    seen = set()
+    keep = []
+    for r in _live:
+        t = r()
+        if t is not None and id(t) not in seen:
+            seen.add(id(t))
+            keep.append(r)
+    _live[:] = keep
+    _live_limit = max(256, 2 * len(keep))
 
 
 def _without_propagation(fn, *args):
@@ -193,19 +222,21 @@ def activate(level):
     global _level
     _level = level
     function._forward_ad_hook = _function_hook
+    registry.forward_fast = _fast_call
     registry.special_hooks.append(_OBSERVER)
     _state.enter_special()
 
 
 def deactivate(level):
-    global _level
+    global _level, _live_limit
+    registry.forward_fast = None
     try:
         registry.special_hooks.remove(_OBSERVER)
     except ValueError:
         pass
     else:
         _state.exit_special()
-    for ref in list(_live.values()):
+    for ref in list(_live):
         t = ref()
         if t is None:
             continue
@@ -217,6 +248,7 @@ def deactivate(level):
                 if not fw:
                     del ex["fw_grad"]
     _live.clear()
+    _live_limit = 256
     _undo_open_tokens()
     for node in list(_live_nodes):
         if node._extra is not None:
@@ -363,6 +395,148 @@ class _Observer:
             _busy = False
             if quiet:
                 _state.enter_special()
+
+
+# --------------------------------------------------------------------------- raw fast path
+# Ops declaring a raw-array JVP (``OpDef.jvp_raw``) skip the observer when its general path
+# would record nothing: the dispatcher calls ``_fast_call`` (as ``registry.forward_fast``),
+# which runs the op's kernel, then the raw rule on the arrays, and stores the tangent's array
+# in the output's entry, wrapped in a Tensor only when someone reads it (``_entry``). Same
+# kernels in the same order as the Tensor-level rule, so bitwise the same tangents
+# (tests/test_forward_ad_raw.py); any other case returns NotImplemented before the op runs.
+_GENERAL = object()  # "this input needs the general path" (see _raw_tangent)
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+_FAST_TYPES = registry._FAST_TYPES
+_needs_grad = registry._needs_grad
+
+
+def _raw_tangent(a, level, grad):
+    """The array of tensor `a`'s tangent when the raw path may use it, None when `a` has no
+    tangent, _GENERAL when only get_tangent's general lookup may answer (a view whose base
+    has a tangent, a saved output, a tangent still to be computed) or when the tangent's
+    computation would be recorded (it requires grad in grad mode)."""
+    base = a._base
+    if base is not None:
+        bex = base._extra
+        if bex is not None and "fw_grad" in bex:
+            return _GENERAL
+    ex = a._extra
+    entry = None
+    if ex is not None:
+        fw = ex.get("fw_grad")
+        if fw is not None:
+            entry = fw.get(level)
+    if entry is None:
+        fn = a._grad_fn
+        return None if fn is None or fn._extra is None else _GENERAL
+    tan = entry[0]
+    if type(tan) is _ndarray:
+        return tan
+    if tan is None:
+        return None
+    if type(tan) is not Tensor or (grad and tan._rg):
+        return _GENERAL
+    return tan._data
+
+
+def _fast_call(op, impl, args, params):
+    """Run unary or binary `op` (which has a raw JVP) and its tangent on arrays when the
+    general path would record nothing and convert nothing: forward AD is the only special
+    mode, no tangent computation is pending, params is None, no operand or tangent needs
+    grad, and the operands are plain real float32/float64 tensors of one dtype (the second
+    may be a Python float or int) with tangents of that dtype. The primal is the dispatch
+    fast path's kernel call (``op.fast_fwd``). Otherwise NotImplemented, with nothing
+    changed."""
+    if _busy or _open_tokens or _pending or _deferred or not fw_grad_enabled or _batch or \
+            params is not None or _state.special != 1:
+        return NotImplemented
+    fwd = op.fast_fwd
+    x = args[0]
+    if fwd is None or type(x) not in _FAST_TYPES:
+        return NotImplemented
+    grad = _tls.grad_enabled
+    # (a stale view is refreshed first, as the general path's recording does in grad mode)
+    if grad and (x._rg or (x._base is not None and x._view_ver != x._vc[0] and
+                           _needs_grad(x))):
+        return NotImplemented
+    xd = x._data
+    dt = xd.dtype
+    if dt is not _F32 and dt is not _F64:
+        return NotImplemented
+    level = _level
+    ex = x._extra
+    tx = None
+    if x._base is None and ex is not None and (fw := ex.get("fw_grad")) is not None and \
+            (e := fw.get(level)) is not None and type(e[0]) is _ndarray:
+        tx = e[0]  # the common case: an earlier raw result, not yet wrapped
+    elif ex is not None or x._base is not None or x._grad_fn is not None:
+        tx = _raw_tangent(x, level, grad)
+    if tx is not None and (tx is _GENERAL or tx.dtype is not dt):
+        return NotImplemented
+    if len(args) == 1:
+        od = fwd(xd)
+        if type(od) is not _ndarray:
+            od = _asarray(od)
+        out = _from_array(od)
+        if tx is None:
+            return out
+        if od.dtype is not dt:
+            _OBSERVER.after(op, args, params, out, None)
+            return out
+        tans = (tx,)
+        r = op.jvp_raw(xd, tx, od)
+    else:
+        y = args[1]
+        ty = type(y)
+        if ty is float or ty is int:
+            yd = y
+            tyd = None
+        elif ty in _FAST_TYPES and not (grad and (y._rg or (
+                y._base is not None and y._view_ver != y._vc[0] and _needs_grad(y)))):
+            yd = y._data
+            if yd.dtype is not dt:
+                return NotImplemented
+            tyd = _raw_tangent(y, level, grad)
+            if tyd is not None and (tyd is _GENERAL or tyd.dtype is not dt):
+                return NotImplemented
+        else:
+            return NotImplemented
+        try:
+            od = fwd(xd, yd)
+        except (ValueError, TypeError):
+            return NotImplemented  # the general path raises torch's error
+        if type(od) is not _ndarray:
+            od = _asarray(od)
+        if od.dtype is not dt:
+            return NotImplemented
+        out = _from_array(od)
+        if tx is None and tyd is None:
+            return out
+        tans = (tx, tyd)
+        r = op.jvp_raw(xd, yd, tx, tyd, od)
+    if r is None:
+        return out
+    if r is NotImplemented:
+        _OBSERVER.after(op, args, params, out, None)
+        return out
+    if type(r) is _ndarray and r.shape == od.shape and r.dtype is dt and r is not tans[0] \
+            and r is not tans[-1]:
+        # the common case: a new array of the output's layout, wrapped when read
+        out._extra = {"fw_grad": {level: (r, None)}}
+        _track(out)
+        return out
+    if r is tans[0]:  # the rule passed an input's tangent on: the output's is that Tensor
+        tan = get_tangent(x, level)
+    elif r is tans[-1]:
+        tan = get_tangent(args[1], level)
+    else:
+        tan = _from_array(r if type(r) is _ndarray else _asarray(r))
+    if tan._data.shape != od.shape or tan._data.dtype is not dt:
+        tan = _without_propagation(_fit, tan, out)
+    out._extra = {"fw_grad": {level: (tan, None)}}
+    _track(out)
+    return out
 
 
 def _diff_outputs(op, outs):
