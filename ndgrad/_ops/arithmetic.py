@@ -157,8 +157,33 @@ def _(a, b, ta, tb, out):
     if tb is not None:
         r = tb * a if r is None else r + tb * a
     return r
-DIV.def_jvp_parts(lambda ctx, ta: ta / ctx.inputs[1],
-                  lambda ctx, tb: -tb * (ctx.outputs[0] / ctx.inputs[1]))
+
+
+@SUB.def_jvp_raw
+def _(a, b, ta, tb, out):
+    ntb = None if tb is None else _neg_fwd(tb)  # ta + (-tb), as the parts sum
+    if ta is None:
+        return ntb
+    return ta if ntb is None else ta + ntb
+
+
+@DIV.def_jvp
+def _(ctx, ta, tb):
+    # torch's (ta - tb * out) / b, a missing tangent a zero that adds no nan (inf * 0): the
+    # sum of the parts ta / b - tb * (out / b) made nan of inf - inf where torch has +-inf
+    b = ctx.inputs[1]
+    if tb is None:
+        return None if ta is None else ta / b
+    p = tb * ctx.outputs[0]
+    return (-p if ta is None else ta - p) / b
+
+
+@DIV.def_jvp_raw
+def _(a, b, ta, tb, out):
+    if tb is None:
+        return ta / b
+    p = tb * out
+    return (_neg_fwd(p) if ta is None else ta - p) / b
 
 
 def add(input, other, *, alpha=1, out=None):
@@ -288,6 +313,7 @@ def _neg_fwd(x):
 
 NEG = unary("neg", _neg_fwd, linear=True)
 NEG.def_vjp(lambda ctx, g: (-g,))
+NEG.def_jvp_raw(lambda x, t, y: _neg_fwd(t))
 
 
 def neg(input):

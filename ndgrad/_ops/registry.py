@@ -68,7 +68,8 @@ class OpDef:
 
     __slots__ = ("name", "node", "fwd", "vjp", "jvp", "save", "n_out", "diff_outs", "kind",
                  "linear", "view", "call", "inplace_call", "batched_vjp", "batched_jvp",
-                 "batch_transparent", "vmap", "module", "rules_from", "jvp_raw", "fast_fwd", "__dict__")
+                 "batch_transparent", "vmap", "module", "rules_from", "jvp_raw", "fast_fwd",
+                 "__dict__")
 
     def __init__(self, name, fwd, node_name, save=(), n_out=1, diff_outs=None, kind=None,
                  linear=False, view=False, elementwise=False):

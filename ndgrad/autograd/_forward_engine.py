@@ -405,6 +405,8 @@ class _Observer:
 # kernels in the same order as the Tensor-level rule, so bitwise the same tangents
 # (tests/test_forward_ad_raw.py); any other case returns NotImplemented before the op runs.
 _GENERAL = object()  # "this input needs the general path" (see _raw_tangent)
+_NO_ENTRY = (None, None)
+_NO_ENTRIES = {}
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 _FAST_TYPES = registry._FAST_TYPES
@@ -466,11 +468,12 @@ def _fast_call(op, impl, args, params):
         return NotImplemented
     level = _level
     ex = x._extra
-    tx = None
-    if x._base is None and ex is not None and (fw := ex.get("fw_grad")) is not None and \
-            (e := fw.get(level)) is not None and type(e[0]) is _ndarray:
-        tx = e[0]  # the common case: an earlier raw result, not yet wrapped
-    elif ex is not None or x._base is not None or x._grad_fn is not None:
+    if ex is None:
+        tx = None if x._base is None and x._grad_fn is None else _raw_tangent(x, level, grad)
+    elif x._base is None and type(tx := ex.get("fw_grad", _NO_ENTRIES).get(
+            level, _NO_ENTRY)[0]) is _ndarray:
+        pass  # the common case: a raw result not read yet (see _raw_tangent)
+    else:
         tx = _raw_tangent(x, level, grad)
     if tx is not None and (tx is _GENERAL or tx.dtype is not dt):
         return NotImplemented
@@ -484,22 +487,24 @@ def _fast_call(op, impl, args, params):
         if od.dtype is not dt:
             _OBSERVER.after(op, args, params, out, None)
             return out
-        tans = (tx,)
+        ty = None
         r = op.jvp_raw(xd, tx, od)
     else:
         y = args[1]
-        ty = type(y)
-        if ty is float or ty is int:
+        if type(y) is float or type(y) is int:
             yd = y
-            tyd = None
-        elif ty in _FAST_TYPES and not (grad and (y._rg or (
+            ty = None
+        elif type(y) in _FAST_TYPES and not (grad and (y._rg or (
                 y._base is not None and y._view_ver != y._vc[0] and _needs_grad(y)))):
             yd = y._data
             if yd.dtype is not dt:
                 return NotImplemented
-            tyd = _raw_tangent(y, level, grad)
-            if tyd is not None and (tyd is _GENERAL or tyd.dtype is not dt):
-                return NotImplemented
+            if y._extra is None and y._base is None and y._grad_fn is None:
+                ty = None
+            else:
+                ty = _raw_tangent(y, level, grad)
+                if ty is not None and (ty is _GENERAL or ty.dtype is not dt):
+                    return NotImplemented
         else:
             return NotImplemented
         try:
@@ -511,32 +516,36 @@ def _fast_call(op, impl, args, params):
         if od.dtype is not dt:
             return NotImplemented
         out = _from_array(od)
-        if tx is None and tyd is None:
+        if tx is None and ty is None:
             return out
-        tans = (tx, tyd)
-        r = op.jvp_raw(xd, yd, tx, tyd, od)
+        r = op.jvp_raw(xd, yd, tx, ty, od)
     if r is None:
         return out
     if r is NotImplemented:
         _OBSERVER.after(op, args, params, out, None)
         return out
-    if type(r) is _ndarray and r.shape == od.shape and r.dtype is dt and r is not tans[0] \
-            and r is not tans[-1]:
-        # the common case: a new array of the output's layout, wrapped when read
-        out._extra = {"fw_grad": {level: (r, None)}}
-        _track(out)
-        return out
-    if r is tans[0]:  # the rule passed an input's tangent on: the output's is that Tensor
-        tan = get_tangent(x, level)
-    elif r is tans[-1]:
+    if type(r) is not _ndarray or r.shape != od.shape or r.dtype is not dt or r is tx or \
+            r is ty:
+        r = _tangent_tensor(r, tx, ty, args, out, level)
+    # a new array of the output's layout (the common case) is kept bare, wrapped when read
+    out._extra = {"fw_grad": {level: (r, None)}}
+    _live.append(_ref(out))  # _track, inline
+    if len(_live) > _live_limit:
+        _compact_live()
+    return out
+
+
+def _tangent_tensor(r, tx, ty, args, out, level):
+    """The Tensor the general path gives as tangent for the raw rule's result `r`."""
+    if r is tx:  # the rule passed an input's tangent on: the output's is that Tensor
+        tan = get_tangent(args[0], level)
+    elif r is ty:
         tan = get_tangent(args[1], level)
     else:
         tan = _from_array(r if type(r) is _ndarray else _asarray(r))
-    if tan._data.shape != od.shape or tan._data.dtype is not dt:
+    if tan._data.shape != out._data.shape or tan._data.dtype is not out._data.dtype:
         tan = _without_propagation(_fit, tan, out)
-    out._extra = {"fw_grad": {level: (tan, None)}}
-    _track(out)
-    return out
+    return tan
 
 
 def _diff_outputs(op, outs):
