@@ -1,4 +1,5 @@
-"""The forward-AD raw path (``OpDef.jvp_raw``, run by ``_forward_engine._fast_call``).
+"""The forward-AD raw path (``OpDef.jvp_raw``, run by ``_forward_engine._fast_unary`` and
+``_fast_binary``).
 
 Every op declaring a raw JVP gives bitwise the tangent of the general path (the observer and
 the op's Tensor-level ``jvp``, run here with the raw rule switched off) and torch's values,

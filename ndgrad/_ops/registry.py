@@ -574,19 +574,22 @@ def _bool_sub_error(a, b):
 vmap_dispatch = None
 
 
-# Set by the forward-AD engine while a dual level is active: ``forward_fast(op, impl, args,
-# params)`` runs an op with a raw-array JVP (``OpDef.jvp_raw``) and its tangent, or returns
-# NotImplemented when the general path must (other modes, grad needed, mixed dtypes...).
-forward_fast = None
+# Set by the forward-AD engine while a dual level is active (``set_forward_fast``): the
+# functions ``(op, x)`` and ``(op, a, b)`` that the unary and binary dispatch code call first
+# while a special mode is on, for an op with a raw-array JVP (``OpDef.jvp_raw``) and params
+# None. They run the op and its tangent, or return NotImplemented (having changed nothing)
+# when the general path must: another special mode, grad needed, mixed dtypes...
+_FORWARD_FAST = [None, None]
+
+
+def set_forward_fast(unary_fn, binary_fn):
+    _FORWARD_FAST[0] = unary_fn
+    _FORWARD_FAST[1] = binary_fn
 
 
 def _special_call(op, impl, args, params):
     if vmap_dispatch is not None:
         out = vmap_dispatch(op, args, params)
-        if out is not NotImplemented:
-            return out
-    elif forward_fast is not None and op.jvp_raw is not None:
-        out = forward_fast(op, impl, args, params)
         if out is not NotImplemented:
             return out
     tokens = [h.before(op, args, params) for h in special_hooks]
@@ -710,6 +713,10 @@ def impl(x, p=None, _plain=False):
     if type(x) is not _T and not isinstance(x, _T):
         x = as_tensor_arg(x)
     if _state.special and not _plain:
+        if p is None and (fw := _FORWARD_FAST[0]) is not None and op.jvp_raw is not None:
+            res = fw(op, x)
+            if res is not NotImplemented:
+                return res
         return _special_call(op, impl, (x,), p)
     d = x._data
     if float_only and d.dtype in ints:
@@ -802,6 +809,10 @@ def impl(a, b, p=None, _plain=False):
         a = as_tensor_arg(a)
         ta = True
     if _state.special and not _plain:
+        if p is None and (fw := _FORWARD_FAST[1]) is not None and op.jvp_raw is not None:
+            res = fw(op, a, b)
+            if res is not NotImplemented:
+                return res
         return _special_call(op, impl, (a, b), p)
     if is_sub:
         err = _bool_sub_error(a._data if ta else None, b._data if tb else None)
@@ -977,6 +988,7 @@ _SNIPPET_ENV = {
     "_ndarray": _ndarray, "_asarray": _asarray, "_from_array": _from_array, "wrap": wrap,
     "as_tensor_arg": as_tensor_arg, "_needs_grad": _needs_grad, "_meta_of": _meta_of,
     "_inference_only": _inference_only, "_special_call": _special_call,
+    "_FORWARD_FAST": _FORWARD_FAST,
     "_kernel_error": _kernel_error, "_bool_sub_error": _bool_sub_error,
     "_promote2": _promote2, "_scalar_promote": _scalar_promote, "_make_views": _make_views,
 }

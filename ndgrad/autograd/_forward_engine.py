@@ -222,14 +222,14 @@ def activate(level):
     global _level
     _level = level
     function._forward_ad_hook = _function_hook
-    registry.forward_fast = _fast_call
+    registry.set_forward_fast(_fast_unary, _fast_binary)
     registry.special_hooks.append(_OBSERVER)
     _state.enter_special()
 
 
 def deactivate(level):
     global _level, _live_limit
-    registry.forward_fast = None
+    registry.set_forward_fast(None, None)
     try:
         registry.special_hooks.remove(_OBSERVER)
     except ValueError:
@@ -398,63 +398,62 @@ class _Observer:
 
 
 # --------------------------------------------------------------------------- raw fast path
-# Ops declaring a raw-array JVP (``OpDef.jvp_raw``) skip the observer when its general path
-# would record nothing: the dispatcher calls ``_fast_call`` (as ``registry.forward_fast``),
-# which runs the op's kernel, then the raw rule on the arrays, and stores the tangent's array
-# in the output's entry, wrapped in a Tensor only when someone reads it (``_entry``). Same
-# kernels in the same order as the Tensor-level rule, so bitwise the same tangents
-# (tests/test_forward_ad_raw.py); any other case returns NotImplemented before the op runs.
-_GENERAL = object()  # "this input needs the general path" (see _raw_tangent)
-_NO_ENTRY = (None, None)
-_NO_ENTRIES = {}
+# Unary and binary ops declaring a raw-array JVP (``OpDef.jvp_raw``) skip the observer when
+# its general path would record nothing: while a level is active the dispatch code calls
+# ``_fast_unary`` / ``_fast_binary`` first (``registry.set_forward_fast``), which run the
+# op's kernel, then the raw rule on the arrays, and store the tangent's array in the
+# output's entry, wrapped in a Tensor only when someone reads it (``_entry``). Same kernels
+# in the same order as the Tensor-level rule, so bitwise the same tangents
+# (tests/test_forward_ad_raw.py); any other case returns NotImplemented before the op runs
+# (a failing kernel included: the general path then raises torch's error).
+_GENERAL = object()  # "this operand needs the general path" (see _operand_tangent)
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 _FAST_TYPES = registry._FAST_TYPES
 _needs_grad = registry._needs_grad
 
 
-def _raw_tangent(a, level, grad):
-    """The array of tensor `a`'s tangent when the raw path may use it, None when `a` has no
-    tangent, _GENERAL when only get_tangent's general lookup may answer (a view whose base
-    has a tangent, a saved output, a tangent still to be computed) or when the tangent's
-    computation would be recorded (it requires grad in grad mode)."""
-    base = a._base
+def _operand_tangent(x, level, grad, dt):
+    """The array of tensor `x`'s tangent for the raw path (`x` of dtype `dt`), None when it
+    has none, _GENERAL when only the general path may go on: get_tangent's general lookup
+    must answer (a view whose base has a tangent, a saved output's tangent kept on its node,
+    a tangent still to be computed), or the tangent computation would be recorded (the
+    tangent requires grad in grad mode), or the tangent has another dtype."""
+    base = x._base
     if base is not None:
         bex = base._extra
         if bex is not None and "fw_grad" in bex:
             return _GENERAL
-    ex = a._extra
+    ex = x._extra
     entry = None
     if ex is not None:
         fw = ex.get("fw_grad")
         if fw is not None:
             entry = fw.get(level)
     if entry is None:
-        fn = a._grad_fn
+        fn = x._grad_fn
         return None if fn is None or fn._extra is None else _GENERAL
-    tan = entry[0]
-    if type(tan) is _ndarray:
-        return tan
-    if tan is None:
-        return None
-    if type(tan) is not Tensor or (grad and tan._rg):
-        return _GENERAL
-    return tan._data
+    t = entry[0]
+    if type(t) is not _ndarray:  # else: a raw result not read yet, the common case
+        if t is None:
+            return None
+        if type(t) is not Tensor or (grad and t._rg):
+            return _GENERAL
+        t = t._data
+    return t if t.dtype is dt else _GENERAL
 
 
-def _fast_call(op, impl, args, params):
-    """Run unary or binary `op` (which has a raw JVP) and its tangent on arrays when the
-    general path would record nothing and convert nothing: forward AD is the only special
-    mode, no tangent computation is pending, params is None, no operand or tangent needs
-    grad, and the operands are plain real float32/float64 tensors of one dtype (the second
-    may be a Python float or int) with tangents of that dtype. The primal is the dispatch
-    fast path's kernel call (``op.fast_fwd``). Otherwise NotImplemented, with nothing
-    changed."""
+def _fast_unary(op, x):
+    """Run unary `op` (which has a raw JVP; params None) and its tangent on arrays when the
+    general path would record and convert nothing: forward AD is the only special mode, no
+    tangent computation is pending, neither `x` nor its tangent needs grad, and `x` is a
+    plain real float32/float64 tensor with a tangent of its dtype. The primal is the
+    dispatch fast path's kernel call (``op.fast_fwd``). Otherwise NotImplemented, with
+    nothing changed."""
     if _busy or _open_tokens or _pending or _deferred or not fw_grad_enabled or _batch or \
-            params is not None or _state.special != 1:
+            _state.special != 1:
         return NotImplemented
     fwd = op.fast_fwd
-    x = args[0]
     if fwd is None or type(x) not in _FAST_TYPES:
         return NotImplemented
     grad = _tls.grad_enabled
@@ -467,69 +466,90 @@ def _fast_call(op, impl, args, params):
     if dt is not _F32 and dt is not _F64:
         return NotImplemented
     level = _level
-    ex = x._extra
-    if ex is None:
-        tx = None if x._base is None and x._grad_fn is None else _raw_tangent(x, level, grad)
-    elif x._base is None and type(tx := ex.get("fw_grad", _NO_ENTRIES).get(
-            level, _NO_ENTRY)[0]) is _ndarray:
-        pass  # the common case: a raw result not read yet (see _raw_tangent)
-    else:
-        tx = _raw_tangent(x, level, grad)
-    if tx is not None and (tx is _GENERAL or tx.dtype is not dt):
+    tx = _operand_tangent(x, level, grad, dt)
+    if tx is _GENERAL:
         return NotImplemented
-    if len(args) == 1:
-        od = fwd(xd)
-        if type(od) is not _ndarray:
-            od = _asarray(od)
-        out = _from_array(od)
-        if tx is None:
-            return out
-        if od.dtype is not dt:
-            _OBSERVER.after(op, args, params, out, None)
-            return out
-        ty = None
-        r = op.jvp_raw(xd, tx, od)
-    else:
-        y = args[1]
-        if type(y) is float or type(y) is int:
-            yd = y
-            ty = None
-        elif type(y) in _FAST_TYPES and not (grad and (y._rg or (
-                y._base is not None and y._view_ver != y._vc[0] and _needs_grad(y)))):
-            yd = y._data
-            if yd.dtype is not dt:
-                return NotImplemented
-            if y._extra is None and y._base is None and y._grad_fn is None:
-                ty = None
-            else:
-                ty = _raw_tangent(y, level, grad)
-                if ty is not None and (ty is _GENERAL or ty.dtype is not dt):
-                    return NotImplemented
-        else:
-            return NotImplemented
-        try:
-            od = fwd(xd, yd)
-        except (ValueError, TypeError):
-            return NotImplemented  # the general path raises torch's error
-        if type(od) is not _ndarray:
-            od = _asarray(od)
-        if od.dtype is not dt:
-            return NotImplemented
-        out = _from_array(od)
-        if tx is None and ty is None:
-            return out
-        r = op.jvp_raw(xd, yd, tx, ty, od)
+    od = fwd(xd)
+    if type(od) is not _ndarray:
+        od = _asarray(od)
+    out = _from_array(od)
+    if tx is None:
+        return out
+    if od.dtype is not dt:
+        _OBSERVER.after(op, (x,), None, out, None)
+        return out
+    r = op.jvp_raw(xd, tx, od)
     if r is None:
         return out
     if r is NotImplemented:
-        _OBSERVER.after(op, args, params, out, None)
+        _OBSERVER.after(op, (x,), None, out, None)
         return out
-    if type(r) is not _ndarray or r.shape != od.shape or r.dtype is not dt or r is tx or \
-            r is ty:
-        r = _tangent_tensor(r, tx, ty, args, out, level)
+    if type(r) is not _ndarray or r.shape != od.shape or r.dtype is not dt or r is tx:
+        r = _tangent_tensor(r, tx, None, (x,), out, level)
     # a new array of the output's layout (the common case) is kept bare, wrapped when read
     out._extra = {"fw_grad": {level: (r, None)}}
     _live.append(_ref(out))  # _track, inline
+    if len(_live) > _live_limit:
+        _compact_live()
+    return out
+
+
+def _fast_binary(op, a, b):
+    """``_fast_unary`` for binary `op`: `a` and `b` plain real tensors of one dtype (`b` may
+    be a Python float or int), with tangents of that dtype."""
+    if _busy or _open_tokens or _pending or _deferred or not fw_grad_enabled or _batch or \
+            _state.special != 1:
+        return NotImplemented
+    fwd = op.fast_fwd
+    if fwd is None or type(a) not in _FAST_TYPES:
+        return NotImplemented
+    grad = _tls.grad_enabled
+    if grad and (a._rg or (a._base is not None and a._view_ver != a._vc[0] and
+                           _needs_grad(a))):
+        return NotImplemented
+    ad = a._data
+    dt = ad.dtype
+    if dt is not _F32 and dt is not _F64:
+        return NotImplemented
+    level = _level
+    ta = _operand_tangent(a, level, grad, dt)
+    if ta is _GENERAL:
+        return NotImplemented
+    if type(b) is float or type(b) is int:
+        bd = b
+        tb = None
+    elif type(b) in _FAST_TYPES and not (grad and (b._rg or (
+            b._base is not None and b._view_ver != b._vc[0] and _needs_grad(b)))):
+        bd = b._data
+        if bd.dtype is not dt:
+            return NotImplemented
+        tb = _operand_tangent(b, level, grad, dt)
+        if tb is _GENERAL:
+            return NotImplemented
+    else:
+        return NotImplemented
+    try:
+        od = fwd(ad, bd)
+    except (ValueError, TypeError):
+        return NotImplemented  # the general path raises torch's error
+    if type(od) is not _ndarray:
+        od = _asarray(od)
+    if od.dtype is not dt:
+        return NotImplemented
+    out = _from_array(od)
+    if ta is None and tb is None:
+        return out
+    r = op.jvp_raw(ad, bd, ta, tb, od)
+    if r is None:
+        return out
+    if r is NotImplemented:
+        _OBSERVER.after(op, (a, b), None, out, None)
+        return out
+    if type(r) is not _ndarray or r.shape != od.shape or r.dtype is not dt or r is ta or \
+            r is tb:
+        r = _tangent_tensor(r, ta, tb, (a, b), out, level)
+    out._extra = {"fw_grad": {level: (r, None)}}
+    _live.append(_ref(out))
     if len(_live) > _live_limit:
         _compact_live()
     return out

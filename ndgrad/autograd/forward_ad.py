@@ -17,6 +17,7 @@ Example::
 
 from collections import namedtuple
 
+from .. import _state
 from . import _forward_engine
 from .grad_mode import _DecoratorContextManager
 from .._creation import empty_like as _empty_like
@@ -95,8 +96,14 @@ def make_dual(tensor, tangent, *, level=None):
         new = _empty_like(tensor, dtype=tangent.dtype)
         new.copy_(tangent)
         tangent = new
-    # The view op itself (what tensor.view(tensor.shape) runs once its size is checked).
-    dual = _VIEW.call(tensor, params=pd.shape)
+    # The view op itself (what tensor.view(tensor.shape) runs once its size is checked),
+    # straight to its kernel when forward AD is the only special mode and no failed op left
+    # requires_grad flags forced: its observer has nothing to do for a primal without
+    # tangent (other modes' observers see the call).
+    if _state.special == 1 and not _forward_engine._open_tokens:
+        dual = _VIEW.impl(tensor, pd.shape)
+    else:
+        dual = _VIEW.call(tensor, params=pd.shape)
     _forward_engine.set_tangent(dual, tangent, level)
     return dual
 
