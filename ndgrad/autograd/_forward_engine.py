@@ -17,7 +17,15 @@ Tangent storage: ``t._extra["fw_grad"] = {level: (tangent, src)}``. A view's tan
 of its base's tangent (``src`` is that base tangent); when the base gets a new tangent the
 view's tangent is re-derived by replaying the view chain (``registry.replay_view``). In-place
 ops update the existing tangent in place, as torch does, so views of it see the change; an
-in-place view op (``transpose_``) applies itself to the tangent.
+in-place view op (``transpose_``) applies itself to the tangent. Tensors given a tangent are
+registered (weakly) and lose it when the level exits.
+
+The raw path (ops declaring ``OpDef.jvp_raw``, see "raw fast path" below) stores its results'
+tangents as ``(array, token)``: the bare array, wrapped in a Tensor (and registered) on first
+read, and the level's token, a new object per activation. Such a result is not registered:
+once its level exits, the token no longer matches and the entry is no tangent (dropped when
+next looked at). A surviving result whose tangent was never read thus keeps the array until
+it dies or is looked at again (docs/decisions.md).
 
 Tangent computations are ordinary ndgrad ops, recorded by autograd when grad mode is on, which
 gives reverse-over-forward. They run with propagation switched off (``_busy``): tangents never
@@ -50,8 +58,11 @@ _ref = weakref.ref
 
 # The active dual level (-1: none), tensors holding a tangent at it (weak references, their
 # tangents cleared on exit; see _track), and whether a tangent computation is running (no
-# propagation inside one).
+# propagation inside one). The raw path's results are not tracked: their entries carry the
+# level's token instead (a new object per activation), and an entry with another token is
+# no tangent (see _entry).
 _level = -1
+_token = None
 _live = []
 _live_limit = 256  # _live is compacted when it grows past this (see _track)
 _busy = False
@@ -66,12 +77,20 @@ class Unbatchable(Exception):
 
 
 # --------------------------------------------------------------------------- storage
-def _entry(fw, level):
-    """``fw[level]`` with its tangent as a Tensor: a tangent the raw path stored as a bare
-    array is wrapped on first read, once (later reads see the same Tensor)."""
+def _entry(t, fw, level):
+    """``fw[level]`` (`fw` is tensor `t`'s "fw_grad" dict) with its tangent as a Tensor. A
+    tangent the raw path stored as a bare array, ``(array, level token)``, is wrapped on
+    first read, once (later reads see the same Tensor), and `t` is tracked from then on; one
+    left by an exited level (another token) is dropped here, as exiting would have."""
     entry = fw.get(level)
     if entry is not None and type(entry[0]) is _ndarray:
-        entry = fw[level] = (_from_array(entry[0]), entry[1])
+        if entry[1] is not _token:
+            del fw[level]
+            if not fw:
+                del t._extra["fw_grad"]
+            return None
+        entry = fw[level] = (_from_array(entry[0]), None)
+        _track(t)
     return entry
 
 
@@ -88,7 +107,7 @@ def get_tangent(t, level=None):
     if ex is not None:
         fw = ex.get("fw_grad")
         if fw is not None:
-            own = _entry(fw, level)
+            own = _entry(t, fw, level)
     base = t._base
     if base is None:
         if own is not None:
@@ -106,7 +125,7 @@ def get_tangent(t, level=None):
     if bex is not None:
         bfw = bex.get("fw_grad")
         if bfw is not None:
-            entry = _entry(bfw, level)
+            entry = _entry(base, bfw, level)
             if entry is not None:
                 bt = entry[0]
     if bt is None:
@@ -167,7 +186,7 @@ def _base_tangent(t):
     if base is None or base._extra is None:
         return None
     fw = base._extra.get("fw_grad")
-    entry = _entry(fw, _level) if fw is not None else None
+    entry = _entry(base, fw, _level) if fw is not None else None
     return entry[0] if entry is not None else None
 
 
@@ -219,8 +238,9 @@ Tensor._fw_repr_suffixes = repr_suffixes  # read by Tensor.__repr__ while a mode
 
 # --------------------------------------------------------------------------- level switch
 def activate(level):
-    global _level
+    global _level, _token
     _level = level
+    _token = object()
     function._forward_ad_hook = _function_hook
     registry.set_forward_fast(_fast_unary, _fast_binary)
     registry.special_hooks.append(_OBSERVER)
@@ -228,7 +248,7 @@ def activate(level):
 
 
 def deactivate(level):
-    global _level, _live_limit
+    global _level, _live_limit, _token
     registry.set_forward_fast(None, None)
     try:
         registry.special_hooks.remove(_OBSERVER)
@@ -264,6 +284,7 @@ def deactivate(level):
                     o._rg = False
     _deferred.clear()
     _level = -1
+    _token = None
 
 
 # --------------------------------------------------------------------------- observer
@@ -402,7 +423,8 @@ class _Observer:
 # its general path would record nothing: while a level is active the dispatch code calls
 # ``_fast_unary`` / ``_fast_binary`` first (``registry.set_forward_fast``), which run the
 # op's kernel, then the raw rule on the arrays, and store the tangent's array in the
-# output's entry, wrapped in a Tensor only when someone reads it (``_entry``). Same kernels
+# output's entry with the level's token, wrapped in a Tensor only when someone reads it
+# (``_entry``; see "Tangent storage" in the module docstring). Same kernels
 # in the same order as the Tensor-level rule, so bitwise the same tangents
 # (tests/test_forward_ad_raw.py); any other case returns NotImplemented before the op runs
 # (a failing kernel included: the general path then raises torch's error).
@@ -434,11 +456,14 @@ def _operand_tangent(x, level, grad, dt):
         fn = x._grad_fn
         return None if fn is None or fn._extra is None else _GENERAL
     t = entry[0]
-    if type(t) is not _ndarray:  # else: a raw result not read yet, the common case
-        if t is None:
-            return None
-        if type(t) is not Tensor or (grad and t._rg):
-            return _GENERAL
+    if type(t) is _ndarray:  # a raw result not read yet, the common case
+        if entry[1] is not _token:
+            return _GENERAL  # left by an exited level (get_tangent drops it)
+    elif t is None:
+        return None
+    elif type(t) is not Tensor or (grad and t._rg):
+        return _GENERAL
+    else:
         t = t._data
     return t if t.dtype is dt else _GENERAL
 
@@ -485,12 +510,12 @@ def _fast_unary(op, x):
         _OBSERVER.after(op, (x,), None, out, None)
         return out
     if type(r) is not _ndarray or r.shape != od.shape or r.dtype is not dt or r is tx:
-        r = _tangent_tensor(r, tx, None, (x,), out, level)
+        out._extra = {"fw_grad": {level: (_tangent_tensor(r, tx, None, (x,), out, level),
+                                          None)}}
+        _track(out)
+        return out
     # a new array of the output's layout (the common case) is kept bare, wrapped when read
-    out._extra = {"fw_grad": {level: (r, None)}}
-    _live.append(_ref(out))  # _track, inline
-    if len(_live) > _live_limit:
-        _compact_live()
+    out._extra = {"fw_grad": {level: (r, _token)}}
     return out
 
 
@@ -547,11 +572,11 @@ def _fast_binary(op, a, b):
         return out
     if type(r) is not _ndarray or r.shape != od.shape or r.dtype is not dt or r is ta or \
             r is tb:
-        r = _tangent_tensor(r, ta, tb, (a, b), out, level)
-    out._extra = {"fw_grad": {level: (r, None)}}
-    _live.append(_ref(out))
-    if len(_live) > _live_limit:
-        _compact_live()
+        out._extra = {"fw_grad": {level: (_tangent_tensor(r, ta, tb, (a, b), out, level),
+                                          None)}}
+        _track(out)
+        return out
+    out._extra = {"fw_grad": {level: (r, _token)}}
     return out
 
 
