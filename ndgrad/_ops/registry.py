@@ -134,7 +134,8 @@ class OpDef:
         ``jvp`` only where ``jvp`` would record and convert nothing (params None, one real
         float32/float64 dtype, no grad needed, no other special mode). It must compute
         bitwise what ``jvp`` computes: the same NumPy calls in the same order
-        (tests/test_forward_ad_raw.py compares the two over the op database)."""
+        (tests/test_forward_ad_raw.py compares the two, and torch, for every op declaring
+        one)."""
         self.jvp_raw = fn
         return fn
 
