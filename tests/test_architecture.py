@@ -2,9 +2,9 @@
 
 - Imports point down: no import circle between the package's modules, counting imports inside
   functions too (the graph is read from the source by tools/import_graph.py).
-- One home per op: every rule of every declared OpDef (VJP, JVP or its per-input parts, batched
-  VJP/JVP, vmap rule) is a function defined in the module that declared the op. Rules the
-  registry derives from a declaration (``elementwise=True``, ``def_jvp_parts``,
+- One home per op: every rule of every declared OpDef (VJP, JVP or its per-input parts, raw
+  JVP, batched VJP/JVP, vmap rule) is a function defined in the module that declared the op.
+  Rules the registry derives from a declaration (``elementwise=True``, ``def_jvp_parts``,
   ``bilinear_jvp``, ``no_forward_ad``) are made in ``registry.py``; the functions they are made
   of must be the op's own.
 """
@@ -18,7 +18,7 @@ import ndgrad
 from ndgrad._ops import registry
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RULES = ("vjp", "jvp", "batched_vjp", "batched_jvp", "vmap")
+RULES = ("vjp", "jvp", "jvp_raw", "batched_vjp", "batched_jvp", "vmap")
 
 # (op name, rule) pairs allowed to live outside their op's module, each with its reason.
 # Empty: every rule lives with its op.

@@ -537,12 +537,27 @@ def test_private_fwd_grad_switch_like_torch():
 
 
 def test_tangent_registry_forgets_dead_tensors():
+    """The registry of tensors holding a tangent (cleared at exit) does not grow with the
+    number of ops: dead entries are dropped whenever it doubles past what survived the last
+    compaction. The tensors alive at exit all lose their tangents. (sinh and expm1 take the
+    general path; the raw path's results are not registered, see test_forward_ad_raw.py.)"""
     with nfw.dual_level():
         x = nfw.make_dual(ndgrad.ones(3), ndgrad.ones(3))
-        n0 = len(_forward_engine._live)
-        for _ in range(50):
-            y = x * 2  # noqa: F841  (each old y dies)
-        assert len(_forward_engine._live) <= n0 + 2
+        keep = [x.sinh() for _ in range(300)]
+        peak = 0
+        for _ in range(5000):
+            y = x.sinh()  # noqa: F841  (each old y dies)
+            z = x.expm1()  # noqa: F841
+            peak = max(peak, len(_forward_engine._live))
+        # alive with a tangent at most: keep, x, z and the old and new y
+        assert peak <= 2 * (len(keep) + 4) + 1
+        assert all(nfw.unpack_dual(k).tangent is not None for k in keep)
+        n = len(_forward_engine._live)
+        for _ in range(5000):
+            y = x.sin() * 2  # noqa: F841  (raw results: nothing registered)
+        assert len(_forward_engine._live) == n
+    assert all("fw_grad" not in (k._extra or {}) for k in keep + [x, z])
+    assert len(_forward_engine._live) == 0
 
 
 def test_failed_op_with_generic_rule_leaves_flags_and_grad_mode():

@@ -142,8 +142,48 @@ SUB.def_jvp_parts(_same_tangent, _alpha_tangent(-1))
 RSUB.def_jvp_parts(_alpha_tangent(-1), _same_tangent)
 RSUB_T.def_jvp_parts(_alpha_tangent(-1), _same_tangent)
 MUL.def_jvp_parts(lambda ctx, ta: ta * ctx.inputs[1], lambda ctx, tb: tb * ctx.inputs[0])
-DIV.def_jvp_parts(lambda ctx, ta: ta / ctx.inputs[1],
-                  lambda ctx, tb: -tb * (ctx.outputs[0] / ctx.inputs[1]))
+
+
+@ADD.def_jvp_raw
+def _(a, b, ta, tb, out):
+    if ta is None:
+        return tb
+    return ta if tb is None else ta + tb
+
+
+@MUL.def_jvp_raw
+def _(a, b, ta, tb, out):
+    r = None if ta is None else ta * b
+    if tb is not None:
+        r = tb * a if r is None else r + tb * a
+    return r
+
+
+@SUB.def_jvp_raw
+def _(a, b, ta, tb, out):
+    ntb = None if tb is None else _neg_fwd(tb)  # ta + (-tb), as the parts sum
+    if ta is None:
+        return ntb
+    return ta if ntb is None else ta + ntb
+
+
+@DIV.def_jvp
+def _(ctx, ta, tb):
+    # torch's (ta - tb * out) / b, a missing tangent a zero that adds no nan (inf * 0): the
+    # sum of the parts ta / b - tb * (out / b) made nan of inf - inf where torch has +-inf
+    b = ctx.inputs[1]
+    if tb is None:
+        return None if ta is None else ta / b
+    p = tb * ctx.outputs[0]
+    return (-p if ta is None else ta - p) / b
+
+
+@DIV.def_jvp_raw
+def _(a, b, ta, tb, out):
+    if tb is None:
+        return ta / b
+    p = tb * out
+    return (_neg_fwd(p) if ta is None else ta - p) / b
 
 
 def add(input, other, *, alpha=1, out=None):
@@ -273,6 +313,7 @@ def _neg_fwd(x):
 
 NEG = unary("neg", _neg_fwd, linear=True)
 NEG.def_vjp(lambda ctx, g: (-g,))
+NEG.def_jvp_raw(lambda x, t, y: _neg_fwd(t))
 
 
 def neg(input):

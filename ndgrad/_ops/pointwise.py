@@ -97,17 +97,22 @@ def _wrap(out):
 # --------------------------------------- exp, log, roots, trigonometry, activations, sign, rounding
 EXP = unary("exp", np.exp, save=(("out", None),), float_only=True, elementwise=True)
 EXP.def_vjp(lambda ctx, g: (g * _conj(ctx.saved[0]),))
+EXP.def_jvp_raw(lambda x, t, y: t * y)
 LOG = unary("log", np.log, save=((0, None),), float_only=True, elementwise=True)
 LOG.def_vjp(lambda ctx, g: (g / _conj(ctx.saved[0]),))
+LOG.def_jvp_raw(lambda x, t, y: t / x)
 SQRT = unary("sqrt", np.sqrt, save=(("out", None),), float_only=True, elementwise=True)
 SQRT.def_vjp(lambda ctx, g: (g / (2 * _conj(ctx.saved[0])),))
+SQRT.def_jvp_raw(lambda x, t, y: t / (y * 2))  # 2 * y is mul(y, 2)
 RSQRT = unary("rsqrt", lambda x: 1 / np.sqrt(x), save=(("out", None),), float_only=True,
               elementwise=True)
 RSQRT.def_vjp(lambda ctx, g: (g * (-0.5 * _conj(ctx.saved[0]) ** 3),))
 SIN = unary("sin", np.sin, save=((0, None),), float_only=True, elementwise=True)
 SIN.def_vjp(lambda ctx, g: (g * _conj(cos(ctx.saved[0])),))
+SIN.def_jvp_raw(lambda x, t, y: t * np.cos(x))
 COS = unary("cos", np.cos, save=((0, None),), float_only=True, elementwise=True)
 COS.def_vjp(lambda ctx, g: (g * -_conj(sin(ctx.saved[0])),))
+COS.def_jvp_raw(lambda x, t, y: t * -np.sin(x))
 LOG1P = unary("log1p", np.log1p, "Log1PBackward0", save=((0, None),), float_only=True,
               elementwise=True)
 LOG1P.def_vjp(lambda ctx, g: (g / _conj(ctx.saved[0] + 1),))
@@ -118,26 +123,40 @@ RECIPROCAL = unary("reciprocal", lambda x: 1 / x, save=(("out", None),), float_o
 RECIPROCAL.def_vjp(lambda ctx, g: (g * -_conj(ctx.saved[0] * ctx.saved[0]),))
 
 
+# 1 as a 0-d array per dtype: ``one - y`` is an array-array ufunc call, where a Python 1
+# costs NumPy a scalar conversion (~0.4 us) on every call; same values (NEP 50 keeps y's dtype).
+_ONES = {np.dtype(t): np.ones((), t) for t in (np.float16, np.float32, np.float64,
+                                              np.complex64, np.complex128)}
+
+
+def _one_minus(y):
+    one = _ONES.get(y.dtype)
+    return 1 - y if one is None else one - y
+
+
 def _tanh_bw_fwd(g, y):
-    # g * (1 - y^2) with array-array operations only (no scalar conversion per call), in one
-    # buffer: g*y*y already has the broadcast shape and dtype of the result.
-    gy = g * y
-    gy *= y
-    if type(gy) is _ndarray:
-        return np.subtract(g, gy, out=gy)
-    return g - gy
+    # torch's formula g * (1 - y^2), whose corners differ from g - g*y*y's (an infinite g
+    # gives +-inf, not inf - inf = nan)
+    s = y * y
+    one = _ONES.get(s.dtype)
+    return g * (1 - s if one is None else one - s)
 
 
 def _sigmoid_bw_fwd(g, y):
-    gy = g * y
-    gyy = gy * y
-    if type(gyy) is _ndarray:
-        return np.subtract(gy, gyy, out=gyy)
-    return gy - gyy
+    # torch's formula g * (1 - y) * y, in that order (same corners as torch's: an infinite g
+    # gives +-inf where y is strictly inside (0, 1)).
+    r = g * _one_minus(y)  # already of the broadcast shape (and dtype) of g and y
+    if type(r) is _ndarray:
+        r *= y
+        return r
+    return r * y
 
 
 TANH = unary("tanh", np.tanh, save=(("out", None),), float_only=True, elementwise=True)
 TANH_BW = binary("tanh_backward", _tanh_bw_fwd, save=((0, 1), (1, None)))
+
+
+TANH.def_jvp_raw(lambda x, t, y: _tanh_bw_fwd(t, y))
 
 
 @TANH.def_vjp
@@ -175,6 +194,9 @@ def _sigmoid_fwd(x):
 
 SIGMOID = unary("sigmoid", _sigmoid_fwd, save=(("out", None),), float_only=True, elementwise=True)
 SIGMOID_BW = binary("sigmoid_backward", _sigmoid_bw_fwd, save=((0, 1), (1, None)))
+
+
+SIGMOID.def_jvp_raw(lambda x, t, y: _sigmoid_bw_fwd(t, y))
 
 
 @SIGMOID.def_vjp
@@ -234,6 +256,9 @@ def _threshold_bw_fwd(g, x, threshold):
 
 THRESHOLD_BW = binary("threshold_backward", _threshold_bw_fwd, save=((1, None),),
                       params=True)
+
+
+RELU.def_jvp_raw(lambda x, t, y: _threshold_bw_fwd(t, y, 0))
 
 
 @RELU.def_vjp

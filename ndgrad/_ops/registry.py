@@ -68,7 +68,8 @@ class OpDef:
 
     __slots__ = ("name", "node", "fwd", "vjp", "jvp", "save", "n_out", "diff_outs", "kind",
                  "linear", "view", "call", "inplace_call", "batched_vjp", "batched_jvp",
-                 "batch_transparent", "vmap", "module", "rules_from", "__dict__")
+                 "batch_transparent", "vmap", "module", "rules_from", "jvp_raw", "fast_fwd",
+                 "__dict__")
 
     def __init__(self, name, fwd, node_name, save=(), n_out=1, diff_outs=None, kind=None,
                  linear=False, view=False, elementwise=False):
@@ -78,6 +79,11 @@ class OpDef:
         self.node = type(node_name, (Node,), {"__slots__": (), "_op": self})
         self.vjp = _no_vjp(name)
         self.jvp = None
+        # The JVP on raw arrays (see ``def_jvp_raw``): the forward-AD engine's fast path.
+        self.jvp_raw = None
+        # unary/binary ops: the kernel the dispatch fast path calls on the arrays of tensors
+        # of one dtype when params is None (``fast_fwd(*arrays)``); None for other ops.
+        self.fast_fwd = None
         # Rules for gradients and tangents carrying a leading batch dimension B
         # (autograd.grad(is_grads_batched=True), vectorized Jacobians): None means the
         # batched engines run the plain rule once per batch element, unless
@@ -119,6 +125,19 @@ class OpDef:
         handles a missing tangent by hand (JAX's ``defjvp``)."""
         self.jvp = jvp_from_parts(parts)
         return self.jvp
+
+    def def_jvp_raw(self, fn):
+        """Declare the JVP of a unary or binary op on NumPy arrays: ``fn(x, t, out)`` or
+        ``fn(a, b, ta, tb, out)`` -> the output tangent's array, or None for no tangent.
+        Operands are arrays (`b` may be a Python float or int), tangents arrays or None
+        (no tangent), `out` the output's array. The forward-AD engine calls it instead of
+        ``jvp`` only where ``jvp`` would record and convert nothing (params None, one real
+        float32/float64 dtype, no grad needed, no other special mode). It must compute
+        bitwise what ``jvp`` computes: the same NumPy calls in the same order
+        (tests/test_forward_ad_raw.py compares the two, and torch, for every op declaring
+        one)."""
+        self.jvp_raw = fn
+        return fn
 
     def def_batched_vjp(self, fn):
         self.batched_vjp = fn
@@ -556,6 +575,19 @@ def _bool_sub_error(a, b):
 vmap_dispatch = None
 
 
+# Set by the forward-AD engine while a dual level is active (``set_forward_fast``): the
+# functions ``(op, x)`` and ``(op, a, b)`` that the unary and binary dispatch code call first
+# while a special mode is on, for an op with a raw-array JVP (``OpDef.jvp_raw``) and params
+# None. They run the op and its tangent, or return NotImplemented (having changed nothing)
+# when the general path must: another special mode, grad needed, mixed dtypes...
+_FORWARD_FAST = [None, None]
+
+
+def set_forward_fast(unary_fn, binary_fn):
+    _FORWARD_FAST[0] = unary_fn
+    _FORWARD_FAST[1] = binary_fn
+
+
 def _special_call(op, impl, args, params):
     if vmap_dispatch is not None:
         out = vmap_dispatch(op, args, params)
@@ -682,6 +714,10 @@ def impl(x, p=None, _plain=False):
     if type(x) is not _T and not isinstance(x, _T):
         x = as_tensor_arg(x)
     if _state.special and not _plain:
+        if p is None and (fw := _FORWARD_FAST[0]) is not None and op.jvp_raw is not None:
+            res = fw(op, x)
+            if res is not NotImplemented:
+                return res
         return _special_call(op, impl, (x,), p)
     d = x._data
     if float_only and d.dtype in ints:
@@ -722,6 +758,7 @@ def unary(name, fwd, node_name=None, save=(), float_only=False, linear=False, pa
            "saver": saver, "node_cls": op.node, "default_dtype": _dtype.get_default_dtype}
     impl = _generate(_unary_code(saver is not None), env, "impl")
     op.call = op.impl = impl
+    op.fast_fwd = None if params else fwd
     return _register(op)
 
 
@@ -773,6 +810,10 @@ def impl(a, b, p=None, _plain=False):
         a = as_tensor_arg(a)
         ta = True
     if _state.special and not _plain:
+        if p is None and (fw := _FORWARD_FAST[1]) is not None and op.jvp_raw is not None:
+            res = fw(op, a, b)
+            if res is not NotImplemented:
+                return res
         return _special_call(op, impl, (a, b), p)
     if is_sub:
         err = _bool_sub_error(a._data if ta else None, b._data if tb else None)
@@ -843,6 +884,7 @@ def binary(name, fwd, node_name=None, save=(), promote="binary", params=False, p
            "is_sub": name in ("sub", "rsub"), "default_dtype": _dtype.get_default_dtype}
     impl = _generate(_binary_code(saver is not None), env, "impl")
     op.call = op.impl = impl
+    op.fast_fwd = fast_fwd
     return _register(op)
 
 
@@ -947,6 +989,7 @@ _SNIPPET_ENV = {
     "_ndarray": _ndarray, "_asarray": _asarray, "_from_array": _from_array, "wrap": wrap,
     "as_tensor_arg": as_tensor_arg, "_needs_grad": _needs_grad, "_meta_of": _meta_of,
     "_inference_only": _inference_only, "_special_call": _special_call,
+    "_FORWARD_FAST": _FORWARD_FAST,
     "_kernel_error": _kernel_error, "_bool_sub_error": _bool_sub_error,
     "_promote2": _promote2, "_scalar_promote": _scalar_promote, "_make_views": _make_views,
 }

@@ -17,7 +17,15 @@ Tangent storage: ``t._extra["fw_grad"] = {level: (tangent, src)}``. A view's tan
 of its base's tangent (``src`` is that base tangent); when the base gets a new tangent the
 view's tangent is re-derived by replaying the view chain (``registry.replay_view``). In-place
 ops update the existing tangent in place, as torch does, so views of it see the change; an
-in-place view op (``transpose_``) applies itself to the tangent.
+in-place view op (``transpose_``) applies itself to the tangent. Tensors given a tangent are
+registered (weakly) and lose it when the level exits.
+
+The raw path (ops declaring ``OpDef.jvp_raw``, see "raw fast path" below) stores its results'
+tangents as ``(array, token)``: the bare array, wrapped in a Tensor (and registered) on first
+read, and the level's token, a new object per activation. Such a result is not registered:
+once its level exits, the token no longer matches and the entry is no tangent (dropped when
+next looked at). A surviving result whose tangent was never read thus keeps the array until
+it dies or is looked at again (docs/decisions.md).
 
 Tangent computations are ordinary ndgrad ops, recorded by autograd when grad mode is on, which
 gives reverse-over-forward. They run with propagation switched off (``_busy``): tangents never
@@ -25,6 +33,8 @@ carry tangents of their own level, and rules may use dual primals without recurs
 """
 
 import weakref
+
+import numpy as np
 
 from .. import _state
 from .._creation import ones_like, zeros, zeros_like
@@ -34,7 +44,7 @@ from .._ops.broadcast import align_batched, reduce_grads
 from .._ops.inplace import Inplace, apply_inplace_view
 from .._ops.joins import stack
 from .._ops.shape import CLONE
-from .._tensor import Tensor
+from .._tensor import Tensor, _from_array
 from . import function
 from ._backward import grad as autograd_grad
 from .function import run_jvp
@@ -42,11 +52,19 @@ from .function import run_jvp
 __all__ = ["activate", "deactivate", "get_tangent", "repr_suffixes", "set_tangent"]
 
 _tls = _state.tls
+_ndarray = np.ndarray
+_asarray = np.asarray
+_ref = weakref.ref
 
-# The active dual level (-1: none), tensors holding a tangent at it (cleared on exit), and
-# whether a tangent computation is running (no propagation inside one).
+# The active dual level (-1: none), tensors holding a tangent at it (weak references, their
+# tangents cleared on exit; see _track), and whether a tangent computation is running (no
+# propagation inside one). The raw path's results are not tracked: their entries carry the
+# level's token instead (a new object per activation), and an entry with another token is
+# no tangent (see _entry).
 _level = -1
-_live = {}  # id -> weakref (a WeakSet would compare tensors with ==)
+_token = None
+_live = []
+_live_limit = 256  # _live is compacted when it grows past this (see _track)
 _busy = False
 # B while tangents carry a leading batch dimension (vectorized forward-mode Jacobian).
 _batch = 0
@@ -59,6 +77,23 @@ class Unbatchable(Exception):
 
 
 # --------------------------------------------------------------------------- storage
+def _entry(t, fw, level):
+    """``fw[level]`` (`fw` is tensor `t`'s "fw_grad" dict) with its tangent as a Tensor. A
+    tangent the raw path stored as a bare array, ``(array, level token)``, is wrapped on
+    first read, once (later reads see the same Tensor), and `t` is tracked from then on; one
+    left by an exited level (another token) is dropped here, as exiting would have."""
+    entry = fw.get(level)
+    if entry is not None and type(entry[0]) is _ndarray:
+        if entry[1] is not _token:
+            del fw[level]
+            if not fw:
+                del t._extra["fw_grad"]
+            return None
+        entry = fw[level] = (_from_array(entry[0]), None)
+        _track(t)
+    return entry
+
+
 def get_tangent(t, level=None):
     """The tangent of `t` at `level` (the active one by default), or None."""
     if level is None:
@@ -72,7 +107,7 @@ def get_tangent(t, level=None):
     if ex is not None:
         fw = ex.get("fw_grad")
         if fw is not None:
-            own = fw.get(level)
+            own = _entry(t, fw, level)
     base = t._base
     if base is None:
         if own is not None:
@@ -90,7 +125,7 @@ def get_tangent(t, level=None):
     if bex is not None:
         bfw = bex.get("fw_grad")
         if bfw is not None:
-            entry = bfw.get(level)
+            entry = _entry(base, bfw, level)
             if entry is not None:
                 bt = entry[0]
     if bt is None:
@@ -151,18 +186,31 @@ def _base_tangent(t):
     if base is None or base._extra is None:
         return None
     fw = base._extra.get("fw_grad")
-    entry = fw.get(_level) if fw is not None else None
+    entry = _entry(base, fw, _level) if fw is not None else None
     return entry[0] if entry is not None else None
 
 
 def _track(t):
-    """Remember `t` for cleanup at exit; the entry goes away with the tensor."""
-    key = id(t)
+    """Remember `t` for cleanup at exit. A plain weak reference, no callback (a callback per
+    tensor cost a microsecond per op): dead references and repeats are dropped when the list
+    doubles past what survived the last compaction, so it stays within a constant factor of
+    the tensors alive with a tangent (amortised O(1) per op)."""
+    _live.append(_ref(t))
+    if len(_live) > _live_limit:
+        _compact_live()
 
-    def gone(ref, key=key):
-        if _live.get(key) is ref:
-            del _live[key]
-    _live[key] = weakref.ref(t, gone)
+
+def _compact_live():
+    global _live_limit
+    seen = set()
+    keep = []
+    for r in _live:
+        t = r()
+        if t is not None and id(t) not in seen:
+            seen.add(id(t))
+            keep.append(r)
+    _live[:] = keep
+    _live_limit = max(256, 2 * len(keep))
 
 
 def _without_propagation(fn, *args):
@@ -190,22 +238,25 @@ Tensor._fw_repr_suffixes = repr_suffixes  # read by Tensor.__repr__ while a mode
 
 # --------------------------------------------------------------------------- level switch
 def activate(level):
-    global _level
+    global _level, _token
     _level = level
+    _token = object()
     function._forward_ad_hook = _function_hook
+    registry.set_forward_fast(_fast_unary, _fast_binary)
     registry.special_hooks.append(_OBSERVER)
     _state.enter_special()
 
 
 def deactivate(level):
-    global _level
+    global _level, _live_limit, _token
+    registry.set_forward_fast(None, None)
     try:
         registry.special_hooks.remove(_OBSERVER)
     except ValueError:
         pass
     else:
         _state.exit_special()
-    for ref in list(_live.values()):
+    for ref in list(_live):
         t = ref()
         if t is None:
             continue
@@ -217,6 +268,7 @@ def deactivate(level):
                 if not fw:
                     del ex["fw_grad"]
     _live.clear()
+    _live_limit = 256
     _undo_open_tokens()
     for node in list(_live_nodes):
         if node._extra is not None:
@@ -232,6 +284,7 @@ def deactivate(level):
                     o._rg = False
     _deferred.clear()
     _level = -1
+    _token = None
 
 
 # --------------------------------------------------------------------------- observer
@@ -363,6 +416,181 @@ class _Observer:
             _busy = False
             if quiet:
                 _state.enter_special()
+
+
+# --------------------------------------------------------------------------- raw fast path
+# Unary and binary ops declaring a raw-array JVP (``OpDef.jvp_raw``) skip the observer when
+# its general path would record nothing: while a level is active the dispatch code calls
+# ``_fast_unary`` / ``_fast_binary`` first (``registry.set_forward_fast``), which run the
+# op's kernel, then the raw rule on the arrays, and store the tangent's array in the
+# output's entry with the level's token, wrapped in a Tensor only when someone reads it
+# (``_entry``; see "Tangent storage" in the module docstring). Same kernels
+# in the same order as the Tensor-level rule, so bitwise the same tangents
+# (tests/test_forward_ad_raw.py); any other case returns NotImplemented before the op runs
+# (a failing kernel included: the general path then raises torch's error).
+_GENERAL = object()  # "this operand needs the general path" (see _operand_tangent)
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+_FAST_TYPES = registry._FAST_TYPES
+_needs_grad = registry._needs_grad
+
+
+def _operand_tangent(x, level, grad, dt):
+    """The array of tensor `x`'s tangent for the raw path (`x` of dtype `dt`), None when it
+    has none, _GENERAL when only the general path may go on: get_tangent's general lookup
+    must answer (a view whose base has a tangent, a saved output's tangent kept on its node,
+    a tangent still to be computed), or the tangent computation would be recorded (the
+    tangent requires grad in grad mode), or the tangent has another dtype."""
+    base = x._base
+    if base is not None:
+        bex = base._extra
+        if bex is not None and "fw_grad" in bex:
+            return _GENERAL
+    ex = x._extra
+    entry = None
+    if ex is not None:
+        fw = ex.get("fw_grad")
+        if fw is not None:
+            entry = fw.get(level)
+    if entry is None:
+        fn = x._grad_fn
+        return None if fn is None or fn._extra is None else _GENERAL
+    t = entry[0]
+    if type(t) is _ndarray:  # a raw result not read yet, the common case
+        if entry[1] is not _token:
+            return _GENERAL  # left by an exited level (get_tangent drops it)
+    elif t is None:
+        return None
+    elif type(t) is not Tensor or (grad and t._rg):
+        return _GENERAL
+    else:
+        t = t._data
+    return t if t.dtype is dt else _GENERAL
+
+
+def _fast_unary(op, x):
+    """Run unary `op` (which has a raw JVP; params None) and its tangent on arrays when the
+    general path would record and convert nothing: forward AD is the only special mode, no
+    tangent computation is pending, neither `x` nor its tangent needs grad, and `x` is a
+    plain real float32/float64 tensor with a tangent of its dtype. The primal is the
+    dispatch fast path's kernel call (``op.fast_fwd``). Otherwise NotImplemented, with
+    nothing changed."""
+    if _busy or _open_tokens or _pending or _deferred or not fw_grad_enabled or _batch or \
+            _state.special != 1:
+        return NotImplemented
+    fwd = op.fast_fwd
+    if fwd is None or type(x) not in _FAST_TYPES:
+        return NotImplemented
+    grad = _tls.grad_enabled
+    # (a stale view is refreshed first, as the general path's recording does in grad mode)
+    if grad and (x._rg or (x._base is not None and x._view_ver != x._vc[0] and
+                           _needs_grad(x))):
+        return NotImplemented
+    xd = x._data
+    dt = xd.dtype
+    if dt is not _F32 and dt is not _F64:
+        return NotImplemented
+    level = _level
+    tx = _operand_tangent(x, level, grad, dt)
+    if tx is _GENERAL:
+        return NotImplemented
+    od = fwd(xd)
+    if type(od) is not _ndarray:
+        od = _asarray(od)
+    out = _from_array(od)
+    if tx is None:
+        return out
+    if od.dtype is not dt:
+        _OBSERVER.after(op, (x,), None, out, None)
+        return out
+    r = op.jvp_raw(xd, tx, od)
+    if r is None:
+        return out
+    if r is NotImplemented:
+        _OBSERVER.after(op, (x,), None, out, None)
+        return out
+    if type(r) is not _ndarray or r.shape != od.shape or r.dtype is not dt or r is tx:
+        out._extra = {"fw_grad": {level: (_tangent_tensor(r, tx, None, (x,), out, level),
+                                          None)}}
+        _track(out)
+        return out
+    # a new array of the output's layout (the common case) is kept bare, wrapped when read
+    out._extra = {"fw_grad": {level: (r, _token)}}
+    return out
+
+
+def _fast_binary(op, a, b):
+    """``_fast_unary`` for binary `op`: `a` and `b` plain real tensors of one dtype (`b` may
+    be a Python float or int), with tangents of that dtype."""
+    if _busy or _open_tokens or _pending or _deferred or not fw_grad_enabled or _batch or \
+            _state.special != 1:
+        return NotImplemented
+    fwd = op.fast_fwd
+    if fwd is None or type(a) not in _FAST_TYPES:
+        return NotImplemented
+    grad = _tls.grad_enabled
+    if grad and (a._rg or (a._base is not None and a._view_ver != a._vc[0] and
+                           _needs_grad(a))):
+        return NotImplemented
+    ad = a._data
+    dt = ad.dtype
+    if dt is not _F32 and dt is not _F64:
+        return NotImplemented
+    level = _level
+    ta = _operand_tangent(a, level, grad, dt)
+    if ta is _GENERAL:
+        return NotImplemented
+    if type(b) is float or type(b) is int:
+        bd = b
+        tb = None
+    elif type(b) in _FAST_TYPES and not (grad and (b._rg or (
+            b._base is not None and b._view_ver != b._vc[0] and _needs_grad(b)))):
+        bd = b._data
+        if bd.dtype is not dt:
+            return NotImplemented
+        tb = _operand_tangent(b, level, grad, dt)
+        if tb is _GENERAL:
+            return NotImplemented
+    else:
+        return NotImplemented
+    try:
+        od = fwd(ad, bd)
+    except (ValueError, TypeError):
+        return NotImplemented  # the general path raises torch's error
+    if type(od) is not _ndarray:
+        od = _asarray(od)
+    if od.dtype is not dt:
+        return NotImplemented
+    out = _from_array(od)
+    if ta is None and tb is None:
+        return out
+    r = op.jvp_raw(ad, bd, ta, tb, od)
+    if r is None:
+        return out
+    if r is NotImplemented:
+        _OBSERVER.after(op, (a, b), None, out, None)
+        return out
+    if type(r) is not _ndarray or r.shape != od.shape or r.dtype is not dt or r is ta or \
+            r is tb:
+        out._extra = {"fw_grad": {level: (_tangent_tensor(r, ta, tb, (a, b), out, level),
+                                          None)}}
+        _track(out)
+        return out
+    out._extra = {"fw_grad": {level: (r, _token)}}
+    return out
+
+
+def _tangent_tensor(r, tx, ty, args, out, level):
+    """The Tensor the general path gives as tangent for the raw rule's result `r`."""
+    if r is tx:  # the rule passed an input's tangent on: the output's is that Tensor
+        tan = get_tangent(args[0], level)
+    elif r is ty:
+        tan = get_tangent(args[1], level)
+    else:
+        tan = _from_array(r if type(r) is _ndarray else _asarray(r))
+    if tan._data.shape != out._data.shape or tan._data.dtype is not out._data.dtype:
+        tan = _without_propagation(_fit, tan, out)
+    return tan
 
 
 def _diff_outputs(op, outs):

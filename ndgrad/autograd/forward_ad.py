@@ -17,10 +17,11 @@ Example::
 
 from collections import namedtuple
 
+from .. import _state
 from . import _forward_engine
 from .grad_mode import _DecoratorContextManager
 from .._creation import empty_like as _empty_like
-from .._ops.shape import ALIAS as _ALIAS
+from .._ops.shape import ALIAS as _ALIAS, VIEW as _VIEW
 
 __all__ = [
     "UnpackedDualTensor",
@@ -71,10 +72,11 @@ def make_dual(tensor, tangent, *, level=None):
     if level < 0:
         raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, "
                            "make sure to enter_dual_level() first.")
-    if not (tensor.is_floating_point() or tensor.is_complex()):
+    td, pd = tangent._data, tensor._data
+    if pd.dtype.kind not in "fc":
         raise ValueError(f"Expected primal to be floating point or complex, but got: "
                          f"{tensor.dtype}")
-    if not (tangent.is_floating_point() or tangent.is_complex()):
+    if td.dtype.kind not in "fc":
         raise ValueError(f"Expected tangent to be floating point or complex, but got: "
                          f"{tangent.dtype}")
     if level != _current_level:
@@ -82,20 +84,26 @@ def make_dual(tensor, tangent, *, level=None):
     if _forward_engine.get_tangent(tensor, level) is not None:
         raise RuntimeError("Making a dual Tensor based on a Tensor that already has a forward "
                            f"gradient at the same level {level} is not supported.")
-    if tangent._data.shape != tensor._data.shape:
+    if td.shape != pd.shape:
         raise RuntimeError(
             "Trying to set a forward gradient that has a different size than that of the "
             f"original Tensor, this is not supported. Tensor is of size "
-            f"{list(tensor._data.shape)} while the given forward gradient is of size "
-            f"{list(tangent._data.shape)}.")
-    td, pd = tangent._data, tensor._data
-    if pd.size > 1 and [s // td.itemsize for s in td.strides] != \
-            [s // pd.itemsize for s in pd.strides]:
+            f"{list(pd.shape)} while the given forward gradient is of size "
+            f"{list(td.shape)}.")
+    if pd.size > 1 and td.strides != pd.strides and \
+            [s // td.itemsize for s in td.strides] != [s // pd.itemsize for s in pd.strides]:
         # A different layout: copy into the primal's layout (differentiably).
         new = _empty_like(tensor, dtype=tangent.dtype)
         new.copy_(tangent)
         tangent = new
-    dual = tensor.view(tensor.shape)
+    # The view op itself (what tensor.view(tensor.shape) runs once its size is checked),
+    # straight to its kernel when forward AD is the only special mode and no failed op left
+    # requires_grad flags forced: its observer has nothing to do for a primal without
+    # tangent (other modes' observers see the call).
+    if _state.special == 1 and not _forward_engine._open_tokens:
+        dual = _VIEW.impl(tensor, pd.shape)
+    else:
+        dual = _VIEW.call(tensor, params=pd.shape)
     _forward_engine.set_tangent(dual, tangent, level)
     return dual
 
