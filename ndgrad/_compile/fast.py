@@ -5,7 +5,7 @@ Python steps), and the peephole pass choosing them.
 The rules, by op (conditions fixed at trace time from shapes, dtypes and parameters; values
 the trace cannot know are checked at run time, with the op's own kernels as the fallback):
 
-- ``relu`` on float32/float64: ``np.maximum(x, 0)`` with a 0-d zero of x's dtype (NumPy
+- ``relu`` on float32/float64: ``np.maximum(0, x)`` with a 0-d zero of x's dtype (NumPy
   converts the Python 0 to that same zero, through a slower path), written into x when x is
   a fresh temporary of the program that nothing else reads (a linear layer's output);
 - ``threshold_backward`` (relu's backward) on float32/float64: ``where(x > t, g, 0)`` on g's
@@ -229,9 +229,9 @@ def emit_fast(prog, inst, rule):
         z = prog.bind(_ZERO[inst.meta[0][1]], "c")
         mx = prog.bind(np.maximum, "f")
         if data:
-            prog.lines.append(f"{out} = {mx}({x}, {z}, out={x})")
+            prog.lines.append(f"{out} = {mx}({z}, {x}, out={x})")
         else:
-            prog.lines.append(f"{out} = {mx}({x}, {z})")
+            prog.lines.append(f"{out} = {mx}({z}, {x})")
     elif kind == "threshold_bw":
         dt = inst.meta[0][1]
         k = prog.bind(_threshold_bw32 if dt == _F32 else _threshold_bw64, "f")

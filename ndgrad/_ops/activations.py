@@ -30,6 +30,10 @@ _tls = _state.tls
 
 
 # ============================================================================ elementwise table
+# name -> the activation's backward primitive ``g * df(x)``
+ACT_BACKWARD = {}
+
+
 def _activation(name, node_name, f, df, d2f=None):
     """An elementwise activation ``y = f(x, p)`` with a differentiable fused backward.
 
@@ -37,7 +41,7 @@ def _activation(name, node_name, f, df, d2f=None):
     None, for piecewise-linear functions), so double backward is exact.
     """
     op = unary(name, f, node_name, save=((0, None),), float_only=True, params=True)
-    bw = binary(name + "_backward", lambda g, x, p: g * df(x, p),
+    bw = ACT_BACKWARD[name] = binary(name + "_backward", lambda g, x, p: g * df(x, p),
                 node_name.replace("Backward0", "BackwardBackward0"), save=((0, 1), (1, None)),
                 params=True)
     d2 = unary(name + "_d2", (lambda x, p: d2f(x, p)) if d2f is not None else
@@ -127,7 +131,8 @@ GELU = _activation("gelu", "GeluBackward0", _gelu_f, _gelu_df, _gelu_d2)
 def _elu_f(x, p):
     alpha, scale, input_scale = p
     with np.errstate(over="ignore"):
-        neg = alpha * np.expm1(np.minimum(x, 0) * input_scale)
+        # (minimum(0, x) keeps x on a tie: elu(-0.0) is -0.0, as torch's)
+        neg = alpha * np.expm1(np.minimum(0, x) * input_scale)
     return (scale * np.where(x > 0, x, neg)).astype(x.dtype)
 
 
@@ -151,6 +156,41 @@ LEAKY_RELU = _activation(
     "leaky_relu", "LeakyReluBackward0",
     lambda x, s: np.where(x > 0, x, x * x.dtype.type(s)),
     lambda x, s: np.where(x > 0, x.dtype.type(1), x.dtype.type(s)))
+
+
+# The in-place forms torch records as ...Backward1 (elu_, selu_, celu_, leaky_relu_): the
+# same kernel, the *result* saved (the input is overwritten) and torch's rule on it. In ndgrad
+# ops, so double backward runs through the saved result's own node. (hardtanh_, silu_,
+# mish_, hardsigmoid_ and hardswish_ keep the out-of-place node in torch, the value before
+# the write saved as original_self: ``apply_inplace`` of the op itself.)
+INPLACE_TWINS = {}
+
+
+def _inplace_twin(op, node_name, vjp):
+    twin = unary(op.name + "_", op.fwd, node_name, save=(("out", None),), float_only=True,
+                 params=True)
+    twin.def_vjp(vjp)
+    INPLACE_TWINS[op.name] = twin
+    return twin
+
+
+def _elu_result_vjp(ctx, g):
+    # torch's elu_backward on the result: scale where it is > 0, else
+    # input_scale * (result + alpha * scale)
+    (y,) = ctx.saved
+    alpha, scale, input_scale = ctx._params
+    return (where(y > 0, g * scale, g * input_scale * (y + alpha * scale)),)
+
+
+def _leaky_relu_result_vjp(ctx, g):
+    # the slope read at the result (same sign as the input, as torch's is_result rule)
+    (y,) = ctx.saved
+    return (ACT_BACKWARD["leaky_relu"].call(g, y, ctx._params),)
+
+
+_inplace_twin(ELU, "EluBackward1", _elu_result_vjp)
+_inplace_twin(CELU, "CeluBackward1", _elu_result_vjp)
+_inplace_twin(LEAKY_RELU, "LeakyReluBackward1", _leaky_relu_result_vjp)
 
 HARDTANH = _activation(
     "hardtanh", "HardtanhBackward0",

@@ -168,8 +168,22 @@ def _real_only(name, fn):
     return kernel
 
 
+# On a tie of -0.0 and 0.0, torch's maximum/minimum return the first operand below 16
+# elements and mostly the second above (its scalar and vector loops differ); NumPy's always
+# return the second, which is what ndgrad's give (docs/decisions.md).
 MAXIMUM = binary("maximum", _real_only("maximum", np.maximum), save=((0, None), (1, None)))
 MINIMUM = binary("minimum", _real_only("minimum", np.minimum), save=((0, None), (1, None)))
+
+
+def _clamp_lo(x, lo):
+    # torch's clamp to a Scalar bound keeps x on a tie at every size (clamp(-0.0, min=0) is
+    # -0.0): NumPy's maximum returns its second operand on a tie, so x goes second (both
+    # propagate NaN)
+    return np.maximum(lo, x)
+
+
+def _clamp_hi(x, hi):
+    return np.minimum(hi, x)
 
 
 def _minmax_vjp(first_loses):
@@ -218,10 +232,11 @@ def minimum(input, other):
 def _clamp_fwd(x, bounds):
     lo, hi = bounds
     out = x
+    # (bounds first: a tie keeps x, as torch's clamp; see _clamp_lo)
     if lo is not None:
-        out = np.maximum(out, lo)
+        out = np.maximum(lo, out)
     if hi is not None:
-        out = np.minimum(out, hi)
+        out = np.minimum(hi, out)
     return out if out is not x else x.copy()
 
 
@@ -259,6 +274,8 @@ def _refuse_complex_clamp(x):
 
 
 def _clamp_t_fwd(x, lo, hi, _):
+    # (tensor bounds: on a -0.0/0.0 tie torch's vector loop returns the bound, like NumPy's
+    # maximum/minimum; see MAXIMUM)
     out = x
     if lo is not None:
         out = np.maximum(out, lo)
@@ -401,8 +418,18 @@ def _complex_guard(name, fn):
     return kernel
 
 
-FMAX = _fminmax("fmax", _complex_guard("fmax", np.fmax), lambda a, b: a >= b)
-FMIN = _fminmax("fmin", _complex_guard("fmin", np.fmin), lambda a, b: a <= b)
+def _first_on_tie(fn):
+    """torch's fmax/fmin keep the first operand on a tie at every size (fmax(-0.0, 0.0) is
+    -0.0); NumPy's tie rule for them depends on the array's length (its vector and scalar
+    loops differ)."""
+    def kernel(a, b):
+        out = fn(a, b)
+        return np.where(np.equal(a, b), a, out).astype(out.dtype, copy=False)
+    return kernel
+
+
+FMAX = _fminmax("fmax", _complex_guard("fmax", _first_on_tie(np.fmax)), lambda a, b: a >= b)
+FMIN = _fminmax("fmin", _complex_guard("fmin", _first_on_tie(np.fmin)), lambda a, b: a <= b)
 
 
 def fmax(input, other, *, out=None):
@@ -417,11 +444,11 @@ def fmin(input, other, *, out=None):
     return _out(FMIN.call(input, other), out)
 
 
-def _clamp_one(name, fn, keep):
+def _clamp_one(name, scalar_fn, tensor_fn, keep):
     """clamp_min/clamp_max: Scalar bound (...Backward0) and Tensor bound (...Backward1)."""
-    scalar_op = binary(name + "_scalar", fn, _node_name_of(name, 0), save=((0, None), (1, None)),
-                       elementwise=True)
-    tensor_op = binary(name, fn, _node_name_of(name, 1), save=((0, None), (1, None)),
+    scalar_op = binary(name + "_scalar", scalar_fn, _node_name_of(name, 0),
+                       save=((0, None), (1, None)), elementwise=True)
+    tensor_op = binary(name, tensor_fn, _node_name_of(name, 1), save=((0, None), (1, None)),
                        elementwise=True)
 
     def vjp(ctx, g):
@@ -440,8 +467,8 @@ def _node_name_of(name, k):
     return "".join(p.capitalize() for p in name.split("_")) + f"Backward{k}"
 
 
-CLAMP_MIN, CLAMP_MIN_T = _clamp_one("clamp_min", np.maximum, lambda x, b: x >= b)
-CLAMP_MAX, CLAMP_MAX_T = _clamp_one("clamp_max", np.minimum, lambda x, b: x <= b)
+CLAMP_MIN, CLAMP_MIN_T = _clamp_one("clamp_min", _clamp_lo, np.maximum, lambda x, b: x >= b)
+CLAMP_MAX, CLAMP_MAX_T = _clamp_one("clamp_max", _clamp_hi, np.minimum, lambda x, b: x <= b)
 
 
 def clamp_min(input, min, *, out=None):

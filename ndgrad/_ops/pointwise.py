@@ -220,20 +220,22 @@ _RELU_ROW = 4096
 
 
 def _relu_fwd(x):
-    """np.maximum(x, 0), bit for bit. NumPy's maximum against a broadcast scalar runs a slow
-    loop (2-3x slower than on two contiguous operands): a large x is taken as rows of
-    _RELU_ROW elements against one contiguous row of zeros (the tail as a shorter row)."""
+    """np.maximum(0, x), bit for bit: zero first, so that a tie keeps x (relu(-0.0) is -0.0,
+    torch's ``x < 0 ? 0 : x``; NumPy's maximum returns its second operand on a tie). NumPy's
+    maximum against a broadcast scalar runs a slow loop (2-3x slower than on two contiguous
+    operands): a large x is taken as rows of _RELU_ROW elements against one contiguous row of
+    zeros (the tail as a shorter row)."""
     if x.dtype.kind == "b":
         return x.copy()
     if x.size < 2 * _RELU_ROW:
-        return np.maximum(x, 0)
+        return np.maximum(0, x)
     flat = x.reshape(-1)
     zeros = np.zeros(_RELU_ROW, x.dtype)
     out = np.empty(flat.shape, x.dtype)
     whole = flat.size - flat.size % _RELU_ROW
-    np.maximum(flat[:whole].reshape(-1, _RELU_ROW), zeros,
+    np.maximum(zeros, flat[:whole].reshape(-1, _RELU_ROW),
                out=out[:whole].reshape(-1, _RELU_ROW))
-    np.maximum(flat[whole:], zeros[:flat.size - whole], out=out[whole:])
+    np.maximum(zeros[:flat.size - whole], flat[whole:], out=out[whole:])
     return out.reshape(x.shape)
 
 
@@ -281,6 +283,28 @@ SIGMOID_BW.def_jvp_parts(lambda ctx, tg: SIGMOID_BW.call(tg, ctx.inputs[1]),
                          lambda ctx, ty: ty * (ctx.inputs[0] * (1 - 2 * ctx.inputs[1])))
 THRESHOLD_BW.def_jvp_parts(lambda ctx, tg: THRESHOLD_BW.call(tg, ctx.inputs[1], ctx.params),
                            None)
+
+
+def _threshold_fwd(x, p):
+    # torch's ``x <= threshold ? value : x``: a NaN passes through
+    threshold, value = p
+    return np.where(np.less_equal(x, threshold), np.asarray(value).astype(x.dtype), x)
+
+
+# threshold(x, th, value) and its in-place form (ThresholdBackward1, the value before the
+# write saved, as torch's original_self)
+THRESHOLD = unary("threshold", _threshold_fwd, save=((0, None),), params=True,
+                  elementwise=True)
+THRESHOLD_ = unary("threshold_", _threshold_fwd, "ThresholdBackward1", save=((0, None),),
+                   params=True, elementwise=True)
+
+
+def _threshold_vjp(ctx, g):
+    return (THRESHOLD_BW.call(g, ctx.saved[0], ctx._params[0]),)
+
+
+THRESHOLD.def_vjp(_threshold_vjp)
+THRESHOLD_.def_vjp(_threshold_vjp)
 
 
 def tanh_backward(grad_output, output):

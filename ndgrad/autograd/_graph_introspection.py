@@ -133,6 +133,10 @@ _DIM0 = _param(0, _i64)            # (dim, ...) params
 _KEEPDIM1 = _param(1)
 _ALPHA = ("alpha", _param(None, _one_if_none))
 _SCALARS = {
+    "threshold": (("threshold", _param(0)),), "threshold_": (("threshold", _param(0)),),
+    "elu_": (("alpha", _param(0)), ("scale", _param(1, _number)),
+             ("input_scale", _param(2, _number))),
+    "celu_": (("alpha", _param(0)),), "leaky_relu_": (("negative_slope", _param()),),
     "mkldnn_rnn_layer": (("reverse", _param(0)), ("hidden_size", _param(1)),
                          ("has_biases", _param(2)), ("train", _param(3)),
                          ("num_layers", _param(4)), ("bidirectional", _param(5)),

@@ -2,8 +2,11 @@
 smooth and gated activations, shrinkage, softmax / log_softmax / softmin and rrelu.
 
 The heavy ones call fused primitives of ``ndgrad/_ops/activations.py`` (torch's node names);
-the rest are composites of ndgrad ops. ``_inplace_result`` is the ``inplace=True`` convention
-the other functional modules share: the result is copied into `input`, which is returned.
+the rest are composites of ndgrad ops. ``inplace=True`` runs the primitive in place
+(``apply_inplace``: torch's node, the value before the write saved where the rule needs it),
+under the in-place twin's name where torch's differs (EluBackward1, ...).
+``_inplace_result`` is the convention the other functional modules share: the result is
+copied into `input`, which is returned.
 """
 
 import warnings
@@ -13,9 +16,10 @@ import numpy as np
 from .. import _random
 from .._ops import comparison as CMP
 from .._ops import pointwise as PW
-from .._ops.activations import (CELU, ELU, GELU, HARDSIGMOID, HARDSWISH, HARDTANH, LEAKY_RELU,
-                                LOG_SOFTMAX, LOGSIGMOID, MISH, RRELU_WITH_NOISE, SILU, SOFTMAX,
-                                SOFTPLUS, glu_prim, prelu_prim)
+from .._ops.activations import (CELU, ELU, GELU, HARDSIGMOID, HARDSWISH, HARDTANH,
+                                INPLACE_TWINS, LEAKY_RELU, LOG_SOFTMAX, LOGSIGMOID, MISH,
+                                RRELU_WITH_NOISE, SILU, SOFTMAX, SOFTPLUS, glu_prim, prelu_prim)
+from .._ops.inplace import apply_inplace
 from .._ops.linalg_common import _tname
 from .._ops.vmap_helpers import is_batched
 from .._tensor import Tensor
@@ -45,12 +49,15 @@ def relu_(input):
 
 
 def threshold(input, threshold, value, inplace=False):
-    out = CMP.where(input > threshold, input, value)
-    return _inplace_result(input, out, inplace)
+    if inplace:
+        return apply_inplace(PW.THRESHOLD_, input, params=(threshold, value))
+    return PW.THRESHOLD.call(input, (threshold, value))
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    return _inplace_result(input, HARDTANH.call(input, (min_val, max_val)), inplace)
+    if inplace:  # torch's hardtanh_ records HardtanhBackward0
+        return apply_inplace(HARDTANH, input, params=(min_val, max_val))
+    return HARDTANH.call(input, (min_val, max_val))
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
@@ -62,7 +69,9 @@ def relu6(input, inplace=False):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    return _inplace_result(input, LEAKY_RELU.call(input, negative_slope), inplace)
+    if inplace:
+        return apply_inplace(INPLACE_TWINS["leaky_relu"], input, params=negative_slope)
+    return LEAKY_RELU.call(input, negative_slope)
 
 
 def leaky_relu_(input, negative_slope=0.01):
@@ -70,7 +79,9 @@ def leaky_relu_(input, negative_slope=0.01):
 
 
 def elu(input, alpha=1.0, inplace=False):
-    return _inplace_result(input, ELU.call(input, (alpha, 1.0, 1.0)), inplace)
+    if inplace:
+        return apply_inplace(INPLACE_TWINS["elu"], input, params=(alpha, 1.0, 1.0))
+    return ELU.call(input, (alpha, 1.0, 1.0))
 
 
 def elu_(input, alpha=1.0):
@@ -82,13 +93,18 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def selu(input, inplace=False):
-    return _inplace_result(input, ELU.call(input, (_SELU_ALPHA, _SELU_SCALE, 1.0)), inplace)
+    if inplace:  # torch's selu_ records EluBackward1
+        return apply_inplace(INPLACE_TWINS["elu"], input,
+                             params=(_SELU_ALPHA, _SELU_SCALE, 1.0))
+    return ELU.call(input, (_SELU_ALPHA, _SELU_SCALE, 1.0))
 
 
 def celu(input, alpha=1.0, inplace=False):
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
-    return _inplace_result(input, CELU.call(input, (alpha, 1.0, 1.0 / alpha)), inplace)
+    if inplace:
+        return apply_inplace(INPLACE_TWINS["celu"], input, params=(alpha, 1.0, 1.0 / alpha))
+    return CELU.call(input, (alpha, 1.0, 1.0 / alpha))
 
 
 def gelu(input, approximate="none"):
@@ -98,11 +114,11 @@ def gelu(input, approximate="none"):
 
 
 def silu(input, inplace=False):
-    return _inplace_result(input, SILU.call(input), inplace)
+    return apply_inplace(SILU, input) if inplace else SILU.call(input)
 
 
 def mish(input, inplace=False):
-    return _inplace_result(input, MISH.call(input), inplace)
+    return apply_inplace(MISH, input) if inplace else MISH.call(input)
 
 
 def softplus(input, beta=1, threshold=20):  # torch's defaults are ints (nn.Softplus: floats)
@@ -114,11 +130,11 @@ def softsign(input):
 
 
 def hardsigmoid(input, inplace=False):
-    return _inplace_result(input, HARDSIGMOID.call(input), inplace)
+    return apply_inplace(HARDSIGMOID, input) if inplace else HARDSIGMOID.call(input)
 
 
 def hardswish(input, inplace=False):
-    return _inplace_result(input, HARDSWISH.call(input), inplace)
+    return apply_inplace(HARDSWISH, input) if inplace else HARDSWISH.call(input)
 
 
 def sigmoid(input):
