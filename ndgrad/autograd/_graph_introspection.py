@@ -11,6 +11,8 @@ import shutil
 import subprocess
 import threading
 
+import numpy as np
+
 from .._graph_core import (BACKWARD_TWICE, FREED, AccumulateGrad, Node, SavedTensor,
                            current_graph_task)
 from .._ops.registry import as_tensor_arg
@@ -48,7 +50,6 @@ _ARG_NAMES = {
     "clamp_tensor": ("self", "min", "max"),
     "native_layer_norm": ("input", "weight", "bias"),
     "native_batch_norm": ("input", "weight", "bias"),
-    "nll_loss": ("self", "target", "weight"),
     "max_pool2d_with_indices_backward": ("grad_output", "indices"),
     "softmax_backward_data": ("grad_output", "output"),
     "log_softmax_backward_data": ("grad_output", "output"),
@@ -193,6 +194,31 @@ _SCALARS = {
     "logit": (("eps", _param()),),
     "polygamma": (("n", _param()),), "mvlgamma": (("p", _param()),),
 }
+
+
+def _nll_total_weight(node):
+    """nll_loss's total_weight as torch saves it: the summed class weights of the targets
+    not ignored (0 for reduction "none" of a batch), in the input's dtype."""
+    target, weight = node.saved
+    shape, dtype = node._extras()["x_meta"]
+    reduction, ignore_index = node._params
+    if reduction == "none" and len(shape) > 1:
+        return Tensor(np.zeros((), dtype))
+    t = target._data.reshape(-1)
+    t = t[t != ignore_index]
+    total = t.size if weight is None else weight._data[t].sum(dtype=dtype)
+    return Tensor(np.asarray(total, dtype))
+
+
+# nll_loss's Reduction enum as torch's nodes save it
+_NLL_SCALARS = (("ignore_index", _param(1, _i64)),
+                ("reduction", _param(0, {"none": 0, "mean": 1, "sum": 2}.get)))
+_NLL_NAMES = ("grad_output", "self", "target", "weight")
+for _name in ("nll_loss", "nll_loss2d"):
+    _SCALARS[_name] = _NLL_SCALARS + (("total_weight", _nll_total_weight),)
+    _SCALARS[_name + "_backward"] = _NLL_SCALARS
+    _ARG_NAMES[_name] = _NLL_NAMES[1:]
+    _ARG_NAMES[_name + "_backward"] = _NLL_NAMES
 # Ops whose node in torch has no ``_saved_self_sym_sizes`` (ndgrad records the shape anyway).
 _NO_SELF_SIZES = {"gather", "unbind", "masked_fill", "diag_embed"}
 
