@@ -173,8 +173,9 @@ _SCALARS = {
              ("shifts", _param(0, _i64s))),
     "repeat": (("repeats", _param(None, _i64s)),),
     "unsqueeze": (("dim", _DIM),),
-    "squeeze_dim": (("dim", _DIM0),),
-    "squeeze_dims": (("dim", _param(None, _i64s)),),
+    # (a squeeze's params: (dims removed, dim as given))
+    "squeeze_dim": (("dim", _param(1, _i64)),), "squeeze_dim_": (("dim", _param(1, _i64)),),
+    "squeeze_dims": (("dim", _param(1, _i64s)),), "squeeze_dims_": (("dim", _param(1, _i64s)),),
     "select": (("dim", _DIM0), ("index", _param(1, _i64))),
     "slice": (("dim", _DIM0), ("start", _param(1, _i64)), ("end", _param(2, _i64)),
               ("step", _param(3, _i64))),
@@ -225,13 +226,19 @@ _NO_SELF_SIZES = {"gather", "unbind", "masked_fill", "diag_embed"}
 
 def _scalars(node):
     op = type(node)._op
-    return _SCALARS.get(op.name, ()) if op is not None else ()
+    if op is None:
+        return ()
+    if op.rules_from is not None and op.name not in _SCALARS:
+        op = op.rules_from  # a view's *_copy twin saves what the view's node saves
+    return _SCALARS.get(op.name, ())
 
 
 def _has_self_sizes(node):
     if getattr(node, "_shape", None) is None:
         return False
     op = type(node)._op
+    if op is not None and op.rules_from is not None:
+        op = op.rules_from
     return op is None or op.name not in _NO_SELF_SIZES
 
 
