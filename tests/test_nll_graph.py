@@ -162,3 +162,25 @@ def test_target_dtype_errors_fall_back_from_the_fast_path():
             lib.nn.functional.cross_entropy(x, lib.zeros(3, dtype=lib.int32))
         out = lib.nn.functional.cross_entropy(x, lib.zeros(3, dtype=lib.uint8))
         assert float(out) == pytest.approx(np.log(4))
+
+
+@pytest.mark.parametrize("shape", [(3,), (2, 3), (2, 3, 4), (2, 3, 4, 5), (2, 3, 1, 2, 2)])
+def test_weight_requiring_grad_is_refused_under_grad_mode(shape):
+    # torch's nll_loss has no derivative for weight: refused while grad mode is on (before the
+    # kernel's own checks: a wrong-sized weight too), computed under no_grad
+    tshape = (shape[0],) + shape[2:] if len(shape) > 1 else ()
+    for c in (3, 4):
+        msgs = []
+        for lib in (torch, ndgrad):
+            x = lib.zeros(shape)
+            t = lib.zeros(tshape, dtype=lib.long)
+            w = lib.ones(c, requires_grad=True)
+            with pytest.raises(RuntimeError) as e:
+                lib.nn.functional.nll_loss(x, t, w)
+            msgs.append(str(e.value))
+            with pytest.raises(RuntimeError):
+                lib.nn.functional.cross_entropy(x, t, w, label_smoothing=0.1)
+            if c == 3:
+                with lib.no_grad():
+                    assert float(lib.nn.functional.nll_loss(x, t, w)) == 0.0
+        assert msgs[1] == msgs[0]

@@ -476,6 +476,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
             raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
                              f"batch_size ({n}).")
     if dim <= 2:
+        _no_grad_arg("nll_loss_forward", "weight", weight)
         if target.dim() > 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
         c = input.shape[-1]
@@ -511,6 +512,7 @@ def _check_nll_dtypes(input, target, weight):
 
 def _nll_loss2d(input, target, weight, reduction, ignore_index):
     """torch's nll_loss2d: input (N, C, H, W), target (N, H, W), with its checks in order."""
+    _no_grad_arg("nll_loss2d_forward", "weight", weight)
     if target.dim() != 3:
         raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
                            f"targets of dimension: {target.dim()}")
