@@ -184,3 +184,25 @@ def test_weight_requiring_grad_is_refused_under_grad_mode(shape):
                 with lib.no_grad():
                     assert float(lib.nn.functional.nll_loss(x, t, w)) == 0.0
         assert msgs[1] == msgs[0]
+
+
+@pytest.mark.parametrize("case", [
+    lambda F, L, rg: F.binary_cross_entropy(L.full((3,), 0.3), L.full((3,), 0.6),
+                                            weight=L.ones(3, requires_grad=rg)),
+    lambda F, L, rg: F.binary_cross_entropy(L.full((2, 3), 0.3), L.full((2, 3), 0.6),
+                                            weight=L.ones(3, requires_grad=rg)),
+    lambda F, L, rg: F.binary_cross_entropy_with_logits(L.zeros(3), L.ones(3),
+                                                        weight=L.ones(3, requires_grad=rg)),
+    lambda F, L, rg: F.binary_cross_entropy_with_logits(L.zeros(3), L.ones(3),
+                                                        pos_weight=L.ones(3, requires_grad=rg)),
+])
+def test_bce_weights_requiring_grad_are_refused(case):
+    # (the other weighted losses torch has no weight derivative for, as nll_loss's)
+    msgs, values = [], []
+    for L in (torch, ndgrad):
+        with pytest.raises(RuntimeError) as e:
+            case(L.nn.functional, L, True)
+        msgs.append(str(e.value))
+        values.append(case(L.nn.functional, L, False).numpy())
+    assert msgs[1] == msgs[0] and "is not differentiable with respect to" in msgs[0]
+    np.testing.assert_allclose(values[1], values[0], rtol=1e-6)

@@ -643,6 +643,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise RuntimeError("all elements of input should be between 0 and 1")
     if weight is not None:
         weight = weight.expand(*input.shape)
+        _no_grad_arg("binary_cross_entropy", "weight", weight)
     return pointwise_loss("bce", input, target, reduction, None, weight)
 
 
@@ -653,6 +654,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
+    _no_grad_arg("binary_cross_entropy_with_logits", "weight", weight)
+    _no_grad_arg("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
     if weight is not None:
         weight = weight.expand(*input.shape)
     pw = pos_weight.expand(*input.shape) if pos_weight is not None else None
