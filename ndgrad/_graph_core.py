@@ -122,9 +122,6 @@ class Node:
     _qualname = None
     # Whether the engine calls this node even when every incoming gradient is None.
     _wants_none = False
-    # How many of the inputs torch's node has edges for, when it lists only the first few
-    # (trailing inputs such as class indices are not differentiable there); None: all.
-    _n_edges = None
 
     def __init__(self, next_edges, saved=(), params=None):
         self._next = next_edges
@@ -143,8 +140,7 @@ class Node:
 
     @property
     def next_functions(self):
-        edges = self._next if self._n_edges is None else self._next[:self._n_edges]
-        return tuple((None, 0) if e is None else e for e in edges)
+        return tuple((None, 0) if e is None else e for e in self._next)
 
     @property
     def needs_input_grad(self):

@@ -6,8 +6,7 @@ and ranking losses, ...) live in ``nn/functional.py`` itself.
 
 Invariants: reductions ("none", "sum", "mean") happen inside the forward kernel in the input
 dtype; nll_loss(2d) keeps only its input's shape and dtype (``x_meta``), not the input, raises
-torch's IndexError for a target out of range before anything is recorded, and its nodes have
-edges for the differentiable inputs only, as torch's (``Node._n_edges``). soft_margin_loss has a
+torch's IndexError for a target out of range before anything is recorded. soft_margin_loss has a
 differentiable backward primitive; multi_margin_loss and multilabel_margin_loss, like torch,
 have none (their backward's node is ``NotImplemented``) and no forward AD.
 """
@@ -155,9 +154,6 @@ _F64 = np.dtype(np.float64)
 NLL_LOSS = primitive("nll_loss", _nll_fwd, "NllLossBackward0", save=((1, None), (2, None)))
 NLL_LOSS_BW = primitive("nll_loss_backward", _nll_bw_fwd, "NllLossBackwardBackward0",
                         save=((2, None), (3, None)))
-# torch's nodes have edges for the differentiable inputs only: self (and grad_output)
-NLL_LOSS.node._n_edges = 1
-NLL_LOSS_BW.node._n_edges = 2
 
 
 @NLL_LOSS.def_vjp
@@ -275,8 +271,6 @@ NLL_LOSS2D = primitive("nll_loss2d", _nll2d_fwd, "NllLoss2DBackward0",
                        save=((1, None), (2, None)))
 NLL_LOSS2D_BW = primitive("nll_loss2d_backward", _nll2d_bw_fwd, "NllLoss2DBackwardBackward0",
                           save=((2, None), (3, None)))
-NLL_LOSS2D.node._n_edges = 1
-NLL_LOSS2D_BW.node._n_edges = 2
 
 
 @NLL_LOSS2D.def_vjp

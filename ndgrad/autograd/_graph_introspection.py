@@ -395,6 +395,46 @@ _define_all()
 Node.__dir__ = _node_dir
 
 
+# ---------------------------------------------------------------- torch's edges
+# torch's node has edges for the inputs its op is differentiable in only: class indices, index
+# and mask tensors, Python numbers an op takes as tensors, weights without a derivative get
+# none. Per op (OpDef.name): the indices of the inputs torch's node lists in next_functions.
+_BOTH = (0, 1)
+_SELF_SRC = (0, 2)
+_TORCH_EDGES = {
+    "nll_loss": (0,), "nll_loss2d": (0,), "nll_loss_backward": _BOTH,
+    "nll_loss2d_backward": _BOTH, "multi_margin_loss": (0,), "multilabel_margin_loss": (0,),
+    "soft_margin_loss": (0,), "soft_margin_loss_backward": _BOTH, "loss_mse": _BOTH,
+    "loss_smooth_l1": _BOTH, "loss_huber": _BOTH, "loss_bce": _BOTH, "loss_bce_logits": _BOTH,
+    "gather": (0,), "index_select": (0,), "index_fill": (0,), "masked_fill": (0,),
+    "masked_select": (0,), "take": (0,), "scatter_value": (0,), "embedding": (0,),
+    "max_unpool2d": (0,), "max_unpool3d": (0,), "rrelu_with_noise": (0,),
+    "index_add": _SELF_SRC, "index_copy": _SELF_SRC, "index_fill_tensor": _SELF_SRC,
+    "index_reduce": _SELF_SRC, "masked_fill_tensor": _SELF_SRC, "masked_scatter": _SELF_SRC,
+    "put": _SELF_SRC, "scatter": _SELF_SRC, "scatter_add": _SELF_SRC,
+    "scatter_reduce": _SELF_SRC, "where": (1, 2),
+    "fmod_scalar": (0,), "remainder_scalar": (0,), "rsub": (0,), "pow": (0,),
+    "pow_rscalar": (1,), "xlogy_other_scalar": (0,), "xlogy_self_scalar": (1,),
+    "special_zeta_other_scalar": (0,), "special_zeta_self_scalar": (1,),
+}
+
+
+def _next_functions(self):
+    """torch's next_functions: the edges of the inputs torch's node has (a real edge of an
+    input torch would not differentiate is never hidden: then every input's is listed)."""
+    edges = self._next
+    op = type(self)._op
+    keep = _TORCH_EDGES.get(op.name) if op is not None else None
+    if keep is not None and len(edges) > len(keep):
+        kept = [edges[i] for i in keep]
+        if sum(e is not None for e in kept) == sum(e is not None for e in edges):
+            edges = kept
+    return tuple((None, 0) if e is None else e for e in edges)
+
+
+Node.next_functions = property(_next_functions, doc=_next_functions.__doc__)
+
+
 # ---------------------------------------------------------------- the running backward
 def _current_task():
     """``(deps, heap, needed, None, None)`` of the innermost backward on this thread, or None.
