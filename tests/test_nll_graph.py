@@ -206,3 +206,22 @@ def test_bce_weights_requiring_grad_are_refused(case):
         values.append(case(L.nn.functional, L, False).numpy())
     assert msgs[1] == msgs[0] and "is not differentiable with respect to" in msgs[0]
     np.testing.assert_allclose(values[1], values[0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("shape", [(3, 4), (2, 4, 3)])
+def test_cross_entropy_label_smoothing_graph(reduction, shape):
+    # torch scales the two terms by C++ numbers (MulBackward1); values and gradients equal
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal(shape)
+    t = rng.integers(0, 4, (shape[0],) + shape[2:])
+    res = []
+    for lib in (torch, ndgrad):
+        xt = lib.tensor(x, requires_grad=True)
+        out = lib.nn.functional.cross_entropy(xt, lib.tensor(t), lib.tensor([1.0, 2, 3, 4], dtype=lib.float64),
+                                              reduction=reduction, label_smoothing=0.2)
+        out.sum().backward()
+        res.append((_structure(out.grad_fn, 3), out.detach().numpy(), xt.grad.numpy()))
+    assert res[1][0] == res[0][0]
+    for a, b in zip(res[1][1:], res[0][1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-12)

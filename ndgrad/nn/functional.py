@@ -20,6 +20,7 @@ from .._ops import comparison as CMP
 from .._ops import matmul as L
 from .._ops import shape as S
 from .._ops.activations import LOG_SOFTMAX
+from .._ops.arithmetic import MUL_SCALAR
 from .._ops.conv_pool import col2im, constant_pad, im2col, index_pad
 from .._ops.embedding import EMBEDDING
 from .._ops.linear import LINEAR
@@ -572,7 +573,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             ret = smooth.sum()
         else:
             ret = smooth
-        return nll * (1 - label_smoothing) + ret * (label_smoothing / c)
+        # torch scales by C++ numbers: mul(Tensor, Scalar) nodes (MulBackward1)
+        return (MUL_SCALAR.call(nll, params=1 - label_smoothing)
+                + MUL_SCALAR.call(ret, params=label_smoothing / c))
     if tuple(target.shape) != tuple(input.shape):
         if target.dim() != input.dim() - 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
