@@ -218,8 +218,9 @@ def test_cross_entropy_label_smoothing_graph(reduction, shape):
     res = []
     for lib in (torch, ndgrad):
         xt = lib.tensor(x, requires_grad=True)
-        out = lib.nn.functional.cross_entropy(xt, lib.tensor(t), lib.tensor([1.0, 2, 3, 4], dtype=lib.float64),
-                                              reduction=reduction, label_smoothing=0.2)
+        w = lib.tensor([1.0, 2, 3, 4], dtype=lib.float64)
+        out = lib.nn.functional.cross_entropy(xt, lib.tensor(t), w, reduction=reduction,
+                                              label_smoothing=0.2)
         out.sum().backward()
         res.append((_structure(out.grad_fn, 3), out.detach().numpy(), xt.grad.numpy()))
     assert res[1][0] == res[0][0]
