@@ -3,9 +3,9 @@ methods): composites of framing, a window product and the FFT primitives of ``_o
 with torch's defaults, warnings and error messages. stft frames with the view
 ``Tensor.unfold`` (``UnfoldBackward0``), istft overlap-adds with its adjoint
 ``unfold_backward`` (``UnfoldBackwardBackward0``, as torch's istft), both in
-``_ops/reshaping.py``. stft's graph differs from torch's in three node names (see
-docs/decisions.md): torch frames with ``as_strided`` and finishes in place (``transpose_``,
-``squeeze_``), which ndgrad's vmap and forward AD do not yet follow.
+``_ops/reshaping.py``. stft finishes in place (``transpose_``, ``squeeze_``) as torch; its
+graph differs from torch's in one node name (see docs/decisions.md): torch frames with
+``as_strided``, which reads storage a vmap sample does not own.
 
 stft: ``center`` reflect-pads (``pad_mode``) ``n_fft // 2`` on both sides, frames of
 ``n_fft`` every ``hop_length`` (default ``n_fft // 4``) are multiplied by the window
@@ -136,9 +136,10 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         out = _P.c2c(frames, (2,), norm, True)
     else:
         out = _P.r2c(frames, (2,), norm, onesided)
-    out = out.transpose(1, 2)
+    # in place, as torch (TransposeBackward1, SqueezeBackward4): the FFT's result is fresh
+    out.transpose_(1, 2)
     if nd == 1:
-        out = out.squeeze(0)
+        out.squeeze_(0)
     return out if out_complex else view_as_real(out)
 
 

@@ -362,10 +362,8 @@ def test_softmax2d_nllloss2d_container():
             L.nn.NLLLoss2d()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        # names=False: torch's nll_loss names a 4-d input's node NllLoss2DBackward0 (ndgrad's
-        # nll_loss keeps NllLossBackward0 for every rank)
         check(lambda L, x: L.nn.NLLLoss2d(ignore_index=1)(x.log_softmax(1), L.tensor(target)),
-              x, rtol=1e-10, atol=1e-12, names=False)
+              x, rtol=1e-10, atol=1e-12)
         assert repr(ndgrad.nn.NLLLoss2d()) == repr(torch.nn.NLLLoss2d())
     reprs = []
     for L in (torch, ndgrad):

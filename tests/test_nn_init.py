@@ -201,3 +201,37 @@ def test_random_fill_on_non_leaf_records_like_torch():
             assert not x.grad.any()
             names.append(z.grad_fn.name())
         assert names[0] == names[1]
+
+
+def test_deprecated_aliases_warn_and_match_torch():
+    # every non-underscore alias torch 2.13 keeps (eye and dirac included): its FutureWarning
+    # text, the values of the underscore form, and its errors
+    aliases = sorted(n for n in dir(torch.nn.init)
+                     if not n.startswith("_") and n + "_" in dir(torch.nn.init))
+    assert "eye" in aliases and "dirac" in aliases
+    args = {"eye": ((3, 5), ()), "dirac": ((4, 2, 3, 3), (2,)), "constant": ((3, 4), (0.5,)),
+            "sparse": ((6, 5), (0.5,))}
+    for name in aliases:
+        shape, extra = args.get(name, ((4, 6), ()))
+        res = []
+        for lib in (torch, ndgrad):
+            lib.manual_seed(3)
+            t = lib.empty(shape)
+            with pytest.warns(FutureWarning) as rec:
+                out = getattr(lib.nn.init, name)(t, *extra)
+            assert out is t
+            res.append((str(rec[0].message), rec[0].filename, t.numpy().copy(),
+                        getattr(lib.nn.init, name).__name__))
+        assert res[1][0] == res[0][0] == (f"`nn.init.{name}` is now deprecated in favor of "
+                                          f"`nn.init.{name}_`.")
+        assert res[1][1] == res[0][1] == __file__  # the warning points at the caller
+        assert res[1][3] == res[0][3] == name
+        np.testing.assert_allclose(res[1][2], res[0][2], atol=1e-6, err_msg=name)
+    for lib_case in (lambda init, lib: init.eye(lib.empty(3)),
+                     lambda init, lib: init.dirac(lib.empty(3, 3, 3), 2)):
+        errs = []
+        for lib in (torch, ndgrad):
+            with pytest.warns(FutureWarning), pytest.raises(ValueError) as e:
+                lib_case(lib.nn.init, lib)
+            errs.append(str(e.value))
+        assert errs[0] == errs[1]

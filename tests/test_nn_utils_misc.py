@@ -188,3 +188,59 @@ def test_fusion_errors():
 
     raises_same(training)
     raises_same(mismatch)
+
+
+def _module_facts(m):
+    return ([(n, type(p).__name__, p.dtype.__repr__(), tuple(p.shape), p.requires_grad)
+             for n, p in m.named_parameters()],
+            [(n, type(b).__name__, b.dtype.__repr__(), tuple(b.shape))
+             for n, b in m.named_buffers()], repr(m))
+
+
+@pytest.mark.parametrize("case", [
+    lambda nn, lib: (nn.Linear, (3, 4), {}),
+    lambda nn, lib: (nn.Linear, (), {"in_features": 6, "out_features": 1, "bias": False,
+                                     "dtype": lib.float64}),
+    lambda nn, lib: (nn.Conv2d, (2, 5, 3), {"padding": 1}),
+    lambda nn, lib: (nn.BatchNorm1d, (3,), {"device": "cpu"}),
+    lambda nn, lib: (nn.GRUCell, (4, 5), {}),
+    lambda nn, lib: (nn.LayerNorm, ((2, 3),), {"dtype": lib.float64}),
+])
+def test_skip_init_shapes_dtypes_types_and_random_state(case):
+    # the (uninitialised) values are not compared; the generator must not have moved
+    res = []
+    for lib in (torch, ndgrad):
+        cls, args, kwargs = case(lib.nn, lib)
+        lib.manual_seed(5)
+        m = lib.nn.utils.skip_init(cls, *args, **dict(kwargs))
+        after = lib.rand(3).numpy()
+        assert type(m) is cls
+        res.append((_module_facts(m), after))
+    assert res[0][0] == res[1][0]
+    np.testing.assert_array_equal(res[1][1], res[0][1])
+
+
+def test_skip_init_errors():
+    for lib in (torch, ndgrad):
+        class NoDevice(lib.nn.Module):
+            def __init__(self, n):
+                super().__init__()
+
+        with pytest.raises(RuntimeError, match="^Module must support a 'device' arg to skip "
+                                               "initialization$"):
+            lib.nn.utils.skip_init(NoDevice, 3)
+        with pytest.raises(RuntimeError, match="^Expected a Module; got <class 'int'>$"):
+            lib.nn.utils.skip_init(int)
+        with pytest.raises(TypeError, match="issubclass"):
+            lib.nn.utils.skip_init(3)
+        with pytest.raises(RuntimeError, match="'device' arg"):  # (LSTM takes *args)
+            lib.nn.utils.skip_init(lib.nn.LSTM, 4, 5)
+
+
+def test_to_empty_keeps_parameter_objects():
+    for lib in (torch, ndgrad):
+        m = lib.nn.Linear(2, 3)
+        w = m.weight
+        assert m.to_empty(device="cpu") is m
+        assert m.weight is w and type(w) is lib.nn.Parameter and w.requires_grad
+        assert tuple(w.shape) == (3, 2)

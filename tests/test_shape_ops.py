@@ -380,3 +380,33 @@ def test_reshape_of_non_contiguous_viewable_input_is_reshape_alias_as_torch():
         assert res[0][:3] == res[1][:3]
         np.testing.assert_array_equal(res[0][3], res[1][3])
         np.testing.assert_array_equal(res[0][4], res[1][4])
+
+
+_SQUEEZE_CASES = [
+    lambda L, x: x.squeeze(), lambda L, x: x.squeeze(1), lambda L, x: x.squeeze(-1),
+    lambda L, x: x.squeeze(0), lambda L, x: x.squeeze((1, 3)), lambda L, x: x.squeeze((1,)),
+    lambda L, x: x.squeeze([1, -1]), lambda L, x: x.squeeze(()),
+    lambda L, x: x.squeeze((0, 2)), lambda L, x: L.squeeze(x, -3),
+    lambda L, x: L.squeeze(x, (1, 3)), lambda L, x: x[0, :, 0].squeeze(),
+    lambda L, x: x[0, 0, 0, 0].squeeze(0), lambda L, x: x[0, 0, 0, 0].squeeze((0,)),
+    lambda L, x: x.clone().squeeze_(), lambda L, x: x.clone().squeeze_(-1),
+    lambda L, x: x.clone().squeeze_((1, -1)), lambda L, x: x.clone().squeeze_(0),
+    lambda L, x: L.squeeze_copy(x, (1, 3)), lambda L, x: L.squeeze_copy(x, -3),
+    lambda L, x: L.squeeze_copy(x),
+]
+
+
+@pytest.mark.parametrize("k", range(len(_SQUEEZE_CASES)))
+def test_squeeze_nodes_and_saved_attributes(k):
+    # SqueezeBackward0/1/2 (out of place), 3/4/5 (in place), *_copy: torch's name, the dim
+    # as given (unwrapped, unfiltered: a dim of size > 1 is saved too) and the input sizes
+    res = []
+    for L in (torch, ndgrad):
+        x = L.tensor(np.arange(6.0).reshape(2, 1, 3, 1), requires_grad=True)
+        out = _SQUEEZE_CASES[k](L, x)
+        fn = out.grad_fn
+        names = sorted(a for a in dir(fn) if a.startswith("_saved_"))
+        out.backward(L.ones_like(out))
+        res.append((type(fn).__name__, names, {a: getattr(fn, a) for a in names},
+                    tuple(out.shape), x.grad.numpy().tolist()))
+    assert res[1] == res[0]

@@ -23,10 +23,8 @@ def _chain(y, n=9):
     return out
 
 
-# stft's nodes named differently from torch's (docs/decisions.md): torch frames with
-# as_strided and transposes / squeezes in place
-_STFT_NAMES = {"AsStridedBackward0": "UnfoldBackward0", "TransposeBackward1": "TransposeBackward0",
-               "SqueezeBackward4": "SqueezeBackward1"}
+# stft's node named differently from torch's (docs/decisions.md): torch frames with as_strided
+_STFT_NAMES = {"AsStridedBackward0": "UnfoldBackward0"}
 
 
 def _np(t):

@@ -1,11 +1,11 @@
-"""Loss primitives of ``nn.functional`` with torch's nodes: nll_loss (and through it
-cross_entropy), the pointwise losses (mse, smooth_l1, huber, binary_cross_entropy,
-binary_cross_entropy_with_logits), soft_margin_loss, multi_margin_loss and
-multilabel_margin_loss. Losses that are composites of ndgrad ops (l1, kl_div, the embedding
+"""Loss primitives of ``nn.functional`` with torch's nodes: nll_loss and its spatial form
+nll_loss2d (and through them cross_entropy), the pointwise losses (mse, smooth_l1, huber,
+binary_cross_entropy, binary_cross_entropy_with_logits), soft_margin_loss, multi_margin_loss
+and multilabel_margin_loss. Losses that are composites of ndgrad ops (l1, kl_div, the embedding
 and ranking losses, ...) live in ``nn/functional.py`` itself.
 
 Invariants: reductions ("none", "sum", "mean") happen inside the forward kernel in the input
-dtype; nll_loss keeps only its input's shape and dtype (``x_meta``), not the input, and raises
+dtype; nll_loss(2d) keeps only its input's shape and dtype (``x_meta``), not the input, raises
 torch's IndexError for a target out of range before anything is recorded. soft_margin_loss has a
 differentiable backward primitive; multi_margin_loss and multilabel_margin_loss, like torch,
 have none (their backward's node is ``NotImplemented``) and no forward AD.
@@ -103,7 +103,8 @@ def _nll_fwd(x, target, weight, p):
     if reduction == "sum":
         return np.asarray(total)
     count = dt.type(len(picked)) if w is None else _add_reduce(w, None, dt)
-    return np.asarray((total / count).astype(dt, copy=False))
+    with np.errstate(invalid="ignore", divide="ignore"):  # no target counted: nan, as torch
+        return np.asarray((total / count).astype(dt, copy=False))
 
 
 def _nll_bw_fwd(g, x, target, weight, p):
@@ -116,7 +117,13 @@ def _nll_bw_fwd(g, x, target, weight, p):
     elif reduction == "sum":
         coef = -w * g
     else:
-        coef = -w * (g / w.sum(dtype=x.dtype))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            coef = -w * (g / w.sum(dtype=x.dtype))
+    ignored = np.reshape(target, safe_t.shape) == ignore_index
+    if ignored.any():
+        # an ignored target's row keeps its zero (torch writes none), even when a mean over
+        # no target makes the coefficient nan
+        coef = np.where(ignored, 0, coef)
     out = np.zeros(xv.shape, x.dtype)
     out[_rows(len(safe_t)), safe_t] = coef
     return out.reshape(x.shape)
@@ -164,31 +171,49 @@ def _(ctx, g):
     return NLL_LOSS_BW.call(g, x, target, weight, params=ctx._params), None, None
 
 
+def _zero_self_grad(ctx, gg):
+    """The gradient the backward node passes to self (nll_loss is linear in it): zeros."""
+    return gg.new_zeros(gg.shape) if ctx._next[1] else None
+
+
 @NLL_LOSS_BW.def_vjp
 def _(ctx, gg):
     target, weight = ctx.saved
+    gx = _zero_self_grad(ctx, gg)
     if not ctx._next[0]:
-        return None, None, None, None
+        return None, gx, None, None
     # through the wrapper: the new node must carry x_meta too (higher-order derivatives)
-    return nll_loss_prim(gg, target, weight, *ctx._params), None, None, None
+    return nll_loss_prim(gg, target, weight, *ctx._params), gx, None, None
 
 
 class _ShapeProxy:
-    """Backward of nll_loss needs x's shape and dtype only: keep a zero-stride stand-in."""
+    """Backward of nll_loss needs x's shape and dtype only: keep a zero-stride stand-in.
+
+    Under create_graph the stand-in takes x's place in the graph (x's edge), so the backward
+    node has torch's edge to self and the gradient requires grad as torch's does (with a zero
+    derivative in x)."""
 
     def get(self, ctx):
         shape, dtype = ctx._extras()["x_meta"]
-        return Tensor(np.broadcast_to(np.zeros((), dtype), shape))
+        x = Tensor(np.broadcast_to(np.zeros((), dtype), shape))
+        edge = ctx._next[0]
+        if edge is not None and _tls.grad_enabled:
+            x._grad_fn, x._output_nr = edge
+            x._rg = True
+        return x
 
 
 _SHAPE_PROXY = _ShapeProxy()
 
 
-def nll_loss_prim(x, target, weight, reduction, ignore_index):
-    out = NLL_LOSS.call(x, target, weight, params=(reduction, ignore_index))
+def _with_x_meta(out, x):
     if out._grad_fn is not None:
         out._grad_fn._extras()["x_meta"] = (x._data.shape, x._data.dtype)
     return out
+
+
+def nll_loss_prim(x, target, weight, reduction, ignore_index):
+    return _with_x_meta(NLL_LOSS.call(x, target, weight, params=(reduction, ignore_index)), x)
 
 
 @NLL_LOSS.def_vmap
@@ -197,8 +222,13 @@ def _(batched, p, x, target, weight):
     divides by its own total weight of non-ignored targets."""
     if weight is not None and batched[2]:
         return NotImplemented
-    reduction, ignore_index = p
     x, target = to_batched(batched[:2], (x, target))
+    return _batched_nll(x, target, weight, *p)
+
+
+def _batched_nll(x, target, weight, reduction, ignore_index):
+    """Per-sample nll_loss of a batch (B, ..., C) whose classes are the last dim, targets
+    (B, ...): one unreduced call on the rows, then each sample's own reduction."""
     size = x.shape[0]
     c = x.shape[-1]
     flat_t = target.reshape(-1)
@@ -206,8 +236,6 @@ def _(batched, p, x, target, weight):
     losses = losses.reshape(target.shape)
     if reduction == "none":
         return losses
-    if x.dim() == 2:  # one sample is a single (C,) input
-        losses = losses.unsqueeze(1)
     total = losses.reshape(size, -1).sum(1)
     if reduction == "sum":
         return total
@@ -216,6 +244,66 @@ def _(batched, p, x, target, weight):
     if weight is not None:
         w = w * weight.index_select(0, where(keep, flat_t, 0))
     return total / w.reshape(size, -1).sum(1)
+
+
+# ============================================================================ nll_loss2d
+# torch's spatial form: input (N, C, H, W), target (N, H, W), its own nodes (NllLoss2DBackward0,
+# NllLoss2DBackwardBackward0). The kernels run nll_loss's on the (N*H*W, C) rows.
+def _as_rows(x, target):
+    return np.moveaxis(x, 1, -1).reshape(-1, x.shape[1]), target.reshape(-1)
+
+
+def _nll2d_fwd(x, target, weight, p):
+    xr, tr = _as_rows(x, target)
+    out = _nll_fwd(xr, tr, weight, p)
+    return out.reshape(target.shape) if p[0] == "none" else out
+
+
+def _nll2d_bw_fwd(g, x, target, weight, p):
+    n, c, h, w = x.shape
+    rows = np.broadcast_to(np.zeros((), x.dtype), (n * h * w, c))  # shape and dtype only
+    gr = _nll_bw_fwd(g.reshape(-1) if p[0] == "none" else g, rows, target.reshape(-1),
+                     weight, p)
+    return np.ascontiguousarray(np.moveaxis(gr.reshape(n, h, w, c), -1, 1))
+
+
+NLL_LOSS2D = primitive("nll_loss2d", _nll2d_fwd, "NllLoss2DBackward0",
+                       save=((1, None), (2, None)))
+NLL_LOSS2D_BW = primitive("nll_loss2d_backward", _nll2d_bw_fwd, "NllLoss2DBackwardBackward0",
+                          save=((2, None), (3, None)))
+
+
+@NLL_LOSS2D.def_vjp
+def _(ctx, g):
+    target, weight = ctx.saved
+    x = _SHAPE_PROXY.get(ctx)
+    if not _tls.grad_enabled and not _state.special:
+        gx = _nll2d_bw_fwd(g._data, x._data, target._data,
+                           weight._data if weight is not None else None, ctx._params)
+        return Tensor(gx), None, None
+    return NLL_LOSS2D_BW.call(g, x, target, weight, params=ctx._params), None, None
+
+
+@NLL_LOSS2D_BW.def_vjp
+def _(ctx, gg):
+    target, weight = ctx.saved
+    gx = _zero_self_grad(ctx, gg)
+    if not ctx._next[0]:
+        return None, gx, None, None
+    return nll_loss2d_prim(gg, target, weight, *ctx._params), gx, None, None
+
+
+def nll_loss2d_prim(x, target, weight, reduction, ignore_index):
+    """nll_loss2d of checked arguments: x (N, C, H, W), target (N, H, W) int64."""
+    return _with_x_meta(NLL_LOSS2D.call(x, target, weight, params=(reduction, ignore_index)), x)
+
+
+@NLL_LOSS2D.def_vmap
+def _(batched, p, x, target, weight):
+    if weight is not None and batched[2]:
+        return NotImplemented
+    x, target = to_batched(batched[:2], (x, target))
+    return _batched_nll(x.movedim(2, -1), target, weight, *p)
 
 
 # ============================================================================ pointwise losses

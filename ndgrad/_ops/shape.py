@@ -590,8 +590,12 @@ def broadcast_to(input, size):
     return expand(input, tuple(size))
 
 
-def _squeeze_fwd(x, dims):
-    return np.squeeze(x, axis=dims)
+def _squeeze_fwd(x, p):
+    return np.squeeze(x, axis=p[0])
+
+
+# A squeeze's params: (the dims it removes, the dim argument as given); the second is what
+# torch's node saves as ``_saved_dim`` (a size-1 check does not filter it, nor wraps it).
 
 
 SQUEEZE_ALL = primitive("squeeze", _squeeze_fwd, "SqueezeBackward0", view=True, linear=True)
@@ -605,7 +609,7 @@ for _op in (SQUEEZE_ALL, SQUEEZE_DIM, SQUEEZE_DIMS):
     _op.def_batched_vjp(_reshape_back_batched)
     _op.def_batched_jvp(_reshape_batched_jvp)
 for _op in (SQUEEZE_ALL, SQUEEZE_DIM, SQUEEZE_DIMS):
-    _op.def_vmap(lambda batched, dims, x, _op=_op: _op.call(x, params=shift(tuple(dims))))
+    _op.def_vmap(lambda batched, p, x, _op=_op: _op.call(x, params=(shift(p[0]), p[1])))
 
 
 # The in-place squeeze_ / unsqueeze_ record torch's SqueezeBackward3/4/5, UnsqueezeBackward1.
@@ -623,11 +627,12 @@ def _squeeze_args(x, dim, ops):
     shape = x._data.shape
     nd = x._data.ndim
     if dim is None:
-        return ops[0], tuple(i for i, s in enumerate(shape) if s == 1)
+        return ops[0], (tuple(i for i, s in enumerate(shape) if s == 1), None)
     if isinstance(dim, (tuple, list)):
-        return ops[2], tuple(d for d in (wrap_dim(d, nd) for d in dim) if nd and shape[d] == 1)
+        dims = tuple(d for d in (wrap_dim(d, nd) for d in dim) if nd and shape[d] == 1)
+        return ops[2], (dims, tuple(dim))
     d = wrap_dim(dim, nd)
-    return ops[1], ((d,) if nd and shape[d] == 1 else ())
+    return ops[1], (((d,) if nd and shape[d] == 1 else ()), dim)
 
 
 def squeeze(input, dim=None):

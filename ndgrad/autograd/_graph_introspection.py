@@ -11,6 +11,8 @@ import shutil
 import subprocess
 import threading
 
+import numpy as np
+
 from .._graph_core import (BACKWARD_TWICE, FREED, AccumulateGrad, Node, SavedTensor,
                            current_graph_task)
 from .._ops.registry import as_tensor_arg
@@ -49,7 +51,6 @@ _ARG_NAMES = {
     "clamp_tensor": ("self", "min", "max"),
     "native_layer_norm": ("input", "weight", "bias"),
     "native_batch_norm": ("input", "weight", "bias"),
-    "nll_loss": ("self", "target", "weight"),
     "max_pool2d_with_indices_backward": ("grad_output", "indices"),
     "softmax_backward_data": ("grad_output", "output"),
     "log_softmax_backward_data": ("grad_output", "output"),
@@ -183,8 +184,9 @@ _SCALARS = {
              ("shifts", _param(0, _i64s))),
     "repeat": (("repeats", _param(None, _i64s)),),
     "unsqueeze": (("dim", _DIM),),
-    "squeeze_dim": (("dim", _DIM0),),
-    "squeeze_dims": (("dim", _param(None, _i64s)),),
+    # (a squeeze's params: (dims removed, dim as given))
+    "squeeze_dim": (("dim", _param(1, _i64)),), "squeeze_dim_": (("dim", _param(1, _i64)),),
+    "squeeze_dims": (("dim", _param(1, _i64s)),), "squeeze_dims_": (("dim", _param(1, _i64s)),),
     "select": (("dim", _DIM0), ("index", _param(1, _i64))),
     "slice": (("dim", _DIM0), ("start", _param(1, _i64)), ("end", _param(2, _i64)),
               ("step", _param(3, _i64))),
@@ -204,19 +206,50 @@ _SCALARS = {
     "logit": (("eps", _param()),),
     "polygamma": (("n", _param()),), "mvlgamma": (("p", _param()),),
 }
+
+
+def _nll_total_weight(node):
+    """nll_loss's total_weight as torch saves it: the summed class weights of the targets
+    not ignored (0 for reduction "none" of a batch), in the input's dtype."""
+    target, weight = node.saved
+    shape, dtype = node._extras()["x_meta"]
+    reduction, ignore_index = node._params
+    if reduction == "none" and len(shape) > 1:
+        return Tensor(np.zeros((), dtype))
+    t = target._data.reshape(-1)
+    t = t[t != ignore_index]
+    total = t.size if weight is None else weight._data[t].sum(dtype=dtype)
+    return Tensor(np.asarray(total, dtype))
+
+
+# nll_loss's Reduction enum as torch's nodes save it
+_NLL_SCALARS = (("ignore_index", _param(1, _i64)),
+                ("reduction", _param(0, {"none": 0, "mean": 1, "sum": 2}.get)))
+_NLL_NAMES = ("grad_output", "self", "target", "weight")
+for _name in ("nll_loss", "nll_loss2d"):
+    _SCALARS[_name] = _NLL_SCALARS + (("total_weight", _nll_total_weight),)
+    _SCALARS[_name + "_backward"] = _NLL_SCALARS
+    _ARG_NAMES[_name] = _NLL_NAMES[1:]
+    _ARG_NAMES[_name + "_backward"] = _NLL_NAMES
 # Ops whose node in torch has no ``_saved_self_sym_sizes`` (ndgrad records the shape anyway).
 _NO_SELF_SIZES = {"gather", "unbind", "masked_fill", "diag_embed"}
 
 
 def _scalars(node):
     op = type(node)._op
-    return _SCALARS.get(op.name, ()) if op is not None else ()
+    if op is None:
+        return ()
+    if op.rules_from is not None and op.name not in _SCALARS:
+        op = op.rules_from  # a view's *_copy twin saves what the view's node saves
+    return _SCALARS.get(op.name, ())
 
 
 def _has_self_sizes(node):
     if getattr(node, "_shape", None) is None:
         return False
     op = type(node)._op
+    if op is not None and op.rules_from is not None:
+        op = op.rules_from
     return op is None or op.name not in _NO_SELF_SIZES
 
 
@@ -371,6 +404,46 @@ def _node_dir(self):
 
 _define_all()
 Node.__dir__ = _node_dir
+
+
+# ---------------------------------------------------------------- torch's edges
+# torch's node has edges for the inputs its op is differentiable in only: class indices, index
+# and mask tensors, Python numbers an op takes as tensors, weights without a derivative get
+# none. Per op (OpDef.name): the indices of the inputs torch's node lists in next_functions.
+_BOTH = (0, 1)
+_SELF_SRC = (0, 2)
+_TORCH_EDGES = {
+    "nll_loss": (0,), "nll_loss2d": (0,), "nll_loss_backward": _BOTH,
+    "nll_loss2d_backward": _BOTH, "multi_margin_loss": (0,), "multilabel_margin_loss": (0,),
+    "soft_margin_loss": (0,), "soft_margin_loss_backward": _BOTH, "loss_mse": _BOTH,
+    "loss_smooth_l1": _BOTH, "loss_huber": _BOTH, "loss_bce": _BOTH, "loss_bce_logits": _BOTH,
+    "gather": (0,), "index_select": (0,), "index_fill": (0,), "masked_fill": (0,),
+    "masked_select": (0,), "take": (0,), "scatter_value": (0,), "embedding": (0,),
+    "max_unpool2d": (0,), "max_unpool3d": (0,), "rrelu_with_noise": (0,),
+    "index_add": _SELF_SRC, "index_copy": _SELF_SRC, "index_fill_tensor": _SELF_SRC,
+    "index_reduce": _SELF_SRC, "masked_fill_tensor": _SELF_SRC, "masked_scatter": _SELF_SRC,
+    "put": _SELF_SRC, "scatter": _SELF_SRC, "scatter_add": _SELF_SRC,
+    "scatter_reduce": _SELF_SRC, "where": (1, 2),
+    "fmod_scalar": (0,), "remainder_scalar": (0,), "rsub": (0,), "pow": (0,),
+    "pow_rscalar": (1,), "xlogy_other_scalar": (0,), "xlogy_self_scalar": (1,),
+    "special_zeta_other_scalar": (0,), "special_zeta_self_scalar": (1,),
+}
+
+
+def _next_functions(self):
+    """torch's next_functions: the edges of the inputs torch's node has (a real edge of an
+    input torch would not differentiate is never hidden: then every input's is listed)."""
+    edges = self._next
+    op = type(self)._op
+    keep = _TORCH_EDGES.get(op.name) if op is not None else None
+    if keep is not None and len(edges) > len(keep):
+        kept = [edges[i] for i in keep]
+        if sum(e is not None for e in kept) == sum(e is not None for e in edges):
+            edges = kept
+    return tuple((None, 0) if e is None else e for e in edges)
+
+
+Node.next_functions = property(_next_functions, doc=_next_functions.__doc__)
 
 
 # ---------------------------------------------------------------- the running backward

@@ -20,11 +20,12 @@ from .._ops import comparison as CMP
 from .._ops import matmul as L
 from .._ops import shape as S
 from .._ops.activations import LOG_SOFTMAX
+from .._ops.arithmetic import MUL_SCALAR
 from .._ops.conv_pool import col2im, constant_pad, im2col, index_pad
 from .._ops.embedding import EMBEDDING
 from .._ops.linear import LINEAR
 from .._ops.losses import (multi_margin_loss_prim, multilabel_margin_loss_prim, nll_loss_prim,
-                           pointwise_loss, soft_margin_loss_prim)
+                           nll_loss2d_prim, pointwise_loss, soft_margin_loss_prim)
 from .._ops.normalization import batch_norm_prim, group_norm_prim, layer_norm_prim
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
@@ -414,6 +415,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 
 
 # ============================================================================ losses
+_I64 = np.dtype(np.int64)
+_U8 = np.dtype(np.uint8)
+
+
 def _reduction(size_average, reduce, reduction):
     if size_average is None and reduce is None:
         return reduction
@@ -456,30 +461,72 @@ def _broadcast_pair(input, target, name):
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
-    """Negative log-likelihood of class indices; "mean" divides by the summed weights."""
+    """Negative log-likelihood of class indices; "mean" divides by the summed weights.
+
+    As torch's nll_loss_nd: 1-d and 2-d inputs take nll_loss (NllLossBackward0), 4-d inputs
+    nll_loss2d (NllLoss2DBackward0); any other rank is viewed as (N, C, 1, -1) for nll_loss2d
+    (a ViewBackward0 under its node) and an unreduced loss viewed back to (N, d1, ...)."""
     reduction = _reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    if input.dim() < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
-    if input.dim() >= 2 and input.shape[0] != target.shape[0]:
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
-                         f"batch_size ({target.shape[0]}).")
-    c = input.shape[1] if input.dim() >= 2 else input.shape[0]
-    # (targets out of [0, C) raise torch's IndexError inside the kernel)
-    if weight is not None and weight.numel() != c:
-        raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no "
-                           f"classes but got weight tensor of shape: {list(weight.shape)}")
-    if input.dim() > 2:
-        expected = [input.shape[0]] + list(input.shape[2:])
-        if list(target.shape) != expected:
-            raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
-        # (N, C, d1, ...) -> (N*d1*..., C); targets flattened alike.
-        x = input.movedim(1, -1).reshape(-1, c)
-        out = nll_loss_prim(x, target.reshape(-1), weight, reduction, ignore_index)
-        if reduction == "none":
-            return out.view(*target.shape)
-        return out
-    return nll_loss_prim(input, target, weight, reduction, ignore_index)
+    dim = input.dim()
+    if dim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {dim})")
+    if dim != 1:
+        n = target.shape[0] if target.dim() else 0
+        if input.shape[0] != n:
+            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                             f"batch_size ({n}).")
+    if dim <= 2:
+        _no_grad_arg("nll_loss_forward", "weight", weight)
+        if target.dim() > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        c = input.shape[-1]
+        # (targets out of [0, C) raise torch's IndexError inside the kernel)
+        if weight is not None and weight.numel() != c:
+            raise RuntimeError(f"weight tensor should be defined either for all {c} classes or "
+                               f"no classes but got weight tensor of shape: {list(weight.shape)}")
+        _check_nll_dtypes(input, target, weight)
+        return nll_loss_prim(input, target, weight, reduction, ignore_index)
+    if dim == 4:
+        return _nll_loss2d(input, target, weight, reduction, ignore_index)
+    n, c = input.shape[:2]
+    out_size = [n] + list(input.shape[2:])
+    if list(target.shape[1:]) != out_size[1:]:
+        raise RuntimeError(f"Expected target size {out_size}, got {list(target.shape)}")
+    x = input.contiguous()
+    t = target.contiguous()
+    x = x.view(n, c, 1, -1) if x.numel() else x.view(n, c, 0, 0)
+    t = t.view(n, 1, -1) if t.numel() else t.view(n, 0, 0)
+    out = _nll_loss2d(x, t, weight, reduction, ignore_index)
+    return out.view(out_size) if reduction == "none" else out
+
+
+def _check_nll_dtypes(input, target, weight):
+    tdt = target._data.dtype
+    if tdt != np.int64 and tdt != np.uint8:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{_dtype_name(target)}")
+    if weight is not None and weight._data.dtype != input._data.dtype:
+        raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found "
+                           f"{_dtype_name(weight)}")
+
+
+def _nll_loss2d(input, target, weight, reduction, ignore_index):
+    """torch's nll_loss2d: input (N, C, H, W), target (N, H, W), with its checks in order."""
+    _no_grad_arg("nll_loss2d_forward", "weight", weight)
+    if target.dim() != 3:
+        raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
+                           f"targets of dimension: {target.dim()}")
+    if weight is not None and weight.numel() != input.shape[1]:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    xs, ts = tuple(input.shape), tuple(target.shape)
+    if xs[0] != ts[0] or xs[2:] != ts[1:]:
+        # (torch's message has no closing parenthesis)
+        raise RuntimeError(f"size mismatch (got input: {list(xs)} , target: {list(ts)}")
+    _check_nll_dtypes(input, target, weight)
+    if target._data.dtype != np.int64:
+        raise RuntimeError(f"expected scalar type Long but found {_dtype_name(target)}")
+    return nll_loss2d_prim(input, target, weight, reduction, ignore_index)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
@@ -492,7 +539,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         xd = getattr(input, "_data", None)
         td = getattr(target, "_data", None)
         if (xd is not None and td is not None and xd.ndim == 2 and td.ndim == 1
-                and xd.dtype.kind == "f" and td.dtype.kind in "iu"
+                and xd.dtype.kind == "f" and (td.dtype == _I64 or td.dtype == _U8)
                 and xd.shape[0] == td.shape[0]):
             return nll_loss_prim(LOG_SOFTMAX.call(input, params=1), target, None,
                                    reduction, ignore_index)
@@ -526,7 +573,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             ret = smooth.sum()
         else:
             ret = smooth
-        return nll * (1 - label_smoothing) + ret * (label_smoothing / c)
+        # torch scales by C++ numbers: mul(Tensor, Scalar) nodes (MulBackward1)
+        return (MUL_SCALAR.call(nll, params=1 - label_smoothing)
+                + MUL_SCALAR.call(ret, params=label_smoothing / c))
     if tuple(target.shape) != tuple(input.shape):
         if target.dim() != input.dim() - 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
@@ -597,6 +646,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise RuntimeError("all elements of input should be between 0 and 1")
     if weight is not None:
         weight = weight.expand(*input.shape)
+        _no_grad_arg("binary_cross_entropy", "weight", weight)
     return pointwise_loss("bce", input, target, reduction, None, weight)
 
 
@@ -607,6 +657,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
+    _no_grad_arg("binary_cross_entropy_with_logits", "weight", weight)
+    _no_grad_arg("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
     if weight is not None:
         weight = weight.expand(*input.shape)
     pw = pos_weight.expand(*input.shape) if pos_weight is not None else None

@@ -19,7 +19,7 @@ __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_"
            "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
            "kaiming_normal_", "orthogonal_", "sparse_", "uniform", "normal", "constant",
            "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal", "orthogonal",
-           "sparse"]
+           "sparse", "eye", "dirac"]
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -259,6 +259,8 @@ def _deprecated(new):
                       f"`nn.init.{new.__name__}`.", FutureWarning, stacklevel=2)
         return new(*args, **kwargs)
     fn.__name__ = new.__name__[:-1]
+    fn.__doc__ = (f"{fn.__name__}(...): deprecated in favor of :func:`nn.init.{new.__name__}` "
+                  "(same arguments), with a FutureWarning as torch's.")
     return fn
 
 
@@ -271,4 +273,5 @@ kaiming_uniform = _deprecated(kaiming_uniform_)
 kaiming_normal = _deprecated(kaiming_normal_)
 orthogonal = _deprecated(orthogonal_)
 sparse = _deprecated(sparse_)
-
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)

@@ -9,7 +9,7 @@ torch does, so ``named_parameters`` and ``state_dict`` see what torch would see.
 import itertools
 from collections import OrderedDict, namedtuple
 
-from ... import _dtype
+from ... import _creation, _dtype
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter
@@ -474,6 +474,13 @@ class Module:
                 return t
             return self._apply(convert)
         return self
+
+    def to_empty(self, *, device, recurse=True):
+        """Give every parameter and buffer new, uninitialised memory of its shape and dtype
+        on `device` (torch's ``empty_like``); the Parameter objects stay the same."""
+        if device is not None:
+            check_device(device)
+        return self._apply(lambda t: _creation.empty_like(t), recurse=recurse)
 
     def _cast_float(self, np_name):
         def convert(t):

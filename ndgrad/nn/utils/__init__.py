@@ -1,6 +1,7 @@
 """``nn.utils``: gradient clipping, parameter <-> vector conversion, ``rnn`` (padded and
 packed sequence batches), ``parametrize`` / ``parametrizations`` and the legacy
-``weight_norm`` / ``spectral_norm``, ``stateless.functional_call`` and ``fusion`` (batch norm folding)."""
+``weight_norm`` / ``spectral_norm``, ``stateless.functional_call``, ``fusion`` (batch norm folding)
+and ``skip_init``."""
 
 from . import fusion, parametrizations, parametrize, rnn, stateless  # noqa: F401
 from .clip_grad import (  # noqa: F401
@@ -19,3 +20,4 @@ from .fusion import (  # noqa: F401
 )
 from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401
+from .init import skip_init  # noqa: F401

@@ -173,9 +173,7 @@ def _istft_samples(op, dtype, requires_grad):
 
 
 _FRAMING = ("stft cuts its frames with unfold (UnfoldBackward0 where torch records "
-            "AsStridedBackward0) and ends with an out-of-place transpose/squeeze "
-            "(TransposeBackward0/SqueezeBackward1 where torch's in-place ones record "
-            "TransposeBackward1/SqueezeBackward4); values and gradients are torch's")
+            "AsStridedBackward0); values and gradients are torch's")
 
 register(
     OpInfo("stft", sample_inputs=_stft_samples, dtypes=FLOATING + COMPLEX, family="fft",
