@@ -36,6 +36,15 @@ _asarray = np.asarray
 _new = object.__new__
 
 
+# torch's refusals for deleting autograd state (``del t.grad`` and plain attributes still
+# work); the slot ``_grad_fn`` must never be emptied, every path reads it.
+_UNDELETABLE = {
+    "_grad_fn": "Deletion of _grad_fn not allowed. Detach tensor instead!",
+    "_backward_hooks": "Deletion of _backwards_hooks not allowed!",
+    "requires_grad": "requires_grad must be a bool",
+}
+
+
 class Tensor:
     """A multi-dimensional array with autograd, like ``torch.Tensor``."""
 
@@ -155,6 +164,12 @@ class Tensor:
 
     def get_device(self):
         return -1
+
+    def __delattr__(self, name):
+        msg = _UNDELETABLE.get(name)
+        if msg is not None:
+            raise RuntimeError(msg)
+        object.__delattr__(self, name)
 
     # ------------------------------------------------------------------ autograd state
     @property
