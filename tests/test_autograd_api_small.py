@@ -3,6 +3,9 @@
 ``Tensor.type`` with a legacy typed class, and the small autograd helpers."""
 
 import pytest
+import torch
+
+import ndgrad
 
 from _diff import arr, raises_same, same, t
 
@@ -62,3 +65,97 @@ def test_type_same_class_returns_self_and_keeps_grad_path():
 @pytest.mark.parametrize("bad", [int, type(None), 3, "torch.Nothing"])
 def test_type_rejects_non_types_like_torch(bad):
     raises_same(lambda lib: t(lib, arr(5, 2)).type(bad))
+
+
+# ----------------------------------------------------------------- autograd helpers
+def test_autograd_module_reaches_the_package():
+    assert ndgrad.autograd.torch is ndgrad
+    assert torch.autograd.torch is torch
+
+
+def test_saved_tensor_handle_class_and_forbidden_constructor():
+    raises_same(lambda lib: lib.autograd.SavedTensor())
+
+    def scenario(lib):
+        x = t(lib, arr(6, 3), requires_grad=True)
+        y = x.sin()
+        raw = y.grad_fn._raw_saved_self
+        return [isinstance(raw, lib.autograd.SavedTensor), raw.unpack()]
+    same(scenario)
+
+
+def test_profiler_enabled_inside_profile_only():
+    def scenario(lib):
+        seen = [lib.autograd._profiler_enabled()]
+        with lib.autograd.profiler.profile():
+            seen.append(lib.autograd._profiler_enabled())
+        seen.append(lib.autograd._profiler_enabled())
+        with lib.profiler.profile():
+            seen.append(lib.autograd._profiler_enabled())
+        try:
+            with lib.autograd.profiler.profile():
+                raise ValueError
+        except ValueError:
+            pass
+        seen.append(lib.autograd._profiler_enabled())
+        return seen
+    assert same(scenario) == [False, True, False, True, False]
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_calculate_shape(batched):
+    def scenario(lib):
+        out = t(lib, arr(7, 4, 3), requires_grad=True)
+        grad = t(lib, arr(8, 2, 4, 3) if batched else arr(8, 3, 4))
+        shapes = lib.autograd._calculate_shape(out, grad, batched)
+        return [tuple(s) for s in shapes] + [type(s).__name__ for s in shapes]
+    same(scenario)
+
+
+def test_calculate_shape_batched_gradient_edge_raises():
+    def scenario(lib):
+        x = t(lib, arr(9, 3), requires_grad=True)
+        edge = lib.autograd.graph.get_gradient_edge(x * 2)
+        lib.autograd._calculate_shape(edge, t(lib, arr(10, 2, 3)), True)
+    raises_same(scenario)
+
+
+def test_unsafe_preserve_version_counter():
+    def scenario(lib):
+        x = t(lib, arr(11, 4), requires_grad=True).clone()
+        x.add_(1)
+        y = t(lib, arr(12, 4)).clone()
+        v = y[1:]
+        seen = [x._version]
+        with lib.autograd._unsafe_preserve_version_counter(x):
+            x.mul_(2)
+            x.mul_(3)
+        seen.append(x._version)
+        with lib.autograd._unsafe_preserve_version_counter((x, y)):
+            x.mul_(2)
+            v.add_(1)  # through a view: the shared counter is restored
+        seen += [x._version, y._version, v._version]
+        try:
+            with lib.autograd._unsafe_preserve_version_counter(y):
+                y.add_(1)
+                raise ValueError
+        except ValueError:
+            pass
+        seen.append(y._version)
+        return seen + [x, y]
+    same(scenario)
+
+
+def test_unsafe_preserve_version_counter_as_decorator_fails_like_torch():
+    def scenario(lib):
+        y = lib.ones(2)
+
+        @lib.autograd._unsafe_preserve_version_counter(y)
+        def bump():
+            y.add_(1)
+        bump()
+    raises_same(scenario)
+
+
+def test_unsafe_preserve_version_counter_rejects_a_list():
+    raises_same(lambda lib: lib.autograd._unsafe_preserve_version_counter([lib.ones(2)]))

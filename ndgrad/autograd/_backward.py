@@ -31,6 +31,18 @@ def _as_tuple(x):
     return tuple(x)
 
 
+def _calculate_shape(output, grad, is_grads_batched):
+    """torch.autograd's helper: the shapes ``backward`` compares, ``(output's, grad's)``; with
+    `is_grads_batched` the grad's first dimension (the batch) is left out. ndgrad's nodes do
+    not record their outputs' metadata, so a GradientEdge output has no shape here."""
+    if isinstance(output, GradientEdge):
+        if is_grads_batched:
+            raise RuntimeError("Batched grads are not supported with GradientEdge")
+        raise NotImplementedError("_calculate_shape: ndgrad's graph nodes do not record the "
+                                  "shapes of their outputs (torch's _input_metadata)")
+    return output.shape, (grad.shape[1:] if is_grads_batched else grad.shape)
+
+
 def _make_grads(outputs, grads, is_grads_batched=False):
     out = []
     for i, (o, g) in enumerate(zip(outputs, grads)):

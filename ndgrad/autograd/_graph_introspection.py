@@ -269,9 +269,16 @@ class _RawSaved:
 
     __slots__ = ("_node", "_index")
 
-    def __init__(self, node, index):
+    def __init__(self, *args, **kwargs):
+        # public as autograd.SavedTensor: only a node hands these out, as in torch
+        raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")
+
+    @classmethod
+    def _of(cls, node, index):
+        self = object.__new__(cls)
         self._node = node
         self._index = index
+        return self
 
     def _value(self):
         saved = self._node._saved
@@ -314,7 +321,7 @@ def _saved_attr(node, i, raw):
     if raw:
         if saved is not FREED and saved[i] is not None and type(saved[i]) is not SavedTensor:
             raise AttributeError("a saved number has no raw SavedTensor handle")
-        return _RawSaved(node, i)
+        return _RawSaved._of(node, i)
     if saved is FREED:
         raise RuntimeError(BACKWARD_TWICE)
     s = saved[i]
