@@ -2,6 +2,8 @@
 (test/test_autograd.py), each compared with torch 2.13: deleting autograd attributes,
 ``Tensor.type`` with a legacy typed class, and the small autograd helpers."""
 
+import warnings
+
 import pytest
 import torch
 
@@ -159,3 +161,30 @@ def test_unsafe_preserve_version_counter_as_decorator_fails_like_torch():
 
 def test_unsafe_preserve_version_counter_rejects_a_list():
     raises_same(lambda lib: lib.autograd._unsafe_preserve_version_counter([lib.ones(2)]))
+
+
+# ----------------------------------------------------------------- Function ctx
+def test_saved_variables_warns_and_returns_saved_tensors():
+    def scenario(lib):
+        seen = []
+
+        class Mul(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                ctx.save_for_backward(a, b)
+                return a * b
+
+            @staticmethod
+            def backward(ctx, g):
+                with warnings.catch_warnings(record=True) as w:
+                    warnings.simplefilter("always")
+                    a, b = ctx.saved_variables
+                seen.extend((str(x.message), x.category.__name__, x.filename == __file__)
+                            for x in w)
+                return g * b, g * a
+
+        x = t(lib, arr(13, 3), requires_grad=True)
+        y = t(lib, arr(14, 3), requires_grad=True)
+        Mul.apply(x, y).sum().backward()
+        return [seen, x.grad, y.grad]
+    same(scenario)

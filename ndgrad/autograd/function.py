@@ -161,7 +161,12 @@ class BackwardCFunction(Node, FunctionCtx):
             return out
         return tuple([s.unpack(self) if type(s) is SavedTensor else s for s in saved])
 
-    saved_variables = saved_tensors
+    @property
+    def saved_variables(self):
+        """The pre-0.4 name of ``saved_tensors``: the same values, with torch's warning."""
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning,
+                      stacklevel=2)
+        return self.saved_tensors
 
     def _in_jvp(self):
         return self.__dict__.get("_jvp_running", False)
