@@ -188,3 +188,19 @@ def test_saved_variables_warns_and_returns_saved_tensors():
         Mul.apply(x, y).sum().backward()
         return [seen, x.grad, y.grad]
     same(scenario)
+
+
+# ----------------------------------------------------------------- copy_ real into complex
+@pytest.mark.parametrize("src_dtype", ["float64", "float32"])
+def test_copy_real_into_complex_backward_no_warning(src_dtype):
+    def scenario(lib):
+        out = lib.zeros(3, 2, dtype=lib.cdouble)
+        x = t(lib, arr(15, 3, 2), requires_grad=True, dtype=getattr(lib, src_dtype))
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            out.copy_(x)
+            s = (out * (1 + 2j)).sum()
+            s.abs().backward()
+            gg = lib.autograd.grad((out * 1j).sum().real, x, create_graph=True)[0]
+        return [[str(m.message) for m in w], x.grad, str(x.grad.dtype), gg, str(gg.dtype)]
+    same(scenario, rtol=1e-5)
