@@ -204,3 +204,48 @@ def test_copy_real_into_complex_backward_no_warning(src_dtype):
             gg = lib.autograd.grad((out * 1j).sum().real, x, create_graph=True)[0]
         return [[str(m.message) for m in w], x.grad, str(x.grad.dtype), gg, str(gg.dtype)]
     same(scenario, rtol=1e-5)
+
+
+def _saving_function(lib, save):
+    class Keep(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            if save:
+                ctx.save_for_backward(x, None)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            x, _ = ctx.saved_tensors
+            return g * x
+    return Keep
+
+
+def _error_of(fn):
+    try:
+        fn()
+    except Exception as e:  # the class and the message's first line (reprs differ)
+        return type(e).__name__, str(e).splitlines()[0]
+    return None
+
+
+def test_function_raw_saved_tensors():
+    def scenario(lib):
+        a = t(lib, arr(16, 4), requires_grad=True)
+        y = _saving_function(lib, True).apply(a)
+        raw = y.grad_fn._raw_saved_tensors
+        seen = [len(raw), [isinstance(r, lib.autograd.SavedTensor) for r in raw]]
+        seen.append(_error_of(lambda: raw[1].register_hooks(lambda x: x, lambda x: x)))
+        seen.append(_error_of(lambda: raw[0].register_hooks(lambda x: x)))
+        seen.append(_error_of(lambda: raw[0].register_hooks(1, 1)))
+        calls = []
+        raw[0].register_hooks(lambda x: calls.append("pack") or x * 10,
+                              lambda x: calls.append("unpack") or x)
+        seen.append(_error_of(lambda: raw[0].register_hooks(lambda x: x, lambda x: x)))
+        y.sum().backward()
+        seen += [calls, a.grad]
+        seen.append(_error_of(lambda: y.grad_fn._raw_saved_tensors))
+        z = _saving_function(lib, False).apply(a)
+        seen.append(z.grad_fn._raw_saved_tensors)
+        return seen
+    same(scenario)

@@ -284,8 +284,15 @@ class _RawSaved:
         saved = self._node._saved
         return None if saved is FREED else saved[self._index]
 
-    def register_hooks(self, pack_hook, unpack_hook):
-        register_raw_hooks(self._value(), self._node, pack_hook, unpack_hook)
+    def register_hooks(self, *args):
+        if len(args) != 2 or not all(callable(a) for a in args):
+            # torch's binding refuses anything but two callables, spelled by pybind11
+            raise TypeError(
+                "register_hooks(): incompatible function arguments. The following argument "
+                "types are supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: "
+                "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\n"
+                f"Invoked with: {', '.join(repr(a) for a in (self,) + args)}")
+        register_raw_hooks(self._value(), self._node, *args)
 
     def unpack(self):
         saved = self._node._saved
