@@ -249,3 +249,22 @@ def test_function_raw_saved_tensors():
         seen.append(z.grad_fn._raw_saved_tensors)
         return seen
     same(scenario)
+
+
+# ----------------------------------------------------------------- anomaly mode warnings
+def test_anomaly_warning_as_error_goes_to_stderr(capsys):
+    def scenario(lib):
+        with pytest.raises(RuntimeError) as info:
+            with warnings.catch_warnings(record=True) as w:
+                with lib.autograd.detect_anomaly():
+                    warnings.simplefilter("error")
+                    a = t(lib, arr(17, 5), requires_grad=True)
+                    d1 = a + 1
+                    d2 = d1 ** 2
+                    d1 += 1
+                    lib.autograd.grad(d2.sum(), a)
+        err = capsys.readouterr().err
+        return [[str(m.message)[:35] for m in w], str(info.value).split(":")[0],
+                err.startswith("UserWarning: Error detected in PowBackward0. Traceback"),
+                lib.is_anomaly_enabled()]
+    same(scenario)
