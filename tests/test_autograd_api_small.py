@@ -268,3 +268,17 @@ def test_anomaly_warning_as_error_goes_to_stderr(capsys):
                 err.startswith("UserWarning: Error detected in PowBackward0. Traceback"),
                 lib.is_anomaly_enabled()]
     same(scenario)
+
+
+# ----------------------------------------------------------------- post-accumulate-grad hooks
+@pytest.mark.parametrize("returned", ["grad", "number", "none"])
+@pytest.mark.parametrize("anomaly", [False, True])
+def test_post_accumulate_grad_hook_must_return_none(returned, anomaly):
+    def scenario(lib):
+        x = t(lib, arr(18, 2, 3), requires_grad=True)
+        ret = {"grad": lambda v: v.grad, "number": lambda v: 0, "none": lambda v: None}
+        x.register_post_accumulate_grad_hook(ret[returned])
+        with lib.autograd.set_detect_anomaly(anomaly):
+            err = _error_of(lambda: (x * 3).sum().backward())
+        return [err, x.grad]
+    same(scenario)

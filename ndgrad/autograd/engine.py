@@ -31,6 +31,7 @@ from .. import _state
 from .._graph_core import FREED, AccumulateGrad, GraphTask, accumulate_grad, current_graph_task
 from .._legacy import Variable
 from .._ops.broadcast import reduce_grads
+from .._tensor import Tensor
 
 __all__ = ["run_backward", "Backward", "ObservedBackward", "node_observers", "leaf_observers"]
 
@@ -161,8 +162,7 @@ class Backward:
         if extra is not None:
             hooks = extra.get("post_acc_hooks")
             if hooks:
-                for fn in list(hooks.values()):
-                    fn(var)
+                _post_accumulate_hooks(hooks, var)
 
 
 class ObservedBackward(Backward):
@@ -246,8 +246,18 @@ class ObservedBackward(Backward):
         if extra is not None:
             hooks = extra.get("post_acc_hooks")
             if hooks:
-                for fn in list(hooks.values()):
-                    fn(var)
+                _post_accumulate_hooks(hooks, var)
+
+
+def _post_accumulate_hooks(hooks, var):
+    """Run a leaf's post-accumulate-grad hooks; as torch, each must return None (the
+    gradient is already in ``.grad`` when one does not)."""
+    for fn in list(hooks.values()):
+        res = fn(var)
+        if res is not None:
+            if isinstance(res, Tensor):
+                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+            raise TypeError(f"expected Variable, but hook returned '{type(res).__name__}'")
 
 
 PLAIN = Backward()
