@@ -282,3 +282,40 @@ def test_post_accumulate_grad_hook_must_return_none(returned, anomaly):
             err = _error_of(lambda: (x * 3).sum().backward())
         return [err, x.grad]
     same(scenario)
+
+
+# ----------------------------------------------------------------- hooks vs captured gradients
+def _hooked_chain(lib, log):
+    a = t(lib, arr(19, 3), requires_grad=True)
+    b = a * 2
+    b.register_hook(lambda g: log.append("tensor") or g * 3)
+    b.grad_fn.register_prehook(lambda gs: log.append("pre") or tuple(g * 5 for g in gs))
+    b.grad_fn.register_hook(lambda gi, go: log.append("post"))
+    c = (b * b).sum()
+    return a, b, c
+
+
+@pytest.mark.parametrize("inputs", ["b", "a,b", "a"])
+def test_autograd_grad_capture_and_hooks_of_a_non_leaf(inputs):
+    """A captured node that does not run: its tensor hooks run, then the capture, and neither
+    its pre- nor post-hooks; one that runs: the capture before any of its hooks."""
+    def scenario(lib):
+        log = []
+        a, b, c = _hooked_chain(lib, log)
+        ins = [{"a": a, "b": b}[n] for n in inputs.split(",")]
+        gs = lib.autograd.grad(c, ins)
+        return [list(gs), log]
+    same(scenario)
+
+
+@pytest.mark.parametrize("inputs", ["b", "a,b"])
+def test_backward_inputs_non_leaf_retains_grad_after_tensor_hooks(inputs):
+    def scenario(lib):
+        log = []
+        a, b, c = _hooked_chain(lib, log)
+        ins = [{"a": a, "b": b}[n] for n in inputs.split(",")]
+        c.backward(inputs=ins, retain_graph=True)
+        seen = [b.grad, a.grad, b.retains_grad, list(log)]
+        c.backward()  # retains_grad stays on: .grad accumulates
+        return seen + [b.grad, a.grad]
+    same(scenario)
