@@ -585,6 +585,8 @@ def _checked_grad_hook(hook):
         new = hook(grad)
         if new is None:
             return None
+        if grad is None:  # an output of a node that runs, without a gradient
+            raise RuntimeError("can't replace a None gradient with a non-None value")
         if not isinstance(new, Tensor):
             raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
         if new.dtype is not grad.dtype:

@@ -319,3 +319,34 @@ def test_backward_inputs_non_leaf_retains_grad_after_tensor_hooks(inputs):
         c.backward()  # retains_grad stays on: .grad accumulates
         return seen + [b.grad, a.grad]
     same(scenario)
+
+
+# ----------------------------------------------------------------- hooks on gradient-less outputs
+def test_tensor_hook_of_an_output_without_gradient_is_called_with_none():
+    def scenario(lib):
+        x = t(lib, arr(20, 3), requires_grad=True)
+        xs = x.unbind()
+        seen = []
+        xs[0].register_hook(lambda g: seen.append(None if g is None else g.tolist()))
+        xs[2].register_hook(lambda g: seen.append(("2", g)))
+        xs[1].retain_grad()
+        xs[1].backward()
+        first = [list(seen), x.grad, xs[1].grad]
+        seen.clear()
+        a, b = (x * 2).split(2)
+        a.register_hook(lambda g: seen.append(g))
+        a.retain_grad()
+        gs = lib.autograd.grad(b.sum(), (x, a), allow_unused=True)
+        return first + [list(seen), list(gs), a.grad]
+    same(scenario)
+
+
+@pytest.mark.parametrize("ret", ["tensor", "number"])
+def test_tensor_hook_replacing_a_none_gradient_raises(ret):
+    def scenario(lib):
+        x = t(lib, arr(21, 3), requires_grad=True)
+        xs = x.unbind()
+        xs[0].register_hook(lambda g: lib.ones(()) if ret == "tensor" else 1)
+        err = _error_of(lambda: xs[1].backward())
+        return [err, x.grad]
+    same(scenario)

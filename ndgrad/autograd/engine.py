@@ -73,6 +73,8 @@ class Backward:
         for fn in list(hooks.values()):
             r = fn(g)
             if r is not None:
+                if g is None:
+                    raise RuntimeError("can't replace a None gradient with a non-None value")
                 if r._data.shape != g._data.shape:
                     raise RuntimeError(f"hook '{getattr(fn, '__name__', fn)}' has changed the "
                                        "size of value")
@@ -84,9 +86,14 @@ class Backward:
         ``register_prehook`` hooks. Returns the (possibly replaced) gradients."""
         tensor_hooks = extra.get("tensor_pre_hooks")
         if tensor_hooks:
-            for nr, hooks in tensor_hooks.items():
-                if nr < len(gs) and gs[nr] is not None and hooks:
-                    gs[nr] = self.tensor_hooks(hooks, gs[nr])
+            for nr, hooks in list(tensor_hooks.items()):
+                if not hooks:
+                    continue
+                # an output without a gradient calls its hooks with None, as torch's
+                g = gs[nr] if nr < len(gs) else None
+                g = self.tensor_hooks(hooks, g)
+                if nr < len(gs):
+                    gs[nr] = g
         retain = extra.get("retain_hooks")
         if retain:
             for nr, fn in list(retain.items()):
