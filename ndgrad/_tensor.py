@@ -343,6 +343,11 @@ class Tensor:
         if self.grad_fn is None or self.retains_grad:
             return
         self._extras()["retains_grad"] = True
+        self._register_retain()
+
+    def _register_retain(self):
+        """Put this tensor's retain_grad hook on its current grad_fn (a hook left on a former
+        grad_fn does nothing: it checks that the tensor's grad_fn is still its node)."""
         ref = weakref.ref(self)
         node = self._grad_fn
 
@@ -357,6 +362,13 @@ class Tensor:
             return None
 
         node._extras().setdefault("retain_hooks", {})[self._output_nr] = retain
+
+    def _history_changed(self):
+        """Called where an in-place op or a view's regeneration gives this tensor a new
+        grad_fn: a retain_grad hook follows it there, as torch's does."""
+        if self._extra is not None and self._extra.get("retains_grad") and \
+                self._grad_fn is not None:
+            self._register_retain()
 
     def register_hook(self, hook):
         """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new one."""

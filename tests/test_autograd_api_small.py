@@ -350,3 +350,46 @@ def test_tensor_hook_replacing_a_none_gradient_raises(ret):
         err = _error_of(lambda: xs[1].backward())
         return [err, x.grad]
     same(scenario)
+
+
+# ----------------------------------------------------------------- retain_grad across in-place
+def test_retain_grad_follows_inplace_ops():
+    def scenario(lib):
+        out = []
+        for n in (1, 2):
+            a = t(lib, arr(22, 3), requires_grad=True).clone()
+            a.retain_grad()
+            for _ in range(n):
+                a.mul_(2)
+            (a * a).sum().backward()
+            out.append(a.grad)
+        x = t(lib, arr(23, 3), requires_grad=True).clone()
+        x.retain_grad()
+        x[:2].mul_(3)  # through a view: x's history becomes a CopySlices
+        (x * x).sum().backward()
+        return out + [x.grad]
+    same(scenario)
+
+
+def test_retain_grad_on_views_after_inplace_through_one():
+    def scenario(lib):
+        base = t(lib, arr(25, 4), requires_grad=True).clone()
+        view, view2 = base[:], base[1:]
+        view.retain_grad()
+        view2.retain_grad()
+        view.mul_(2)
+        (view * 3 + view2.sum()).sum().backward()
+        return [view.grad, view2.grad]
+    same(scenario)
+
+
+def test_retain_grad_on_multi_output_then_inplace_on_one():
+    def scenario(lib):
+        b = t(lib, arr(26, 3, 3), requires_grad=True)
+        var, mean = lib.var_mean(b, dim=0)
+        var.retain_grad()
+        mean.retain_grad()
+        var.mul_(2)
+        (var * mean).sum().backward()
+        return [var.grad, mean.grad, b.grad]
+    same(scenario)
