@@ -182,3 +182,7 @@ from .func import vmap  # noqa: E402,F401
 
 from .amp import _policy as _autocast_policy  # noqa: E402
 _autocast_policy.install()  # autocast's casting wrappers on the listed ops (amp/_policy.py)
+
+# torch.autograd runs ``import torch``, so old code reaches the package as torch.autograd.torch
+import sys as _sys  # noqa: E402
+autograd.torch = _sys.modules[__name__]

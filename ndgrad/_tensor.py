@@ -36,6 +36,15 @@ _asarray = np.asarray
 _new = object.__new__
 
 
+# torch's refusals for deleting autograd state (``del t.grad`` and plain attributes still
+# work); the slot ``_grad_fn`` must never be emptied, every path reads it.
+_UNDELETABLE = {
+    "_grad_fn": "Deletion of _grad_fn not allowed. Detach tensor instead!",
+    "_backward_hooks": "Deletion of _backwards_hooks not allowed!",
+    "requires_grad": "requires_grad must be a bool",
+}
+
+
 class Tensor:
     """A multi-dimensional array with autograd, like ``torch.Tensor``."""
 
@@ -155,6 +164,12 @@ class Tensor:
 
     def get_device(self):
         return -1
+
+    def __delattr__(self, name):
+        msg = _UNDELETABLE.get(name)
+        if msg is not None:
+            raise RuntimeError(msg)
+        object.__delattr__(self, name)
 
     # ------------------------------------------------------------------ autograd state
     @property
@@ -328,6 +343,11 @@ class Tensor:
         if self.grad_fn is None or self.retains_grad:
             return
         self._extras()["retains_grad"] = True
+        self._register_retain()
+
+    def _register_retain(self):
+        """Put this tensor's retain_grad hook on its current grad_fn (a hook left on a former
+        grad_fn does nothing: it checks that the tensor's grad_fn is still its node)."""
         ref = weakref.ref(self)
         node = self._grad_fn
 
@@ -342,6 +362,13 @@ class Tensor:
             return None
 
         node._extras().setdefault("retain_hooks", {})[self._output_nr] = retain
+
+    def _history_changed(self):
+        """Called where an in-place op or a view's regeneration gives this tensor a new
+        grad_fn: a retain_grad hook follows it there, as torch's does."""
+        if self._extra is not None and self._extra.get("retains_grad") and \
+                self._grad_fn is not None:
+            self._register_retain()
 
     def register_hook(self, hook):
         """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new one."""
@@ -570,6 +597,8 @@ def _checked_grad_hook(hook):
         new = hook(grad)
         if new is None:
             return None
+        if grad is None:  # an output of a node that runs, without a gradient
+            raise RuntimeError("can't replace a None gradient with a non-None value")
         if not isinstance(new, Tensor):
             raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
         if new.dtype is not grad.dtype:

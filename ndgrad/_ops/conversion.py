@@ -85,4 +85,10 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
             if d._legacy == name:
                 return to_dtype(self, d)
         raise ValueError(f"invalid type: '{dtype}'")
+    if isinstance(dtype, type) and isinstance(getattr(dtype, "dtype", None), _dtype.dtype):
+        dtype = dtype.dtype  # a legacy typed class: torch.DoubleTensor, torch.IntTensor...
+    if isinstance(dtype, type):
+        raise ValueError(f"invalid type: '{dtype.__name__}'")
+    if not isinstance(dtype, _dtype.dtype):
+        raise TypeError("dtype must be a type, str, or dtype object")
     return to_dtype(self, dtype)

@@ -427,6 +427,8 @@ def _(ctx, g):
     if n[1]:
         shape, dt = ctx._params if ctx._params is not None else (g._data.shape, g._data.dtype)
         gs = _sum_to(g, shape)
+        if gs._data.dtype.kind == "c" and dt.kind != "c":
+            gs = gs.real  # a real source's gradient is the real part, as torch (no warning)
         if gs._data.dtype != dt:
             gs = gs.to(_dtype.from_np(dt))
     return (g * 0 if n[0] else None), gs

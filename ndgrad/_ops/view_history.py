@@ -112,6 +112,8 @@ def rebase_history(t, node):
         t._grad_fn = node
         t._output_nr = 0
         t._rg = True
+        if t._extra is not None:
+            t._history_changed()
         return
     base = t._base
     base_edge = base._edge() if base._rg else None
@@ -119,3 +121,5 @@ def rebase_history(t, node):
     base._grad_fn = cs
     base._output_nr = 0
     base._rg = True
+    if base._extra is not None:
+        base._history_changed()

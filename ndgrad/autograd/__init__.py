@@ -25,6 +25,10 @@ from . import variable  # noqa: F401
 from . import profiler_util  # noqa: F401
 from .profiler import kineto_available  # noqa: F401
 from . import _view_regeneration  # noqa: F401  (binds Tensor._regenerate_grad_fn)
+from ._backward import _calculate_shape  # noqa: F401
+from .profiler import _profiler_enabled  # noqa: F401
+from .grad_mode import _unsafe_preserve_version_counter  # noqa: F401
+from ._graph_introspection import _RawSaved as SavedTensor  # noqa: F401
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "set_multithreading_enabled", "graph",

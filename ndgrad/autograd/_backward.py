@@ -10,7 +10,6 @@ import numpy as np
 
 from .. import _state
 from .._creation import zeros_like
-from .._graph_core import accumulate_grad
 from .._legacy import is_warn_always_enabled
 from .._size import Size
 from .._tensor import Tensor, _from_array
@@ -29,6 +28,18 @@ def _as_tuple(x):
     if isinstance(x, GradientEdge):
         return (x,)
     return tuple(x)
+
+
+def _calculate_shape(output, grad, is_grads_batched):
+    """torch.autograd's helper: the shapes ``backward`` compares, ``(output's, grad's)``; with
+    `is_grads_batched` the grad's first dimension (the batch) is left out. ndgrad's nodes do
+    not record their outputs' metadata, so a GradientEdge output has no shape here."""
+    if isinstance(output, GradientEdge):
+        if is_grads_batched:
+            raise RuntimeError("Batched grads are not supported with GradientEdge")
+        raise NotImplementedError("_calculate_shape: ndgrad's graph nodes do not record the "
+                                  "shapes of their outputs (torch's _input_metadata)")
+    return output.shape, (grad.shape[1:] if is_grads_batched else grad.shape)
 
 
 def _make_grads(outputs, grads, is_grads_batched=False):
@@ -158,7 +169,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         _warn_create_graph()
     accumulate_only = None
     captures = None
-    extra_targets = []
+    non_leaves = []
     if inputs is not None:
         accumulate_only = set()
         captures = {}
@@ -169,20 +180,17 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
             if not t.requires_grad:
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
             e = t._edge()
-            if t.grad_fn is None:
-                accumulate_only.add(e[0])
-            else:
-                captures[e] = None
-                extra_targets.append((t, e))
+            accumulate_only.add(e[0])  # a non-leaf's node runs too, as torch's
+            if t.grad_fn is not None:
+                non_leaves.append(t)
     if not roots:
         return
-    captured = run_backward(roots, retain_graph, create_graph, captures=captures,
-                            accumulate=True, accumulate_only=accumulate_only)
-    # backward(inputs=[non_leaf]) accumulates into the non-leaf's .grad, as torch does.
-    for t, e in extra_targets:
-        g = captured.get(e)
-        if g is not None:
-            accumulate_grad(t, g, create_graph)
+    # backward(inputs=[non_leaf]) fills the non-leaf's .grad through retain_grad (it stays
+    # retaining afterwards), so after its tensor hooks, as torch does.
+    for t in non_leaves:
+        t.retain_grad()
+    run_backward(roots, retain_graph, create_graph, captures=captures,
+                 accumulate=True, accumulate_only=accumulate_only)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

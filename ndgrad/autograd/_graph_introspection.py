@@ -306,16 +306,30 @@ class _RawSaved:
 
     __slots__ = ("_node", "_index")
 
-    def __init__(self, node, index):
+    def __init__(self, *args, **kwargs):
+        # public as autograd.SavedTensor: only a node hands these out, as in torch
+        raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")
+
+    @classmethod
+    def _of(cls, node, index):
+        self = object.__new__(cls)
         self._node = node
         self._index = index
+        return self
 
     def _value(self):
         saved = self._node._saved
         return None if saved is FREED else saved[self._index]
 
-    def register_hooks(self, pack_hook, unpack_hook):
-        register_raw_hooks(self._value(), self._node, pack_hook, unpack_hook)
+    def register_hooks(self, *args):
+        if len(args) != 2 or not all(callable(a) for a in args):
+            # torch's binding refuses anything but two callables, spelled by pybind11
+            raise TypeError(
+                "register_hooks(): incompatible function arguments. The following argument "
+                "types are supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: "
+                "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\n"
+                f"Invoked with: {', '.join(repr(a) for a in (self,) + args)}")
+        register_raw_hooks(self._value(), self._node, *args)
 
     def unpack(self):
         saved = self._node._saved
@@ -351,7 +365,7 @@ def _saved_attr(node, i, raw):
     if raw:
         if saved is not FREED and saved[i] is not None and type(saved[i]) is not SavedTensor:
             raise AttributeError("a saved number has no raw SavedTensor handle")
-        return _RawSaved(node, i)
+        return _RawSaved._of(node, i)
     if saved is FREED:
         raise RuntimeError(BACKWARD_TWICE)
     s = saved[i]

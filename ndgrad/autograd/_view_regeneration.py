@@ -72,6 +72,8 @@ def regenerate_view_grad_fn(view, quiet=False):
     view._grad_fn = node
     view._output_nr = 0
     view._rg = True
+    if view._extra is not None:
+        view._history_changed()
 
 
 Tensor._regenerate_grad_fn = regenerate_view_grad_fn

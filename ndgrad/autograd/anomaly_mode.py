@@ -182,7 +182,12 @@ class _AnomalyObserver:
         if getattr(exc, "_ndgrad_anomaly_reported", False):
             return
         text = _describe(node)
-        warnings.warn(text, UserWarning, stacklevel=_user_stacklevel())
+        try:
+            warnings.warn(text, UserWarning, stacklevel=_user_stacklevel())
+        except Warning as w:
+            # warnings turned into errors: as torch, the backward's own error is what
+            # propagates; the warning goes to stderr instead
+            sys.stderr.write(f"{type(w).__name__}: {w}\n")
         try:
             exc._ndgrad_anomaly_reported = True
             exc.add_note(text)

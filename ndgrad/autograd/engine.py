@@ -31,6 +31,7 @@ from .. import _state
 from .._graph_core import FREED, AccumulateGrad, GraphTask, accumulate_grad, current_graph_task
 from .._legacy import Variable
 from .._ops.broadcast import reduce_grads
+from .._tensor import Tensor
 
 __all__ = ["run_backward", "Backward", "ObservedBackward", "node_observers", "leaf_observers"]
 
@@ -72,6 +73,8 @@ class Backward:
         for fn in list(hooks.values()):
             r = fn(g)
             if r is not None:
+                if g is None:
+                    raise RuntimeError("can't replace a None gradient with a non-None value")
                 if r._data.shape != g._data.shape:
                     raise RuntimeError(f"hook '{getattr(fn, '__name__', fn)}' has changed the "
                                        "size of value")
@@ -83,9 +86,14 @@ class Backward:
         ``register_prehook`` hooks. Returns the (possibly replaced) gradients."""
         tensor_hooks = extra.get("tensor_pre_hooks")
         if tensor_hooks:
-            for nr, hooks in tensor_hooks.items():
-                if nr < len(gs) and gs[nr] is not None and hooks:
-                    gs[nr] = self.tensor_hooks(hooks, gs[nr])
+            for nr, hooks in list(tensor_hooks.items()):
+                if not hooks:
+                    continue
+                # an output without a gradient calls its hooks with None, as torch's
+                g = gs[nr] if nr < len(gs) else None
+                g = self.tensor_hooks(hooks, g)
+                if nr < len(gs):
+                    gs[nr] = g
         retain = extra.get("retain_hooks")
         if retain:
             for nr, fn in list(retain.items()):
@@ -95,6 +103,17 @@ class Backward:
         if pre:
             self.node_prehooks(pre, gs)
         return gs
+
+    def tensor_pre_hooks(self, node, gs, extra):
+        """A node that this backward reaches but does not run: only its outputs' tensor hooks
+        and ``retain_grad`` (torch's call_tensor_pre_hooks), not its ``register_prehook``
+        hooks."""
+        pre = extra.get("pre_hooks")
+        if not pre:
+            return self.pre_hooks(node, gs, extra)
+        extra = dict(extra)
+        del extra["pre_hooks"]
+        return self.pre_hooks(node, gs, extra)
 
     def node_prehooks(self, hooks, gs):
         """A node's ``register_prehook`` hooks on `gs` (replaced in place by a hook's
@@ -161,8 +180,7 @@ class Backward:
         if extra is not None:
             hooks = extra.get("post_acc_hooks")
             if hooks:
-                for fn in list(hooks.values()):
-                    fn(var)
+                _post_accumulate_hooks(hooks, var)
 
 
 class ObservedBackward(Backward):
@@ -246,8 +264,18 @@ class ObservedBackward(Backward):
         if extra is not None:
             hooks = extra.get("post_acc_hooks")
             if hooks:
-                for fn in list(hooks.values()):
-                    fn(var)
+                _post_accumulate_hooks(hooks, var)
+
+
+def _post_accumulate_hooks(hooks, var):
+    """Run a leaf's post-accumulate-grad hooks; as torch, each must return None (the
+    gradient is already in ``.grad`` when one does not)."""
+    for fn in list(hooks.values()):
+        res = fn(var)
+        if res is not None:
+            if isinstance(res, Tensor):
+                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+            raise TypeError(f"expected Variable, but hook returned '{type(res).__name__}'")
 
 
 PLAIN = Backward()
@@ -291,10 +319,17 @@ def graph_dependencies(roots):
     return root_nodes, deps, terminals
 
 
-def needed_nodes(root_nodes, deps, terminals, targets):
+def _capture(node, gs, captures, captured):
+    for nr in range(len(gs)):
+        if (node, nr) in captures and gs[nr] is not None:
+            captured[(node, nr)] = gs[nr]
+
+
+def needed_nodes(root_nodes, deps, terminals, targets, run_targets=()):
     """Which nodes must run to reach the `targets` (leaf AccumulateGrads and captured nodes):
     a dict node -> bool, or None when all must. When every terminal node is a target leaf,
-    each node has a path to a target and the pass is skipped.
+    each node has a path to a target and the pass is skipped. A target that is not a leaf
+    runs only when in `run_targets` (backward's non-leaf inputs) or on the way to another.
 
     Otherwise a topological order is built from `deps` (no node is pushed twice) and walked
     backwards, children before parents."""
@@ -319,7 +354,7 @@ def needed_nodes(root_nodes, deps, terminals, targets):
     needed = {}
     get = needed.get
     for node in reversed(order):
-        ok = node in targets and type(node) is AccumulateGrad
+        ok = node in targets and (type(node) is AccumulateGrad or node in run_targets)
         if not ok:
             for e in node._next:
                 if e is not None and (get(e[0]) or e[0] in targets):
@@ -334,8 +369,10 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
     """Run the graph from `roots` (a list of ``((node, nr), grad)``).
 
     `captures`: ``{(node, nr): [result slots...]}`` for autograd.grad, filled with the
-    gradient arriving at that edge (after tensor hooks). `accumulate`: run AccumulateGrad nodes
-    (backward) or not (grad). `accumulate_only`: when given, only these AccumulateGrad nodes run.
+    gradient arriving at that edge (before a running node's hooks, after a skipped node's
+    tensor hooks). `accumulate`: run AccumulateGrad nodes (backward) or not (grad).
+    `accumulate_only`: when given, only these AccumulateGrad nodes run, and these other
+    nodes run (backward's non-leaf inputs, whose retain_grad hooks fill their .grad).
     `behaviour`: how each node runs (a `Backward`); by default the plain one, or the observed
     one while a special mode (profiler, anomaly detection, ...) is on when the backward starts.
     Returns the captured gradients as a dict ``{(node, nr): grad}``.
@@ -371,7 +408,7 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
             targets.update([node for node, nr in captures])
         if accumulate_only:
             targets.update(accumulate_only)
-        needed = needed_nodes(root_nodes, deps, terminals, targets)
+        needed = needed_nodes(root_nodes, deps, terminals, targets, accumulate_only or ())
 
     # 3. Seed the input buffers with the root gradients.
     buffers = {}
@@ -432,16 +469,20 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                     continue  # a leaf this backward does not target: its hooks stay quiet
                 behaviour.leaf(node, gs, runs, captures, captured, create_graph)
                 continue
-            # autograd.grad captures a non-leaf's gradient before its tensor hooks run (a
-            # leaf's is captured after them, in Backward.leaf_gradient), as torch does.
+            if needed is not None and not needed.get(node, False):
+                # A node reached but not run: its tensor hooks and retain_grad, then the
+                # captures for autograd.grad (after those hooks), as torch's engine.
+                if extra is not None:
+                    gs = behaviour.tensor_pre_hooks(node, gs, extra)
+                if captures is not None and node in capture_nodes:
+                    _capture(node, gs, captures, captured)
+                continue
+            # A node that runs is captured before any of its hooks (a leaf's gradient is
+            # captured after its tensor hooks, in Backward.leaf_gradient), as torch does.
             if captures is not None and node in capture_nodes:
-                for nr in range(len(gs)):
-                    if (node, nr) in captures and gs[nr] is not None:
-                        captured[(node, nr)] = gs[nr]
+                _capture(node, gs, captures, captured)
             if extra is not None:
                 gs = behaviour.pre_hooks(node, gs, extra)
-            if needed is not None and not needed.get(node, False):
-                continue
             # Skip a node whose incoming gradients are all None (zero), unless it asks to be
             # called anyway (custom Functions with materialize_grads).
             if gs and gs[0] is not None:

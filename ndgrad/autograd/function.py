@@ -52,6 +52,7 @@ from .._ops.registry import special_hooks
 from .._ops.view_history import rebase_history
 from .._tensor import Tensor
 from . import anomaly_mode
+from ._graph_introspection import _RawSaved
 from .profiler import _Recorder
 
 # ndgrad.autograd star-imports this list: torch's public names only (run_jvp and
@@ -161,7 +162,20 @@ class BackwardCFunction(Node, FunctionCtx):
             return out
         return tuple([s.unpack(self) if type(s) is SavedTensor else s for s in saved])
 
-    saved_variables = saved_tensors
+    @property
+    def _raw_saved_tensors(self):
+        """One ``SavedTensor`` handle per value given to ``save_for_backward`` (None
+        included: only unpacking tells), for ``register_hooks`` on it."""
+        if self._saved is FREED:
+            raise RuntimeError(BACKWARD_TWICE)
+        return tuple([_RawSaved._of(self, i) for i in range(len(self._saved))])
+
+    @property
+    def saved_variables(self):
+        """The pre-0.4 name of ``saved_tensors``: the same values, with torch's warning."""
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning,
+                      stacklevel=2)
+        return self.saved_tensors
 
     def _in_jvp(self):
         return self.__dict__.get("_jvp_running", False)

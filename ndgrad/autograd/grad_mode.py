@@ -7,10 +7,12 @@ import warnings
 
 from .. import _state
 from .._ops.registry import special_hooks
+from .._tensor import Tensor
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "set_multithreading_enabled", "is_view_replay_enabled",
-           "_force_original_view_tracking", "is_multithreading_enabled"]
+           "_force_original_view_tracking", "is_multithreading_enabled",
+           "_unsafe_preserve_version_counter"]
 
 _tls = _state.tls
 
@@ -256,3 +258,23 @@ class set_multithreading_enabled(_DecoratorContextManager):
 
     def clone(self):
         return self.__class__(self.mode)
+
+
+class _unsafe_preserve_version_counter(_DecoratorContextManager):
+    """Hide in-place writes from autograd: the version counters of `tensors` (a tensor or a
+    tuple of them) read at construction are put back on exit, whatever happened inside (an
+    exception included). As torch warns: the saved-tensor checks then cannot see the writes."""
+
+    def __init__(self, tensors):
+        self.tensors = (tensors,) if isinstance(tensors, Tensor) else tensors
+        if not isinstance(self.tensors, tuple):
+            raise AssertionError("Expected tensors to be a tuple")
+        self.prev_versions = tuple(t._version for t in self.tensors)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        for t, v in zip(self.tensors, self.prev_versions):
+            t._vc[0] = v  # the counter is shared with t's views, as torch's is
+    # no clone(): as torch's, used as a decorator it fails when the function is called

@@ -487,6 +487,11 @@ def _export_chrome_trace(events, path):
 _active = []  # profilers currently recording, in entry order
 
 
+def _profiler_enabled():
+    """True while a profiler records (torch.autograd._profiler_enabled)."""
+    return bool(_active)
+
+
 def _flops(op, args, outs):
     name = getattr(op, "name", None)
     try:
