@@ -73,6 +73,7 @@ class Program:
         src += "".join(f"    {line}\n" for line in body)
         src += f"    return {returns}\n"
         env = dict(self.env)
+        env["__name__"] = __name__  # its warnings are ndgrad's (see _ops/__init__.py)
         exec(compile(src, f"<ndgrad.compile {name}>", "exec"), env)
         fn = env[name]
         fn.__source__ = src

@@ -13,6 +13,8 @@ torch's own backward formulas. Sorting and selection live in ``sorting.py``.
 
 import builtins
 
+import warnings as _warnings
+
 import numpy as np
 
 from .. import _dtype
@@ -180,6 +182,12 @@ def _mean_fwd(x, p):
         n = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
         return np.true_divide(np.add.reduce(x, axis=dims, keepdims=keepdim), n,
                               dtype=x.dtype)
+    if x.size == 0:
+        # the mean over nothing is NaN, silently as torch's (np.mean warns from NumPy's
+        # own frames, which ndgrad's warning filter does not cover)
+        with np.errstate(all="ignore"), _warnings.catch_warnings():
+            _warnings.simplefilter("ignore", RuntimeWarning)
+            return np.mean(x, axis=dims, keepdims=keepdim, dtype=dt)
     return np.mean(x, axis=dims, keepdims=keepdim, dtype=dt)
 
 

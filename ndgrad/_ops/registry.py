@@ -529,6 +529,7 @@ def _generate(code, env, name):
     """The function `name` that `code` defines, run in the namespace `env` plus the names the
     snippets use."""
     ns = dict(_SNIPPET_ENV, **env)
+    ns["__name__"] = __name__  # its warnings are ndgrad's (see _ops/__init__.py)
     exec(code, ns)
     return ns[name]
 
