@@ -36,15 +36,6 @@ _asarray = np.asarray
 _new = object.__new__
 
 
-# torch's refusals for deleting autograd state (``del t.grad`` and plain attributes still
-# work); the slot ``_grad_fn`` must never be emptied, every path reads it.
-_UNDELETABLE = {
-    "_grad_fn": "Deletion of _grad_fn not allowed. Detach tensor instead!",
-    "_backward_hooks": "Deletion of _backwards_hooks not allowed!",
-    "requires_grad": "requires_grad must be a bool",
-}
-
-
 class Tensor:
     """A multi-dimensional array with autograd, like ``torch.Tensor``."""
 
@@ -165,12 +156,6 @@ class Tensor:
     def get_device(self):
         return -1
 
-    def __delattr__(self, name):
-        msg = _UNDELETABLE.get(name)
-        if msg is not None:
-            raise RuntimeError(msg)
-        object.__delattr__(self, name)
-
     # ------------------------------------------------------------------ autograd state
     @property
     def requires_grad(self):
@@ -182,6 +167,24 @@ class Tensor:
     @requires_grad.setter
     def requires_grad(self, flag):
         self.requires_grad_(flag)
+
+    # torch's refusals for deleting autograd state, as property deleters: a ``__delattr__``
+    # on Tensor would route every attribute *assignment* through Python (CPython shares the
+    # slot), costing every op. (``del t._grad_fn`` on the slot is not refused: a gap.)
+    @requires_grad.deleter
+    def requires_grad(self):
+        raise RuntimeError("requires_grad must be a bool")
+
+    @property
+    def _backward_hooks(self):
+        """torch's per-tensor hook dict has no counterpart here (tensor hooks live on the
+        grad_fn or grad accumulator): reading it fails as for any missing attribute; only
+        its deletion is refused, as torch's."""
+        raise AttributeError("'Tensor' object has no attribute '_backward_hooks'")
+
+    @_backward_hooks.deleter
+    def _backward_hooks(self):
+        raise RuntimeError("Deletion of _backwards_hooks not allowed!")
 
     def requires_grad_(self, requires_grad=True):
         if _state.func_transforms and requires_grad and not _sys._getframe(
