@@ -160,3 +160,15 @@ def test_no_op_name_is_declared_twice():
     probe.module = __name__
     names = [op.name for op in _ndgrad_ops() + [probe]]
     assert len(set(names)) == len(names) - 1
+
+
+def test_hot_classes_keep_cpython_s_attribute_slots():
+    # CPython shares one type slot between __setattr__ and __delattr__: defining either in
+    # Python on Tensor or Node sends every attribute assignment of every op through Python
+    # (a Tensor.__delattr__ once cost a third of the per-op time). Refusals of deletion are
+    # property deleters instead.
+    from ndgrad._graph_core import Node, SavedTensor
+    for cls in (ndgrad.Tensor, Node, SavedTensor):
+        for klass in cls.__mro__[:-1]:
+            assert "__setattr__" not in vars(klass), klass
+            assert "__delattr__" not in vars(klass), klass
