@@ -214,6 +214,27 @@ def _plane_offsets(n, c, size):
     return np.arange(0, n * c * size, size).reshape(n, c, 1)
 
 
+def _tap_weight(m, ws):
+    """One tap's weight: its in-bounds mask times each axis's weight (arrays or tensors)."""
+    w = m
+    for wa in ws:
+        w = w * wa
+    return w
+
+
+def _add_grid_terms(parts, gv, dweights, nums, ws):
+    """Add one tap's share of each grid component's derivative to `parts`: `gv` times the
+    tap's weight differentiated along that component's axis (arrays or tensors, the same
+    operations in the same order either way)."""
+    k = len(parts)
+    for a in range(k):
+        term = gv * dweights[a][nums[a]]
+        for b in range(k):
+            if b != a:
+                term = term * ws[b]
+        parts[a] = term if parts[a] is None else parts[a] + term
+
+
 def _grid_sample_fwd(x, grid, p):
     n, c = x.shape[:2]
     out_spatial = grid.shape[1:-1]
@@ -227,10 +248,8 @@ def _grid_sample_fwd(x, grid, p):
     planes = _plane_offsets(n, c, size)
     out = np.zeros((n, c, npts), x.dtype)
     for fi, m, nums in _combos(axes):
-        w = m
-        for a, j in enumerate(nums):
-            w = w * weights[a][j]
-        out += flat.take(fi + planes) * w
+        out += flat.take(fi + planes) * _tap_weight(m, [weights[a][j] for a, j in
+                                                        enumerate(nums)])
     return out.reshape((n, c) + tuple(out_spatial))
 
 
@@ -256,20 +275,12 @@ def _grid_sample_vjp_arrays(x, grid, g, params, need_x, need_grid):
         taps = fi + planes
         ws = [weights[a][j] for a, j in enumerate(nums)]
         if need_x:
-            w = m
-            for wa in ws:
-                w = w * wa
             # scatter_add's traversal of the (n, c, P) index: per element of gx, the
             # contributions arrive tap by tap, point by point
-            np.add.at(gx, taps.reshape(-1), (gflat * w).reshape(-1))
+            np.add.at(gx, taps.reshape(-1), (gflat * _tap_weight(m, ws)).reshape(-1))
         if need_grid and mode != 1:
             gv = np.add.reduce(gflat * flat.take(taps), axis=(1,), keepdims=True) * m
-            for a in range(k):
-                term = gv * dweights[a][nums[a]]
-                for b in range(k):
-                    if b != a:
-                        term = term * ws[b]
-                parts[a] = term if parts[a] is None else parts[a] + term
+            _add_grid_terms(parts, gv, dweights, nums, ws)
     if need_x:
         gx = gx.reshape(x.shape)
     ggrid = None
@@ -306,18 +317,10 @@ def _grid_sample_vjp(ctx, g):
         mt = Tensor(m)
         ws = [weights[a][j] for a, j in enumerate(nums)]
         if need_x:
-            w = mt
-            for wa in ws:
-                w = w * wa
-            gx = gx.scatter_add(2, idx, gflat * w)
+            gx = gx.scatter_add(2, idx, gflat * _tap_weight(mt, ws))
         if need_grid and mode != 1:
             gv = (gflat * xflat.gather(2, idx)).sum(1, keepdim=True) * mt
-            for a in range(k):
-                term = gv * dweights[a][nums[a]]
-                for b in range(k):
-                    if b != a:
-                        term = term * ws[b]
-                parts[a] = term if parts[a] is None else parts[a] + term
+            _add_grid_terms(parts, gv, dweights, nums, ws)
     ggrid = None
     if need_grid:
         if mode == 1:
