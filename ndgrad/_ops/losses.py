@@ -17,7 +17,7 @@ from .. import _state
 from .._tensor import Tensor
 from .activations import SOFTPLUS
 from .comparison import where
-from .registry import no_forward_ad, primitive
+from .registry import no_forward_ad, primitive, record_input_shape
 from .vmap_helpers import to_batched
 
 __all__ = []
@@ -393,12 +393,16 @@ def _loss_op(kind):
         _, reduction, extra = ctx._params
         n = ctx._next
         if reduction == "mean":
-            g = g / x._data.size
+            numel = 1
+            for d in ctx._shape:  # (the recorded shape: ndgrad.compile may make it symbolic)
+                numel *= d
+            g = g / numel
         dx, dt = _loss_derivs(kind, x, t, extra, w, pw, n[1] is not None)
         gx = g * dx if n[0] is not None else None
         gt = g * dt if n[1] is not None and dt is not None else None
         return gx, gt, None, None
 
+    record_input_shape(op)
     _LOSS_OPS[kind] = op
     return op
 
