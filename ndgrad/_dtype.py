@@ -207,6 +207,8 @@ def scalar_dtype(value):
     if isinstance(value, np.generic):
         d = from_np(value.dtype)
         return {_BOOL: bool, _INT: int64, _FLOAT: _default}.get(d._category, _default_complex())
+    if isinstance(value, _pyint):  # an int subclass (a traced symbolic size)
+        return int64
     raise TypeError(f"unsupported scalar type {t.__name__}")
 
 

@@ -13,6 +13,11 @@ region's programs run. Otherwise the call is traced (it runs eagerly once, obser
 new entry is added, up to ``ndgrad._dynamo.config.cache_size_limit`` entries per function;
 beyond that a warning in torch's words and eager calls.
 
+When a call misses only because input sizes changed, the function's *dynamic* entries for
+its signature without sizes are tried (see :mod:`.dynamic`): made when two traces at
+different sizes gave the same program, they check their own guards on the sizes. A call they
+serve is remembered under its exact signature.
+
 A graph break (see :mod:`.tracer`) makes the entry an *eager* one: calls with that signature
 run the function as written, with no tracing. ``fullgraph=True`` raises ``Unsupported``
 instead. Calls while a special mode is active (profiler, anomaly mode, forward AD) or under
@@ -20,6 +25,7 @@ inference mode run eagerly too.
 """
 
 import builtins
+import copy
 import functools
 import itertools
 import logging
@@ -33,7 +39,8 @@ from .._ops.registry import _needs_grad
 from .._tensor import Tensor
 from .._graph_core import _next_seq
 from ..nn.modules.module import Module
-from .region import build_region
+from .dynamic import erase_sizes, make_check, same_program
+from .region import GUARD_FAILED, build_region
 from .tracer import BreakReason, Tracer
 
 __all__ = ["compile", "CompiledFunction", "OptimizedModule", "reset", "explain",
@@ -46,13 +53,18 @@ _default_dtype = _dtype.get_default_dtype
 _FAST_TYPES = getattr(_registry, "_FAST_TYPES", None) or {Tensor}
 _ALL = weakref.WeakSet()
 _PRIMITIVES = (int, float, bool, str, complex, type(None))
+_MAX_KEYS = 256  # exact signatures remembered for a dynamic entry's sizes
 
 
 class _Entry:
-    __slots__ = ("region", "ext", "mods", "training", "compile_time", "_gather")
+    __slots__ = ("region", "ext", "mods", "training", "compile_time", "_gather", "shapes",
+                 "sym_guards", "fixed_sizes")
     breaks = ()
 
     def __init__(self, region, ext, mods, training, compile_time=0.0):
+        self.shapes = ()        # the input tensors' shapes of the trace
+        self.sym_guards = ()    # the user code's decisions on sizes (see .symbolic)
+        self.fixed_sizes = True  # never generalised over sizes (see .dynamic)
         self.region = region
         self.ext = ext              # per external: (owner dict or None, key or tensor, meta)
         self.mods = mods
@@ -62,11 +74,26 @@ class _Entry:
         # `tensors`), or None when a guard fails
         self._gather = _make_gather(mods, training, ext)
 
+    def for_sizes(self, value_guards):
+        """This entry as a dynamic one: constants no program reads are not guarded, and the
+        forward checks `value_guards` (guards on the shapes of its values)."""
+        region = self.region
+        n_in = region.n_inputs
+        ext = tuple((o, k, None if o is None and n_in + j not in region.reads else s,
+                     d, g) for j, (o, k, s, d, g) in enumerate(self.ext))
+        if value_guards:
+            region = copy.copy(region)
+            region.forward = region.forward_program(value_guards)
+        entry = _Entry(region, ext, self.mods, self.training, self.compile_time)
+        entry.shapes = self.shapes
+        return entry
+
 
 def _make_gather(mods, training, ext):
     """A generated function checking an entry's guards and appending its externals."""
     env = {}
-    lines = []
+    # A failed guard leaves `tensors` as it found it (another entry's gather may follow).
+    lines = ["n = len(tensors)"]
     for k, (m, tr) in enumerate(zip(mods, training)):
         env[f"_m{k}"] = m
         lines.append(f"if _m{k}.training is not {tr}: return None")
@@ -79,10 +106,14 @@ def _make_gather(mods, training, ext):
             env[f"_o{k}"] = owner
             env[f"_n{k}"] = key
             lines.append(f"t = _o{k}.get(_n{k})")
-            lines.append("if t is None: return None")
+            lines.append("if t is None:")
+            lines.append("    del tensors[n:]")
+            lines.append("    return None")
         lines.append("d = t._data")
-        lines.append(f"if d.shape != {shape!r} or d.dtype != _d{k} or t._rg is not {rg}: "
-                     "return None")
+        wrong_shape = "False" if shape is None else f"d.shape != {shape!r}"
+        lines.append(f"if {wrong_shape} or d.dtype != _d{k} or t._rg is not {rg}:")
+        lines.append("    del tensors[n:]")
+        lines.append("    return None")
         lines.append("tensors.append(t)")
     src = "def gather(tensors):\n" + "".join(f"    {ln}\n" for ln in lines) + \
         "    return tensors\n"
@@ -123,6 +154,8 @@ class CompiledFunction:
         self.options = options
         self.disable = disable
         self.cache = {}
+        self.dyn = {}       # signature without sizes -> [(check, entry)] (see .dynamic)
+        self.latest = {}    # signature without sizes -> the entry traced last
         self.n_entries = 0
         self.limit_hit = False
         self.last_breaks = []
@@ -136,6 +169,8 @@ class CompiledFunction:
 
     def reset(self):
         self.cache.clear()
+        self.dyn.clear()
+        self.latest.clear()
         self.n_entries = 0
         self.limit_hit = False
 
@@ -165,10 +200,28 @@ class CompiledFunction:
                     return self._orig_fn(*args, **kwargs)
                 ts = entry._gather(tensors)
                 if ts is not None:
-                    return entry.region.run(tuple(ts), (self._orig_fn, args, kwargs))
+                    out = entry.region.run(tuple(ts), (self._orig_fn, args, kwargs))
+                    if out is not GUARD_FAILED:
+                        return out
+                    del tensors[len(ts) - len(entry.ext):]
         return self._compile_and_call(tuple(key), tensors, args, kwargs)
 
     def _compile_and_call(self, key, tensors, args, kwargs):
+        dynamic = self.dynamic is not False and len(set(map(id, tensors))) == len(tensors)
+        if dynamic:
+            ekey = erase_sizes(key)
+            for check, entry in self.dyn.get(ekey, ()):
+                if check(tensors):
+                    ts = entry._gather(tensors)
+                    if ts is None:
+                        continue
+                    out = entry.region.run(tuple(ts), (self._orig_fn, args, kwargs))
+                    del tensors[len(ts) - len(entry.ext):]
+                    if out is GUARD_FAILED:
+                        continue
+                    if len(self.cache) < _MAX_KEYS:  # later calls of these sizes
+                        self.cache.setdefault(key, []).append(entry)
+                    return out
         limit = getattr(config, "cache_size_limit", 8)
         if self.n_entries >= limit:
             if not self.limit_hit:
@@ -183,10 +236,20 @@ class CompiledFunction:
                     'To log all recompilation reasons, use TORCH_LOGS="recompiles".\n'
                     "To diagnose recompilation issues, see docs/compile.md", limit, where)
             return self._orig_fn(*args, **kwargs)
-        out, entry = trace_call(self._orig_fn, tensors, args, kwargs, self.fullgraph)
+        prev = self.latest.get(ekey) if dynamic else None
+        out, entry = trace_call(self._orig_fn, tensors, args, kwargs, self.fullgraph,
+                                symbolic=dynamic, like=prev)
         self.last_breaks = list(entry.breaks)
         self.cache.setdefault(key, []).append(entry)
         self.n_entries += 1
+        if dynamic and type(entry) is _Entry:
+            if prev is not None and same_program(prev, entry):
+                made = make_check(prev, entry)
+                if made is not None:
+                    check, value_guards = made
+                    self.dyn.setdefault(ekey, []).append(
+                        (check, entry.for_sizes(value_guards)))
+            self.latest[ekey] = entry
         return out
 
 
@@ -199,32 +262,46 @@ class _EagerEntry:
         self.breaks = breaks
 
 
-def trace_call(fn, tensors, args, kwargs, fullgraph):
-    """Run `fn` once, traced. Returns its (eager) result and the new cache entry."""
+def trace_call(fn, tensors, args, kwargs, fullgraph, symbolic=False, like=None):
+    """Run `fn` once, traced. Returns its (eager) result and the new cache entry.
+    `symbolic`: sizes are symbolic (see .symbolic); `like`: the entry traced last at other
+    sizes (see dynamic.relativise)."""
     import time
     t0 = time.perf_counter()
     tracer = Tracer(fullgraph=fullgraph)
     for t in tensors:
         tracer.add_input(t)
+    tracer.symbolic = symbolic
     tracer.add_sources(fn)
     seq_start = _next_seq()
-    with tracer:
-        out = fn(*args, **kwargs)
-        tracer.check_writes()
-    if tracer.breaks:
-        return out, _eager_entry(tracer.breaks)
+    tracer.seq_start = seq_start
     try:
-        region = build_region(tracer, out, seq_start)
+        with tracer:
+            out = fn(*args, **kwargs)
+            tracer.check_writes()
+        if tracer.breaks:
+            return out, _eager_entry(tracer.breaks)
+        return out, _entry_of(tracer, out, seq_start, tensors, fullgraph, t0, like)
+    finally:
+        tracer.untag()
+
+
+def _entry_of(tracer, out, seq_start, tensors, fullgraph, t0, like):
+    """The cache entry of a finished trace without graph breaks."""
+    import time
+    try:
+        region = build_region(tracer, out, seq_start,
+                              like=like.region if like is not None else None)
     except Unsupported as e:
         if fullgraph:
             raise
-        return out, _eager_entry([BreakReason(str(e), [])])
+        return _eager_entry([BreakReason(str(e), [])])
     except Exception as e:  # noqa: BLE001 - the call itself succeeded: never fail it here
         # e.g. the VJP rules refused to run (a saved value changed in place): eager.
         reason = f"the region could not be compiled: {type(e).__name__}: {e}"
         if fullgraph:
             raise Unsupported(reason) from e
-        return out, _eager_entry([BreakReason(reason, [])])
+        return _eager_entry([BreakReason(reason, [])])
     sources = {}
     for m in tracer.modules.values():
         for dname in ("_parameters", "_buffers"):
@@ -240,7 +317,10 @@ def trace_call(fn, tensors, args, kwargs, fullgraph):
     mods = tuple(tracer.modules.values())
     entry = _Entry(region, tuple(ext), mods, tuple(bool(m.training) for m in mods),
                    compile_time=time.perf_counter() - t0)
-    return out, entry
+    entry.shapes = tuple(t._data.shape for t in tensors)
+    entry.sym_guards = tuple(tracer.sym_guards)
+    entry.fixed_sizes = tracer.sizes_decided or not tracer.symbolic
+    return entry
 
 
 def _eager_entry(breaks):

@@ -12,7 +12,10 @@ op's dispatcher did to arrays in eager mode, and nothing else (no Tensor, no Nod
   tensors with grad mode off (slower, same arrays).
 
 Shapes, dtypes and every decision taken from them are fixed at trace time; the compiled region
-guards them. Same kernels, same order, same casts: the results are bitwise those of eager.
+guards them. Sizes that are :class:`~ndgrad._compile.symbolic.SymInt` in a parameter or a
+constant become expressions evaluated on the program's arrays at each call (``v3.shape[0]``,
+or ``sh_v3[0]`` for a forward value's shape passed to the backward). Same kernels, same
+order, same casts: the results are bitwise those of eager.
 """
 
 import math
@@ -22,6 +25,7 @@ import numpy as np
 from .. import _dtype, _state
 from .._ops import registry
 from .._tensor import _from_array
+from .symbolic import SLOT_DIM, SymInt, has_sym
 
 __all__ = ["Program", "emit"]
 
@@ -43,6 +47,9 @@ class Program:
         self._n = 0
         self._bound = {}
         self.n_inputs = 0
+        # symbolic sizes: how a slot's dim reads here, and the slots whose shapes were read
+        self.sym_render = lambda slot, d: f"{slot}.shape[{d}]"
+        self.sym_reads = set()
 
     def tensor_index(self, slot):
         """Position in the region's tensor tuple of input or external `slot`."""
@@ -65,11 +72,41 @@ class Program:
             return repr(value)
         if t is float and math.isfinite(value):
             return repr(value)
+        if has_sym(value):
+            return self.literal(value)
         return self.bind(value, "c")
 
-    def function(self, name, params, returns):
+    def value(self, value, prefix):
+        """Source for a constant or an op's parameters: bound once, or, when it holds
+        symbolic sizes, a literal evaluating them on this call's arrays."""
+        return self.literal(value) if has_sym(value) else self.bind(value, prefix)
+
+    def literal(self, value):
+        t = type(value)
+        if t is SymInt:
+            return self.expr(value.expr)
+        if t is tuple:
+            items = [self.literal(v) for v in value]
+            return f"({', '.join(items)}{',' if len(items) == 1 else ''})"
+        if t is list:
+            return f"[{', '.join(self.literal(v) for v in value)}]"
+        if t is dict:
+            return "{" + ", ".join(f"{self.literal(k)}: {self.literal(v)}"
+                                   for k, v in value.items()) + "}"
+        return self.const(value)
+
+    def expr(self, source):
+        """A size expression of .symbolic (``@v3[0]``) in this program's terms: the shape of
+        a value it holds (forward), or of a forward value passed in (``sh_v3``, backward)."""
+        def slot_dim(m):
+            slot, d = m.group(1), m.group(2)
+            self.sym_reads.add(slot)
+            return self.sym_render(slot, d)
+        return SLOT_DIM.sub(slot_dim, source)
+
+    def function(self, name, params, returns, lines=None):
         src = f"def {name}({', '.join(params)}):\n"
-        body = self.lines or ["pass"]
+        body = (self.lines if lines is None else lines) or ["pass"]
         src += "".join(f"    {line}\n" for line in body)
         src += f"    return {returns}\n"
         env = dict(self.env)
@@ -144,7 +181,7 @@ def _emit_unary(prog, inst, cv):
     if cv["float_only"] and dt in _INTS:
         x = f"{x}.astype({prog.bind(_dtype.get_default_dtype().np, 'd')})"
     f = prog.bind(cv["fwd"], "f")
-    call = f"{f}({x}, {prog.bind(inst.params, 'p')})" if cv["params"] else f"{f}({x})"
+    call = f"{f}({x}, {prog.value(inst.params, 'p')})" if cv["params"] else f"{f}({x})"
     prog.lines.append(f"{inst.outs[0]} = {_zero_d(call, inst.out_meta[0])}")
 
 
@@ -187,7 +224,7 @@ def _emit_binary(prog, inst, cv):
             args.append(r)
     f = prog.bind(cv["fwd"], "f")
     if cv["params"]:
-        args.append(prog.bind(p, "p"))
+        args.append(prog.value(p, "p"))
     call = _zero_d(f"{f}({', '.join(args)})", inst.out_meta[0])
     prog.lines.append(f"{out} = {call}")
     if not compare:
@@ -207,7 +244,7 @@ def _cast_to(prog, out, rd):
 def _emit_general(prog, inst, rv):
     f = prog.bind(rv["fwd"], "f")
     args = [_ref(prog, a) for a in inst.args]
-    args.append(prog.bind(inst.params, "p"))
+    args.append(prog.value(inst.params, "p"))
     call = f"{f}({', '.join(args)})"
     if rv["n_out"] == 1:
         prog.lines.append(f"{inst.outs[0]} = {_zero_d(call, inst.out_meta[0])}")
@@ -218,15 +255,17 @@ def _emit_general(prog, inst, rv):
             prog.lines.append(f"{o} = _asarray({o})")
 
 
-def _generic_kernel(inst):
-    """A function of the tensor arguments' arrays running the op's own implementation."""
+def _generic_kernel(inst, symbolic=False):
+    """A function of the tensor arguments' arrays running the op's own implementation
+    (`symbolic`: of the parameters and the constants too, evaluated by the program)."""
     op = inst.op
     p = inst.params
     template = [a for a in inst.args]
 
-    def kernel(*arrays):
+    def run(p, consts, arrays):
         it = iter(arrays)
-        args = [_from_array(next(it)) if type(a) is str else a[1] for a in template]
+        cs = iter(consts)
+        args = [_from_array(next(it)) if type(a) is str else next(cs) for a in template]
         prev = _tls.grad_enabled
         _tls.grad_enabled = False
         try:
@@ -236,13 +275,30 @@ def _generic_kernel(inst):
         if type(out) is tuple:
             return tuple(o._data for o in out)
         return out._data
-    return kernel
+
+    if symbolic:
+        return lambda p, consts, *arrays: run(p, consts, arrays)
+    consts = [a[1] for a in template if type(a) is not str]
+    return lambda *arrays: run(p, consts, arrays)
+
+
+def _symbolic(inst):
+    return has_sym(inst.params) or any(type(a) is not str and has_sym(a[1])
+                                       for a in inst.args)
+
+
+def _generic_call(prog, inst):
+    tensors = [a for a in inst.args if type(a) is str]
+    if _symbolic(inst):
+        k = prog.bind(_generic_kernel(inst, True), "g")
+        consts = prog.literal(tuple(a[1] for a in inst.args if type(a) is not str))
+        return f"{k}({prog.value(inst.params, 'p')}, {consts}, {', '.join(tensors)})"
+    k = prog.bind(_generic_kernel(inst), "g")
+    return f"{k}({', '.join(tensors)})"
 
 
 def _emit_generic(prog, inst):
-    k = prog.bind(_generic_kernel(inst), "g")
-    tensors = [a for a in inst.args if type(a) is str]
-    call = f"{k}({', '.join(tensors)})"
+    call = _generic_call(prog, inst)
     if len(inst.outs) == 1:
         prog.lines.append(f"{inst.outs[0]} = {call}")
     else:
@@ -250,10 +306,8 @@ def _emit_generic(prog, inst):
 
 
 def _emit_inplace(prog, inst):
-    k = prog.bind(_generic_kernel(inst), "g")
-    tensors = [a for a in inst.args if type(a) is str]
     target = inst.args[0]
-    call = f"{k}({', '.join(tensors)})"
+    call = _generic_call(prog, inst)
     prog.lines.append(f"_copyto({target}, {call}, casting='unsafe')")
     if target[0] in "ie":
         prog.lines.append(f"_T[{prog.tensor_index(target)}]._vc[0] += 1")

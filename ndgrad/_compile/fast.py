@@ -31,8 +31,10 @@ the trace cannot know are checked at run time, with the op's own kernels as the 
   ``c - e * s`` on them, ``e = exp(y)``, ``s = c + 0.0``: eager's operations, element by
   element. A target below 0 (an ignored one) takes the op's own kernels.
 
-Invariant: a rule never changes which kernels produce a value the user or the backward sees,
-only how the same IEEE operations are reached; tests/test_compile_fast.py checks each rule
+Invariants: a rule never changes which kernels produce a value the user or the backward sees,
+only how the same IEEE operations are reached; a form's code depends on ranks, dtypes and
+parameters, never on sizes (sizes are read from the arrays at run time: a region may run for
+other sizes, see :mod:`.dynamic`); tests/test_compile_fast.py checks each rule
 bitwise against eager on special values (signed zeros, infinities, NaN; a NaN's sign and
 payload are not fixed, even between eager's own kernels).
 """
@@ -44,6 +46,7 @@ from .._ops.linear import LINEAR, LINEAR_BW
 from .._ops.losses import NLL_LOSS, NLL_LOSS_BW, _nll_bw_fwd, _nll_fwd
 from .._ops.pointwise import RELU, THRESHOLD_BW
 from .._ops.shape import T_OP
+from .symbolic import has_sym
 
 __all__ = ["plan", "emit_fast"]
 
@@ -72,24 +75,26 @@ def _threshold_bw64(g, x, threshold):
     return _multiply(g.view(np.int64), _invert(_less_equal(x, threshold))).view(_F64)
 
 
-def _make_ce_backward(shape, dtype, reduction, proxy, nll_params, dim):
-    """The fused backward of nll_loss(log_softmax(x)) for inputs of `shape` (N, C)."""
-    n = shape[0]
-    rows = np.arange(n)
-    rows.flags.writeable = False
+def _make_ce_backward(dtype, reduction, nll_params, dim):
+    """The fused backward of nll_loss(log_softmax(x)) for (N, C) inputs; N is read from the
+    arrays at each call (the region may run for other batch sizes, see .dynamic)."""
     to_dtype = dtype.type
     zero = _ZERO[dtype]
     mean = reduction == "mean"
+    rows_of = _rows_cache()
 
     def kernel(g, y, t):
         if _min_reduce(t) < 0:  # an ignored target: eager's kernels
+            proxy = np.broadcast_to(zero, y.shape)
             gy = _nll_bw_fwd(g, proxy, t, None, nll_params)
             return _log_softmax_bw_fwd(gy, y, dim)
+        n = y.shape[0]
         # c and s as Python floats holding values of y's dtype (NumPy's fastest scalar
         # operand, converted exactly): c is -(g / N) rounded to the dtype (a float32
         # quotient taken in float64 and rounded again is the float32 quotient: 53 >= 2*24+2)
         c = float(to_dtype(-(float(g) / n))) if mean else -float(g)
         s = c + 0.0
+        rows = rows_of(n)
         e = _exp(y)
         _multiply(e, s, out=e)
         on = c - e[rows, t]
@@ -99,26 +104,40 @@ def _make_ce_backward(shape, dtype, reduction, proxy, nll_params, dim):
     return kernel
 
 
-def _make_nll(shape, dtype, params):
-    """nll_loss of (N, C) inputs, no weights: the op's fast path without its checks."""
-    n = shape[0]
-    rows = np.arange(n)
-    rows.flags.writeable = False
-    count = dtype.type(n)
+def _rows_cache():
+    """``rows(n)``: a read-only ``arange(n)``, kept for the last n asked."""
+    last = [np.arange(0)]
+
+    def rows(n):
+        r = last[0]
+        if r.shape[0] != n:
+            r = np.arange(n)
+            r.flags.writeable = False
+            last[0] = r
+        return r
+    return rows
+
+
+def _make_nll(dtype, params):
+    """nll_loss of (N, C) inputs, no weights: the op's fast path without its checks (N read
+    from the arrays at each call)."""
+    to_dtype = dtype.type
     mean = params[0] == "mean"
     add_reduce = np.add.reduce
     asarray = np.asarray
+    rows_of = _rows_cache()
 
     def kernel(x, t):
         if _min_reduce(t) < 0:
             return _nll_fwd(x, t, None, params)
+        n = x.shape[0]
         try:
-            picked = x[rows, t]
+            picked = x[rows_of(n), t]
         except IndexError:
             return _nll_fwd(x, t, None, params)   # raises torch's error
         total = add_reduce(-picked, None, dtype)
         if mean:
-            return asarray(total / count)   # (a scalar of the dtype divided by one)
+            return asarray(total / to_dtype(n))   # (a scalar of the dtype divided by one)
         return asarray(total)
     return kernel
 
@@ -148,6 +167,9 @@ def plan(insts, keep):
             continue
         for o in inst.outs:
             producer[o] = inst
+        if has_sym(inst.params) or any(type(a) is not str and has_sym(a[1])
+                                       for a in inst.args):
+            continue  # sizes evaluated per call: the op's own form
         if op is RELU and type(inst.meta[0]) is tuple and inst.meta[0][1] in _FLOATS \
                 and len(inst.meta[0][0]) > 0:
             x = inst.args[0]
@@ -173,7 +195,7 @@ def plan(insts, keep):
             rules[k] = ("log_softmax", src is not None and src.op in _FRESH
                         and uses.get(x) == 1 and x not in keep)
         elif op is NLL_LOSS and _nll_ok(inst):
-            rules[k] = ("nll", _make_nll(inst.meta[0][0], inst.meta[0][1], inst.params))
+            rules[k] = ("nll", _make_nll(inst.meta[0][1], inst.params))
         elif op is LOG_SOFTMAX_BW and k > 0:
             ce = _ce_rule(insts[k - 1], inst, uses, keep)
             if ce is not None:
@@ -197,7 +219,7 @@ def _ce_rule(nll, lsm, uses, keep):
     """The fused cross-entropy backward's kernel and arguments, or None."""
     if nll.op is not NLL_LOSS_BW or nll.inplace or lsm.inplace:
         return None
-    g, proxy, t, w = nll.args
+    g, _, t, w = nll.args
     b0 = nll.outs[0]
     if lsm.args[0] != b0 or uses.get(b0) != 1 or b0 in keep or type(w) is str:
         return None
@@ -213,8 +235,7 @@ def _ce_rule(nll, lsm, uses, keep):
     if lsm.meta[1] != (shape, dtype) or nll.meta[0] != ((), dtype) \
             or nll.meta[2][1].kind not in "iu" or nll.meta[2][0] != (n,):
         return None
-    proxy_arr = np.broadcast_to(np.zeros((), dtype), shape)
-    kernel = _make_ce_backward(shape, dtype, reduction, proxy_arr, nll.params, lsm.params)
+    kernel = _make_ce_backward(dtype, reduction, nll.params, lsm.params)
     return kernel, (g, lsm.args[1], t)
 
 

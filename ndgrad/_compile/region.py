@@ -35,20 +35,23 @@ from .._graph_core import (BACKWARD_TWICE, FREED, AccumulateGrad, Node, SavedTen
                            accumulate_grad,
                            version_error)
 from .codegen import Program, emit
+from .dynamic import relativise
+from .symbolic import guard_source
 from . import fast
 from .tracer import Tracer
 
-__all__ = ["Region", "build_region", "CompiledFunctionBackward"]
+__all__ = ["Region", "build_region", "CompiledFunctionBackward", "GUARD_FAILED"]
 
 _tls = _state.tls
 _getrefcount = sys.getrefcount
 _HOOK_KEYS = frozenset(("hooks", "pre_hooks", "tensor_pre_hooks", "retain_hooks"))
+GUARD_FAILED = object()  # what Region.run returns when a guard of its forward failed
 
 
 class CompiledFunctionBackward(Node):
     """The backward of a compiled region: one node for all the ops the region ran."""
 
-    __slots__ = ("_region", "_tensors", "_versions", "_call")
+    __slots__ = ("_region", "_tensors", "_versions", "_call", "_oshapes")
     _wants_none = False
 
     def _apply(self, gs):
@@ -70,12 +73,14 @@ class CompiledFunctionBackward(Node):
         live = None  # results reachable from the outputs that got a gradient (None: all)
         if region.single_grad and n and gs[0] is not None:
             garr = [gs[0]._data]  # one output gradient (a loss): no zeros to make
+        elif region.single_grad:  # its one differentiable output got none: neither do inputs
+            return (None,) * len(region.ret_plan)
         else:
             garr = []
-            for i, (k, shape, dtype) in enumerate(region.grad_meta):
+            for i, (k, _, dtype) in enumerate(region.grad_meta):
                 g = gs[k] if k < n else None
-                if g is None:
-                    garr.append(np.zeros(shape, dtype))
+                if g is None:  # (the output's shape in this call: sizes may vary)
+                    garr.append(np.zeros(self._oshapes[k], dtype))
                     if live is None:
                         live = set()
                 else:
@@ -190,18 +195,45 @@ class Region:
         self.all_new = False      # no result passes a gradient through or repeats another
         self.single_grad = False  # grad_meta is one entry, for output 0
         self.node_name = "CompiledFunctionBackward"
+        self.reads = set()        # indices of region tensors a program reads or returns
+        self.fprog = None         # the forward Program (forward_program builds from it)
+        self.f_reads = set()      # slots of region tensors whose arrays the forward reads
+        self.f_returns = "()"     # the forward's return expression
+        self.f_loads = []         # per region tensor: its slot
+        # (forward?, index) of the instructions whose sizes relativise() made expressions,
+        # checked against the region `relative_to`
+        self.relative = frozenset()
+        self.relative_to = None
+
+    def forward_program(self, guards):
+        """The forward program, as a function of the region's tensors; with `guards`
+        (expressions on the shapes of its values, see .symbolic) it returns None instead of
+        its results when one fails."""
+        prog = self.fprog
+        lines = list(prog.lines)
+        if guards:
+            lines.append(f"if not ({prog.expr(guard_source(guards))}): return None")
+        # the arrays of the region's tensors it reads (not those only the backward reads,
+        # nor the nll shape proxy a fast form made unused), or whose shapes it reads
+        need = self.f_reads | prog.sym_reads
+        loads = [f"{slot} = _T[{k}]._data" for k, slot in enumerate(self.f_loads)
+                 if slot in need]
+        return prog.function("forward", ["_T"], self.f_returns, loads + lines)
 
     # ---------------------------------------------------------------- running
     def run(self, tensors, call):
         """Run the forward program on the region's tensors (inputs then externals); `call`:
         (function, args, kwargs) of this call, kept by the node for create_graph."""
         try:
-            outs, saved = self.forward(tensors)
+            res = self.forward(tensors)
         except Exception:  # noqa: BLE001 - a kernel refused these values: eager's error
             if any(inst.inplace for inst in self.insts):
                 raise
             fn, args, kwargs = call
             return fn(*args, **kwargs)
+        if res is None:
+            return GUARD_FAILED  # (a dynamic entry's guard on its values' shapes)
+        outs, saved = res
         node = None
         if self.has_backward and _tls.grad_enabled:
             edges = []
@@ -226,6 +258,8 @@ class Region:
             node._tensors = tensors
             node._versions = [tensors[k]._vc[0] for k in self.version_checks]
             node._call = call
+            if not self.single_grad:
+                node._oshapes = [a.shape for a in outs]
         if self.single:  # one tensor computed by the region: no structure to rebuild
             t = _from_array(outs[0])
             if node is not None and self.out_rg[0]:
@@ -326,10 +360,12 @@ def _slots_in(spec, acc):
 
 
 # ------------------------------------------------------------------------- building
-def build_region(tracer, out, seq_start):
+def build_region(tracer, out, seq_start, like=None):
     """The :class:`Region` of the finished forward trace `tracer` of a call that returned
     `out` (the trace's tensors are still alive: the graph they recorded is used once for the
-    backward trace). `seq_start`: the first node sequence number of the trace."""
+    backward trace). `seq_start`: the first node sequence number of the trace. `like`: the
+    region of an earlier trace of the same function at other sizes, whose sizes forced by
+    the arrays become expressions here (see ``dynamic.relativise``)."""
     region = Region()
     spec = flatten_output(out, tracer.slot_of)
     if tracer.breaks:
@@ -368,24 +404,27 @@ def build_region(tracer, out, seq_start):
     n_in = len(tracer.inputs)
     region.n_inputs = n_in
     n_tensors = len(tracer.inputs) + len(tracer.externals)
+    if like is not None:
+        region.relative = relativise(like, tracer.insts, bwd.insts if bwd is not None else [])
+        region.relative_to = like
 
     # 2. the programs
     fprog = Program()
     fprog.n_inputs = n_in
     saved_slots = list(bwd.used_forward) if bwd is not None else []
-    reads = _emit_all(fprog, tracer.insts, set(value_slots) | set(saved_slots))
-    # the arrays of the region's tensors the program reads (not those only the backward
-    # reads, nor the nll shape proxy a fast form made unused)
-    fprog.lines[:0] = [f"{slot} = _T[{k}]._data" for k, slot in
-                       ((k, f"i{k}" if k < n_in else f"e{k - n_in}") for k in range(n_tensors))
-                       if slot in reads]
-    outs = "".join(f"{s}, " for s in value_slots)
-    saved = "".join(f"{s}, " for s in saved_slots)
-    region.forward = fprog.function("forward", ["_T"], f"({outs}), ({saved})")
+    freads = _emit_all(fprog, tracer.insts, set(value_slots) | set(saved_slots))
+    # the region's tensors some program reads (an unread one's shape does not matter)
+    region.reads = {fprog.tensor_index(a) for a in freads if a[0] in "ie"}
+    region.reads.update(fprog.tensor_index(s) for s in slots if s[0] in "ie")
+    exports = []  # forward slots whose shapes the backward's symbolic sizes read
     if bwd is not None:
         bprog = Program()
         bprog.n_inputs = n_in
+        # a size of a backward value is read from it; of a forward value, passed in
+        bprog.sym_render = lambda slot, d: f"{slot}.shape[{d}]" if slot[0] in "bg" else \
+            f"sh_{slot}[{d}]"
         reads = _emit_all(bprog, bwd.insts, {r for r in results if r is not None})
+        exports = sorted(s for s in bprog.sym_reads if s[0] not in "bg")
         used = {a for a in reads if a[0] in "ie"}
         rets = []
         plan = []
@@ -408,12 +447,21 @@ def build_region(tracer, out, seq_start):
         region.single_grad = len(region.grad_meta) == 1 and region.grad_meta[0][0] == 0
         tensor_slots = sorted(used, key=fprog.tensor_index)
         region.bwd_tensors = tuple(fprog.tensor_index(s) for s in tensor_slots)
+        region.reads.update(region.bwd_tensors)
         region.version_checks = region.bwd_tensors
-        region.keeps = bool(saved_slots or tensor_slots)
-        params = [f"g{k}" for k, _, _ in region.grad_meta] + saved_slots + tensor_slots
+        region.keeps = bool(saved_slots or tensor_slots or exports)
+        params = [f"g{k}" for k, _, _ in region.grad_meta] + saved_slots + \
+            [f"sh_{s}" for s in exports] + tensor_slots
         region.backward = bprog.function("backward", params, f"({''.join(r + ', ' for r in rets)})")
         region.bwd_insts = tuple(bwd.insts)
         region.has_backward = True
+    region.fprog = fprog
+    region.f_reads = freads | set(exports)
+    region.f_returns = f"({''.join(f'{s}, ' for s in value_slots)}), " \
+        f"({''.join(f'{s}, ' for s in saved_slots)}{''.join(f'{s}.shape, ' for s in exports)})"
+    region.f_loads = [s for s in (f"i{k}" if k < n_in else f"e{k - n_in}"
+                                  for k in range(n_tensors))]
+    region.forward = region.forward_program(())
     return region
 
 
@@ -533,6 +581,8 @@ def _trace_backward(tracer, region, out_tensors, seq_start):
                 if op is None or (node._extra and _HOOK_KEYS.intersection(node._extra)):
                     raise Unsupported(f"the backward of {node.name()} (not an op of the "
                                       "registry, or a node with hooks)")
+                if tracer.symbolic:
+                    tracer.tag_extras(node)
                 if any(g is not None for g in gs):
                     try:
                         gx = op.vjp(node, gs[0]) if op.n_out == 1 else node._apply(gs)

@@ -37,6 +37,7 @@ import numpy as np
 
 from .. import _random, _state
 from .._dynamo.exc import Unsupported
+from . import symbolic
 from .._ops import registry
 from .._ops.inplace import Inplace
 from .._tensor import Tensor
@@ -129,6 +130,16 @@ class Tracer:
         self.versions = {}
         self.bumps = {}
         self._prefix = "v" if parent is None else "b"
+        # Dynamic shapes (see .symbolic): whether sizes are symbolic in this trace, the
+        # guards the user code's decisions on them left, (expression, outcome), and the
+        # node attributes made symbolic, (node, name, original value), restored by untag().
+        self.symbolic = parent.symbolic if parent is not None else False
+        self.sym_guards = parent.sym_guards if parent is not None else []
+        self.tagged = parent.tagged if parent is not None else []
+        self.seq_start = 0  # the first node sequence number of the trace (set by the caller)
+        self.node_inputs = {}  # node -> (its op's argument refs, their shapes) (symbolic)
+        # an op's Python code decided on sizes (registry.sizes_decide): not generalised
+        self.sizes_decided = False
 
     # ---------------------------------------------------------------- slots
     def add_input(self, t):
@@ -139,6 +150,52 @@ class Tracer:
             self._name(t, slot)
             self.watch(t)
         return slot
+
+    def tag(self, outputs, refs):
+        """Make the input shapes that the new nodes of `outputs` keep for their backward
+        (``_shape``: the first input's, ``_meta``: per input) symbolic in the inputs' slots."""
+        seen = None
+        for o in outputs:
+            node = o._grad_fn
+            if node is None or node is seen or node._seq < self.seq_start:
+                continue
+            seen = node
+            self.node_inputs[node] = (refs, [m[0] if type(m) is tuple else None
+                                             for m in self.insts[-1].meta])
+            shape = getattr(node, "_shape", None)
+            if type(shape) is tuple and type(refs[0]) is str:
+                self.tagged.append((node, "_shape", shape))
+                node._shape = symbolic.symbolic_dims(shape, refs[0])
+            meta = getattr(node, "_meta", None)
+            if type(meta) is tuple:
+                self.tagged.append((node, "_meta", meta))
+                node._meta = tuple(
+                    m if m is None or i >= len(refs) or type(refs[i]) is not str
+                    else (symbolic.symbolic_dims(m[0], refs[i]), m[1])
+                    for i, m in enumerate(meta))
+
+    def tag_extras(self, node):
+        """Make the input shape a node's op keeps in its extras (``x_shape``, set by the op's
+        function after the call) symbolic, before its VJP runs in the joint graph's trace."""
+        known = self.node_inputs.get(node)
+        extra = node._extra
+        if known is None or not extra:
+            return
+        shape = extra.get("x_shape")
+        refs, shapes = known
+        if type(shape) is tuple and type(refs[0]) is str and shape == shapes[0]:
+            self.tagged.append((extra, "x_shape", shape))
+            extra["x_shape"] = symbolic.symbolic_dims(shape, refs[0])
+
+    def untag(self):
+        """Give the nodes back their plain shapes (the eager graph outlives the trace)."""
+        for owner, name, value in reversed(self.tagged):
+            if type(owner) is dict:
+                owner[name] = value
+            else:
+                setattr(owner, name, value)
+        self.tagged.clear()
+        self.node_inputs.clear()
 
     def watch(self, t):
         vc = t._vc
@@ -229,6 +286,10 @@ class Tracer:
             self.add_sources(obj.func, depth + 1)
             self.add_sources(obj.args, depth + 1)
         elif hasattr(obj, "__code__"):
+            for d in (getattr(obj, "__defaults__", None) or (),
+                      (getattr(obj, "__kwdefaults__", None) or {}).values()):
+                for o in d:
+                    self.add_sources(o, depth + 1)
             for cell in obj.__closure__ or ():
                 try:
                     self.add_sources(cell.cell_contents, depth + 1)
@@ -238,6 +299,10 @@ class Tracer:
             for name in obj.__code__.co_names:
                 if name in g:
                     self.add_sources(g[name], depth + 1)
+        elif callable(obj) and not isinstance(obj, type) and depth == 0:
+            # a callable object compiled as the function: what its attributes reach
+            for o in getattr(obj, "__dict__", {}).values():
+                self.add_sources(o, depth + 1)
 
     def add_external(self, t):
         slot = f"e{len(self.externals)}"
@@ -302,12 +367,18 @@ class Tracer:
             out_slots = tuple(self._new_value(o) for o in outs)
         out_meta = tuple((o._data.shape, o._data.dtype) for o in outs)
         self.insts.append(Inst(op, inplace, refs, params, out_slots, meta, out_meta))
+        if self.symbolic and self.parent is None and not inplace:
+            self.tag(outs, refs)
 
     # ---------------------------------------------------------------- activation
     def __enter__(self):
         if active_tracer() is not None:
             raise RuntimeError("ndgrad.compile: a region is already being traced on this thread")
         _tracing.tracer = self
+        if self.symbolic:
+            symbolic.active.tracer = self
+            registry.symbolic_traces[0] += 1
+            registry.size_watch[0] = _sizes_decided
         registry.special_hooks.append(self)
         _state.enter_special()
         _install_patches()
@@ -318,7 +389,16 @@ class Tracer:
         _state.exit_special()
         registry.special_hooks.remove(self)
         _tracing.tracer = None
+        if self.symbolic:
+            symbolic.active.tracer = None
+            registry.symbolic_traces[0] -= 1
         return False
+
+
+def _sizes_decided():
+    tr = active_tracer()
+    if tr is not None and tr.symbolic:
+        (tr.parent or tr).sizes_decided = True
 
 
 def _holds_array(params, depth=0):
@@ -442,6 +522,7 @@ def _install_patches():
             original = _random.Generator.__dict__[name]
             _saved_methods[(_random.Generator, name)] = original
             setattr(_random.Generator, name, _draw_watch(original))
+        symbolic.install()
 
 
 def _remove_patches():
@@ -450,6 +531,7 @@ def _remove_patches():
         _patch_count -= 1
         if _patch_count:
             return
+        symbolic.uninstall()
         for (cls, name), original in _saved_methods.items():
             setattr(cls, name, original)
         _saved_methods.clear()

@@ -36,7 +36,7 @@ from .linalg_common import (
 from .matmul import matmul
 from .pointwise import _conj
 from .pointwise import log as _log
-from .registry import add_tangents, as_tensor_arg, no_forward_ad, primitive, wrap
+from .registry import add_tangents, as_tensor_arg, no_forward_ad, primitive, wrap, sizes_decide
 from .solvers import _lu_np, linalg_inv, linalg_solve, linalg_solve_triangular
 from .. import _state
 from .joins import cat
@@ -454,6 +454,7 @@ def _(ctx, gs):
         gu = gu[..., :, :k] if gu is not None else None
         gvh = gvh[..., :k, :] if gvh is not None else None
     m, n = u._data.shape[-2], vh._data.shape[-1]
+    sizes_decide()  # products grouped by m >= n
     if gu is None and gvh is None:
         return (matmul(u, gs_.unsqueeze(-1) * vh) if m >= n else
                 matmul(u * gs_.unsqueeze(-2), vh),)

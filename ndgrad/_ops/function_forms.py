@@ -13,7 +13,7 @@ nothing; the two OpDefs here declare their reverse and forward rules next to the
 import numpy as np
 
 from .._tensor import Tensor
-from .registry import primitive
+from .registry import primitive, sizes_decide
 from .conv_pool import constant_pad
 from .differences import trapezoid
 from .indexing import nonzero
@@ -193,6 +193,7 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
     if any(s < 0 for s in stride):
         raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
                            f"strides: {list(stride)}")
+    sizes_decide()  # the storage bound: NumPy's as_strided does not check it
     need = offset + (1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0)
     if need > x._data.size:
         raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
@@ -222,6 +223,7 @@ def fill_diagonal_(self, fill_value, wrap=False):
         diag.fill_(fill_value)
         return self
     nrows, ncols = shape
+    sizes_decide()
     step = ncols + 1 if wrap and nrows > ncols else max(nrows, 1)
     for start in range(0, nrows, step):
         self[start:start + ncols].diagonal().fill_(fill_value)

@@ -16,7 +16,7 @@ from .decompositions import linalg_householder_product
 from .joins import cat
 from .linalg_common import _check_lapack_dtype, _named, _tname
 from .matmul import matmul
-from .registry import as_tensor_arg, primitive
+from .registry import as_tensor_arg, primitive, sizes_decide
 
 __all__ = ["geqrf", "orgqr", "ormqr"]
 
@@ -90,6 +90,7 @@ def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
                                f"input has dtype{_tname(a)} and {what} has dtype {_tname(t)}")
     _check_lapack_dtype(a, name, kernel="ormqr_cpu")
     n = a._data.shape[-1]
+    sizes_decide()  # n >= m
     # the full Q: the reflectors padded with zero columns to m x m (H_1 ... H_k of I_m)
     full = a[..., :, :m] if n >= m else cat(
         [a, Tensor(np.zeros(batch + (m, m - n), a._data.dtype))], -1)

@@ -17,7 +17,7 @@ from . import shape as _shape
 from .inplace import apply_inplace
 from .arguments import wrap_dim
 from .registry import record_input_shape
-from .registry import as_tensor_arg, primitive, wrap
+from .registry import as_tensor_arg, primitive, wrap, sizes_decide
 from .. import _dtype
 from .._creation import ones_like, zeros, zeros_like
 from .broadcast import sum_to
@@ -696,6 +696,7 @@ def _check_scatter_args(x, dim, index, src, name):
     if isinstance(src, Tensor) and src._data.ndim != ind.ndim and ind.size:
         raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
     if ind.size:
+        sizes_decide()  # index sizes against self's and src's
         for k in range(ind.ndim):
             if k != d and nd and ind.shape[k] > x._data.shape[k]:
                 raise RuntimeError(f"Expected index {list(ind.shape)} to be no larger than self "

@@ -28,7 +28,7 @@ from .._tensor import Tensor, _from_array
 from .._graph_core import FREED, SavedTensor
 from .linalg_common import _broadcast_shapes, _mH, _out, _reduce_meta, _tname
 from .pointwise import _conj
-from .registry import as_tensor_arg, bilinear_jvp, jvp_from_parts, primitive
+from .registry import as_tensor_arg, bilinear_jvp, jvp_from_parts, primitive, sizes_decide
 from .shape import PERMUTE, T_OP, TRANSPOSE
 from .inplace import apply_inplace
 from .joins import cat
@@ -1045,6 +1045,7 @@ def matrix_power(input, n):
 
 def _multi_dot_order(shapes):
     """Optimal parenthesisation (the classic O(n^3) dynamic programme), as split indices."""
+    sizes_decide()
     k = len(shapes)
     dims = [shapes[0][0]] + [s[1] for s in shapes]
     cost = [[0] * k for _ in range(k)]

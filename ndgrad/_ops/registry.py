@@ -49,7 +49,7 @@ from .._graph_core import Node, SavedTensor
 
 __all__ = ["OpDef", "unary", "binary", "primitive", "wrap", "as_tensor_arg", "special_hooks",
            "unrecorded_float", "raw_view", "add_tangents", "jvp_from_parts", "bilinear_jvp",
-           "elementwise_jvp", "record_input_shape", "PRIMITIVES"]
+           "elementwise_jvp", "record_input_shape", "PRIMITIVES", "sizes_decide"]
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -589,13 +589,38 @@ def set_forward_fast(unary_fn, binary_fn):
     _FORWARD_FAST[1] = binary_fn
 
 
+# Set by ndgrad.compile while it traces with symbolic sizes: a function called by
+# ``sizes_decide``.
+size_watch = [None]
+
+
+def sizes_decide():
+    """Called by op functions whose Python code takes decisions on sizes beyond 0, 1 and
+    equality (a threshold, a clamp, an order chosen by cost, a check the kernel does not
+    repeat): a trace that runs one is not generalised over sizes by ndgrad.compile (see
+    ``_compile/dynamic.py``)."""
+    watch = size_watch[0]
+    if watch is not None:
+        watch()
+
+
+# Set (a count) by ndgrad.compile while it traces with symbolic sizes: Python ints of an int
+# subclass (its SymInt) among an op's arguments reach the op as plain ints, and the observers
+# as they are.
+symbolic_traces = [0]
+
+
 def _special_call(op, impl, args, params):
     if vmap_dispatch is not None:
         out = vmap_dispatch(op, args, params)
         if out is not NotImplemented:
             return out
     tokens = [h.before(op, args, params) for h in special_hooks]
-    out = impl(*args, params, _plain=True)
+    if symbolic_traces[0]:
+        out = impl(*[int.__int__(a) if isinstance(a, int) and type(a) is not int and
+                     type(a) is not bool else a for a in args], params, _plain=True)
+    else:
+        out = impl(*args, params, _plain=True)
     for h, tok in zip(special_hooks, tokens):
         h.after(op, args, params, out, tok)
     return out

@@ -13,7 +13,7 @@ import numpy as np
 
 from .arguments import wrap_dim
 from .registry import record_input_shape
-from .registry import as_tensor_arg, primitive
+from .registry import as_tensor_arg, primitive, sizes_decide
 from .methods import bind
 
 __all__ = ["ravel"]
@@ -81,6 +81,7 @@ def overlap_add(frames, input_sizes, dim, size, step):
 
 
 def unfold(self, dimension, size, step):
+    sizes_decide()  # size <= length: the kernel does not check it
     nd = self.dim()
     dim = wrap_dim(dimension, max(nd, 1))
     length = self.shape[dim] if nd else 1

@@ -17,7 +17,7 @@ from .. import _dtype
 from .broadcast import align_batched, sum_to, sum_to_batched  # expand's VJP and batched rules
 from .arguments import _numpy_aliases, wrap_dim
 from .registry import record_input_shape
-from .registry import as_tensor_arg, primitive, raw_view, unrecorded_float
+from .registry import as_tensor_arg, primitive, raw_view, unrecorded_float, sizes_decide
 from .._creation import zeros
 from .._dtype import to_dtype
 from .registry import wrap
@@ -806,6 +806,7 @@ def narrow(input, dim, start, length):
                          f"but got {start})")
     if start < 0:
         start += size
+    sizes_decide()  # a range check the kernel does not repeat
     if start < 0 or start + length > size or length < 0:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
                            f"({size}).")

@@ -32,7 +32,7 @@ from .linalg_common import (
 )
 from .matmul import matmul
 from .pointwise import _conj
-from .registry import add_tangents, as_tensor_arg, primitive, wrap
+from .registry import add_tangents, as_tensor_arg, primitive, wrap, sizes_decide
 
 __all__ = ["cholesky_inverse", "cholesky_solve", "inverse", "pinverse", "triangular_solve"]
 
@@ -474,6 +474,7 @@ PINV = primitive("linalg_pinv", lambda a, p: _pinv_np(a, *p), "LinalgPinvBackwar
 
 
 def _pinv_backward(g, pinv_a, a):
+    sizes_decide()  # the formula by m <= n
     m, n = a._data.shape[-2:]
     pinv_ah = _mH(pinv_a)
     gh = _mH(g)
@@ -502,6 +503,7 @@ def _pinv_tols(A, atol, rtol, rcond):
     if isinstance(rtol, Tensor):
         rtol = rtol._data
     if rtol is None:
+        sizes_decide()  # rtol = eps * max(m, n)
         m, n = A._data.shape[-2:]
         eps = np.finfo(A._data.dtype).eps
         rtol = 0.0 if (atol is not None and np.any(np.asarray(atol) > 0)) else eps * max(m, n)
@@ -617,6 +619,7 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
         np.zeros(A._data.shape[:-2], np.int64)
     empty_real = np.zeros((0,), A._data.real.dtype)
     # Residuals exist for tall, full-rank A with drivers other than gelsy (torch's rule).
+    sizes_decide()
     want_res = bool(m > n and drv != "gelsy" and np.all(rank == n))
     x, residuals = LSTSQ.call(A, B, params=(rcond, vector, want_res))
     _reduce_meta((x, residuals), A, B)

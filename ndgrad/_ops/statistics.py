@@ -17,7 +17,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from .arguments import return_type, wrap_dim
-from .registry import as_tensor_arg, primitive, wrap
+from .registry import as_tensor_arg, primitive, wrap, sizes_decide
 from .complex_ops import complex as _complex
 from .methods import bind
 
@@ -145,6 +145,7 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     if dim is not None and x.dim():
         rows = rows.movedim(dim, -1)
     srt = rows.sort(dim=-1).values
+    sizes_decide()  # indices from q * (n - 1), rounded
     n = srt.shape[-1]
     q_arr = np.asarray(q._data if isinstance(q, Tensor) else q, dtype=x._data.dtype)
     nan_rows = np.isnan(srt._data).any(axis=-1, keepdims=True)

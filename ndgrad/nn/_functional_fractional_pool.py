@@ -10,6 +10,7 @@ generator untouched).
 import numpy as np
 
 from .. import _creation
+from .._ops.registry import sizes_decide
 from .._ops.fractional_pool import FRACTIONAL_MAX_POOL2D, FRACTIONAL_MAX_POOL3D
 
 __all__ = ["fractional_max_pool2d", "fractional_max_pool3d",
@@ -40,6 +41,7 @@ def _fractional(input, kernel_size, output_size, output_ratio, samples, k):
     spatial = tuple(input.shape[-k:])
     axes = _AXES[3 - k:]
     suffix = "" if k == 2 else "_out"
+    sizes_decide()
     for a in range(k):
         span = outs[a] + pool[a] - 1  # torch's 3-d kernel requires it strictly below
         if span > spatial[a] or (k == 3 and span == spatial[a]):
