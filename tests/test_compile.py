@@ -719,3 +719,25 @@ def test_inputs_reached_only_by_outputs_without_gradient_get_none():
     for name in ("eager", "compiled"):
         assert seen[name][0] is None and seen["torch"][0] is None
         np.testing.assert_array_equal(seen[name][1], seen["torch"][1])
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_max_min_backward_replays_ties_and_nans(name):
+    """The backward of max()/min() over all elements splits the gradient among the ties (or
+    the NaNs): a compiled backward traced without ties must count them on each call."""
+    def f(x):
+        return getattr(x, name)() * 3
+    cf = ndgrad.compile(f, dynamic=False)
+    first = True
+    for vals in ([1.0, 3.0, 2.0], [3.0, 3.0, -1.0], [-1.0, -1.0, -1.0],
+                 [float("nan"), 2.0, float("nan")], [2.0, 5.0, 2.0]):
+        x = ndgrad.tensor(vals, requires_grad=True)
+        out = cf(x)
+        out.backward()
+        t = torch.tensor(vals, requires_grad=True)
+        (getattr(t, name)() * 3).backward()
+        np.testing.assert_array_equal(out._data, (getattr(t, name)() * 3).detach().numpy())
+        np.testing.assert_array_equal(x.grad._data, t.grad.numpy())
+        if not first:
+            assert type(out.grad_fn).__name__ == "CompiledFunctionBackward"
+        first = False

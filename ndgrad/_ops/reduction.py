@@ -315,7 +315,7 @@ def _even_vjp(ctx, g):
     torch's ``(g / count) * mask`` (so a NaN result, equal to nothing, gives NaN gradients)."""
     x, out = ctx.saved
     dims, keepdim = ctx._params
-    shape = x._data.shape
+    shape = ctx._shape  # (x's shape, recorded: ndgrad.compile may make it symbolic)
     o = _expand_back(out, shape, dims, keepdim)
     mask = (x == o)
     count = mask.sum(dims, keepdim=True) if dims else mask.sum()
@@ -328,14 +328,18 @@ def _even_all_vjp(ctx, g):
     its gradient among the NaNs)."""
     x, out = ctx.saved
     xd = x.detach()
-    if out._data.dtype.kind in "fc" and np.isnan(out._data):
-        mask = isnan(xd)
+    od = out.detach()
+    # The mask and the count are ops on the values, never values read into Python: a
+    # compiled backward replays them for any values (the quotient is g / float(count), as
+    # with a Python int count).
+    if od._data.dtype.kind in "fc":
+        mask = where(isnan(od), isnan(xd), xd == od)
     else:
-        mask = xd == out.detach()
-    count = int(mask._data.sum())
-    return (where(mask, g / count, 0.0).to(g.dtype),)
+        mask = xd == od
+    return (where(mask, g / mask.sum(), 0.0).to(g.dtype),)
 
 
+record_input_shape(AMAX, AMIN)
 for _op in (AMAX, AMIN):
     _op.def_vjp(_even_vjp)
 for _op in (MAX_ALL, MIN_ALL):

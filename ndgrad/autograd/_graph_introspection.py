@@ -232,7 +232,8 @@ for _name in ("nll_loss", "nll_loss2d"):
     _ARG_NAMES[_name] = _NLL_NAMES[1:]
     _ARG_NAMES[_name + "_backward"] = _NLL_NAMES
 # Ops whose node in torch has no ``_saved_self_sym_sizes`` (ndgrad records the shape anyway).
-_NO_SELF_SIZES = {"gather", "unbind", "masked_fill", "diag_embed"}
+_NO_SELF_SIZES = {"gather", "unbind", "masked_fill", "diag_embed", "amax", "amin",
+                  "loss_mse", "loss_smooth_l1", "loss_huber", "loss_bce", "loss_bce_logits"}
 
 
 def _scalars(node):
