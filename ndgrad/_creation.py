@@ -310,17 +310,36 @@ def _np_dtype(dtype, default=None):
     return _dtype.to_np(dtype)
 
 
+# Set by ndgrad.compile while it traces with symbolic sizes: called as ``watch(factory, args,
+# kwargs, tensor)`` by zeros, ones, empty and full, so that a tensor made with a size the trace
+# knows the origin of becomes an instruction of the program instead of a constant.
+factory_watch = [None]
+
+
+def _watched(factory, args, kwargs, t):
+    watch = factory_watch[0]
+    if watch is not None:
+        watch(factory, args, kwargs, t)
+    return t
+
+
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     check_device(device)
     if any(isinstance(s, int) and s < 0 for s in (size[0] if len(size) == 1 and
                                                    isinstance(size[0], (tuple, list)) else size)):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
-    return _finish(np.zeros(_size(size), _np_dtype(dtype)), requires_grad)
+    t = _finish(np.zeros(_size(size), _np_dtype(dtype)), requires_grad)
+    if factory_watch[0] is None:
+        return t
+    return _watched(zeros, size, {"dtype": dtype, "requires_grad": requires_grad}, t)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     check_device(device)
-    return _finish(np.ones(_size(size), _np_dtype(dtype)), requires_grad)
+    t = _finish(np.ones(_size(size), _np_dtype(dtype)), requires_grad)
+    if factory_watch[0] is None:
+        return t
+    return _watched(ones, size, {"dtype": dtype, "requires_grad": requires_grad}, t)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
@@ -365,7 +384,11 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     if dtype is None:
         dtype = _dtype.scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor)
                                     else fill_value)
-    return _finish(np.full(_size((size,)), fill_value, _np_dtype(dtype)), requires_grad)
+    t = _finish(np.full(_size((size,)), fill_value, _np_dtype(dtype)), requires_grad)
+    if factory_watch[0] is None or isinstance(fill_value, Tensor):
+        return t
+    return _watched(full, (size, fill_value), {"dtype": dtype,
+                                               "requires_grad": requires_grad}, t)
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):

@@ -189,11 +189,11 @@ def test_aliased_arguments_are_not_generalised():
 
 
 # --------------------------------------------------------------------------- specialised
-@pytest.mark.parametrize("name", ["divide_by_size", "factory_of_size", "slice_to_size"])
+@pytest.mark.parametrize("name", ["divide_by_size", "arange_of_size", "slice_to_size"])
 def test_sizes_reaching_the_program_as_values_specialise(name):
     fns = {
         "divide_by_size": lambda x: (x - x.mean(0)).pow(2).sum() / x.shape[0],
-        "factory_of_size": lambda x: (x + ndgrad.ones(x.shape[0], 1)).sum(),
+        "arange_of_size": lambda x: (x + ndgrad.arange(x.shape[0]).unsqueeze(1)).sum(),
         "slice_to_size": lambda x: x[1:].exp().sum(),
     }
     counted = Counted(fns[name])
@@ -204,7 +204,8 @@ def test_sizes_reaching_the_program_as_values_specialise(name):
 
 
 @pytest.mark.parametrize("name", ["view_by_size", "flatten", "expand", "mse", "bce",
-                                  "max_pool"])
+                                  "max_pool", "factory_of_size", "select_scatter_zeros",
+                                  "amax"])
 def test_sizes_forced_by_the_arrays_generalise(name):
     w = ndgrad.randn(2, 1, 3, 3, requires_grad=True)
     fns = {
@@ -215,6 +216,9 @@ def test_sizes_forced_by_the_arrays_generalise(name):
         "bce": lambda x: F.binary_cross_entropy(x.sigmoid(), x.detach().sigmoid()),
         "max_pool": lambda x: F.max_pool2d(F.conv2d(x.view(-1, 1, 2, 6), w, padding=1),
                                            2).sum(),
+        "factory_of_size": lambda x: (x + ndgrad.ones(x.shape[0], 1, 1)).sum(),
+        "select_scatter_zeros": lambda x: x[0].exp().sum() + x[:, 1:3].sin().sum(),
+        "amax": lambda x: x.amax(0).sum() + x.amin(1).exp().sum(),
     }
     counted = Counted(fns[name])
     cf = ndgrad.compile(counted)

@@ -35,7 +35,7 @@ import traceback
 
 import numpy as np
 
-from .. import _random, _state
+from .. import _creation, _random, _state
 from .._dynamo.exc import Unsupported
 from . import symbolic
 from .._ops import registry
@@ -138,6 +138,9 @@ class Tracer:
         self.tagged = parent.tagged if parent is not None else []
         self.seq_start = 0  # the first node sequence number of the trace (set by the caller)
         self.node_inputs = {}  # node -> (its op's argument refs, their shapes) (symbolic)
+        # id(tensor) -> (factory, args, kwargs) of a tensor made with symbolic sizes: when
+        # the program reads it, it becomes a FactoryOp instruction, made at each call
+        self.recipes = {}
         # an op's Python code decided on sizes (registry.sizes_decide): not generalised
         self.sizes_decided = False
 
@@ -233,6 +236,13 @@ class Tracer:
             return slot
         slot = self.by_array.get(id(t._data))
         if slot is not None:
+            return slot
+        recipe = self.recipes.pop(id(t), None)
+        if recipe is not None:
+            factory, args, kwargs = recipe
+            slot = self._new_value(t)
+            self.insts.append(Inst(factory_op(factory), False, [], (args, kwargs), (slot,), [],
+                                   ((t._data.shape, t._data.dtype),)))
             return slot
         if self.parent is not None:
             slot = self.parent.by_tensor.get(id(t)) or self.parent.by_array.get(id(t._data))
@@ -379,6 +389,7 @@ class Tracer:
             symbolic.active.tracer = self
             registry.symbolic_traces[0] += 1
             registry.size_watch[0] = _sizes_decided
+            _creation.factory_watch[0] = _factory_made
         registry.special_hooks.append(self)
         _state.enter_special()
         _install_patches()
@@ -393,6 +404,40 @@ class Tracer:
             symbolic.active.tracer = None
             registry.symbolic_traces[0] -= 1
         return False
+
+
+class FactoryOp:
+    """A factory (``zeros``, ``ones``, ``full``) called with symbolic sizes, as an
+    instruction: ``impl(params)`` makes the tensor anew from ``params = (args, kwargs)``."""
+
+    kind = "factory"
+    n_out = 1
+
+    def __init__(self, factory):
+        self.factory = factory
+        self.name = factory.__name__
+
+    def impl(self, params, _plain=True):
+        args, kwargs = params
+        return self.factory(*args, **kwargs)
+
+
+_FACTORY_OPS = {}
+
+
+def factory_op(factory):
+    """The one FactoryOp of `factory` (instructions of two traces compare ops by identity)."""
+    op = _FACTORY_OPS.get(factory)
+    if op is None:
+        op = _FACTORY_OPS[factory] = FactoryOp(factory)
+    return op
+
+
+def _factory_made(factory, args, kwargs, t):
+    tr = active_tracer()
+    if tr is not None and tr.symbolic and symbolic.has_sym(args):
+        tr.recipes[id(t)] = (factory, args, kwargs)
+        tr.keep.append(t)
 
 
 def _sizes_decided():
