@@ -66,9 +66,17 @@ def _infer_np_dtype(arr):
     raise TypeError(f"Could not infer dtype of {arr.dtype}")
 
 
+def _values_of(t):
+    """A tensor's array, copied into a new tensor by a factory: its values are read (a graph
+    break for ndgrad.compile, which would replay the values of the trace)."""
+    from ._ops.registry import reads_values
+    reads_values("torch.tensor() of a tensor (its values copied)")
+    return t._data
+
+
 def _unwrap_nested(data):
     if isinstance(data, Tensor):
-        return data._data
+        return _values_of(data)
     if isinstance(data, (list, tuple)):
         return [_unwrap_nested(d) for d in data]
     return data
@@ -110,7 +118,7 @@ def _array_from(data, dtype):
             return np.array(arr, copy=True)
         return np.array(arr, dtype=_dtype.to_np(dtype), copy=True)
     if isinstance(data, Tensor):
-        arr = data._data
+        arr = _values_of(data)
         return np.array(arr, dtype=_dtype.to_np(dtype) if dtype is not None else arr.dtype,
                         copy=True)
     raw = _unwrap_nested(data)

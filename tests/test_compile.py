@@ -741,3 +741,45 @@ def test_max_min_backward_replays_ties_and_nans(name):
         if not first:
             assert type(out.grad_fn).__name__ == "CompiledFunctionBackward"
         first = False
+
+
+_VALUE_CASES = {
+    # name: (function, trace values, replay values) -- the replay changes a decision that
+    # ndgrad's code takes on the values (a compiled program would replay the trace's)
+    "int_tensor_index": (lambda x, i: x[i] * 2, [1.0, 3.0, 2.0], [1.0, 3.0, 2.0]),
+    "prod_zero": (lambda x, i: x.prod() * 1, [1.0, 3.0, 2.0], [0.0, 3.0, 2.0]),
+    "prod_dim_zero": (lambda x, i: x.view(2, 2).prod(0).sum(), [1.0, 3.0, 2.0, 4.0],
+                      [0.0, 3.0, 2.0, 0.0]),
+    "cumprod_zero": (lambda x, i: x.cumprod(0).sum(), [1.0, 2.0, 3.0], [1.0, 0.0, 2.0]),
+    "median_ties": (lambda x, i: x.median() * 3, [1.0, 3.0, 2.0], [2.0, 2.0, 3.0]),
+    "nanmedian_ties": (lambda x, i: x.nanmedian() * 3, [1.0, 3.0, 2.0, 5.0],
+                       [1.0, 1.0, 1.0, 2.0]),
+    "median_nan": (lambda x, i: x.median() * 3, [1.0, 3.0, 2.0], [2.0, float("nan"), 3.0]),
+    "tensor_of_tensor": (lambda x, i: x * ndgrad.tensor(x.detach()), [1.0, 2.0],
+                         [3.0, 2.0]),
+    "allclose": (lambda x, i: x * 2 if ndgrad.allclose(x, x.detach() * 0 + 1) else x * 3,
+                 [1.0, 1.0], [5.0, 1.0]),
+    "equal": (lambda x, i: x * 2 if ndgrad.equal(x, x.detach() * 0 + 1) else x * 3,
+              [1.0, 1.0], [5.0, 1.0]),
+    "complex": (lambda x, i: x * complex(x.sum()).real, [1.0, 2.0], [3.0, 2.0]),
+    "tensor_split_indices": (lambda x, i: x.tensor_split(i + 1)[0].sum(),
+                             [1.0, 2.0, 3.0], [1.0, 2.0, 3.0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_VALUE_CASES))
+def test_values_read_into_python_break_the_graph(name):
+    """Code reading a tensor's values into Python (a decision, an int) where the tracer
+    cannot see a Tensor method is a graph break: the replay on other values matches eager."""
+    fn, a, b = _VALUE_CASES[name]
+    cf = ndgrad.compile(fn, dynamic=False)
+    for vals, i in ((a, 0), (b, 2 if name != "tensor_split_indices" else 1)):
+        idx = ndgrad.tensor(i)
+        x = ndgrad.tensor(vals, requires_grad=True)
+        out = cf(x, idx)
+        out.sum().backward()
+        xe = ndgrad.tensor(vals, requires_grad=True)
+        ref = fn(xe, idx)
+        ref.sum().backward()
+        np.testing.assert_array_equal(out._data, ref._data)
+        np.testing.assert_array_equal(x.grad._data, xe.grad._data)

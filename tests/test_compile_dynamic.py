@@ -189,12 +189,14 @@ def test_aliased_arguments_are_not_generalised():
 
 
 # --------------------------------------------------------------------------- specialised
-@pytest.mark.parametrize("name", ["divide_by_size", "arange_of_size", "slice_to_size"])
+@pytest.mark.parametrize("name", ["divide_by_size", "arange_of_size", "slice_to_size",
+                                  "select_from_end"])
 def test_sizes_reaching_the_program_as_values_specialise(name):
     fns = {
         "divide_by_size": lambda x: (x - x.mean(0)).pow(2).sum() / x.shape[0],
         "arange_of_size": lambda x: (x + ndgrad.arange(x.shape[0]).unsqueeze(1)).sum(),
-        "slice_to_size": lambda x: x[1:].exp().sum(),
+        "slice_to_size": lambda x: x[:-1].exp().sum(),
+        "select_from_end": lambda x: x[-2].exp().sum(),
     }
     counted = Counted(fns[name])
     cf = ndgrad.compile(counted)
@@ -205,7 +207,7 @@ def test_sizes_reaching_the_program_as_values_specialise(name):
 
 @pytest.mark.parametrize("name", ["view_by_size", "flatten", "expand", "mse", "bce",
                                   "max_pool", "factory_of_size", "select_scatter_zeros",
-                                  "amax"])
+                                  "amax", "cat", "slice_open_end", "select_last"])
 def test_sizes_forced_by_the_arrays_generalise(name):
     w = ndgrad.randn(2, 1, 3, 3, requires_grad=True)
     fns = {
@@ -219,6 +221,9 @@ def test_sizes_forced_by_the_arrays_generalise(name):
         "factory_of_size": lambda x: (x + ndgrad.ones(x.shape[0], 1, 1)).sum(),
         "select_scatter_zeros": lambda x: x[0].exp().sum() + x[:, 1:3].sin().sum(),
         "amax": lambda x: x.amax(0).sum() + x.amin(1).exp().sum(),
+        "cat": lambda x: ndgrad.cat([x, x.sin(), x[:2]], 0).exp().sum(),
+        "slice_open_end": lambda x: x[1:].exp().sum() + x[:, 2:].sum(),
+        "select_last": lambda x: x[-1].exp().sum() + x[:, -1].sin().sum(),
     }
     counted = Counted(fns[name])
     cf = ndgrad.compile(counted)

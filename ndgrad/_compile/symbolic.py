@@ -8,10 +8,15 @@ in slot v3; see :mod:`.tracer` for slots). The programs evaluate these expressio
 arrays of each call, so a size computed from a shape follows the shape.
 
 - sizes that *user code* reads from a traced tensor (``x.shape``, ``x.size()``, ``x.size(d)``,
-  ``len(x)``, ``x.numel()``; code inside ndgrad gets plain ints), and
-- the input shapes the ops' nodes keep for their backward (``node._shape``, and the shapes in
-  ``node._meta`` that the engine sums a broadcast gradient back to), while the joint graph is
-  traced.
+  ``len(x)``, ``x.numel()``; code inside ndgrad gets plain ints);
+- the input shapes the ops' nodes keep for their backward (``node._shape``, the shapes in
+  ``node._meta`` that the engine sums a broadcast gradient back to, pooling's ``x_shape`` and
+  cat's ``sizes`` extras), while the joint graph is traced (see ``Tracer.tag``);
+- sizes an op's function passes as the size itself (``registry.size_expr``: an open slice's
+  end, the last index).
+
+A factory (``zeros``, ``ones``, ``full``) given a SymInt size makes an instruction of the
+program instead of a constant (``tracer.FactoryOp``).
 
 Sizes 0 and 1 stay plain ints: they are never generalised. Arithmetic with ints keeps the
 expression (``+ - * // %``, ``-x``, ``abs``). A comparison (``== != < <= > >=``, ``bool``)

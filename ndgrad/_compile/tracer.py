@@ -189,6 +189,14 @@ class Tracer:
         if type(shape) is tuple and type(refs[0]) is str and shape == shapes[0]:
             self.tagged.append((extra, "x_shape", shape))
             extra["x_shape"] = symbolic.symbolic_dims(shape, refs[0])
+        sizes = extra.get("sizes")  # cat's inputs' sizes along its dim
+        dim = node._params
+        if type(sizes) is list and type(dim) is int and len(sizes) == len(refs) and all(
+                type(r) is str and s is not None and len(s) > dim and s[dim] == v
+                for r, s, v in zip(refs, shapes, sizes)):
+            self.tagged.append((extra, "sizes", sizes))
+            extra["sizes"] = [v if v < 2 else symbolic.SymInt(v, f"@{r}[{dim}]")
+                              for r, v in zip(refs, sizes)]
 
     def untag(self):
         """Give the nodes back their plain shapes (the eager graph outlives the trace)."""
@@ -390,7 +398,9 @@ class Tracer:
             registry.symbolic_traces[0] += 1
             registry.size_watch[0] = _sizes_decided
             _creation.factory_watch[0] = _factory_made
+            registry.sym_size_hook[0] = _sym_size
         registry.special_hooks.append(self)
+        registry.values_watch[0] = _values_read
         _state.enter_special()
         _install_patches()
         return self
@@ -440,9 +450,25 @@ def _factory_made(factory, args, kwargs, t):
         tr.keep.append(t)
 
 
+def _sym_size(x, dim, size):
+    tr = active_tracer()
+    if tr is None or not tr.symbolic or size < 2:
+        return size
+    slot = tr.by_tensor.get(id(x)) or tr.by_array.get(id(x._data))
+    return size if slot is None else symbolic.SymInt(size, f"@{slot}[{dim}]")
+
+
+def _values_read(what):
+    tr = active_tracer()
+    # (inside an op's implementation, depth > 0, the op replays as a whole: it reads the
+    # values of each call)
+    if tr is not None and tr.depth == 0:
+        tr.graph_break(f"{what} (a tensor's values read into Python)")
+
+
 def _sizes_decided():
     tr = active_tracer()
-    if tr is not None and tr.symbolic:
+    if tr is not None and tr.symbolic and tr.depth == 0:
         (tr.parent or tr).sizes_decided = True
 
 
@@ -467,6 +493,7 @@ _BREAKING = {
     "__bool__": "bool(tensor) (data-dependent control flow)",
     "__float__": "float(tensor) (a tensor's value read into Python)",
     "__int__": "int(tensor) (a tensor's value read into Python)",
+    "__complex__": "complex(tensor) (a tensor's value read into Python)",
     "__index__": "a tensor used as a Python index (value read into Python)",
     "__array__": "np.asarray(tensor) (a call outside ndgrad)",
     "__repr__": "printing a tensor (values read into Python)",

@@ -10,7 +10,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from .inplace import apply_inplace
 from .arguments import _dtype_of, _int_kernel_error, _no_kernel, _out, _tensor_only
-from .registry import binary, primitive, unary
+from .registry import binary, primitive, reads_values, unary
 from .registry import _meta_for, _promote2, as_tensor_arg
 from .registry import _broadcast_error
 from .vmap_helpers import is_batched
@@ -594,6 +594,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise RuntimeError("vmap over torch.allclose isn't supported yet. Please file an issue "
                            "at https://github.com/pytorch/pytorch/issues if you need this "
                            "feature.")
+    reads_values("allclose()")
     return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 
@@ -606,6 +607,7 @@ def equal(input, other):
     a, b = input._data, other._data
     if a.shape != b.shape:
         return False
+    reads_values("equal()")
     return bool(np.array_equal(a, b))
 
 

@@ -36,7 +36,8 @@ from .linalg_common import (
 from .matmul import matmul
 from .pointwise import _conj
 from .pointwise import log as _log
-from .registry import add_tangents, as_tensor_arg, no_forward_ad, primitive, wrap, sizes_decide
+from .registry import (add_tangents, as_tensor_arg, no_forward_ad, primitive, reads_values,
+                       sizes_decide, wrap)
 from .solvers import _lu_np, linalg_inv, linalg_solve, linalg_solve_triangular
 from .. import _state
 from .joins import cat
@@ -69,6 +70,7 @@ def _(ctx, g):
         # First-order backward, as torch's LU-solve path: det * A^{-H}; an exactly singular
         # matrix (det == 0) gets a zero gradient (the solve of a zero right-hand side).
         zero = d == 0
+        reads_values("det's backward (whether the determinant is zero)")
         if not np.any(zero):
             return (gd.unsqueeze(-1).unsqueeze(-1) * _mH(linalg_inv(a)),)
         eye = np.broadcast_to(np.eye(a._data.shape[-1], dtype=a._data.dtype), a._data.shape)
@@ -368,6 +370,7 @@ def _(ctx, gs):
         return (matmul(v * gl.unsqueeze(-2), _mH(v)),)
     vhgv = matmul(_mH(v), gv)
     if v._data.dtype.kind == "c":
+        reads_values("eigh's backward phase check")
         im = np.imag(np.diagonal(vhgv._data, 0, -2, -1))
         if not np.allclose(im, 0, rtol=1e-2, atol=1e-2):
             raise RuntimeError("linalg_eigh_backward: The eigenvectors in the complex case are "
@@ -467,6 +470,7 @@ def _(ctx, gs):
         vhgv = matmul(vh, _mH(gvh))
         vhgv = vhgv - _mH(vhgv)
     if is_complex:
+        reads_values("svd's backward phase check")
         zero = np.zeros(s._data.shape)
         iu = np.imag(np.diagonal(uhgu._data, 0, -2, -1)) if uhgu is not None else zero
         iv = np.imag(np.diagonal(vhgv._data, 0, -2, -1)) if vhgv is not None else zero
@@ -630,6 +634,7 @@ def _(ctx, gs):
         ret = _diag_embed(gl)
     else:
         vhgv = matmul(vh, gv)
+        reads_values("eig's backward phase check")
         im = np.imag(np.diagonal(vhgv._data, 0, -2, -1))
         if not np.allclose(im, 0, rtol=1e-2, atol=1e-2):
             raise RuntimeError("linalg_eig_backward: The eigenvectors in the complex case are "
@@ -768,6 +773,8 @@ def linalg_lu(A, *, pivot=True, out=None):
 def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     A = _check_lu_input(A, "torch.linalg.lu_factor_ex")
     packed, piv, info = LU_FACTOR.call(A)[:3]
+    if check_errors:
+        reads_values("lu_factor_ex(check_errors=True)")
     if check_errors and np.any(info._data):
         raise LinAlgError(f"torch.linalg.lu_factor_ex: U[{int(info._data.max())},"
                           f"{int(info._data.max())}] is zero")
@@ -778,6 +785,7 @@ def linalg_lu_factor(A, *, pivot=True, out=None):
     """The packed LU factorisation (LU, pivots) that ``lu_solve`` consumes."""
     A = _check_lu_input(A, "torch.linalg.lu_factor")
     packed, piv, info = LU_FACTOR.call(A)[:3]
+    reads_values("lu_factor's singularity check")
     bad = info._data.reshape(-1)
     if np.any(bad):
         k = int(bad[bad != 0][0])

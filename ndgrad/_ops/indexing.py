@@ -17,7 +17,7 @@ from . import shape as _shape
 from .inplace import apply_inplace
 from .arguments import wrap_dim
 from .registry import record_input_shape
-from .registry import as_tensor_arg, primitive, wrap, sizes_decide
+from .registry import as_tensor_arg, primitive, reads_values, sizes_decide, wrap
 from .. import _dtype
 from .._creation import ones_like, zeros, zeros_like
 from .broadcast import sum_to
@@ -90,6 +90,7 @@ def _int_index(k):
     if isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
         return int(k)
     if isinstance(k, Tensor) and k._data.ndim == 0 and k._data.dtype.kind in "iu":
+        reads_values("a 0-d tensor used as an index")
         return int(k._data)
     return None
 

@@ -14,8 +14,8 @@ import numpy as np
 from .. import _dtype
 from .arguments import wrap_dim
 from .registry import record_input_shape
-from .registry import as_tensor_arg, primitive
-from .shape import _no_dims, _tensors_arg, meshgrid, slice_dim
+from .registry import as_tensor_arg, primitive, reads_values
+from .shape import SLICE, _no_dims, _tensors_arg, meshgrid, slice_dim
 from .._creation import zeros
 from .arguments import _out
 from .._tensor import Tensor
@@ -207,7 +207,9 @@ def _(ctx, g):
     sizes = ctx._extra["sizes"]
     out, a = [], 0
     for s, e in zip(sizes, ctx._next):
-        out.append(g.narrow(dim, a, s) if e is not None else None)
+        # narrow's slice, without its range check (in range by construction; the sizes may
+        # be symbolic in a dynamic trace: see _compile/symbolic.py)
+        out.append(SLICE.call(g, params=(dim, a, a + s, 1)) if e is not None else None)
         a += s
     return tuple(out)
 
@@ -400,6 +402,7 @@ def tensor_split(input, indices_or_sections, dim=0):
             raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a "
                                "zero-dimensional or one-dimensional tensor, but got a tensor "
                                f"with {ios._data.ndim} dims")
+        reads_values("tensor_split's indices or sections")
         ios = int(ios._data) if ios._data.ndim == 0 else ios._data.tolist()
     if isinstance(ios, int):
         n = ios

@@ -26,8 +26,8 @@ from .indexing import SCATTER, SCATTER_ADD
 from .inplace import apply_inplace
 from .joins import cat
 from .pointwise import _conj, abs as _abs, exp, log
-from .registry import (as_tensor_arg, primitive, raw_view, record_input_shape, unrecorded_float,
-                       wrap)
+from .registry import (as_tensor_arg, primitive, raw_view, reads_values, record_input_shape,
+                       unrecorded_float, wrap)
 from .shape import EXPAND, UNSQUEEZE, movedim
 from .vmap_helpers import is_batched, shift
 
@@ -533,6 +533,7 @@ def _prod_vjp(ctx, g):
     gg = _expand_back(g, shape, dims_t, keepdim)
     o = _expand_back(out, shape, dims_t, keepdim)
     zero = x == 0
+    reads_values("prod's backward (whether the input holds a zero)")
     if not zero._data.any():
         return (gg * _conj(o / x),)
     # With zeros: the product of the others, computed without dividing.
@@ -901,6 +902,7 @@ def _(ctx, g):
     dim, _ = ctx._params
     if x._data.ndim == 0:
         return (g,)
+    reads_values("cumprod's backward (whether the input holds a zero)")
     if not (x._data == 0).any():
         return (_rev_cumsum(g * _conj(out), dim) / _conj(x),)
     # With zeros there is no division: d out_j / d x_k = prod_{i <= j, i != k} x_i, built one

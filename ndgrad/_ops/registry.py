@@ -49,7 +49,8 @@ from .._graph_core import Node, SavedTensor
 
 __all__ = ["OpDef", "unary", "binary", "primitive", "wrap", "as_tensor_arg", "special_hooks",
            "unrecorded_float", "raw_view", "add_tangents", "jvp_from_parts", "bilinear_jvp",
-           "elementwise_jvp", "record_input_shape", "PRIMITIVES", "sizes_decide"]
+           "elementwise_jvp", "record_input_shape", "PRIMITIVES", "sizes_decide",
+           "size_expr", "reads_values"]
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -589,6 +590,19 @@ def set_forward_fast(unary_fn, binary_fn):
     _FORWARD_FAST[1] = binary_fn
 
 
+# Set by ndgrad.compile while it traces: a function called by ``reads_values``.
+values_watch = [None]
+
+
+def reads_values(what):
+    """Called by code that reads a tensor's values into Python (a decision, an int) where the
+    tracer cannot see it (the raw array): ndgrad.compile makes it a graph break (a compiled
+    program would replay the values of the trace)."""
+    watch = values_watch[0]
+    if watch is not None:
+        watch(what)
+
+
 # Set by ndgrad.compile while it traces with symbolic sizes: a function called by
 # ``sizes_decide``.
 size_watch = [None]
@@ -602,6 +616,19 @@ def sizes_decide():
     watch = size_watch[0]
     if watch is not None:
         watch()
+
+
+# Set by ndgrad.compile while it traces with symbolic sizes: ``hook(tensor, dim, size)``.
+sym_size_hook = [None]
+
+
+def size_expr(x, dim):
+    """``x``'s size along `dim` for a parameter that *is* that size (an open slice's end): a
+    plain int, or while ndgrad.compile traces with symbolic sizes, one that follows the dim
+    (see ``_compile/symbolic.py``)."""
+    size = x._data.shape[dim]
+    hook = sym_size_hook[0]
+    return size if hook is None else hook(x, dim, size)
 
 
 # Set (a count) by ndgrad.compile while it traces with symbolic sizes: Python ints of an int

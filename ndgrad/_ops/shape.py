@@ -17,7 +17,8 @@ from .. import _dtype
 from .broadcast import align_batched, sum_to, sum_to_batched  # expand's VJP and batched rules
 from .arguments import _numpy_aliases, wrap_dim
 from .registry import record_input_shape
-from .registry import as_tensor_arg, primitive, raw_view, unrecorded_float, sizes_decide
+from .registry import (as_tensor_arg, primitive, raw_view, size_expr, sizes_decide,
+                       unrecorded_float)
 from .._creation import zeros
 from .._dtype import to_dtype
 from .registry import wrap
@@ -781,16 +782,21 @@ def select(input, dim, index):
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(x._data.shape)} at dimension {d}")
+    if index == -1:  # the last: size - 1 for every size (a dynamic trace keeps it so)
+        return SELECT.call(x, params=(d, size_expr(x, d) - 1))
     return SELECT.call(x, params=(d, index % size))
 
 
 def slice_dim(x, dim, start, stop, step):
     """``x[..., start:stop:step, ...]`` on `dim` as a view (SliceBackward0)."""
     size = x._data.shape[dim]
+    open_end = stop is None
     start, stop, step = slice(start, stop, step).indices(size)
     if step <= 0:
         raise ValueError("step must be greater than zero")
     stop = builtins.max(stop, start)
+    if open_end:  # stop is the size (a dynamic trace keeps it so)
+        stop = size_expr(x, dim)
     return SLICE.call(x, params=(dim, start, stop, step))
 
 

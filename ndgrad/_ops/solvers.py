@@ -32,7 +32,7 @@ from .linalg_common import (
 )
 from .matmul import matmul
 from .pointwise import _conj
-from .registry import add_tangents, as_tensor_arg, primitive, wrap, sizes_decide
+from .registry import add_tangents, as_tensor_arg, primitive, reads_values, sizes_decide, wrap
 
 __all__ = ["cholesky_inverse", "cholesky_solve", "inverse", "pinverse", "triangular_solve"]
 
@@ -620,6 +620,7 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
     empty_real = np.zeros((0,), A._data.real.dtype)
     # Residuals exist for tall, full-rank A with drivers other than gelsy (torch's rule).
     sizes_decide()
+    reads_values("lstsq's rank (whether residuals exist)")
     want_res = bool(m > n and drv != "gelsy" and np.all(rank == n))
     x, residuals = LSTSQ.call(A, B, params=(rcond, vector, want_res))
     _reduce_meta((x, residuals), A, B)

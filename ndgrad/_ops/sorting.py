@@ -582,12 +582,15 @@ def _evenly_vjp(ctx, g):
     """torch's evenly_distribute_backward: split among the elements equal to the result (or
     among the NaNs when the result is NaN)."""
     x, out = ctx.saved
-    if bool(np.isnan(out._data)) if out._data.dtype.kind == "f" else False:
-        mask = isnan(x.detach())
+    # The mask and the count are ops on the values, not values read into Python (a compiled
+    # backward replays them for any values; g / count as with a Python int count).
+    xd = x.detach()
+    od = out.detach()
+    if od._data.dtype.kind == "f":
+        mask = where(isnan(od), isnan(xd), xd == od)
     else:
-        mask = x == out
-    count = int(mask._data.sum())
-    return (where(mask, g / count, 0.0).to(g.dtype),)
+        mask = xd == od
+    return (where(mask, g / mask.sum(), 0.0).to(g.dtype),)
 
 
 MEDIAN_ALL.def_vjp(_evenly_vjp)

@@ -19,7 +19,7 @@ import numpy as np
 from .._tensor import Tensor
 from .. import _dtype
 from .copy_variants import narrow_copy
-from .registry import primitive
+from .registry import primitive, reads_values
 from .shape import alias
 
 __all__ = ["dequantize"]
@@ -38,6 +38,7 @@ def is_nonzero(self):
         raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
     if n > 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    reads_values("is_nonzero()")
     return bool(self._data.reshape(-1)[0] != 0)
 
 
