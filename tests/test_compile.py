@@ -255,6 +255,36 @@ def test_example_training_loops_bitwise(name, how):
         np.testing.assert_array_equal(a, b, strict=True)
 
 
+@pytest.mark.parametrize("name", ["mlp_classifier", "small_cnn", "char_lstm"])
+def test_example_training_loops_with_changing_sizes_bitwise(name):
+    """Batch sizes (and the LSTM's sequence length) changing every step: the default
+    (automatic dynamic shapes) trains bitwise as eager mode."""
+    sizes = {"mlp_classifier": (32, 24, 17, 9, 40, 13, 32),
+             "small_cnn": (8, 6, 5, 3, 7, 6),
+             "char_lstm": (6, 5, 7, 9, 5, 11)}[name]
+
+    def make():
+        model, _, opt = _make(name)
+        g = ndgrad.Generator().manual_seed(1)
+        if name == "mlp_classifier":
+            data = [(ndgrad.randn(b, 2, generator=g), ndgrad.randint(0, 3, (b,), generator=g))
+                    for b in sizes]
+        elif name == "small_cnn":
+            s = _example(name).SIZE
+            data = [(ndgrad.randn(b, 1, s, s, generator=g),
+                     ndgrad.randint(0, 4, (b,), generator=g)) for b in sizes]
+        else:
+            data = [(ndgrad.randint(0, 11, (t, 4), generator=g),
+                     ndgrad.randint(0, 11, (t, 4), generator=g)) for t in sizes]
+        return model, data, opt
+    model, data, opt = make()
+    e_losses, e_params = _train(model, model, data, opt)
+    model, data, opt = make()
+    c_losses, c_params = _train(model, ndgrad.compile(model), data, opt)
+    for a, b in zip(c_losses + c_params, e_losses + e_params):
+        np.testing.assert_array_equal(a, b, strict=True)
+
+
 def test_mlp_compiled_step_matches_torch():
     nn = ndgrad.nn
     ndgrad.manual_seed(0)

@@ -28,10 +28,17 @@ from .registry import no_forward_ad, primitive
 __all__ = []
 
 
+def _stand_in(shape, dtype):
+    """A zero-stride tensor of `shape` standing for an input a node did not save because its
+    gradient is not asked for (the kernels read only its shape; ndgrad.compile takes it as
+    a constant made from a shape)."""
+    return Tensor(np.broadcast_to(np.zeros((), dtype), shape))
+
+
 def _input_stand_in(ctx):
     """The unsaved input of a node as a zero-stride tensor of its shape and dtype (x_meta)."""
     shape, dtype = ctx._extras()["x_meta"]
-    return Tensor(np.broadcast_to(np.zeros((), dtype), shape))
+    return _stand_in(shape, dtype)
 
 
 # ============================================================================ convolution
@@ -311,7 +318,7 @@ def _(ctx, g):
     if x is None:
         x = _input_stand_in(ctx)
     if w is None:
-        w = Tensor(np.broadcast_to(np.zeros((), g._data.dtype), ctx._extras()["w_shape"]))
+        w = _stand_in(ctx._extras()["w_shape"], g._data.dtype)
     mask = (n[0] is not None, n[1] is not None, len(n) > 2 and n[2] is not None)
     gx, gw, gb = CONVOLUTION_BW.call(g, x, w, params=tuple(ctx._params) + (mask,))
     return (gx if mask[0] else None, gw if mask[1] else None, gb if mask[2] else None)
