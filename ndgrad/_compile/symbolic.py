@@ -42,7 +42,7 @@ from .._size import Size
 from .._tensor import Tensor
 
 __all__ = ["SymInt", "install", "uninstall", "guard_source", "symbolic_dims", "has_sym",
-           "active", "SLOT_DIM"]
+           "holds", "active", "SLOT_DIM"]
 
 # a size in an expression: ``@v3[0]`` is dim 0 of the value in slot v3
 SLOT_DIM = re.compile(r"@([ievbg]\d+)\[(\d+)\]")
@@ -218,51 +218,57 @@ def guard_source(guards):
     return " and ".join(parts) or "True"
 
 
-def has_sym(obj, depth=0):
-    """Whether `obj` (a constant or an op's parameters) holds a SymInt."""
+def holds(obj, leaf_type, depth=4):
+    """Whether `obj` or the tuples, lists and dicts in it (`depth` levels) hold a value of
+    exactly `leaf_type`."""
     t = type(obj)
-    if t is SymInt:
+    if t is leaf_type:
         return True
-    if (t is tuple or t is list) and depth < 4:
-        return any(has_sym(o, depth + 1) for o in obj)
-    if t is dict and depth < 4:
-        return any(has_sym(o, depth + 1) for o in obj.values())
+    if depth and (t is tuple or t is list):
+        return any(holds(o, leaf_type, depth - 1) for o in obj)
+    if depth and t is dict:
+        return any(holds(o, leaf_type, depth - 1) for o in obj.values())
     return False
+
+
+def has_sym(obj):
+    """Whether `obj` (a constant or an op's parameters) holds a SymInt."""
+    return holds(obj, SymInt)
+
+
+def _sym(v, slot, d):
+    return SymInt(v, f"@{slot}[{d}]") if v >= 2 else v
 
 
 def symbolic_dims(dims, slot):
     """`dims` (a shape) with each size of 2 or more a SymInt of dim d of `slot`."""
-    return tuple(SymInt(v, f"@{slot}[{d}]") if v >= 2 else v for d, v in enumerate(dims))
+    return tuple(_sym(v, slot, d) for d, v in enumerate(dims))
 
 
 # ------------------------------------------------------------------ sizes read by user code
-def _slot(tr, t):
+def _user_slot(t):
+    """The slot of tensor `t` when user code reads its sizes in a symbolic trace, else None."""
+    tr = _tracer()
+    if tr is None or not _from_user(2):
+        return None
     return tr.by_tensor.get(id(t)) or tr.by_array.get(id(t._data))
 
 
 def _shape(self):
-    tr = _tracer()
-    if tr is None or not _from_user(1):
-        return Size(self._data.shape)
-    slot = _slot(tr, self)
-    if slot is None:
-        return Size(self._data.shape)
-    return Size(symbolic_dims(self._data.shape, slot))
+    slot = _user_slot(self)
+    dims = self._data.shape
+    return Size(dims if slot is None else symbolic_dims(dims, slot))
 
 
 def _make_size(original):
     def size(self, dim=None):
         out = original(self, dim)
-        tr = _tracer()
-        if tr is None or not _from_user(1):
-            return out
-        slot = _slot(tr, self)
+        slot = _user_slot(self)
         if slot is None:
             return out
         if dim is None:
             return Size(symbolic_dims(out, slot))
-        d = dim + self._data.ndim if dim < 0 else dim
-        return SymInt(out, f"@{slot}[{d}]") if out >= 2 else out
+        return _sym(out, slot, dim + self._data.ndim if dim < 0 else dim)
     size.__wrapped__ = original
     return size
 
@@ -270,11 +276,8 @@ def _make_size(original):
 def _make_len(original):
     def length(self):
         out = original(self)
-        tr = _tracer()
-        if tr is None or not _from_user(1):
-            return out
-        slot = _slot(tr, self)
-        return SymInt(out, f"@{slot}[0]") if slot is not None and out >= 2 else out
+        slot = _user_slot(self)
+        return out if slot is None else _sym(out, slot, 0)
     length.__wrapped__ = original
     return length
 
@@ -282,10 +285,7 @@ def _make_len(original):
 def _make_numel(original):
     def numel(self):
         out = original(self)
-        tr = _tracer()
-        if tr is None or not _from_user(1):
-            return out
-        slot = _slot(tr, self)
+        slot = _user_slot(self)
         if slot is None:
             return out
         n = 1

@@ -366,7 +366,7 @@ class Tracer:
                     isinstance(a, Tensor) and a._rg for a in args[1:])):
                 self.graph_break(f"in-place {op.name}_ on a tensor that requires grad")
                 return
-        if _holds_array(params):
+        if symbolic.holds(params, np.ndarray, 3):
             self.graph_break(f"{op.name}'s parameters hold arrays computed outside the ops "
                              "(e.g. batch statistics)")
         refs = []
@@ -472,17 +472,6 @@ def _sizes_decided():
         (tr.parent or tr).sizes_decided = True
 
 
-def _holds_array(params, depth=0):
-    t = type(params)
-    if t is np.ndarray:
-        return True
-    if (t is tuple or t is list) and depth < 3:
-        return any(_holds_array(p, depth + 1) for p in params)
-    if t is dict and depth < 3:
-        return any(_holds_array(p, depth + 1) for p in params.values())
-    return False
-
-
 # ---------------------------------------------------------------------------- patches
 # Tensor methods that hand values to Python, or change what autograd does, break the graph.
 # They are patched on the class only while some thread traces, and act only on that thread.
@@ -547,7 +536,7 @@ def _module_watch(original):
 # Tensors made at depth 0 that are constants of the trace: a factory's result, the user's
 # Tensor(...), a number wrapped by as_tensor_arg, and these helpers, which build tensors from
 # shapes only (file, function).
-_SHAPE_ONLY = frozenset({("losses.py", "get")})
+_SHAPE_ONLY = frozenset({("losses.py", "get"), ("conv_pool.py", "_stand_in")})
 
 
 def _init_watch(original):
