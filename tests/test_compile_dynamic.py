@@ -383,3 +383,23 @@ def test_multi_dot_order_follows_the_sizes():
                                 ndgrad.tensor(rng.standard_normal((k, 2)),
                                               requires_grad=True)])
     assert counted.runs == 4
+
+
+def test_an_error_inside_a_symbolic_trace_leaves_no_state():
+    from ndgrad._ops import registry
+
+    def f(x):
+        h = x.sum(1)
+        if x.size(0) > 4:
+            raise ValueError("too big")
+        return h.mean()
+    cf = ndgrad.compile(f)
+    x = ndgrad.randn(3, 2, requires_grad=True)
+    cf(x)
+    with pytest.raises(ValueError, match="too big"):
+        cf(ndgrad.randn(6, 2, requires_grad=True))
+    assert registry.symbolic_traces[0] == 0 and symbolic.active.tracer is None
+    assert type(x.size(0)) is int and type(x.shape[1]) is int
+    out = f(ndgrad.randn(3, 2, requires_grad=True))
+    assert all(type(s) is int for s in out.grad_fn._saved_self_sym_sizes)
+    _run_both(cf, Counted(f), [ndgrad.randn(2, 2, requires_grad=True)])
