@@ -368,6 +368,12 @@ def _scalar_cases(lib):
             x.masked_fill(x > 0, 2.0), "nansum": x.nansum(), "logit": x.sigmoid().logit(),
         "div_trunc": lib.div(x, 2.0, rounding_mode="trunc"),
         "polygamma": lib.polygamma(1, x), "mvlgamma": lib.mvlgamma(x.abs() + 3, 2),
+        "mse": F.mse_loss(x, x.detach() * 0.5), "huber": F.huber_loss(x, x.detach() * 0,
+                                                                      delta=0.5),
+        "smooth_l1": F.smooth_l1_loss(x, x.detach() * 0, beta=0.3, reduction="sum"),
+        "bce": F.binary_cross_entropy(x.sigmoid(), x.detach().sigmoid(), reduction="none"),
+        "bce_logits": F.binary_cross_entropy_with_logits(
+            x, x.detach().sigmoid(), pos_weight=x.detach()[0, 0].abs()),
     }
 
 

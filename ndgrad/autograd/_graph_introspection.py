@@ -231,6 +231,18 @@ for _name in ("nll_loss", "nll_loss2d"):
     _SCALARS[_name + "_backward"] = _NLL_SCALARS
     _ARG_NAMES[_name] = _NLL_NAMES[1:]
     _ARG_NAMES[_name + "_backward"] = _NLL_NAMES
+# The pointwise losses' nodes (one primitive per kind, saving input, target, weight and
+# pos_weight): torch's names for what each kind's node keeps (None: not shown, as torch's
+# node has no such attribute), and its scalars.
+_REDUCTION = ("reduction", _param(1, {"none": 0, "mean": 1, "sum": 2}.get))
+for _kind, _names_, _extra in (
+        ("mse", ("self", "target", None, None), ()),
+        ("huber", ("self", "target", None, None), (("delta", _param(2)),)),
+        ("smooth_l1", ("self", "target", None, None), (("beta", _param(2)),)),
+        ("bce", ("self", "target", "weight", None), ()),
+        ("bce_logits", ("self", "target", "weight", "pos_weight"), ())):
+    _ARG_NAMES["loss_" + _kind] = _names_
+    _SCALARS["loss_" + _kind] = (_REDUCTION,) + _extra
 # Ops whose node in torch has no ``_saved_self_sym_sizes`` (ndgrad records the shape anyway).
 _NO_SELF_SIZES = {"gather", "unbind", "masked_fill", "diag_embed", "amax", "amin",
                   "loss_mse", "loss_smooth_l1", "loss_huber", "loss_bce", "loss_bce_logits"}
@@ -278,6 +290,8 @@ def _names(node):
             name = outs[k] if k < len(outs) else ("result" if k == 0 else f"result{k}")
         else:
             name = args[what] if what < len(args) else f"input{what}"
+            if name is None:
+                continue  # kept for the rule, not an attribute of torch's node
         names.append((name, i))
     return names
 
@@ -395,7 +409,7 @@ def _define(key):
 def _define_all():
     keys = {"self", "other", "result", "self_sym_sizes"}
     for names in list(_ARG_NAMES.values()) + list(_OUT_NAMES.values()):
-        keys.update(names)
+        keys.update(n for n in names if n is not None)
     keys.update(f"input{k}" for k in range(2, 6))
     keys.update(f"result{k}" for k in range(1, 4))
     for entries in _SCALARS.values():
