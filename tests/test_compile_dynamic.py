@@ -189,12 +189,16 @@ def test_aliased_arguments_are_not_generalised():
 
 
 # --------------------------------------------------------------------------- specialised
-@pytest.mark.parametrize("name", ["divide_by_size", "arange_of_size", "slice_to_size",
-                                  "select_from_end"])
+@pytest.mark.parametrize("name", ["arange_of_size", "slice_to_size", "select_from_end",
+                                  "len", "size_as_text", "size_in_a_set"])
 def test_sizes_reaching_the_program_as_values_specialise(name):
     fns = {
-        "divide_by_size": lambda x: (x - x.mean(0)).pow(2).sum() / x.shape[0],
         "arange_of_size": lambda x: (x + ndgrad.arange(x.shape[0]).unsqueeze(1)).sum(),
+        # Python's len() strips the SymInt, and text and hashes only serve decisions: from
+        # user code, each specialises
+        "len": lambda x: x.exp().sum() * (2 if len(x) > 4 else 3),
+        "size_as_text": lambda x: x.exp().sum() * (2 if str(x.size(0)) == "5" else 3),
+        "size_in_a_set": lambda x: x.exp().sum() * (2 if x.size(0) in {5, 9} else 3),
         "slice_to_size": lambda x: x[:-1].exp().sum(),
         "select_from_end": lambda x: x[-2].exp().sum(),
     }
@@ -207,7 +211,8 @@ def test_sizes_reaching_the_program_as_values_specialise(name):
 
 @pytest.mark.parametrize("name", ["view_by_size", "flatten", "expand", "mse", "bce",
                                   "max_pool", "factory_of_size", "select_scatter_zeros",
-                                  "amax", "cat", "slice_open_end", "select_last"])
+                                  "amax", "cat", "slice_open_end", "select_last",
+                                  "divide_by_size", "scale_by_size"])
 def test_sizes_forced_by_the_arrays_generalise(name):
     w = ndgrad.randn(2, 1, 3, 3, requires_grad=True)
     fns = {
@@ -224,6 +229,8 @@ def test_sizes_forced_by_the_arrays_generalise(name):
         "cat": lambda x: ndgrad.cat([x, x.sin(), x[:2]], 0).exp().sum(),
         "slice_open_end": lambda x: x[1:].exp().sum() + x[:, 2:].sum(),
         "select_last": lambda x: x[-1].exp().sum() + x[:, -1].sin().sum(),
+        "divide_by_size": lambda x: (x - x.mean(0)).pow(2).sum() / x.shape[0],
+        "scale_by_size": lambda x: (x * x.size(0) - 1).tanh().sum() * x.numel(),
     }
     counted = Counted(fns[name])
     cf = ndgrad.compile(counted)

@@ -169,7 +169,15 @@ class SymInt(int):
     def __bool__(self):
         return self._decide(0, "!=", lambda a, b: a != b)
 
-    __hash__ = int.__hash__
+    # Python turns a size into text or a hash key only to decide on it later (a dict or set
+    # lookup, a string comparison): from user code, that specialises.
+    def __hash__(self):
+        self._specialise()
+        return int.__hash__(self)
+
+    def __format__(self, spec):
+        self._specialise()
+        return int.__format__(int.__int__(self), spec)
 
     # -------------------------------------------------------------- leaving: specialise
     def _specialise(self, depth=2):
@@ -202,9 +210,12 @@ class SymInt(int):
         return o ** int.__int__(self)
 
     def __repr__(self):
+        self._specialise()
         return int.__repr__(self)
 
-    __str__ = __repr__
+    def __str__(self):
+        self._specialise()
+        return int.__repr__(self)
 
     def __reduce__(self):
         return (int, (int.__int__(self),))
@@ -277,7 +288,10 @@ def _make_len(original):
     def length(self):
         out = original(self)
         slot = _user_slot(self)
-        return out if slot is None else _sym(out, slot, 0)
+        if slot is not None and out >= 2:
+            # len() hands Python a plain int (it strips an int subclass): specialise
+            _sym(out, slot, 0)._specialise()
+        return out
     length.__wrapped__ = original
     return length
 

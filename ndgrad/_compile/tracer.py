@@ -169,6 +169,7 @@ class Tracer:
             if type(shape) is tuple and type(refs[0]) is str:
                 self.tagged.append((node, "_shape", shape))
                 node._shape = symbolic.symbolic_dims(shape, refs[0])
+            self._tag_saved_sizes(node, refs)
             meta = getattr(node, "_meta", None)
             if type(meta) is tuple:
                 self.tagged.append((node, "_meta", meta))
@@ -176,6 +177,26 @@ class Tracer:
                     m if m is None or i >= len(refs) or type(refs[i]) is not str
                     else (symbolic.symbolic_dims(m[0], refs[i]), m[1])
                     for i, m in enumerate(meta))
+
+    def _tag_saved_sizes(self, node, refs):
+        """Give back to `node`'s saved numbers the SymInts its op was given (the op ran on
+        plain ints, see registry._special_call): ``x / x.size(0)``'s backward divides by the
+        size too."""
+        save = self.insts[-1].op.save
+        saved = node._saved
+        if not save or type(saved) is not tuple or len(saved) != len(save):
+            return
+        new = None
+        for j, (what, _) in enumerate(save):
+            if type(what) is int and what < len(refs) and type(refs[what]) is tuple:
+                v = refs[what][1]
+                if type(v) is symbolic.SymInt and type(saved[j]) is int and \
+                        int.__eq__(v, saved[j]):
+                    new = list(saved) if new is None else new
+                    new[j] = v
+        if new is not None:
+            self.tagged.append((node, "_saved", saved))
+            node._saved = tuple(new)
 
     def tag_extras(self, node):
         """Make the input shape a node's op keeps in its extras (``x_shape``, set by the op's

@@ -58,6 +58,8 @@ def _conj_any(v):
         return v
     if t is complex:
         return v.conjugate()
+    if isinstance(v, int):  # an int subclass (a traced symbolic size)
+        return v
     return CONJ.call(v) if v._data.dtype.kind == "c" else v
 
 
