@@ -278,18 +278,16 @@ def _generic_kernel(inst, symbolic=False):
 
     if symbolic:
         return lambda p, consts, *arrays: run(p, consts, arrays)
-    consts = [a[1] for a in template if type(a) is not str]
-    return lambda *arrays: run(p, consts, arrays)
+    consts = tuple(a[1] for a in template if type(a) is not str)
 
-
-def _symbolic(inst):
-    return has_sym(inst.params) or any(type(a) is not str and has_sym(a[1])
-                                       for a in inst.args)
+    def kernel(*arrays):  # parameters and constants fixed at trace time
+        return run(p, consts, arrays)
+    return kernel
 
 
 def _generic_call(prog, inst):
     tensors = [a for a in inst.args if type(a) is str]
-    if _symbolic(inst):
+    if inst.symbolic():
         k = prog.bind(_generic_kernel(inst, True), "g")
         consts = prog.literal(tuple(a[1] for a in inst.args if type(a) is not str))
         return f"{k}({prog.value(inst.params, 'p')}, {consts}, {', '.join(tensors)})"

@@ -46,7 +46,6 @@ from .._ops.linear import LINEAR, LINEAR_BW
 from .._ops.losses import NLL_LOSS, NLL_LOSS_BW, _nll_bw_fwd, _nll_fwd
 from .._ops.pointwise import RELU, THRESHOLD_BW
 from .._ops.shape import T_OP
-from .symbolic import has_sym
 
 __all__ = ["plan", "emit_fast"]
 
@@ -167,8 +166,7 @@ def plan(insts, keep):
             continue
         for o in inst.outs:
             producer[o] = inst
-        if has_sym(inst.params) or any(type(a) is not str and has_sym(a[1])
-                                       for a in inst.args):
+        if inst.symbolic():
             continue  # sizes evaluated per call: the op's own form
         if op is RELU and type(inst.meta[0]) is tuple and inst.meta[0][1] in _FLOATS \
                 and len(inst.meta[0][0]) > 0:

@@ -95,6 +95,11 @@ class Inst:
     def __repr__(self):
         return f"{', '.join(self.outs)} = {self.op.name}({', '.join(map(str, self.args))})"
 
+    def symbolic(self):
+        """Whether its parameters or constants hold symbolic sizes (see .symbolic)."""
+        return symbolic.has_sym(self.params) or any(
+            type(a) is not str and symbolic.has_sym(a[1]) for a in self.args)
+
 
 class Tracer:
     """A special-mode observer turning the primitive calls it sees into :class:`Inst` lists.
