@@ -23,6 +23,8 @@ class _ThreadState(threading.local):
     # autograd.set_multithreading_enabled: remembered per thread; the engine always runs the
     # backward on the calling thread either way.
     multithreading = True
+    # How many of the `special` modes are open inference_mode contexts of this thread.
+    inference_specials = 0
 
 
 tls = _ThreadState()
@@ -31,6 +33,9 @@ tls = _ThreadState()
 # backward skips the thread-local read of `tls.saved_hooks` (a superset test: a context open
 # on another thread only sends this one to its own, empty, stack).
 saved_hooks_active = 0
+# Guards `saved_hooks_active`: it may overcount for a moment, never undercount (SavedTensor
+# skips hooks at zero).
+saved_hooks_lock = threading.Lock()
 
 # Number of active special modes (dual levels, anomaly detection, profilers). When zero the
 # dispatcher never looks at them.
@@ -68,3 +73,29 @@ def enter_special():
 def exit_special():
     global special
     special -= 1
+
+
+def node_modes():
+    """What a backward restores around every node it runs, as torch's engine does (its
+    ThreadLocalStateGuard): the saved-tensor hook stack, the disable_saved_tensors_hooks
+    message and inference mode, captured when the backward starts (`restore_node_modes`)."""
+    return (tls.saved_hooks, tls.saved_hooks_disabled, tls.inference, tls.inference_specials)
+
+
+def restore_node_modes(modes, grad_enabled):
+    """Put back what `node_modes` captured, and grad mode as the engine runs nodes (on only
+    under create_graph): a hook or custom Function that entered a context during backward
+    and never left it (or left one it did not enter) harms nothing after its node."""
+    global saved_hooks_active, special
+    hooks, disabled, inference, inference_specials = modes
+    now = tls.saved_hooks
+    if now is not hooks:
+        with saved_hooks_lock:
+            saved_hooks_active += len(hooks) - len(now)
+        tls.saved_hooks = hooks
+    tls.saved_hooks_disabled = disabled
+    tls.inference = inference
+    if tls.inference_specials != inference_specials:
+        special -= tls.inference_specials - inference_specials
+        tls.inference_specials = inference_specials
+    tls.grad_enabled = grad_enabled

@@ -328,3 +328,110 @@ def test_checkpoint_debug_override_restored_after_an_exception():
             assert "Operations executed during the original forward" not in str(e)
             raise RuntimeError("non-deterministic recomputation") from None
     assert _after(scenario) == ("RuntimeError", "non-deterministic recomputation")
+
+
+# ------------------------------------------------- modes a node's user code leaves changed
+# torch's engine restores the thread's modes around every node of a backward (and so at its
+# end): a hook or unpack hook that enters a context and never exits it harms nothing after.
+def _leaky_unpack_scenario(L):
+    """An unpack hook entering its own context during backward (never exited), then plain use;
+    returns whether the hook was freed and the gradient of a later backward."""
+    import gc
+    import weakref
+
+    def scope():
+        def unpack(x):
+            weak_ctx().__enter__()
+            return x
+        ctx = L.autograd.graph.saved_tensors_hooks(lambda x: x, unpack)
+        weak_ctx = weakref.ref(ctx)
+        x = L.ones(3, requires_grad=True)
+        with ctx:
+            x.sin().sum().backward()
+        return weakref.ref(unpack)
+    gc.disable()
+    try:
+        ref = scope()
+        freed = ref() is None
+    finally:
+        gc.enable()
+    a = L.tensor([1.0, 2.0], dtype=L.float64, requires_grad=True)
+    (a * a).exp().sum().backward()
+    return freed, a.grad.tolist()
+
+
+def test_unpack_hook_entering_a_context_during_backward_leaks_nothing():
+    assert _leaky_unpack_scenario(ndgrad) == _leaky_unpack_scenario(torch)
+    assert _leaky_unpack_scenario(ndgrad)[0]
+    assert _no_hooks_left(ndgrad, [])
+
+
+def test_unpack_hook_exiting_a_context_during_backward_is_undone_at_the_node():
+    def scenario(L):
+        calls = []
+
+        def unpack(x):
+            ctx_1.__exit__()
+            return x
+        ctx_1 = L.autograd.graph.saved_tensors_hooks(lambda x: x, unpack)
+        ctx_2 = L.autograd.graph.saved_tensors_hooks(lambda x: x, lambda x: x)
+        for _ in range(3):
+            with ctx_2:
+                ctx_1.__enter__()
+                L.ones(2, requires_grad=True).sin().sum().backward()
+        for _ in range(3):
+            ctx_1.__exit__()
+        # the stack is empty again: a pair registered on one saved value works
+        a = L.tensor(1.0, dtype=L.float64, requires_grad=True)
+        y = a.exp()
+        y.grad_fn._raw_saved_result.register_hooks(lambda x: (calls.append(1), x)[1],
+                                                   lambda x: (calls.append(2), x)[1])
+        y.backward()
+        return calls, a.grad.item()
+    assert scenario(ndgrad) == scenario(torch)
+
+
+def _hook_mode_changes(L):
+    """Hooks of one backward that change modes and never restore them: what the next node
+    and the code after the backward see."""
+    seen = []
+    keep = []
+    a = L.ones(2, requires_grad=True)
+    b = a * 2
+    c = b * 3
+
+    def on_c(g):
+        L.set_grad_enabled(True)
+        m = L.inference_mode()
+        m.__enter__()
+        keep.append(m)
+        L.autograd.graph.disable_saved_tensors_hooks("off").__enter__()
+
+    def on_b(g):
+        seen.append((L.is_grad_enabled(), L.is_inference_mode_enabled()))
+        with L.autograd.graph.saved_tensors_hooks(lambda x: x, lambda x: x):
+            seen.append("enter ok")
+    c.register_hook(on_c)
+    b.register_hook(on_b)
+    c.sum().backward()
+    seen.append((L.is_grad_enabled(), L.is_inference_mode_enabled()))
+    d = L.ones(2, requires_grad=True)
+    (d * d).sum().backward()
+    seen.append(d.grad.tolist())
+    return seen
+
+
+def test_modes_changed_by_a_hook_are_restored_for_the_next_node_and_after_backward():
+    assert _hook_mode_changes(ndgrad) == _hook_mode_changes(torch)
+
+
+def test_saved_tensors_hooks_exit_without_enter_is_refused_and_changes_nothing():
+    for L in LIBS:
+        with pytest.raises(RuntimeError):
+            L.autograd.graph.saved_tensors_hooks(lambda x: x, lambda x: x).__exit__(None, None, None)
+    calls = []
+    with ndgrad.autograd.graph.saved_tensors_hooks(lambda x: (calls.append(1), x)[1],
+                                                   lambda x: (calls.append(2), x)[1]):
+        y = ndgrad.ones(2, requires_grad=True).exp()
+    y.sum().backward()
+    assert calls == [1, 2]

@@ -15,7 +15,6 @@ Semantics follow torch 2.13:
 """
 
 import functools
-import threading
 import weakref
 
 import numpy as np
@@ -30,8 +29,8 @@ __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
 
 _tls = _state.tls
 # Guards _state.saved_hooks_active, the count of open saved_tensors_hooks contexts on all
-# threads: it may overcount for a moment, never undercount (SavedTensor skips hooks at zero).
-_count_lock = threading.Lock()
+# threads (one lock with the engine's restoration of the stack after a node).
+_count_lock = _state.saved_hooks_lock
 
 def register_raw_hooks(saved, node, pack_hook, unpack_hook):
     """``_raw_saved_<name>.register_hooks(pack, unpack)`` on a value already saved."""
@@ -87,6 +86,11 @@ class saved_tensors_hooks:
         return self
 
     def __exit__(self, *exc):
+        if not _tls.saved_hooks:
+            # torch's check (an internal assert there): the count must never go below the
+            # number of open contexts.
+            raise RuntimeError("saved_tensors_hooks: exit without a matching enter (the "
+                               "stack of saved tensor hooks is empty)")
         _tls.saved_hooks = _tls.saved_hooks[:-1]
         with _count_lock:
             _state.saved_hooks_active -= 1

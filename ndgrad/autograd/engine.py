@@ -430,6 +430,9 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
     tasks = _tls.__dict__.setdefault("graph_tasks", [])
     tasks.append(task)
     prev_grad_mode = _tls.grad_enabled
+    # The modes every node starts from (torch's engine restores them around each node): user
+    # code a node runs (hooks, custom Functions, unpack hooks) may change them.
+    modes = _state.node_modes()
     _tls.grad_enabled = create_graph
     heappop = heapq.heappop
     heappush = heapq.heappush
@@ -468,12 +471,14 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                 if not runs and (captures is None or (node, 0) not in captures):
                     continue  # a leaf this backward does not target: its hooks stay quiet
                 behaviour.leaf(node, gs, runs, captures, captured, create_graph)
+                _state.restore_node_modes(modes, create_graph)
                 continue
             if needed is not None and not needed.get(node, False):
                 # A node reached but not run: its tensor hooks and retain_grad, then the
                 # captures for autograd.grad (after those hooks), as torch's engine.
                 if extra is not None:
                     gs = behaviour.tensor_pre_hooks(node, gs, extra)
+                    _state.restore_node_modes(modes, create_graph)
                 if captures is not None and node in capture_nodes:
                     _capture(node, gs, captures, captured)
                 continue
@@ -513,6 +518,9 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
                 post = extra.get("hooks")
                 if post:
                     gx = behaviour.post_hooks(post, gx, gs)
+            if extra is not None or op is None or _state.saved_hooks_active:
+                # user code ran in this node (hooks, a custom Function, unpack hooks)
+                _state.restore_node_modes(modes, create_graph)
             if not keep_graph and node._saved:
                 if op is not None:
                     node._saved = FREED  # op nodes release as Node._release does
@@ -563,7 +571,7 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
             gx = g = None
         _run_callbacks(task)
     finally:
-        _tls.grad_enabled = prev_grad_mode
+        _state.restore_node_modes(modes, prev_grad_mode)
         tasks.pop()
     return captured
 
@@ -621,6 +629,7 @@ def _run_into_leaves(node, nr, g, deps, keep_graph):
     task = GraphTask(deps, [], None)
     tasks.append(task)
     prev_grad_mode = _tls.grad_enabled
+    modes = _state.node_modes()
     _tls.grad_enabled = False
     try:
         op = node._op
@@ -650,7 +659,7 @@ def _run_into_leaves(node, nr, g, deps, keep_graph):
         # A custom Function's backward may have queued engine callbacks (queue_callback).
         _run_callbacks(task)
     finally:
-        _tls.grad_enabled = prev_grad_mode
+        _state.restore_node_modes(modes, prev_grad_mode)
         tasks.pop()
 
 

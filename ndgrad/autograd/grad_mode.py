@@ -191,13 +191,16 @@ class inference_mode(_DecoratorContextManager):
             _tls.grad_enabled = False
             _tls.inference = True
             # Ops take the dispatcher's slow path while inside, so their outputs get marked.
+            # (counted per thread too, so that a backward can undo a mode a hook left open)
             _state.enter_special()
+            _tls.inference_specials += 1
         else:
             _tls.inference = False
 
     def __exit__(self, *exc):
         if self.mode:
             _state.exit_special()
+            _tls.inference_specials -= 1
         _tls.grad_enabled, _tls.inference = self.prev
 
     def clone(self):
