@@ -61,7 +61,9 @@ _warn_always = [False]
 def set_warn_always(b):
     """torch's switch for warnings its C++ core gives once per process; ndgrad's warnings go
     through Python's ``warnings`` filters, so the switch is only remembered."""
-    _warn_always[0] = bool(b)
+    if not isinstance(b, bool):  # torch's check, before anything changes
+        raise RuntimeError(f"setWarnOnlyOnce expects a bool, but got {type(b).__name__}")
+    _warn_always[0] = b
 
 
 def is_warn_always_enabled():

@@ -435,3 +435,41 @@ def test_saved_tensors_hooks_exit_without_enter_is_refused_and_changes_nothing()
         y = ndgrad.ones(2, requires_grad=True).exp()
     y.sum().backward()
     assert calls == [1, 2]
+
+
+# ------------------------------------------------------------------ exits without enters
+@pytest.mark.parametrize("misuse", ["no_grad", "enable_grad", "inference_mode", "dual_level",
+                                    "exit_dual_level", "detect_anomaly", "set_grad_enabled"])
+def test_an_exit_without_an_enter_then_normal_use(misuse):
+    def scenario(L):
+        make = {"no_grad": L.no_grad, "enable_grad": L.enable_grad,
+                "inference_mode": L.inference_mode,
+                "dual_level": L.autograd.forward_ad.dual_level,
+                "detect_anomaly": L.autograd.detect_anomaly,
+                "set_grad_enabled": lambda: L.set_grad_enabled(True)}
+        outcome = None
+        try:
+            if misuse == "exit_dual_level":
+                L.autograd.forward_ad.exit_dual_level()
+            else:
+                make[misuse]().__exit__(None, None, None)
+        except Exception as e:  # noqa: BLE001 (the class is compared across libraries)
+            outcome = type(e).__name__
+        mode = L.is_grad_enabled()
+        with L.enable_grad():
+            a = L.tensor([1.0, 2.0], dtype=L.float64, requires_grad=True)
+            (a * a).sum().backward()
+            doubled = L.func.vmap(lambda x: x * 2)(L.ones(2, dtype=L.float64))
+        L.set_grad_enabled(True)
+        return outcome, mode, a.grad.tolist(), doubled.tolist()
+    assert scenario(ndgrad) == scenario(torch)
+    assert ndgrad._state.special == 0
+
+
+@pytest.mark.parametrize("bad", [1, None, "yes", 1.0])
+def test_set_warn_always_refuses_a_non_bool_and_changes_nothing(bad):
+    for L in LIBS:
+        before = L.is_warn_always_enabled()
+        with pytest.raises(RuntimeError, match="expects a bool"):
+            L.set_warn_always(bad)
+        assert L.is_warn_always_enabled() is before

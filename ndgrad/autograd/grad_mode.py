@@ -198,10 +198,11 @@ class inference_mode(_DecoratorContextManager):
             _tls.inference = False
 
     def __exit__(self, *exc):
+        prev = self.prev  # an exit without an enter raises here (AttributeError), changing nothing
         if self.mode:
             _state.exit_special()
             _tls.inference_specials -= 1
-        _tls.grad_enabled, _tls.inference = self.prev
+        _tls.grad_enabled, _tls.inference = prev
 
     def clone(self):
         return self.__class__(self.mode)
