@@ -449,10 +449,21 @@ class Tensor:
         return self._data.tolist()
 
     def __float__(self):
-        return float(self._scalar_value())
+        return float(self._real_scalar_value("double"))
 
     def __int__(self):
-        return int(self._scalar_value())
+        return int(self._real_scalar_value("int64_t"))
+
+    def _real_scalar_value(self, ctype):
+        """The value for float()/int(): a complex one only when its imaginary part is zero,
+        else torch's RuntimeError."""
+        v = self._scalar_value()
+        if isinstance(v, complex):
+            if v.imag:
+                raise RuntimeError(f"value cannot be converted to type {ctype} without "
+                                   "overflow")
+            v = v.real
+        return v
 
     def __complex__(self):
         return complex(self._scalar_value())

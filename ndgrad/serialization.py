@@ -121,6 +121,8 @@ def _check_dir_exists(f):
     parent = os.path.dirname(os.path.abspath(os.fspath(f)))
     if not os.path.isdir(parent):
         raise RuntimeError(f"Parent directory {parent} does not exist.")
+    if os.path.isdir(f):  # torch's class (its writer's enforce), before anything is pickled
+        raise RuntimeError(f"open file failed with strerror: Is a directory: {os.fspath(f)!r}")
 
 
 def _write_archive(fh, folder, records):

@@ -396,16 +396,24 @@ CONJ = unary("conj", np.conjugate, linear=True)
 CONJ.def_vjp(lambda ctx, g: (_conj(g),))
 
 
-def _integers_kept(fn):
-    """floor/ceil/trunc kernels: integer inputs pass through (copied)."""
-    return lambda x: x.copy() if x.dtype.kind in "biu" else fn(x)
+def _integers_kept(fn, name):
+    """floor/ceil/trunc kernels: integer inputs pass through (copied); complex ones are
+    refused with torch's NotImplementedError."""
+    def kernel(x):
+        kind = x.dtype.kind
+        if kind in "biu":
+            return x.copy()
+        if kind == "c":
+            raise NotImplementedError(f"{name} is not supported for complex inputs")
+        return fn(x)
+    return kernel
 
 
-_FLOOR = unary("floor", _integers_kept(np.floor), elementwise=True)
+_FLOOR = unary("floor", _integers_kept(np.floor, "floor"), elementwise=True)
 _FLOOR.def_vjp(lambda ctx, g: (g * 0,))
-_CEIL = unary("ceil", _integers_kept(np.ceil), elementwise=True)
+_CEIL = unary("ceil", _integers_kept(np.ceil, "ceil"), elementwise=True)
 _CEIL.def_vjp(lambda ctx, g: (g * 0,))
-_TRUNC = unary("trunc", _integers_kept(np.trunc), elementwise=True)
+_TRUNC = unary("trunc", _integers_kept(np.trunc, "trunc"), elementwise=True)
 _TRUNC.def_vjp(lambda ctx, g: (g * 0,))
 
 

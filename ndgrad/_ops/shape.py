@@ -81,6 +81,10 @@ def _shape_arg(shape):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)) or \
             (len(shape) == 1 and hasattr(shape[0], "__iter__") and not hasattr(shape[0], "_data")):
         shape = tuple(shape[0])
+    for i, s in enumerate(shape):
+        if isinstance(s, float):  # torch's TypeError: a size is never truncated from a float
+            raise TypeError("argument 'shape' must be tuple of ints, but found element of "
+                            f"type float at pos {i}")
     return tuple(int(s) for s in shape)
 
 
