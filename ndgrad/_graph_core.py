@@ -527,12 +527,15 @@ class GraphTask:
     and which nodes it needs (None: all). Hooks never see the lone `ready` node of the
     engine's loop: it is always empty while hooks run."""
 
-    __slots__ = ("deps", "heap", "needed", "callbacks")
+    __slots__ = ("deps", "heap", "needed", "callbacks", "partial")
 
-    def __init__(self, deps, heap, needed):
+    def __init__(self, deps, heap, needed, partial=False):
         self.deps = deps
         self.heap = heap
         self.needed = needed
+        # True for autograd.grad and backward(inputs=): only part of the graph is wanted
+        # (torch's non-empty exec_info; a reentrant checkpoint refuses to run in one).
+        self.partial = partial
         # Variable._execution_engine.queue_callback: run once the graph is done, in order
         # (one queued by a callback runs too).
         self.callbacks = []

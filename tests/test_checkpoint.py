@@ -654,3 +654,27 @@ def test_saved_value_read_outside_backward_recomputes_each_time_like_torch():
         np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
         return a.detach().numpy().copy(), np.array(len(calls)), np.array(a.requires_grad)
     _assert_libs_close(run)
+
+
+def test_reentrant_checkpoint_refuses_a_partial_backward_and_stays_usable():
+    """autograd.grad and backward(inputs=) through a reentrant checkpoint: torch's
+    RuntimeError, raised before the graph is consumed; a plain backward then works."""
+    import importlib
+
+    import torch
+
+    results = []
+    for L in (torch, ndgrad):
+        cp = importlib.import_module(L.__name__ + ".utils.checkpoint")
+        x = L.tensor([0.5, 1.0, 2.0], dtype=L.float64, requires_grad=True)
+        y = cp.checkpoint(lambda t: (t * t).sin(), x, use_reentrant=True).sum()
+        messages = []
+        for partial in (lambda: L.autograd.grad(y, x), lambda: y.backward(inputs=[x])):
+            with pytest.raises(RuntimeError) as info:
+                partial()
+            messages.append(str(info.value))
+        assert x.grad is None
+        y.backward()
+        results.append((messages, x.grad.tolist()))
+    assert results[1] == results[0]
+    assert "incompatible with .grad()" in results[1][0][0]

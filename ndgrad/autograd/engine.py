@@ -426,7 +426,8 @@ def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True
 
     # The running backward, for hooks that must know what else will run in it (multi-grad
     # hooks, checkpointing); pushed once per backward, so nodes pay nothing for it.
-    task = GraphTask(deps, heap, needed)
+    task = GraphTask(deps, heap, needed,
+                     captures is not None or accumulate_only is not None or not accumulate)
     tasks = _tls.__dict__.setdefault("graph_tasks", [])
     tasks.append(task)
     prev_grad_mode = _tls.grad_enabled

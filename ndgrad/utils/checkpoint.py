@@ -491,6 +491,12 @@ def _debug_context_fn():
 
 
 # ------------------------------------------------------------------ reentrant
+_REENTRANT_PARTIAL_BACKWARD = (
+    "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or passing "
+    "an `inputs` parameter to .backward(). To resolve this error, you can either set "
+    "use_reentrant=False, or call .backward() without passing the `inputs` argument.")
+
+
 class CheckpointFunctionBackward(Node):
     """The single node a reentrant checkpoint gives its outputs."""
 
@@ -500,6 +506,12 @@ class CheckpointFunctionBackward(Node):
         info = self._params
         if info is None:
             raise RuntimeError(BACKWARD_TWICE)
+        task = current_graph_task()
+        if task is not None and task.partial:
+            # a backward that runs only part of the graph (autograd.grad, backward(inputs=)):
+            # the inner backward below would accumulate into every leaf. Refused first, as
+            # torch does, so the graph stays usable.
+            raise RuntimeError(_REENTRANT_PARTIAL_BACKWARD)
         function, args, state, _n_out = info
         detached = []
         for a in args:
