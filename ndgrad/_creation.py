@@ -407,23 +407,46 @@ def _like(input, dtype):
     return _np_dtype(dtype, input._data.dtype)
 
 
+# While a vmap is active, a factory that follows a tensor (``*_like``; ``Tensor.new_*`` in
+# ``_ops/methods.py``) makes a batched tensor when that tensor is batched, as torch's do:
+# ``zeros_like(a).copy_(a * 3)`` under vmap writes every sample. ``_functorch.batching``
+# attaches the function (factory, input, args, kwargs) -> tensor or NotImplemented.
+batched_factory = [None]
+
+
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
+    if type(input) is not Tensor and batched_factory[0] is not None:
+        out = batched_factory[0](zeros_like, input, (), {"dtype": dtype})
+        if out is not NotImplemented:
+            return out
     return _finish(np.zeros(input._data.shape, _like(input, dtype)), requires_grad)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
+    if type(input) is not Tensor and batched_factory[0] is not None:
+        out = batched_factory[0](ones_like, input, (), {"dtype": dtype})
+        if out is not NotImplemented:
+            return out
     return _finish(np.ones(input._data.shape, _like(input, dtype)), requires_grad)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
+    if type(input) is not Tensor and batched_factory[0] is not None:
+        out = batched_factory[0](empty_like, input, (), {"dtype": dtype})
+        if out is not NotImplemented:
+            return out
     return _finish(np.empty(input._data.shape, _like(input, dtype)), requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
+    if type(input) is not Tensor and batched_factory[0] is not None:
+        out = batched_factory[0](full_like, input, (fill_value,), {"dtype": dtype})
+        if out is not NotImplemented:
+            return out
     return _finish(np.full(input._data.shape, fill_value, _like(input, dtype)), requires_grad)
 
 

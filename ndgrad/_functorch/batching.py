@@ -25,7 +25,8 @@ stack, ``registry.vmap_dispatch`` and ``_state.special`` are as before it.
 
 import numpy as np
 
-from .. import _state
+from .. import _creation, _state
+from .._ops.methods import _new as _methods_new
 from .._ops import inplace, registry
 from .._ops.inplace import apply_inplace
 from .._ops.joins import stack
@@ -497,6 +498,24 @@ def _getitem_per_sample(self, idx):
         rows.append(x[tuple(i._value.select(0, b) if ib else i for i, ib in zip(idx, is_b))])
     return wrap(stack(rows, 0), level)
 
+
+
+# --------------------------------------------------------------------------- factories
+def _batched_factory(factory, input, args, kwargs):
+    """A factory following a batched `input` (``zeros_like``, ``new_zeros``, ...): the same
+    factory on its value, so the fresh tensor has one sample per sample of `input` (torch's
+    batching of these factories); NotImplemented for any other tensor."""
+    if type(input) is not BatchedTensor:
+        return NotImplemented
+    if factory is _methods_new:  # new_*(size, ...): the batch dim is prepended to the size
+        kind, rest = args[0], args[1:]
+        n_size = len(rest) - (kind == "full")
+        size = rest[0] if n_size == 1 and not isinstance(rest[0], int) else rest[:n_size]
+        args = (kind, (_size_of(input._level),) + tuple(size)) + rest[n_size:]
+    return wrap(factory(input._value, *args, **kwargs), input._level)
+
+
+_creation.batched_factory[0] = _batched_factory
 
 
 # --------------------------------------------------------------------------- levels <-> values

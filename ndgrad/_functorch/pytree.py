@@ -1,5 +1,7 @@
 """The pytrees of torch.func: nested tuples, lists and dicts whose leaves are anything else.
 
+Named tuples (``torch.return_types.max``, ``collections.namedtuple`` types) are nodes like
+tuples whose spec keeps their type, so a structure comes back as the same named tuple.
 ``tree_flatten`` gives the leaves (left to right, dict keys in insertion order) and a spec
 that ``tree_unflatten`` turns back into the same structure; ``broadcast_prefix`` expands a
 prefix tree (``in_dims=0`` for a tuple of arguments) to one entry per leaf of a full tree.
@@ -22,8 +24,14 @@ def _flatten(tree, leaves):
     if t is dict:
         keys = list(tree)
         return (t, keys, [_flatten(tree[k], leaves) for k in keys])
+    if _is_namedtuple(t):
+        return (t, None, [_flatten(x, leaves) for x in tree])
     leaves.append(tree)
     return None
+
+
+def _is_namedtuple(t):
+    return issubclass(t, tuple) and isinstance(getattr(t, "_fields", None), tuple)
 
 
 def tree_unflatten(leaves, spec):
@@ -37,7 +45,9 @@ def _unflatten(it, spec):
     t, keys, children = spec
     if t is dict:
         return {k: _unflatten(it, c) for k, c in zip(keys, children)}
-    return t(_unflatten(it, c) for c in children)
+    if t is tuple or t is list:
+        return t(_unflatten(it, c) for c in children)
+    return t(*[_unflatten(it, c) for c in children])  # a named tuple
 
 
 def tree_map(fn, tree):

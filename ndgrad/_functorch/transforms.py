@@ -440,8 +440,8 @@ def vjp(func, *primals, has_aux=False):
                 raise RuntimeError("vjp(f, *primals): expected f(*primals) to return only "
                                    f"tensors, got unsupported type {type(o)}")
         p_outs = [materialize(o) for o in flat_out]
-        n_levels = len(batching._levels)
-    fn = _VjpFn(p_outs, ospec, leaves, spec, keep, n_levels)
+        lids = [lid for lid, _, _ in batching._levels]
+    fn = _VjpFn(p_outs, ospec, leaves, spec, keep, lids)
     value = tree_unflatten([_strip(o, keep) for o in flat_out], ospec)
     if has_aux:
         return value, fn, _map_aux(lambda a: _strip(a, keep), aux)
@@ -450,12 +450,12 @@ def vjp(func, *primals, has_aux=False):
 
 class _VjpFn:
     """The ``vjp_fn`` of ``vjp``: keeps the outputs' and inputs' values (at the levels active
-    when ``vjp`` ran); levels added since (``vmap(vjp_fn)``) become one batch of cotangents
-    for a batched backward."""
+    when ``vjp`` ran, `lids`); levels entered since (``vmap(vjp_fn)``, wherever they sit in
+    the stack now) become one batch of cotangents for a batched backward."""
 
-    def __init__(self, p_outs, ospec, leaves, spec, keep, n_levels):
+    def __init__(self, p_outs, ospec, leaves, spec, keep, lids):
         self.p_outs, self.ospec, self.leaves, self.spec = p_outs, ospec, leaves, spec
-        self.keep, self.n_levels = keep, n_levels
+        self.keep, self.lids = keep, lids
 
     def __call__(self, cotangents, *, retain_graph=True, create_graph=None):
         flat_ct, cspec = tree_flatten(cotangents)
@@ -465,10 +465,32 @@ class _VjpFn:
                                f"{_short_spec(cspec)}, primal output: {_short_spec(self.ospec)}")
         keep = self.keep or _depth[0] > 0 or bool(create_graph)
         with _Transform():
-            extra = len(batching._levels) - self.n_levels
-            cts = [materialize(c) for c in flat_ct]
+            order = _new_levels_first(self.lids)
+            extra = len(order) - len(self.lids)
+            cts = [_permute_lead(materialize(c), order) for c in flat_ct]
             gs = _batched_vjp(self.p_outs, self.leaves, cts, extra, keep)
+            back = [order.index(i) for i in range(len(order))]
+            gs = [_permute_lead(g, back) for g in gs]
         return tree_unflatten([rewrap(g) for g in gs], self.spec)
+
+
+def _new_levels_first(lids):
+    """Positions of the active levels, those entered after a transform's forward first (its
+    values have the dims of `lids` only), then the levels of `lids` in their order."""
+    active = [lid for lid, _, _ in batching._levels]
+    missing = [lid for lid in lids if lid not in active]
+    if missing:
+        raise RuntimeError("vjp_fn: called outside the vmap in which vjp ran (its level is no "
+                           "longer active)")
+    old = [active.index(lid) for lid in lids]
+    return [i for i in range(len(active)) if i not in old] + old
+
+
+def _permute_lead(t, order):
+    """`t` with its leading len(order) dims permuted by `order` (a no-op when in order)."""
+    if order == sorted(order):
+        return t
+    return t.permute(tuple(order) + tuple(range(len(order), t.dim())))
 
 
 def _short_spec(spec):

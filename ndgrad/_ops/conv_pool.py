@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
-from .registry import no_forward_ad, primitive
+from .registry import jvp_from_parts, no_forward_ad, primitive
 
 __all__ = []
 
@@ -370,6 +370,20 @@ def _(ctx, gs):
         # argument order gives in one call.
         d_w = CONVOLUTION_BW.call(g, ggx, w, params=cp + ((False, True, False),))[1]
     return d_g, d_x, d_w
+
+
+def _conv_bias_tangent(ctx, tb):
+    out_rank = len(ctx.outputs[0]._data.shape)
+    return tb.reshape((1, -1) + (1,) * (out_rank - 2)).expand(ctx.outputs[0]._data.shape)
+
+
+# Convolution is bilinear in (input, weight) and affine in the bias: its JVP needs no fact
+# from the wrapper (the generic rule through the VJP needs the weight's shape, which the
+# per-sample path of vmap cannot attach before the next op reads the tangent).
+CONVOLUTION.def_jvp(jvp_from_parts((
+    lambda ctx, tx: CONVOLUTION.call(tx, ctx.inputs[1], None, params=ctx.params),
+    lambda ctx, tw: CONVOLUTION.call(ctx.inputs[0], tw, None, params=ctx.params),
+    _conv_bias_tangent)))
 
 
 def convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups):

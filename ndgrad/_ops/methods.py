@@ -270,6 +270,12 @@ def _sum_to_size(self, size):
 
 def _new(self, kind, *args, dtype=None):
     import ndgrad
+    if kind != "tensor" and type(self) is not Tensor:
+        from .._creation import batched_factory  # a batched self makes a batched tensor
+        if batched_factory[0] is not None:
+            out = batched_factory[0](_new, self, (kind,) + args, {"dtype": dtype})
+            if out is not NotImplemented:
+                return out
     return getattr(ndgrad, kind)(*args, dtype=dtype if dtype is not None else self.dtype)
 
 

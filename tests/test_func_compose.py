@@ -1,0 +1,133 @@
+"""torch.func patterns the tutorials use, against torch 2.13: vmap over named-tuple outputs,
+a transform's returned function (vjp_fn, linearize's jvp_fn) called under another transform
+(the empirical NTK's NTK-vector products), factories following a batched tensor under vmap
+(``zeros_like(a).copy_(...)``, ``a.new_zeros(2).copy_(...)``), and convolution's JVP."""
+
+import collections
+
+import numpy as np
+from _diff import arr, raises_same, same, t
+
+P = collections.namedtuple("P", "a b")
+
+
+def test_vmap_over_return_types_keeps_the_type():
+    def sc(lib):
+        x = t(lib, arr(0, 3, 4))
+        r = lib.vmap(lambda r: r.max(0))(x)
+        s = lib.vmap(lambda r: r.sort())(x.t())
+        return type(r).__name__, r.values, r.indices, type(s).__name__, s.values, s.indices
+    same(sc)
+
+
+def test_vmap_out_dims_tuple_is_not_a_prefix_of_a_named_tuple():
+    # torch matches pytree node types exactly: a plain tuple does not describe torch.return_types
+    raises_same(lambda lib: lib.vmap(lambda r: r.sort(), out_dims=(0, 1))(t(lib, arr(0, 3, 4))))
+
+
+def test_vmap_over_namedtuple_output():
+    def sc(lib):
+        r = lib.vmap(lambda x: P(x * 2, x.sum()))(t(lib, arr(1, 3, 4)))
+        return type(r).__name__, r.a, r.b
+    same(sc)
+
+
+def test_vmap_of_vjp_fn_inside_vmaps_then_jvp():
+    # the empirical NTK by NTK-vector products: vjp at two vmap levels, vjp_fn under a third
+    def sc(lib):
+        from_func = lib.func
+        w = t(lib, arr(2, 5, 4))
+        x1, x2 = t(lib, arr(3, 3, 4)), t(lib, arr(4, 2, 4))
+
+        def fnet(p, x):
+            return (x @ p.t()).tanh()
+
+        def get_ntk(a, b):
+            out, vjp_fn = from_func.vjp(lambda p: fnet(p, a), w)
+
+            def slice_(vec):
+                (v,) = vjp_fn(vec)
+                return from_func.jvp(lambda p: fnet(p, b), (w,), (v,))[1]
+            return from_func.vmap(slice_)(lib.eye(out.numel(), dtype=out.dtype))
+        return from_func.vmap(from_func.vmap(get_ntk, (None, 0)), (0, None))(x1, x2)
+    same(sc, rtol=1e-10, atol=1e-10)
+
+
+def test_vmap_of_linearize_jvp_fn():
+    def sc(lib):
+        x = t(lib, arr(5, 4))
+        _, jvp_fn = lib.func.linearize(lambda x: x.sin() * x, x)
+        return lib.vmap(jvp_fn)(t(lib, arr(6, 3, 4)))
+    same(sc)
+
+
+def test_vjp_fn_under_vmap_under_grad():
+    def sc(lib):
+        F = lib.func
+        w = t(lib, arr(7, 3))
+
+        def loss(w):
+            _, vjp_fn = F.vjp(lambda p: p.exp() * p, w)
+            return F.vmap(vjp_fn)(lib.eye(3, dtype=w.dtype))[0].pow(2).sum()
+        return F.grad(loss)(w)
+    same(sc)
+
+
+def test_like_factories_follow_a_batched_input():
+    def sc(lib):
+        a = t(lib, arr(8, 3, 4))
+
+        def f(x):
+            z = lib.zeros_like(x).copy_(x * 3)
+            o = lib.ones_like(x).mul_(x)
+            e = lib.empty_like(x).fill_(2.0).add_(x)
+            g = lib.full_like(x, 5.0).sub_(x)
+            return z, o, e, g
+        return lib.vmap(f)(a)
+    same(sc)
+
+
+def test_new_factories_follow_a_batched_self():
+    def sc(lib):
+        a = t(lib, arr(9, 3, 4))
+
+        def f(x):
+            z = x.new_zeros(2).copy_(x[:2] - 1)
+            o = x.new_ones((2, 2)).mul_(x[1])
+            e = x.new_empty(4).copy_(x)
+            g = x.new_full((4,), 2.0).add_(x)
+            return z, o, e, g, x.new_zeros(2, 3) + 1
+        return lib.vmap(f)(a)
+    same(sc)
+
+
+def test_new_tensor_stays_unbatched():
+    def sc(lib):
+        def f(x):
+            c = x.new_tensor([1.0, 2.0, 3.0, 4.0])
+            return c.copy_(c * 2) + x
+        return lib.vmap(f)(t(lib, arr(10, 3, 4)))
+    same(sc)
+
+
+def test_factories_in_nested_vmap():
+    def sc(lib):
+        def f(x):
+            return lib.zeros_like(x).copy_(x.exp()), x.new_zeros(3).copy_(x[:3])
+        return lib.vmap(lib.vmap(f))(t(lib, arr(11, 2, 3, 4)))
+    same(sc)
+
+
+def test_convolution_jvp_and_under_vmap():
+    def sc(lib):
+        F = lib.func
+        x, w, b = t(lib, arr(12, 2, 3, 6, 6)), t(lib, arr(13, 4, 3, 3, 3)), t(lib, arr(14, 4))
+        tx, tw, tb = t(lib, arr(15, 2, 3, 6, 6)), t(lib, arr(16, 4, 3, 3, 3)), t(lib, arr(17, 4))
+        conv = lambda x, w, b: lib.nn.functional.conv2d(x, w, b, padding=1)
+        r1 = F.jvp(conv, (x, w, b), (tx, tw, tb))
+        one = lambda xs: F.jvp(lambda p: conv(xs.unsqueeze(0), p, b), (w,), (tw,))[1]
+        r2 = F.vmap(one)(x)
+        convt = lambda x, w: lib.nn.functional.conv_transpose2d(x, w, stride=2)
+        r3 = F.jvp(convt, (x[:, :3, :4, :4], w[:3]), (tx[:, :3, :4, :4], tw[:3]))
+        return r1, r2, r3
+    same(sc, rtol=1e-9, atol=1e-9)
