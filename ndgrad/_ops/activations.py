@@ -81,14 +81,28 @@ def _erf(x):
 
 def _erf_approx(x):
     # Abramowitz-Stegun 7.1.26 is too coarse; use erfc continued via exp and a high-order
-    # polynomial (Numerical Recipes erfc, fractional error < 1.2e-7).
+    # polynomial (Numerical Recipes erfc, fractional error < 1.2e-7). Horner's scheme in
+    # place on one scratch buffer: the same float64 operations in the same order as the
+    # expression written out (bitwise the same result), without a temporary per term.
     z = np.abs(x)
-    t = 1.0 / (1.0 + 0.5 * z)
-    poly = -z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (
-        0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (
-            1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
-    r = 1.0 - t * np.exp(poly)
-    return np.where(x >= 0, r, -r)
+    t = np.multiply(z, 0.5)
+    t += 1.0
+    np.divide(1.0, t, out=t)
+    acc = np.multiply(t, 0.17087277)
+    for c in (-0.82215223, 1.48851587, -1.13520398, 0.27886807, -0.18628806,
+              0.09678418, 0.37409196):
+        acc += c
+        acc *= t
+    acc += 1.00002368
+    acc *= t
+    zz = np.multiply(z, z, out=z)
+    np.negative(zz, out=zz)
+    zz -= 1.26551223
+    acc += zz
+    np.exp(acc, out=acc)
+    acc *= t
+    np.subtract(1.0, acc, out=acc)
+    return np.where(x >= 0, acc, -acc)
 
 
 def _gelu_f(x, approx):
