@@ -62,13 +62,16 @@ def check_inplace(t, others=()):
         if t._rg and t._grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
+    elif base._rg and t._grad_fn is None and t._view_ver == t._vc[0]:
+        # A current view without history of a base requiring grad was taken under no_grad or
+        # inference mode (a view taken with grad on records one; a later write to the base
+        # makes it stale). As in torch, this takes precedence over the leaf check below.
+        ex = t._extra
+        raise RuntimeError(_INFERENCE_VIEW if ex is not None and ex.get("inference_view")
+                           else _NO_GRAD_VIEW)
     elif base._rg and base._grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
-    elif base._rg and t._grad_fn is None and t._view_ver == t._vc[0]:
-        # A current view without history of a base with history was taken under no_grad
-        # (a view taken with grad on records one; a later write to the base makes it stale).
-        raise RuntimeError(_NO_GRAD_VIEW)
 
 
 _NO_GRAD_VIEW = (
@@ -77,6 +80,14 @@ _NO_GRAD_VIEW = (
     "your code by moving both the view and the inplace either both inside the no_grad block "
     "(if you don't want the inplace to be tracked) or both outside (if you want the inplace to "
     "be tracked).")
+
+
+_INFERENCE_VIEW = (
+    "A view was created in inference mode and is being modified inplace in normal mode. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the inference_mode "
+    "block (if you don't want the inplace to be tracked) or both outside (if you want the "
+    "inplace to be tracked).")
 
 
 def _operand_mismatch(self, others):
