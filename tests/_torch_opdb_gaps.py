@@ -276,16 +276,6 @@ KNOWN_GAPS = {
         "other (1/10): AssertionError: result: shape (2,) != torch's (1, 2)",
     ('forward', 'linalg.vander', 'float64'):
         "other (1/10): AssertionError: result: shape (2,) != torch's (1, 2)",
-    ('forward', 'log_softmax', 'float32'):
-        'zero-size tensors (1/7): AssertionError: ndgrad raises ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('forward', 'log_softmax', 'float64'):
-        'zero-size tensors (1/7): AssertionError: ndgrad raises ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('forward', 'log_softmax.with_dtype', 'complex128'):
-        'zero-size tensors (1/7): AssertionError: ndgrad raises ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('forward', 'log_softmax.with_dtype', 'float32'):
-        'zero-size tensors (1/7): AssertionError: ndgrad raises ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('forward', 'log_softmax.with_dtype', 'float64'):
-        'zero-size tensors (1/7): AssertionError: ndgrad raises ValueError: zero-size array to reduction operation maximum which has no identity',
     ('forward', 'logcumsumexp', 'complex128'):
         "other (4/6): AssertionError: ndgrad raises TypeError: ufunc 'logaddexp' not supported for the input types, and the inputs c",
     ('forward', 'logsumexp', 'complex128'):
@@ -430,22 +420,6 @@ KNOWN_GAPS = {
         "other (6/6): AssertionError: ndgrad raises ValueError: index can't contain negative values",
     ('forward', 'nn.functional.pad.replicate_negative', 'float64'):
         "other (6/6): AssertionError: ndgrad raises ValueError: index can't contain negative values",
-    ('forward', 'nn.functional.softmin', 'float32'):
-        'zero-size tensors (1/7): AssertionError: ndgrad raises ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('forward', 'nn.functional.softmin', 'float64'):
-        'zero-size tensors (1/7): AssertionError: ndgrad raises ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('forward', 'nn.functional.softmin.with_dtype', 'complex128'):
-        'zero-size tensors (1/7): AssertionError: ndgrad raises ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('forward', 'nn.functional.softmin.with_dtype', 'float32'):
-        'zero-size tensors (1/7): AssertionError: ndgrad raises ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('forward', 'nn.functional.softmin.with_dtype', 'float64'):
-        'zero-size tensors (1/7): AssertionError: ndgrad raises ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('forward', 'nn.functional.unfold', 'complex128'):
-        'zero-size tensors (16/16): AssertionError: ndgrad raises ValueError: cannot reshape array of size 0 into shape (0,4,newaxis)',
-    ('forward', 'nn.functional.unfold', 'float32'):
-        'zero-size tensors (16/16): AssertionError: ndgrad raises ValueError: cannot reshape array of size 0 into shape (0,4,newaxis)',
-    ('forward', 'nn.functional.unfold', 'float64'):
-        'zero-size tensors (16/16): AssertionError: ndgrad raises ValueError: cannot reshape array of size 0 into shape (0,4,newaxis)',
     ('forward', 'normal', 'float64'):
         "result dtype differs from torch's (1/5): AssertionError: result: dtype float32 != torch's float64",
     ('forward', 'normal.in_place', 'complex128'):
@@ -518,16 +492,6 @@ KNOWN_GAPS = {
         'torch.signal.windows is absent (12/12): AssertionError: ndgrad raises AttributeError: ndgrad has no torch.signal.windows.nuttall',
     ('forward', 'signal.windows.nuttall', 'float64'):
         'torch.signal.windows is absent (12/12): AssertionError: ndgrad raises AttributeError: ndgrad has no torch.signal.windows.nuttall',
-    ('forward', 'softmax', 'float32'):
-        'zero-size tensors (1/7): AssertionError: ndgrad raises ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('forward', 'softmax', 'float64'):
-        'zero-size tensors (1/7): AssertionError: ndgrad raises ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('forward', 'softmax.with_dtype', 'complex128'):
-        'zero-size tensors (1/7): AssertionError: ndgrad raises ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('forward', 'softmax.with_dtype', 'float32'):
-        'zero-size tensors (1/7): AssertionError: ndgrad raises ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('forward', 'softmax.with_dtype', 'float64'):
-        'zero-size tensors (1/7): AssertionError: ndgrad raises ValueError: zero-size array to reduction operation maximum which has no identity',
     ('forward', 'special.bessel_j0', 'float64'):
         "values differ from torch's (1/3): AssertionError: Not equal to tolerance rtol=1e-07, atol=1e-07 result Mismatched elements: 3 / 20 (15%) Mismatc",
     ('forward', 'special.bessel_y1', 'float64'):
@@ -620,12 +584,6 @@ KNOWN_GAPS = {
         "zero-size tensors (1/8): AssertionError: primal/tangent[0]: shape (2,) != torch's (1, 2)",
     ('fwad', 'linalg.vander', 'float64'):
         "zero-size tensors (1/8): AssertionError: primal/tangent[0]: shape (2,) != torch's (1, 2)",
-    ('fwad', 'log_softmax', 'float64'):
-        'zero-size tensors (1/7): ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('fwad', 'log_softmax.with_dtype', 'complex128'):
-        'zero-size tensors (1/7): ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('fwad', 'log_softmax.with_dtype', 'float64'):
-        'zero-size tensors (1/7): ValueError: zero-size array to reduction operation maximum which has no identity',
     ('fwad', 'logcumsumexp', 'complex128'):
         "other (4/6): TypeError: ufunc 'logaddexp' not supported for the input types, and the inputs could not be safely coerced to ",
     ('fwad', 'logcumsumexp', 'float64'):
@@ -710,16 +668,6 @@ KNOWN_GAPS = {
         "other (6/6): ValueError: index can't contain negative values",
     ('fwad', 'nn.functional.poisson_nll_loss', 'float64'):
         'zero-size tensors (4/8): AssertionError: Not equal to tolerance rtol=1e-06, atol=1e-06 primal/tangent[1] Mismatched elements: 4 / 5 (80',
-    ('fwad', 'nn.functional.softmin', 'float64'):
-        'zero-size tensors (1/7): ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('fwad', 'nn.functional.softmin.with_dtype', 'complex128'):
-        'zero-size tensors (1/7): ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('fwad', 'nn.functional.softmin.with_dtype', 'float64'):
-        'zero-size tensors (1/7): ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('fwad', 'nn.functional.unfold', 'complex128'):
-        'zero-size tensors (8/8): ValueError: cannot reshape array of size 0 into shape (0,4,newaxis)',
-    ('fwad', 'nn.functional.unfold', 'float64'):
-        'zero-size tensors (8/8): ValueError: cannot reshape array of size 0 into shape (0,4,newaxis)',
     ('fwad', 'norm.nuc', 'complex128'):
         'complex support (2/2): RuntimeError: svd_backward: The singular vectors in the complex case are specified up to multiplication by e^{',
     ('fwad', 'pca_lowrank', 'complex128'):
@@ -730,12 +678,6 @@ KNOWN_GAPS = {
         'complex support (8/8): NotImplementedError: "ge_cpu" not implemented for \'ComplexDouble\'',
     ('fwad', 'renorm', 'complex128'):
         'complex support (4/4): RuntimeError: renorm: Expected a real-valued input but got complex',
-    ('fwad', 'softmax', 'float64'):
-        'zero-size tensors (1/7): ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('fwad', 'softmax.with_dtype', 'complex128'):
-        'zero-size tensors (1/7): ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('fwad', 'softmax.with_dtype', 'float64'):
-        'zero-size tensors (1/7): ValueError: zero-size array to reduction operation maximum which has no identity',
     ('fwad', 'svd_lowrank', 'complex128'):
         "an absent name (8/8): AttributeError: module 'ndgrad' has no attribute 'svd_lowrank'",
     ('fwad', 'svd_lowrank', 'float64'):
@@ -820,12 +762,6 @@ KNOWN_GAPS = {
         'zero-size tensors (1/8): RuntimeError: Mismatch in shape: grad_output[0] has a shape of torch.Size([1, 2]) and output[0] has a shape of',
     ('grad', 'linalg.vander', 'float64'):
         'zero-size tensors (1/8): RuntimeError: Mismatch in shape: grad_output[0] has a shape of torch.Size([1, 2]) and output[0] has a shape of',
-    ('grad', 'log_softmax', 'float64'):
-        'zero-size tensors (1/7): ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('grad', 'log_softmax.with_dtype', 'complex128'):
-        'zero-size tensors (1/7): ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('grad', 'log_softmax.with_dtype', 'float64'):
-        'zero-size tensors (1/7): ValueError: zero-size array to reduction operation maximum which has no identity',
     ('grad', 'logcumsumexp', 'complex128'):
         "other (4/6): TypeError: ufunc 'logaddexp' not supported for the input types, and the inputs could not be safely coerced to ",
     ('grad', 'lu', 'complex128'):
@@ -920,16 +856,6 @@ KNOWN_GAPS = {
         "other (6/6): ValueError: index can't contain negative values",
     ('grad', 'nn.functional.poisson_nll_loss', 'float64'):
         'zero-size tensors (4/8): AssertionError: Not equal to tolerance rtol=1e-06, atol=1e-06 gradient of input 1 Mismatched elements: 4 / 5 (',
-    ('grad', 'nn.functional.softmin', 'float64'):
-        'zero-size tensors (1/7): ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('grad', 'nn.functional.softmin.with_dtype', 'complex128'):
-        'zero-size tensors (1/7): ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('grad', 'nn.functional.softmin.with_dtype', 'float64'):
-        'zero-size tensors (1/7): ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('grad', 'nn.functional.unfold', 'complex128'):
-        'zero-size tensors (8/8): ValueError: cannot reshape array of size 0 into shape (0,4,newaxis)',
-    ('grad', 'nn.functional.unfold', 'float64'):
-        'zero-size tensors (8/8): ValueError: cannot reshape array of size 0 into shape (0,4,newaxis)',
     ('grad', 'normal', 'float64'):
         "other (5/5): AssertionError: 0 differentiable outputs (requires_grad) != torch's 1",
     ('grad', 'normal.number_mean', 'float64'):
@@ -942,12 +868,6 @@ KNOWN_GAPS = {
         'complex support (4/4): RuntimeError: renorm: Expected a real-valued input but got complex',
     ('grad', 'sgn', 'float64'):
         'other (1/1): RuntimeError: Cannot convert a ZeroTensor to numpy. Set force=True if you need the zero array.',
-    ('grad', 'softmax', 'float64'):
-        'zero-size tensors (1/7): ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('grad', 'softmax.with_dtype', 'complex128'):
-        'zero-size tensors (1/7): ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('grad', 'softmax.with_dtype', 'float64'):
-        'zero-size tensors (1/7): ValueError: zero-size array to reduction operation maximum which has no identity',
     ('grad', 'svd_lowrank', 'complex128'):
         "an absent name (8/8): AttributeError: module 'ndgrad' has no attribute 'svd_lowrank'",
     ('grad', 'svd_lowrank', 'float64'):
@@ -1120,10 +1040,6 @@ KNOWN_GAPS = {
         "other (4/4): ValueError: index can't contain negative values",
     ('gradgrad', 'nn.functional.poisson_nll_loss', 'float64'):
         'zero-size tensors (2/4): AssertionError: Not equal to tolerance rtol=1e-06, atol=1e-06 gradient of input 1 Mismatched elements: 4 / 5 (',
-    ('gradgrad', 'nn.functional.unfold', 'complex128'):
-        'zero-size tensors (4/4): ValueError: cannot reshape array of size 0 into shape (0,4,newaxis)',
-    ('gradgrad', 'nn.functional.unfold', 'float64'):
-        'zero-size tensors (4/4): ValueError: cannot reshape array of size 0 into shape (0,4,newaxis)',
     ('gradgrad', 'norm', 'float64'):
         'other (1/4): RuntimeError: Cannot convert a ZeroTensor to numpy. Set force=True if you need the zero array.',
     ('gradgrad', 'norm.inf', 'float64'):
@@ -1244,16 +1160,6 @@ KNOWN_GAPS = {
         'other (2/8): AssertionError: ndgrad raises IndexError: list assignment index out of range',
     ('method', 'index_reduce.prod', 'float64'):
         'other (2/8): AssertionError: ndgrad raises IndexError: list assignment index out of range',
-    ('method', 'log_softmax', 'float32'):
-        'zero-size tensors (1/7): AssertionError: ndgrad raises ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('method', 'log_softmax', 'float64'):
-        'zero-size tensors (1/7): AssertionError: ndgrad raises ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('method', 'log_softmax.with_dtype', 'complex128'):
-        'zero-size tensors (1/7): AssertionError: ndgrad raises ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('method', 'log_softmax.with_dtype', 'float32'):
-        'zero-size tensors (1/7): AssertionError: ndgrad raises ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('method', 'log_softmax.with_dtype', 'float64'):
-        'zero-size tensors (1/7): AssertionError: ndgrad raises ValueError: zero-size array to reduction operation maximum which has no identity',
     ('method', 'logcumsumexp', 'complex128'):
         "other (4/6): AssertionError: ndgrad raises TypeError: ufunc 'logaddexp' not supported for the input types, and the inputs c",
     ('method', 'logsumexp', 'complex128'):
@@ -1280,16 +1186,6 @@ KNOWN_GAPS = {
         'zero-size tensors (1/8): AssertionError: Not equal to tolerance rtol=1.3e-05, atol=1e-05 result Mismatched elements: 1 / 25 (4%) Mismat',
     ('method', 'renorm', 'complex128'):
         'complex support (4/4): AssertionError: ndgrad raises RuntimeError: renorm: Expected a real-valued input but got complex',
-    ('method', 'softmax', 'float32'):
-        'zero-size tensors (1/7): AssertionError: ndgrad raises ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('method', 'softmax', 'float64'):
-        'zero-size tensors (1/7): AssertionError: ndgrad raises ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('method', 'softmax.with_dtype', 'complex128'):
-        'zero-size tensors (1/7): AssertionError: ndgrad raises ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('method', 'softmax.with_dtype', 'float32'):
-        'zero-size tensors (1/7): AssertionError: ndgrad raises ValueError: zero-size array to reduction operation maximum which has no identity',
-    ('method', 'softmax.with_dtype', 'float64'):
-        'zero-size tensors (1/7): AssertionError: ndgrad raises ValueError: zero-size array to reduction operation maximum which has no identity',
     ('method', 'take_along_dim', 'complex128'):
         'other (1/5): AssertionError: ndgrad raises RuntimeError: index -1 is out of bounds for dimension 1 with size 5',
     ('method', 'take_along_dim', 'float32'):
@@ -1458,10 +1354,6 @@ KNOWN_GAPS = {
         "other (4/4): ValueError: index can't contain negative values",
     ('vmap', 'nn.functional.poisson_nll_loss', 'float64'):
         'zero-size tensors (2/4): AssertionError: Not equal to tolerance rtol=1e-07, atol=1e-07 vmap vs loop[0] Mismatched elements: 12 / 15 (80',
-    ('vmap', 'nn.functional.unfold', 'complex128'):
-        'zero-size tensors (4/4): ValueError: cannot reshape array of size 0 into shape (0,4,newaxis)',
-    ('vmap', 'nn.functional.unfold', 'float64'):
-        'zero-size tensors (4/4): ValueError: cannot reshape array of size 0 into shape (0,4,newaxis)',
     ('vmap', 'renorm', 'complex128'):
         'complex support (4/4): RuntimeError: renorm: Expected a real-valued input but got complex',
     ('vmap', 'tensordot', 'complex128'):

@@ -290,6 +290,8 @@ LOGSIGMOID = _activation(
 
 # ============================================================================ softmax family
 def _softmax_fwd(x, p):
+    if x.size == 0:  # NumPy's max has no identity: an empty input gives an empty result
+        return x.copy()
     e = x - np.maximum.reduce(x, axis=p, keepdims=True)
     np.exp(e, out=e)
     e /= np.add.reduce(e, axis=p, keepdims=True)
@@ -302,6 +304,8 @@ _add_reduce = np.add.reduce
 
 def _log_softmax_fwd(x, p):
     # ufunc reductions directly: ndarray.max/.sum add a Python wrapper per call
+    if x.size == 0:
+        return x.copy()
     s = x - _max_reduce(x, axis=p, keepdims=True)
     s -= np.log(_add_reduce(np.exp(s), axis=p, keepdims=True))
     return s

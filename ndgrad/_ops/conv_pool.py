@@ -820,7 +820,10 @@ def _im2col_fwd(x, p):
     xp = _pad_nd(x, ((pad[0], pad[0]), (pad[1], pad[1])))
     cols = _im2col(xp, k, s, d)
     n, c = x.shape[:2]
-    return cols.reshape(n, c * k[0] * k[1], -1)
+    # the block count spelled out: -1 cannot be inferred when the batch is empty
+    ho = (xp.shape[2] - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    wo = (xp.shape[3] - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    return cols.reshape(n, c * k[0] * k[1], ho * wo)
 
 
 def _col2im_fwd(cols, p):

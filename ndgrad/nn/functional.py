@@ -359,7 +359,9 @@ def pad(input, pad, mode="constant", value=None):
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
-    """im2col: (N, C, H, W) -> (N, C*kh*kw, L)."""
+    """im2col: (N, C, H, W) -> (N, C*kh*kw, L); an unbatched (C, H, W) gives (C*kh*kw, L)."""
+    if input.dim() == 3:
+        return unfold(input.unsqueeze(0), kernel_size, dilation, padding, stride).squeeze(0)
     if input.dim() != 4:
         raise NotImplementedError("Input Error: Only 4D input Tensors are supported "
                                   f"(got {input.dim()}D)")
