@@ -156,7 +156,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if grad_variables is not None:
         grad_tensors = grad_variables
     tensors = _as_tuple(tensors)
-    if inputs is not None and len(_as_tuple(inputs)) == 0:
+    if inputs is not None:
+        inputs = _as_tuple(inputs)  # read once: `inputs` may be a generator
+    if inputs is not None and len(inputs) == 0:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
     if len(grads) != len(tensors):
@@ -173,7 +175,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if inputs is not None:
         accumulate_only = set()
         captures = {}
-        for t in _as_tuple(inputs):
+        for t in inputs:
             if isinstance(t, GradientEdge):
                 captures[(t.node, t.output_nr)] = None
                 continue

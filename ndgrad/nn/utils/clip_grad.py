@@ -2,6 +2,8 @@
 ``clip_grads_with_norm_``) and ``clip_grad_value_``, with torch's formulas."""
 
 import math
+import types
+import warnings
 
 import numpy as np
 
@@ -65,8 +67,17 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     """Scale gradients in place so their joint norm is at most `max_norm`; return the norm.
 
     The total norm is the norm of the per-tensor norms; the scale ``max_norm / (norm + 1e-6)``
-    is clamped to 1, as torch does.
+    is clamped to 1, as torch does. `parameters` is read once: a generator (what
+    ``model.parameters()`` returns) is materialised before the norm consumes it.
     """
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    else:
+        is_generator = isinstance(parameters, types.GeneratorType)
+        parameters = list(parameters)
+        if is_generator and len(parameters) == 0:
+            warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.",
+                          stacklevel=2)
     grads = _grads(parameters)
     total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
     if len(grads):
@@ -76,7 +87,6 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
 
 def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False,
                    foreach=None):
-    import warnings
     warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
                   "`torch.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
