@@ -47,3 +47,12 @@ def test_dist_values_dtype_gradients_tangents(dtype):
             have_t = ndgrad_fwd.unpack_dual(out).tangent
         assert str(have_t.dtype) == str(want_t.dtype)
         np.testing.assert_allclose(have_t.numpy(), want_t.numpy(), rtol=1e-8, atol=1e-10)
+
+
+def test_zero_dim_vander_and_unravel_index_shapes_match_torch():
+    got = ndgrad.linalg.vander(ndgrad.tensor(2.0), N=3)
+    want = torch.linalg.vander(torch.tensor(2.0), N=3)
+    assert tuple(got.shape) == tuple(want.shape) and got.tolist() == want.tolist()
+    for h, w in zip(ndgrad.unravel_index(ndgrad.tensor(4), (2, 3)),
+                    torch.unravel_index(torch.tensor(4), (2, 3))):
+        assert tuple(h.shape) == tuple(w.shape) and h.tolist() == w.tolist()
