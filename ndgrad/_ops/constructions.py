@@ -147,7 +147,8 @@ def unravel_index(indices, shape):
     places = np.cumprod((1,) + shape[:0:-1])[::-1].astype(np.int64)
     d = indices._data.astype(np.int64)[..., None]
     digits = np.floor_divide(d, places) % np.array(shape, dtype=np.int64)
-    return tuple(wrap(np.ascontiguousarray(digits[..., k])) for k in range(len(shape)))
+    # np.array, not ascontiguousarray: the latter would make a 0-d index 1-d.
+    return tuple(wrap(np.array(digits[..., k], dtype=np.int64)) for k in range(len(shape)))
 
 
 def _bind():

@@ -19,6 +19,7 @@ from .complex_ops import view_as_complex, view_as_real
 
 __all__ = [
     "alias_copy",
+    "as_strided_copy",
     "detach_copy",
     "diagonal_copy",
     "expand_copy",
@@ -112,6 +113,7 @@ unbind_copy = _copy_of(_lazy("unbind"))
 split_copy = _copy_of(_lazy("split"))
 unfold_copy = _copy_of(_lazy("unfold"))
 alias_copy = _copy_of(S.alias)
+as_strided_copy = _copy_of(S.as_strided)
 narrow_copy = _copy_of(_lazy("narrow"), "NarrowCopyBackward0")
 
 

@@ -45,15 +45,15 @@ def _norm_grad(v, d, p):
     if p == 0:
         return v * 0
     if p == 1:
-        return v.sign()
+        return v.sgn()
     nz = d != 0
     safe = d.where(nz, d.new_ones(()))
     if p == 2:
         return (v / safe).where(nz, zero)
     if p == math.inf:
         hit = (v.abs() == d) & nz
-        return v.sign().where(hit, zero)
-    r = v.sign() * v.abs().pow(p - 1) / safe.pow(p - 1)
+        return v.sgn().where(hit, zero)
+    r = v.sgn() * v.abs().pow(p - 1) / safe.pow(p - 1)
     return r.where(nz, zero)
 
 
@@ -171,7 +171,8 @@ def pdist(input, p=2):
 # ============================================================================ dist
 def _dist_fwd(a, b, p):
     v = np.asarray(a - b).reshape(-1)
-    return np.asarray(_np_norm(v, p, None), dtype=np.result_type(a, b))
+    # The norm of complex differences is real (torch: dist of complex128 is float64).
+    return np.asarray(_np_norm(v, p, None), dtype=np.abs(np.zeros(0, np.result_type(a, b))).dtype)
 
 
 DIST = primitive("dist", _dist_fwd, "DistBackward0", save=((0, None), (1, None), ("out", None)))
@@ -191,7 +192,10 @@ def _(ctx, ta, tb):
     a, b = ctx.inputs
     (d,) = ctx.outputs
     tv = ta if tb is None else (-tb if ta is None else ta - tb)
-    return (_norm_grad(a - b, d, ctx.params) * tv).sum()
+    slope = _norm_grad(a - b, d, ctx.params)
+    if slope.is_complex():  # a real function of z: its tangent is Re(conj(dN/dz) dz)
+        return (slope.conj() * tv).real.sum()
+    return (slope * tv).sum()
 
 
 def dist(input, other, p=2):

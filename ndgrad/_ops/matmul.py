@@ -1117,7 +1117,9 @@ def chain_matmul(*matrices, out=None):
 def linalg_vander(x, *, N=None):
     """Vandermonde matrix: columns x**0, x**1, ..., x**(N-1) (products, as torch)."""
     x = as_tensor_arg(x)
-    n = (x._data.shape[-1] if x._data.ndim else 0) if N is None else N
+    if x._data.ndim == 0:  # torch reads a 0-d x as one point: a 1 x N matrix
+        x = x.reshape(1)
+    n = x._data.shape[-1] if N is None else N
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")
     ones = Tensor(np.ones(x._data.shape + (1,), x._data.dtype))

@@ -61,6 +61,12 @@ def _cmp(op):
     return method
 
 
+def _absent_dtype(name):
+    """Tensor.bfloat16() / chalf(): NumPy has no such dtype, so ndgrad refuses the conversion."""
+    raise TypeError(f"ndgrad has no {name} dtype: NumPy cannot hold it; convert to float32 "
+                    "or complex64 instead")
+
+
 def _rbin(op):
     call = op.call
 
@@ -73,6 +79,7 @@ _OPERATORS = {
     "__add__": AR.ADD.call, "__radd__": AR.ADD.call, "__sub__": AR.SUB.call,
     "__rsub__": AR.RSUB.call, "__mul__": AR.MUL.call, "__rmul__": AR.MUL.call,
     "__truediv__": AR.DIV.call, "__rtruediv__": _rtruediv, "__div__": AR.DIV.call,
+    "__rdiv__": _rtruediv,
     "__floordiv__": AR.FLOOR_DIV.call, "__rfloordiv__": _rfloordiv,
     "__mod__": AR.remainder, "__rmod__": _rmod, "__pow__": AR.pow, "__rpow__": _rpow,
     "__matmul__": L.matmul, "__rmatmul__": _rmatmul, "__neg__": AR.NEG.call,
@@ -223,8 +230,10 @@ _METHODS.update({
     "char": lambda self, memory_format=None: C.to_dtype(self, "int8"),
     "byte": lambda self, memory_format=None: C.to_dtype(self, "uint8"),
     "bool": lambda self, memory_format=None: C.to_dtype(self, "bool"),
-    "cfloat": lambda self: C.to_dtype(self, "complex64"),
-    "cdouble": lambda self: C.to_dtype(self, "complex128"),
+    "cfloat": lambda self, memory_format=None: C.to_dtype(self, "complex64"),
+    "cdouble": lambda self, memory_format=None: C.to_dtype(self, "complex128"),
+    "bfloat16": lambda self, memory_format=None: _absent_dtype("bfloat16"),
+    "chalf": lambda self, memory_format=None: _absent_dtype("complex32 (chalf)"),
     "cpu": lambda self, memory_format=None: self,
     "cuda": lambda self, *a, **k: C.to(self, "cuda"),
     "type_as": lambda self, other: C.to_dtype(self, other.dtype),

@@ -1,0 +1,3 @@
+"""torch.signal: signal-processing namespaces (``windows``)."""
+
+from . import windows  # noqa: F401
