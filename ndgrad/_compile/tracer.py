@@ -363,6 +363,30 @@ class Tracer:
         self.keep.append(t._data)
         return slot
 
+    def add_random(self, op, args, kwargs, out):
+        """Record a random source's call (see RandomOp) that made tensor `out`."""
+        if not isinstance(out, Tensor) or any(isinstance(v, Tensor) for v in kwargs.values()):
+            self.graph_break(f"random numbers drawn outside an op ({op.name} with these "
+                             "arguments)")
+            return
+        refs = []
+        meta = []
+        for a in args:
+            if isinstance(a, Tensor):
+                refs.append(self.slot_of(a))
+                meta.append((a._data.shape, a._data.dtype))
+            else:
+                refs.append(("c", a))
+                meta.append(type(a))
+        if out._rg:
+            # a random leaf made inside the region (randn(..., requires_grad=True)): an
+            # argument-like tensor would need its own AccumulateGrad
+            self.graph_break("a tensor that requires grad made by a random factory inside "
+                             "the region")
+        slot = self._new_value(out)
+        self.insts.append(Inst(op, False, refs, tuple(sorted(kwargs.items())), (slot,), meta,
+                               ((out._data.shape, out._data.dtype),)))
+
     # ---------------------------------------------------------------- graph breaks
     def graph_break(self, reason):
         if self.fullgraph:
@@ -469,6 +493,54 @@ def factory_op(factory):
     return op
 
 
+class RandomOp:
+    """A random source (see ``_RANDOM_SOURCES``) as an instruction: each call of the program
+    runs the source again, so it draws fresh numbers from the generator, in the trace's order
+    (the order eager mode draws in). Its tensor arguments are slots (a ``*_like`` source's
+    sizes follow them); `params` holds the keyword arguments as sorted ``(name, value)``
+    pairs."""
+
+    kind = "random"
+    n_out = 1
+
+    def __init__(self, source):
+        self.source = source
+        self.name = source.__name__
+
+    def impl(self, *args, _plain=True):
+        return self.source(*args[:-1], **dict(args[-1]))
+
+
+_RANDOM_OPS = {}
+
+
+def random_op(source):
+    """The one RandomOp of `source` (instructions of two traces compare ops by identity)."""
+    op = _RANDOM_OPS.get(source)
+    if op is None:
+        op = _RANDOM_OPS[source] = RandomOp(source)
+    return op
+
+
+def _random_watch(original):
+    """`original`, a random source, recorded as one instruction when user code calls it in a
+    traced region (its own draws are then no graph break)."""
+    def source(*args, **kwargs):
+        tr = getattr(_tracing, "tracer", None)
+        if tr is None or tr.depth or tr.parent is not None:
+            return original(*args, **kwargs)
+        tr.depth += 1
+        try:
+            out = original(*args, **kwargs)
+        finally:
+            tr.depth -= 1
+        tr.add_random(random_op(original), args, kwargs, out)
+        return out
+    source.__wrapped__ = original
+    source.__name__ = getattr(original, "__name__", "random")
+    return source
+
+
 def _factory_made(factory, args, kwargs, t):
     tr = active_tracer()
     if tr is not None and tr.symbolic and symbolic.has_sym(args):
@@ -562,7 +634,8 @@ def _module_watch(original):
 # Tensors made at depth 0 that are constants of the trace: a factory's result, the user's
 # Tensor(...), a number wrapped by as_tensor_arg, and these helpers, which build tensors from
 # shapes only (file, function).
-_SHAPE_ONLY = frozenset({("losses.py", "get"), ("conv_pool.py", "_stand_in")})
+_SHAPE_ONLY = frozenset({("losses.py", "get"), ("conv_pool.py", "_stand_in"),
+                         ("functional.py", "_causal_mask")})
 
 
 def _init_watch(original):
@@ -578,6 +651,17 @@ def _init_watch(original):
                 tr.safe[id(self)] = self
     init.__wrapped__ = original
     return init
+
+
+def _random_sources():
+    """(module, names): the functions that draw random tensors which a traced region records
+    as instructions (RandomOp) instead of breaking: dropout's noise and the random factories,
+    where user code and ndgrad's own code reach them."""
+    import ndgrad
+    from ..nn import _dropout_noise
+    factories = ("rand", "randn", "rand_like", "randn_like", "randint", "randint_like",
+                 "randperm")
+    return ((_dropout_noise, ("noise_like",)), (ndgrad, factories), (_creation, factories))
 
 
 def _has_hooks(m):
@@ -609,6 +693,12 @@ def _install_patches():
             original = _random.Generator.__dict__[name]
             _saved_methods[(_random.Generator, name)] = original
             setattr(_random.Generator, name, _draw_watch(original))
+        for module, names in _random_sources():
+            for name in names:
+                original = module.__dict__.get(name)
+                if original is not None:
+                    _saved_methods[(module, name)] = original
+                    setattr(module, name, _random_watch(original))
         symbolic.install()
 
 

@@ -25,6 +25,8 @@ __all__ = []
 # ============================================================================ batch / layer norm
 def _norm_fwd(x, w, b, p):
     axes, eps, mean, invstd, pshape = p
+    if mean is None:  # layer norm: the statistics are the kernel's own (a replay recomputes)
+        mean, invstd = _layer_stats(x, axes, eps)
     y = (x - mean) * invstd
     if w is not None:
         y = y * w.reshape(pshape)
@@ -76,6 +78,15 @@ def _acc_dtype(d):
     return np.float32 if d == np.float16 else d
 
 
+def _layer_stats(d, axes, eps):
+    """(mean, 1 / sqrt(biased var + eps)) of array `d` over `axes`, kept as size-1 dims, in
+    d's dtype (accumulated in float32 for float16)."""
+    acc = _acc_dtype(d.dtype)
+    mean = d.mean(axis=axes, keepdims=True, dtype=acc)
+    var = ((d - mean) ** 2).mean(axis=axes, keepdims=True, dtype=acc)
+    return mean.astype(d.dtype), (1.0 / np.sqrt(var + eps)).astype(d.dtype)
+
+
 def batch_norm_prim(x, w, b, rm, rv, training, momentum, eps):
     if is_batched(x, w, b, rm, rv):
         return _batch_norm_vmapped(x, w, b, rm, rv, training, momentum, eps)
@@ -117,13 +128,10 @@ def layer_norm_prim(x, w, b, k, eps):
         return _affine(y, w, b, None)
     d = x._data
     axes = tuple(range(d.ndim - k, d.ndim))
-    acc = _acc_dtype(d.dtype)
-    mean = d.mean(axis=axes, keepdims=True, dtype=acc)
-    var = ((d - mean) ** 2).mean(axis=axes, keepdims=True, dtype=acc)
-    invstd = (1.0 / np.sqrt(var + eps)).astype(d.dtype)
     pshape = d.shape[d.ndim - k:]
-    out = NATIVE_LAYER_NORM.call(x, w, b, params=(axes, eps, mean.astype(d.dtype), invstd,
-                                                  pshape))
+    # no statistics in the parameters: the kernel computes them (_layer_stats), so the
+    # parameters hold no arrays computed from data and ndgrad.compile replays the op
+    out = NATIVE_LAYER_NORM.call(x, w, b, params=(axes, eps, None, None, pshape))
     if out._grad_fn is not None:
         ex = out._grad_fn._extras()
         ex["training"] = True

@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from .. import _random
+from . import _dropout_noise
 from .._ops.conv_pool import (CONV_TBC, MAX_UNPOOL2D, MAX_UNPOOL3D, adaptive_max_pool_prim,
                               avg_pool_prim, constant_pad, convolution, max_pool_prim,
                               sandwich, sandwich_nd)
@@ -654,8 +654,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     batched = dim == 5
     if not batched:   # torch adds a batch dim around its feature dropout
         input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
-    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)   # a draw per (sample, channel)
-    noise = Tensor(_random.dropout_noise(shape, p, input._data.dtype))
+    noise = _dropout_noise.noise_like(input, p, 2)   # a draw per (sample, channel)
     out = input.mul_(noise) if inplace else input * noise
     if not batched:
         out = out.squeeze_(0) if inplace else out.squeeze(0)

@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from .. import _random, _state
+from . import _dropout_noise
 from .._ops import comparison as CMP
 from .._ops import matmul as L
 from .._ops import shape as S
@@ -119,7 +120,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     _check_p(p)
     if not training or p == 0.0 or input.numel() == 0:
         return input
-    noise = Tensor(_random.dropout_noise(input._data.shape, p, input._data.dtype))
+    noise = _dropout_noise.noise_like(input, p)
     if inplace:
         return input.mul_(noise)
     return input * noise
@@ -129,8 +130,7 @@ def _feature_dropout(input, p, training, inplace, batched_dim):
     _check_p(p)
     if not training or p == 0.0 or input.numel() == 0:
         return input
-    shape = input.shape[:batched_dim] + (1,) * (input.dim() - batched_dim)
-    noise = Tensor(_random.dropout_noise(tuple(shape), p, input._data.dtype))
+    noise = _dropout_noise.noise_like(input, p, batched_dim)
     if inplace:
         return input.mul_(noise)
     return input * noise
@@ -385,6 +385,12 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
 
 
+def _causal_mask(lq, sk):
+    """The positions a causal attention hides: True above the diagonal (a constant of the
+    sizes, which ndgrad.compile's tracer accepts as made from shapes only)."""
+    return Tensor(~np.tril(np.ones((lq, sk), dtype=bool)))
+
+
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
     """``softmax(q @ k.T * scale + mask) @ v``; boolean masks keep True positions."""
@@ -403,11 +409,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         if attn_mask is not None:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not "
                                "be set when is_causal=True")
-        keep = np.tril(np.ones((lq, sk), dtype=bool))
-        attn = attn.masked_fill(Tensor(~keep), float("-inf"))
+        attn = attn.masked_fill(_causal_mask(lq, sk), float("-inf"))
     if attn_mask is not None:
         if attn_mask._data.dtype == np.bool_:
-            attn = attn.masked_fill(Tensor(~attn_mask._data), float("-inf"))
+            attn = attn.masked_fill(attn_mask.logical_not(), float("-inf"))
         else:
             attn = attn + attn_mask
     attn = softmax(attn, -1)
