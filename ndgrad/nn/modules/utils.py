@@ -46,7 +46,7 @@ def _list_with_default(out_size, defaults):
 
 def consume_prefix_in_state_dict_if_present(state_dict, prefix):
     """Strip `prefix` from every key of `state_dict` that has it (in place, metadata too)."""
-    for key in sorted(state_dict.keys()):
+    for key in list(state_dict.keys()):
         if key.startswith(prefix):
             state_dict[key[len(prefix):]] = state_dict.pop(key)
     metadata = getattr(state_dict, "_metadata", None)
