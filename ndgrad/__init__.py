@@ -187,3 +187,8 @@ _autocast_policy.install()  # autocast's casting wrappers on the listed ops (amp
 # torch.autograd runs ``import torch``, so old code reaches the package as torch.autograd.torch
 import sys as _sys  # noqa: E402
 autograd.torch = _sys.modules[__name__]
+
+# torch.jit, torch.futures and torch._vmap_internals are attributes of the package after
+# ``import torch``; libraries call torch.jit.is_scripting() without importing torch.jit
+from . import futures, jit, _vmap_internals  # noqa: F401,E402
+from ._install import install_as_torch  # noqa: F401,E402

@@ -154,8 +154,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     dict of location tags or a callable ``(storage, location)``) must resolve to the CPU.
     ``mmap=True`` maps the file's storages instead of reading them (copy on write).
     """
-    if weights_only is None:
-        weights_only = pickle_module is None
+    weights_only = _weights_only_from_environment(weights_only, pickle_module)
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is "
                            "specified")
@@ -174,6 +173,34 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         f = io.BytesIO(f.read())
     return _load_file(f, None, map_location, pickle_module, weights_only, mmap,
                       pickle_load_args)
+
+
+_TRUE_SPELLINGS = ("1", "y", "yes", "true")
+
+
+def _weights_only_from_environment(weights_only, pickle_module):
+    """The ``weights_only`` that ``load`` uses, after torch's two environment switches.
+
+    ``TORCH_FORCE_WEIGHTS_ONLY_LOAD`` forces ``True`` even over an explicit argument;
+    ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD`` forces ``False`` only when the caller passed none (with
+    torch's warning). Both set is torch's RuntimeError. Read at every call, as torch does.
+    """
+    unset = weights_only is None
+    if unset:
+        weights_only = pickle_module is None
+    force_on = os.getenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE_SPELLINGS
+    force_off = os.getenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE_SPELLINGS
+    if force_on and force_off:
+        raise RuntimeError("Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or "
+                           "`TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` should be set, but both were set.")
+    if force_on:
+        return True
+    if force_off and unset:
+        warnings.warn("Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected, since the"
+                      "`weights_only` argument was not explicitly passed to `torch.load`, forcing "
+                      "weights_only=False.", UserWarning, stacklevel=3)
+        return False
+    return weights_only
 
 
 def _load_file(fh, path, map_location, pickle_module, weights_only, mmap, pickle_load_args):

@@ -22,3 +22,29 @@ from .fractional_pooling import *  # noqa: F403
 from .linear_cross_entropy import *  # noqa: F403
 from .sync_batchnorm import *  # noqa: F403
 from .container_deprecated import *  # noqa: F403
+from . import batchnorm, channelshuffle, distance, fold, instancenorm, upsampling  # noqa: F401,E402
+from . import linear_cross_entropy_options, utils  # noqa: F401,E402
+
+# torch's file for the classes ndgrad defines in another family's module: each is also an
+# attribute (and in ``__all__``) of the module named like torch's file, so
+# ``torch.nn.modules.activation.MultiheadAttention`` and ``from torch.nn.modules.conv import
+# LazyConv2d`` find the one class. Set here, where both modules are imported, so no family module
+# imports another that imports it back.
+from . import (activation as _activation, conv as _conv, fractional_pooling as _fractional,  # noqa: E402
+               lazy as _lazy, linear as _linear, linear_cross_entropy as _lce,
+               loss as _loss, pooling as _pooling, transformer as _transformer)
+
+_ALSO_IN_TORCH_FILE = {
+    _activation: (_transformer, ["MultiheadAttention"]),
+    _conv: (_lazy, ["_LazyConvXdMixin", "LazyConv1d", "LazyConv2d", "LazyConv3d",
+                    "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d"]),
+    _linear: (_lazy, ["LazyLinear"]),
+    _loss: (_lce, ["LinearCrossEntropyLoss"]),
+    _pooling: (_fractional, ["FractionalMaxPool2d", "FractionalMaxPool3d"]),
+}
+for _torch_file, (_home, _names) in _ALSO_IN_TORCH_FILE.items():
+    for _name in _names:
+        setattr(_torch_file, _name, getattr(_home, _name))
+        if not _name.startswith("_") and _name not in _torch_file.__all__:
+            _torch_file.__all__.append(_name)
+del _torch_file, _home, _names, _name
