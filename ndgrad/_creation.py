@@ -698,5 +698,18 @@ def bernoulli(input, p=None, *, generator=None, out=None):
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    if out is not None and out.dtype is not _dtype.int64:
+        # checked before anything is drawn, as torch's: the generator is not advanced
+        raise RuntimeError(f"multinomial expects Long tensor out, got: "
+                           f"{_random._scalar_name(out._data.dtype)}")
     g = _gen(generator)
-    return _finish(g.multinomial(input._data, num_samples, replacement))
+    res = _finish(g.multinomial(input._data, num_samples, replacement))
+    if out is None:
+        return res
+    resized = out.shape != res.shape
+    if resized:
+        out.resize_(res.shape)  # bumps the version once, as torch's one write does
+    np.copyto(out._data, res._data)
+    if not resized:
+        out._vc[0] += 1
+    return out

@@ -96,8 +96,6 @@ KNOWN_GAPS = {
         "accepts an error input torch refuses (1/3): AssertionError: ndgrad accepts an input torch refuses with Exception matching ''",
     ('errors', 'minimum', 'any'):
         "accepts an error input torch refuses (3/3): AssertionError: ndgrad accepts an input torch refuses with Exception matching ''",
-    ('errors', 'multinomial', 'any'):
-        "accepts an error input torch refuses (1/21): AssertionError: ndgrad accepts an input torch refuses with RuntimeError matching 'multinomial expects Long ten",
     ('errors', 'narrow', 'any'):
         'raises another exception class (2/9): AssertionError: ndgrad raises ValueError(only one element tensors can be converted to Python scalars) where to',
     ('errors', 'narrow_copy', 'any'):

@@ -60,3 +60,22 @@ def test_save_onto_a_directory_is_refused(tmp_path):
         assert list(tmp_path.iterdir()) == []
     ndgrad.save({"a": ndgrad.ones(2)}, tmp_path / "ok.pt")
     assert torch.load(tmp_path / "ok.pt")["a"].tolist() == [1.0, 1.0]
+
+
+def test_multinomial_out_dtype_refused_and_out_written_as_torch():
+    # op_db's error input passes an uninitialised float `out=`: the refusal must not depend on
+    # the probabilities' contents, and nothing is drawn before it
+    import torch
+    results = []
+    for lib in (ndgrad, torch):
+        lib.manual_seed(0)
+        probs = lib.ones(2, 3)
+        with pytest.raises(RuntimeError, match="multinomial expects Long tensor out, got: Float"):
+            lib.multinomial(probs, 2, out=lib.empty(2, 3))
+        out = lib.empty(0, dtype=lib.int64)
+        got = lib.multinomial(probs, 2, out=out)
+        same = lib.empty(2, 2, dtype=lib.int64)
+        lib.manual_seed(1)
+        lib.multinomial(probs, 2, out=same)
+        results.append((got is out, out.tolist(), out._version, same.tolist(), same._version))
+    assert results[0] == results[1]
