@@ -637,7 +637,7 @@ def test_more_errors_match_torch(k):
 
 
 # Documented in docs/decisions.md: no as_strided in ndgrad, no sparse tensors.
-_NOT_PROVIDED = {"as_strided_", "as_strided_copy", "ccol_indices_copy", "col_indices_copy",
+_NOT_PROVIDED = {"as_strided_", "ccol_indices_copy", "col_indices_copy",
                  "crow_indices_copy", "indices_copy", "row_indices_copy", "values_copy"}
 
 

@@ -8,6 +8,11 @@ from . import (
     utils,  # noqa: F401
 )
 from .modules import *  # noqa: F403
+import sys as _sys  # noqa: E402
+
+# The star import also binds nn.modules' submodules, nn.modules.utils (torch's _pair,
+# _ntuple, ...) among them; nn.utils stays nn's own package (clip_grad_norm_, parametrize).
+utils = _sys.modules[__name__ + ".utils"]  # noqa: F811
 from .modules import Module  # noqa: F401
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter  # noqa: F401
 from .parallel import DataParallel  # noqa: F401,E402
