@@ -263,6 +263,19 @@ class Tracer:
         self.keep.append(t)
         self.keep.append(t._data)
 
+    def _arg_refs(self, args):
+        """Each argument as the program reads it (a slot, or ("c", constant)) and its guard
+        metadata (shape and dtype of a tensor, type of a constant)."""
+        refs, meta = [], []
+        for a in args:
+            if isinstance(a, Tensor):
+                refs.append(self.slot_of(a))
+                meta.append((a._data.shape, a._data.dtype))
+            else:
+                refs.append(("c", a))
+                meta.append(type(a))
+        return refs, meta
+
     def slot_of(self, t):
         """The slot naming tensor `t`, making it an external when it is new."""
         slot = self.by_tensor.get(id(t))
@@ -369,15 +382,7 @@ class Tracer:
             self.graph_break(f"random numbers drawn outside an op ({op.name} with these "
                              "arguments)")
             return
-        refs = []
-        meta = []
-        for a in args:
-            if isinstance(a, Tensor):
-                refs.append(self.slot_of(a))
-                meta.append((a._data.shape, a._data.dtype))
-            else:
-                refs.append(("c", a))
-                meta.append(type(a))
+        refs, meta = self._arg_refs(args)
         if out._rg:
             # a random leaf made inside the region (randn(..., requires_grad=True)): an
             # argument-like tensor would need its own AccumulateGrad
@@ -419,15 +424,7 @@ class Tracer:
         if symbolic.holds(params, np.ndarray, 3):
             self.graph_break(f"{op.name}'s parameters hold arrays computed outside the ops "
                              "(e.g. batch statistics)")
-        refs = []
-        meta = []
-        for a in args:
-            if isinstance(a, Tensor):
-                refs.append(self.slot_of(a))
-                meta.append((a._data.shape, a._data.dtype))
-            else:
-                refs.append(("c", a))
-                meta.append(type(a))
+        refs, meta = self._arg_refs(args)
         outs = outputs if type(outputs) is tuple else (outputs,)
         if inplace:
             out_slots = (refs[0],)
