@@ -1,6 +1,7 @@
 """What each rank started by ``python -m ndgrad.distributed.run`` runs first: export torchrun's
 environment variables from the MPI launcher's, run the script, and stop every rank when it
-raises (it prints the traceback, then aborts the MPI job: no peer waits for a dead rank).
+raises (it prints the traceback, records it for the launcher's summary, then aborts the MPI
+job: no peer waits for a dead rank).
 """
 
 import os
@@ -74,9 +75,23 @@ def main(argv=None):
         raise
     except BaseException:
         sys.stdout.flush()
-        sys.stderr.write(f"[rank {env['RANK']}] failed:\n" + traceback.format_exc())
+        report = f"[rank {env['RANK']}] failed:\n" + traceback.format_exc()
+        sys.stderr.write(report)
         sys.stderr.flush()
+        _record_failure(env["RANK"], report)
         _abort(1)
+
+
+def _record_failure(rank, report):
+    """Leave the failure for the launcher's summary (see ``run``): stderr alone may be lost."""
+    folder = os.environ.get("NDGRAD_ERROR_DIR")
+    if not folder:
+        return
+    try:
+        with open(os.path.join(folder, f"rank{rank}.txt"), "w", encoding="utf-8") as f:
+            f.write(report)
+    except OSError:
+        pass        # the launcher's folder is gone: stderr is all there is
 
 
 if __name__ == "__main__":

@@ -7,6 +7,12 @@ launcher, and a rank that raises stops all of them (torchrun's behaviour on a fa
 Several hosts: one launch from one host with ``--nnodes M --hosts a,b`` (the MPI launcher
 starts the processes on every host), not one launch per host as with torchrun.
 
+A rank that fails also writes its traceback to a file in a folder the launcher made
+(``NDGRAD_ERROR_DIR``, as torchrun's workers write ``TORCHELASTIC_ERROR_FILE``); when the job
+ends with an error the launcher prints each failed rank's record in a closing summary. The MPI
+launcher's relay of a rank's stderr can lose the last lines when the rank aborts the job (the
+relay may be stopped before it read them), so the summary is what a user can rely on.
+
 Invariant: the child processes inherit ``OMPI_ALLOW_RUN_AS_ROOT*`` so Open MPI's launcher also
 runs as root (CI runs as root); MPICH's ignores them.
 """
@@ -17,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 
 __all__ = ["find_mpiexec", "mpiexec_command", "main"]
 
@@ -124,7 +131,27 @@ def main(argv=None):
     env = launch_env()
     env.update(MASTER_ADDR=args.master_addr, MASTER_PORT=str(args.master_port),
                TORCHELASTIC_RUN_ID=args.rdzv_id, NDGRAD_LOCAL_WORLD_SIZE=str(per))
-    return subprocess.call(cmd, env=env)
+    with tempfile.TemporaryDirectory(prefix="ndgrad-run-") as errors:
+        env["NDGRAD_ERROR_DIR"] = errors
+        rc = subprocess.call(cmd, env=env)
+        if rc:
+            _print_failures(errors)
+    return rc
+
+
+def _print_failures(folder):
+    """The closing summary of a failed job: each failed rank's record, lowest rank first."""
+    records = sorted((int(name[4:-4]), name) for name in os.listdir(folder)
+                     if name.startswith("rank") and name.endswith(".txt"))
+    if not records:
+        return
+    lines = ["ndgrad.distributed.run: the job failed; "
+             + ", ".join(f"rank {r}" for r, _ in records) + " raised:"]
+    for _, name in records:
+        with open(os.path.join(folder, name), encoding="utf-8") as f:
+            lines.append(f.read().rstrip("\n"))
+    sys.stderr.write("\n".join(lines) + "\n")
+    sys.stderr.flush()
 
 
 if __name__ == "__main__":
