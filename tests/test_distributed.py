@@ -8,6 +8,7 @@ lock and the other one reuses its output.
 """
 
 import fcntl
+import importlib
 import importlib.util
 import json
 import os
@@ -609,3 +610,31 @@ def test_dataloader_timeout_and_iterator_length():
     with pytest.raises(RuntimeError, match=r"^DataLoader timed out after 0.5 seconds$"):
         next(it)
     del it
+
+
+def _ddp_device_argument_outcomes(tm, store):
+    """What building a CPU DDP does with each form of device_ids / output_device."""
+    dist = importlib.import_module(tm.__name__ + ".distributed")
+    DDP = tm.nn.parallel.DistributedDataParallel
+    dist.init_process_group("gloo", init_method="file://" + store, rank=0, world_size=1)
+    outcomes = []
+    try:
+        for kw in [{}, {"device_ids": []}, {"device_ids": ()}, {"device_ids": [0]},
+                   {"device_ids": [0, 1]}, {"output_device": 0}, {"output_device": 1},
+                   {"device_ids": None, "output_device": None}]:
+            try:
+                DDP(tm.nn.Linear(2, 2), **kw)
+                outcomes.append("built")
+            except Exception as e:                  # the class and text are compared
+                outcomes.append(f"{type(e).__name__}: {e}".split(", and module")[0])
+    finally:
+        dist.destroy_process_group()
+    return outcomes
+
+
+def test_ddp_device_ids_forms_as_torch(tmp_path):
+    import torch
+    ours = _ddp_device_argument_outcomes(ndgrad, str(tmp_path / "nd"))
+    theirs = _ddp_device_argument_outcomes(torch, str(tmp_path / "pt"))
+    assert ours == theirs
+    assert ours.count("built") == 5            # [] and () are torch's "no device" on CPU

@@ -93,7 +93,9 @@ class DistributedDataParallel(Module):
         if not params:
             raise RuntimeError("DistributedDataParallel is not needed when a module doesn't "
                                "have any parameter that requires a gradient.")
-        if device_ids is not None or output_device is not None:
+        if device_ids is not None and len(device_ids) > 1:
+            raise ValueError("device_ids can only be None or contain a single element.")
+        if device_ids or output_device:     # [] and None are torch's "no device" on CPU
             raise ValueError(
                 "DistributedDataParallel device_ids and output_device arguments only work with "
                 "single-device/multiple-device GPU modules or CPU modules, but got device_ids "
