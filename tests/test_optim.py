@@ -256,6 +256,36 @@ def test_lbfgs_matches_torch(ls, dtype_name):
     assert nf == tf
 
 
+def test_lbfgs_trains_a_model_as_torch_in_float64():
+    # A small MLP, the parameters passed as a generator, 3 steps of 20 inner iterations.
+    rng = np.random.default_rng(0)
+    w1, w2 = rng.standard_normal((8, 4)), rng.standard_normal((1, 8))
+    xs, ys = rng.standard_normal((16, 4)), rng.standard_normal((16, 1))
+
+    def go(lib):
+        m = lib.nn.Sequential(lib.nn.Linear(4, 8), lib.nn.Tanh(), lib.nn.Linear(8, 1)).double()
+        with lib.no_grad():
+            m[0].weight.copy_(lib.tensor(w1))
+            m[2].weight.copy_(lib.tensor(w2))
+            m[0].bias.zero_()
+            m[2].bias.zero_()
+        x, y = lib.tensor(xs), lib.tensor(ys)
+        opt = lib.optim.LBFGS(m.parameters(), lr=1, max_iter=20)
+
+        def closure():
+            opt.zero_grad()
+            loss = ((m(x) - y) ** 2).mean()
+            loss.backward()
+            return loss
+        losses = [float(opt.step(closure).detach()) for _ in range(3)]
+        return losses, [p.detach().numpy().copy() for p in m.parameters()]
+    tl, tp = go(torch)
+    nl, np_ = go(ndgrad)
+    np.testing.assert_allclose(nl, tl, rtol=1e-9, atol=1e-12)
+    for a, b in zip(np_, tp):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-11)
+
+
 def test_lbfgs_rejects_param_groups_and_bad_line_search():
     a = ndgrad.ones(1, requires_grad=True)
     b = ndgrad.ones(1, requires_grad=True)
