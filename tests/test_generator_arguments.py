@@ -29,6 +29,15 @@ def _backward(lib, m, scale=10.0):
     return loss
 
 
+def _train(lib, m, opt, steps):
+    """``steps`` plain optimiser steps on the fixed loss; the parameters after them."""
+    for _ in range(steps):
+        opt.zero_grad()
+        _backward(lib, m, scale=0.1)
+        opt.step()
+    return _params(m)
+
+
 def _grads(m):
     return [None if p.grad is None else p.grad.detach().numpy().copy() for p in m.parameters()]
 
@@ -160,11 +169,7 @@ for _name in ["SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adadelta", "Adamax"
 def optim_named_parameters(lib):
     m = _model(lib)
     opt = lib.optim.Adam(m.named_parameters(), lr=0.1)
-    for _ in range(2):
-        opt.zero_grad()
-        _backward(lib, m, scale=0.1)
-        opt.step()
-    return _params(m) + [opt.param_groups[0]["param_names"]]
+    return _train(lib, m, opt, 2) + [opt.param_groups[0]["param_names"]]
 
 
 @case
@@ -173,11 +178,7 @@ def optim_param_groups_of_generators(lib):
     ps = list(m.parameters())
     opt = lib.optim.SGD(({"params": (p for p in ps[:2]), "lr": 0.1},
                          {"params": (p for p in ps[2:])}), lr=0.01, momentum=0.9)
-    for _ in range(3):
-        opt.zero_grad()
-        _backward(lib, m, scale=0.1)
-        opt.step()
-    return _params(m) + [len(g["params"]) for g in opt.param_groups]
+    return _train(lib, m, opt, 3) + [len(g["params"]) for g in opt.param_groups]
 
 
 @case
@@ -186,11 +187,7 @@ def optim_add_param_group(lib):
     ps = list(m.parameters())
     opt = lib.optim.Adam(iter(ps[:2]), lr=0.1)
     opt.add_param_group({"params": (p for p in ps[2:]), "lr": 0.01})
-    for _ in range(3):
-        opt.zero_grad()
-        _backward(lib, m, scale=0.1)
-        opt.step()
-    return _params(m) + [len(g["params"]) for g in opt.param_groups]
+    return _train(lib, m, opt, 3) + [len(g["params"]) for g in opt.param_groups]
 
 
 @case
