@@ -86,7 +86,9 @@ _COMPILER = ("script", "jit", "trace", "graph", "Graph", "schema", "_ir", "ir_",
              "GraphExecutorState", "Gradient", "ArgumentSpec", "CompleteArgumentSpec",
              "import_ir_module", "hash_tensor", "guard", "_refs", "meta", "fake",
              "functional_call", "classproperty", "checkpoint_sequential_fn", "Script",
-             "unify_type_list", "slice_inverse")
+             "unify_type_list", "slice_inverse",
+             # selective activation checkpointing: its policies are keyed on ATen overloads
+             "selective_checkpoint", "SAC_")
 # torch's top-level ParameterDict / ModuleDict are TorchScript's C++ containers (torch._C), not
 # nn's classes (ndgrad.nn has those); torch.cond is a higher-order control-flow op for
 # torch.compile / export.

@@ -22,6 +22,7 @@ Two implementations, as in torch:
 """
 
 import contextlib
+import enum
 import os
 import sys
 import traceback
@@ -35,12 +36,15 @@ from .._ops.registry import special_hooks
 from .._size import Size
 from .._tensor import Tensor
 from ..autograd._backward import backward
+from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.graph import saved_tensors_hooks
 from ..autograd.profiler import aten_name
 
-__all__ = ["CheckpointError", "checkpoint", "checkpoint_sequential", "noop_context_fn",
-           "set_checkpoint_debug_enabled", "set_checkpoint_early_stop"]
+__all__ = ["CheckpointError", "CheckpointFunction", "CheckpointPolicy", "DefaultDeviceType",
+           "SelectiveCheckpointContext", "check_backward_validity", "checkpoint",
+           "checkpoint_sequential", "detach_variable", "get_device_states", "noop_context_fn",
+           "set_checkpoint_debug_enabled", "set_checkpoint_early_stop", "set_device_states"]
 
 
 class CheckpointError(RuntimeError):
@@ -595,3 +599,95 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
         input = checkpoint(run_function(start, end), input, use_reentrant=use_reentrant,
                            preserve_rng_state=preserve)
     return run_function(end + 1, len(functions) - 1)(input)
+
+
+# ------------------------------------------------------------------ torch's helper names
+# What code written against torch's checkpoint module imports besides ``checkpoint``. The
+# selective-checkpoint entry points (``create_selective_checkpoint_contexts``,
+# ``SAC_IGNORED_OPS``) are keyed on ATen operator overloads (``torch.ops.aten.mm.default``),
+# which ndgrad has no dispatcher for: they are not provided (docs/coverage.md says so).
+class CheckpointFunction(Function):
+    """torch's reentrant checkpoint as a Function class, for code that calls it directly:
+    ``CheckpointFunction.apply(run_function, preserve_rng_state, *args)`` is
+    ``checkpoint(run_function, *args, use_reentrant=True, preserve_rng_state=...)`` (its
+    outputs' ``grad_fn`` is a ``CheckpointFunctionBackward``)."""
+
+    @staticmethod
+    def apply(run_function, preserve_rng_state, *args):
+        return _checkpoint_reentrant(run_function, preserve_rng_state, args)
+
+
+class CheckpointPolicy(enum.Enum):
+    """What a selective-checkpoint policy answers for one op (torch's enum, values included)."""
+
+    MUST_SAVE = 0
+    PREFER_SAVE = 1
+    MUST_RECOMPUTE = 2
+    PREFER_RECOMPUTE = 3
+    MUST_CPU_OFFLOAD = 4
+    PREFER_CPU_OFFLOAD = 5
+
+
+class SelectiveCheckpointContext:
+    """The context a selective-checkpoint policy function receives."""
+
+    def __init__(self, *, is_recompute, op_output=None):
+        self.is_recompute = is_recompute
+        self.op_output = op_output
+
+
+class DefaultDeviceType:
+    """The device type whose random state a checkpoint saves when no input names one: 'cpu'
+    (ndgrad has no accelerator) unless set."""
+
+    _default_device_type = None
+
+    @staticmethod
+    def set_device_type(device="cuda"):
+        DefaultDeviceType._default_device_type = device
+
+    @staticmethod
+    def get_device_type():
+        if not DefaultDeviceType._default_device_type:
+            DefaultDeviceType._default_device_type = "cpu"
+        return DefaultDeviceType._default_device_type
+
+
+def detach_variable(inputs):
+    """``inputs`` (a tuple) with each tensor detached, keeping its ``requires_grad``."""
+    if not isinstance(inputs, tuple):
+        raise RuntimeError("Only tuple of tensors is supported. Got Unsupported input type: "
+                           + type(inputs).__name__)
+    out = []
+    for inp in inputs:
+        if isinstance(inp, Tensor):
+            d = inp.detach()
+            d.requires_grad = inp.requires_grad
+            inp = d
+        out.append(inp)
+    return tuple(out)
+
+
+def check_backward_validity(inputs):
+    """Warn, as torch does, when no tensor of ``inputs`` requires grad."""
+    if not any(i.requires_grad for i in inputs if isinstance(i, Tensor)):
+        warnings.warn("None of the inputs have requires_grad=True. Gradients will be None",
+                      stacklevel=2)
+
+
+def get_device_states(*args):
+    """The ids and random states of the accelerator devices ``args`` live on: none, as every
+    ndgrad tensor is on the CPU."""
+    return [], []
+
+
+def set_device_states(devices, states, *, device_type=None):
+    """Restore the random states of accelerator ``devices`` (nothing to do for none)."""
+    if device_type is None:
+        device_type = DefaultDeviceType.get_device_type()
+    if device_type == "meta":
+        return
+    module = getattr(sys.modules[__name__.rsplit(".", 2)[0]], device_type)
+    for device, state in zip(devices, states):
+        with module.device(device):         # torch's AttributeError for 'cpu', as in torch
+            module.set_rng_state(state)
