@@ -88,10 +88,8 @@ import builtins as _builtins
 
 inf = _builtins.float("inf")
 nan = _builtins.float("nan")
-strided = "torch.strided"
-contiguous_format = "torch.contiguous_format"
-preserve_format = "torch.preserve_format"
-channels_last = "torch.channels_last"
+from ._layouts import (layout, memory_format, strided, contiguous_format,  # noqa: F401,E402
+                       preserve_format, channels_last, channels_last_3d)
 Type = dtype
 
 
@@ -133,12 +131,10 @@ def t(input):
 from ._ops import shape as _ops_shape  # noqa: E402
 
 
-def use_deterministic_algorithms(mode, *, warn_only=False):
-    """Accepted for compatibility: every ndgrad kernel is deterministic."""
+from ._switches import *  # noqa: F401,F403,E402
+import math as _math  # noqa: E402
 
-
-def are_deterministic_algorithms_enabled():
-    return True
+pi, e, newaxis = _math.pi, _math.e, None
 
 
 from . import _dynamo, compiler  # noqa: F401,E402

@@ -22,7 +22,7 @@ import warnings
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _layouts
 from . import _graph_core, _state
 from ._graph_core import AccumulateGrad, _add_hook, _HookDict
 from ._device import cpu
@@ -95,7 +95,7 @@ class Tensor:
     is_quantized = False
     is_meta = False
     is_mkldnn = False
-    layout = "torch.strided"
+    layout = _layouts.strided
 
     @property
     def ndim(self):
@@ -142,7 +142,9 @@ class Tensor:
         return self._data.__array_interface__["data"][0]
 
     def is_contiguous(self, memory_format=None):
-        return self._data.flags.c_contiguous
+        if memory_format is None:
+            return self._data.flags.c_contiguous
+        return _layouts.is_contiguous_in(self._data, memory_format)
 
     def is_floating_point(self):
         return self._data.dtype.kind == "f"

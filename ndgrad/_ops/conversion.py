@@ -7,6 +7,7 @@ from .. import _dtype
 from .._device import device as _device_cls, check_device
 from .._tensor import Tensor
 from .registry import primitive
+from . import shape as _shape
 
 __all__ = ["to", "type_", "to_dtype"]
 
@@ -54,7 +55,7 @@ def to(self, *args, **kwargs):
     copy = kwargs.pop("copy", False)
     dev = kwargs.pop("device", None)
     kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
+    memory_format = kwargs.pop("memory_format", None)
     for a in args:
         if isinstance(a, Tensor):
             dtype = a.dtype
@@ -70,6 +71,13 @@ def to(self, *args, **kwargs):
             raise TypeError(f"to() received an invalid combination of arguments - got "
                             f"({type(a).__name__})")
     check_device(dev)
+    if memory_format is not None:
+        fmt = _shape._format_param("to", memory_format, self._data.ndim)
+        if fmt is not None and not self.is_contiguous(memory_format=memory_format):
+            # a ToCopyBackward0 copy laid out in the format (its gradient is layout-blind)
+            out = to_dtype(self, self.dtype if dtype is None else dtype, copy=True)
+            out._data = _shape._clone_fwd(out._data, fmt)
+            return out
     if dtype is None:
         return self.clone() if copy else self
     return to_dtype(self, dtype, copy)

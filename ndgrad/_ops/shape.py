@@ -13,7 +13,7 @@ import builtins
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _layouts
 from .broadcast import align_batched, sum_to, sum_to_batched  # expand's VJP and batched rules
 from .arguments import _numpy_aliases, wrap_dim
 from .registry import record_input_shape
@@ -885,7 +885,14 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 
 
 # --------------------------------------------------------------------------- copies
+# The memory formats a copy can be laid out in, as the order of the dims from outer to inner.
+_FORMAT_ORDER = {"channels_last": ((0, 2, 3, 1), 4), "channels_last_3d": ((0, 2, 3, 4, 1), 5)}
+
+
 def _clone_fwd(x, fmt):
+    if fmt in _FORMAT_ORDER:
+        order = _FORMAT_ORDER[fmt][0]
+        return np.ascontiguousarray(x.transpose(order)).transpose(np.argsort(order))
     return np.array(x, order="C" if fmt == "contiguous" else "K", copy=True)
 
 
@@ -895,16 +902,31 @@ CLONE.batch_transparent = True
 CLONE.def_batched_jvp(lambda ctx, t: t.clone())
 
 
+def _format_param(fn, memory_format, nd):
+    """The clone parameter for a user's ``memory_format`` (None: keep the strides)."""
+    if memory_format is None or memory_format == "contiguous":     # (ndgrad's own callers)
+        return memory_format
+    if not isinstance(memory_format, _layouts.memory_format):
+        raise TypeError(f"{fn}(): argument 'memory_format' must be torch.memory_format, not "
+                        f"{type(memory_format).__name__}")
+    name = memory_format._name
+    if name in _FORMAT_ORDER and nd != _FORMAT_ORDER[name][1]:
+        raise RuntimeError(f"required rank {_FORMAT_ORDER[name][1]} tensor to use {name} "
+                           "format")
+    return {"contiguous_format": "contiguous", "preserve_format": None}.get(name, name)
+
+
 def clone(input, *, memory_format=None):
     """A copy with its own memory (same strides by default), recorded as CloneBackward0."""
-    return CLONE.call(input, params="contiguous" if memory_format in ("contiguous",) or
-                      (memory_format is not None
-                       and str(memory_format).endswith("contiguous_format"))
-                      else None)
+    return CLONE.call(input, params=_format_param("clone", memory_format, input._data.ndim))
 
 
 def contiguous(input, memory_format=None):
     x = input
+    fmt = _format_param("contiguous", memory_format, x._data.ndim)
+    if fmt in _FORMAT_ORDER:
+        return x if x.is_contiguous(memory_format=memory_format) else clone(
+            x, memory_format=memory_format)
     if x._data.flags.c_contiguous:
         return x
     return clone(x, memory_format="contiguous")
