@@ -21,3 +21,5 @@ from .fusion import (  # noqa: F401
 from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401
 from .init import skip_init  # noqa: F401
+from .memory_format import (convert_conv2d_weight_memory_format,  # noqa: F401
+                            convert_conv3d_weight_memory_format)

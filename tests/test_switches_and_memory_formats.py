@@ -158,3 +158,30 @@ def test_channels_last_copy_gradient_as_torch():
         ((y * z) ** 2).sum().backward()
         grads.append(x.grad.numpy())
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-6)
+
+
+def _converted_model_step(t):
+    import numpy as np
+    rng = np.random.default_rng(0)
+    m = t.nn.Sequential(t.nn.Conv2d(3, 4, 3), t.nn.ReLU(), t.nn.ConvTranspose2d(4, 2, 2))
+    with t.no_grad():
+        for p in m.parameters():
+            p.copy_(t.tensor(rng.standard_normal(tuple(p.shape)), dtype=t.float32))
+    weight = m[0].weight
+    assert t.nn.utils.convert_conv2d_weight_memory_format(m, t.channels_last) is m
+    assert m[0].weight is weight                        # the same Parameter, relaid
+    x = t.tensor(rng.standard_normal((2, 3, 6, 6)), dtype=t.float32)
+    x = x.contiguous(memory_format=t.channels_last)
+    m(x).square().sum().backward()
+    return ([p.stride() for p in m.parameters()],
+            [p.grad.numpy() for p in m.parameters()], m(x).detach().numpy())
+
+
+def test_convert_conv2d_weight_memory_format_as_torch():
+    import numpy as np
+    import torch
+    import ndgrad
+    ours, theirs = _converted_model_step(ndgrad), _converted_model_step(torch)
+    assert ours[0] == theirs[0]
+    for a, b in zip(ours[1] + [ours[2]], theirs[1] + [theirs[2]]):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4)
