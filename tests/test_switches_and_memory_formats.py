@@ -1,7 +1,8 @@
 """torch's process-wide switches and layout types against torch 2.13: deterministic
 algorithms and their debug mode, float32 matmul precision, interop threads, flush-denormal,
 the deprecated autocast functions, ``torch.layout`` / ``torch.memory_format`` objects and the
-memory formats of ``clone`` / ``contiguous`` / ``to`` / ``is_contiguous``.
+memory formats of ``clone`` / ``contiguous`` / ``to`` / ``is_contiguous`` and
+``nn.utils.convert_conv2d_weight_memory_format``.
 
 The switches are process state (``set_num_interop_threads`` can be called once), so each
 library runs the same probe script in a fresh process and the printed outcomes are compared.
