@@ -82,9 +82,11 @@ def _shape_arg(shape):
             (len(shape) == 1 and hasattr(shape[0], "__iter__") and not hasattr(shape[0], "_data")):
         shape = tuple(shape[0])
     for i, s in enumerate(shape):
-        if isinstance(s, float):  # torch's TypeError: a size is never truncated from a float
+        # torch's TypeError: a size is never truncated from a float or parsed from a string
+        if type(s) is not int and (isinstance(s, (float, str, bytes))
+                                   or not hasattr(s, "__index__") and not hasattr(s, "_data")):
             raise TypeError("argument 'shape' must be tuple of ints, but found element of "
-                            f"type float at pos {i}")
+                            f"type {type(s).__name__} at pos {i}")
     return tuple(int(s) for s in shape)
 
 
@@ -177,9 +179,12 @@ def view(input, *shape):
     if not shape:
         raise TypeError("view() received an invalid combination of arguments - got (), but "
                         "expected one of:\n * (torch.dtype dtype)\n * (tuple of ints size)\n")
-    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)) and \
-            not hasattr(shape[0], "_data"):
-        return view_dtype(x, to_dtype(shape[0]))
+    if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
+        return view_dtype(x, shape[0])
+    if any(isinstance(s, str) for s in shape):
+        got = ", ".join(type(s).__name__ for s in shape)
+        raise TypeError(f"view() received an invalid combination of arguments - got ({got}), "
+                        "but expected one of:\n * (torch.dtype dtype)\n * (tuple of ints size)\n")
     s = _infer_shape(_shape_arg(shape), x._data.size)
     return VIEW.call(x, params=s)
 

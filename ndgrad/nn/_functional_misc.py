@@ -188,6 +188,40 @@ def _float_mask(mask, dtype):
     return Tensor(np.where(mask._data, -np.inf, 0.0).astype(dtype))
 
 
+def _mha_dims_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    """Whether the inputs are batched; torch's AssertionError for dims that do not fit."""
+    nd = query.dim()
+    if nd not in (2, 3):
+        raise AssertionError("query should be unbatched 2D or batched 3D tensor but received "
+                             f"{nd}-D query tensor")
+    kind = "batched (3-D)" if nd == 3 else "unbatched (2-D)"
+    if key.dim() != nd or value.dim() != nd:
+        raise AssertionError(f"For {kind} `query`, expected `key` and `value` to be {nd}-D but "
+                             f"found {key.dim()}-D and {value.dim()}-D tensors respectively")
+    if key_padding_mask is not None and key_padding_mask.dim() != nd - 1:
+        raise AssertionError(f"For {kind} `query`, expected `key_padding_mask` to be `None` or "
+                             f"{nd - 1}-D but found {key_padding_mask.dim()}-D tensor instead")
+    if attn_mask is not None:
+        if attn_mask.dim() not in (2, 3):
+            raise AssertionError(f"For {kind} `query`, expected `attn_mask` to be `None`, 2-D "
+                                 f"or 3-D but found {attn_mask.dim()}-D tensor instead")
+        if nd == 2 and attn_mask.dim() == 3:
+            expected = (num_heads, query.shape[0], key.shape[0])
+            if tuple(attn_mask.shape) != expected:
+                raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got "
+                                     f"{attn_mask.shape}")
+    return nd == 3
+
+
+def _attn_mask_shape_check(attn_mask, tgt_len, src_len, batch_heads):
+    if attn_mask.dim() == 2 and tuple(attn_mask.shape) != (tgt_len, src_len):
+        raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
+                           f"{(tgt_len, src_len)}.")
+    if attn_mask.dim() == 3 and tuple(attn_mask.shape) != (batch_heads, tgt_len, src_len):
+        raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
+                           f"{(batch_heads, tgt_len, src_len)}.")
+
+
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
                                  in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
                                  dropout_p, out_proj_weight, out_proj_bias, training=True,
@@ -200,7 +234,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
                            "Transformer module method `generate_square_subsequent_mask` to "
                            "create this mask.")
-    batched = query.dim() == 3
+    batched = _mha_dims_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:
@@ -212,6 +246,13 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     head_dim = embed_dim // num_heads
     if head_dim * num_heads != embed_dim:
         raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        # separate projections may map keys and values of different widths
+        if key.shape[:2] != value.shape[:2]:
+            raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match "
+                                 f"value's {value.shape[:2]}")
+    elif key.shape != value.shape:
+        raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
     e = embed_dim
     bq = bk = bv = None
     if in_proj_bias is not None:
@@ -225,6 +266,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     v = F.linear(value, wv, bv)
     attn_mask = _float_mask(attn_mask, q._data.dtype)
     key_padding_mask = _float_mask(key_padding_mask, q._data.dtype)
+    if attn_mask is not None:
+        _attn_mask_shape_check(attn_mask, tgt_len, k.shape[0], bsz * num_heads)
     if bias_k is not None and bias_v is not None:
         k = J.cat([k, bias_k.expand(1, bsz, e)])
         v = J.cat([v, bias_v.expand(1, bsz, e)])

@@ -18,6 +18,7 @@ from . import _dropout_noise
 from .._ops.conv_pool import (CONV_TBC, MAX_UNPOOL2D, MAX_UNPOOL3D, adaptive_max_pool_prim,
                               avg_pool_prim, constant_pad, convolution, max_pool_prim,
                               sandwich, sandwich_nd)
+from .._ops.arguments import wrap_dim
 from .._ops.linalg_common import _tname
 from .._tensor import Tensor
 from ._functional_activations import relu
@@ -382,6 +383,11 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def _avg_pool_nd(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                  divisor_override, nd):
     k, s, p, _ = _pool_args(kernel_size, stride, padding, None, nd, f"avg_pool{nd}d")
+    if nd == 2 and input.dim() < 3:
+        # torch's 2-d kernel reads the channel count (dim -3) before it checks the rank
+        if input.dim() == 0:
+            raise IndexError("Dimension specified as -3 but tensor has no dimensions")
+        wrap_dim(-3, input.dim())
     _check_pool_input(input, nd, f"avg_pool{nd}d")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")

@@ -1,0 +1,100 @@
+"""Bad inputs to MultiheadAttention, avg_pool2d / lp_pool2d and reshape / view get torch
+2.13's exception class and message, and change nothing."""
+
+import pytest
+import torch
+
+import ndgrad
+
+MHA_CASES = [   # query, key, value, key_padding_mask, attn_mask shapes
+    ((3, 1, 4), (5, 1, 4), (4, 1, 4), None, None),
+    ((3, 1, 4), (5, 1, 4), (5, 4), None, None),
+    ((3, 1, 4), (5, 1, 4), (5, 1, 4), None, (3, 4)),
+    ((3, 1, 4), (5, 1, 4), (5, 1, 4), None, (1, 2, 3, 5)),
+    ((3, 1, 4), (5, 1, 4), (5, 1, 4), None, (4, 3, 5)),
+    ((3, 4), (5, 4), (5, 4), None, (2, 3, 4)),
+    ((3, 1, 4), (5, 1, 4), (5, 1, 4), (1,), None),
+    ((4,), (4,), (4,), None, None),
+    ((2, 3, 1, 4), (5, 1, 4), (5, 1, 4), None, None),
+]
+
+
+def _mha_outcome(t, case):
+    q, k, v, kpm, am = case
+    t.manual_seed(0)
+    mha = t.nn.MultiheadAttention(4, 2)
+    before = [p.detach().clone() for p in mha.parameters()]
+    try:
+        mha(t.ones(*q), t.ones(*k), t.ones(*v),
+            key_padding_mask=None if kpm is None else t.zeros(*kpm, dtype=t.bool),
+            attn_mask=None if am is None else t.zeros(*am))
+        outcome = "ok"
+    except Exception as e:                       # class and text are compared with torch's
+        outcome = (type(e).__name__, str(e))
+    assert all(p.grad is None for p in mha.parameters())
+    assert all((a == b).all() for a, b in zip(before, mha.parameters()))
+    return outcome
+
+
+@pytest.mark.parametrize("case", MHA_CASES, ids=range(len(MHA_CASES)))
+def test_multihead_attention_shape_refusals_as_torch(case):
+    ours, theirs = _mha_outcome(ndgrad, case), _mha_outcome(torch, case)
+    assert ours == theirs
+    assert ours != "ok"
+
+
+def test_multihead_attention_accepts_what_torch_accepts():
+    for case in [((3, 4), (5, 4), (5, 4), None, None), ((3, 1, 4), (5, 1, 4), (5, 1, 4), None,
+                                                         (2, 3, 5))]:
+        assert _mha_outcome(ndgrad, case) == _mha_outcome(torch, case) == "ok"
+
+
+def _raised(fn):
+    try:
+        fn()
+    except Exception as e:
+        return type(e).__name__, str(e)
+    return "ok"
+
+
+@pytest.mark.parametrize("shape", [(), (4,), (2, 4), (0, 2, 2)])
+@pytest.mark.parametrize("name", ["avg_pool2d", "lp_pool2d"])
+def test_2d_pooling_of_low_rank_input_as_torch(name, shape):
+    def call(t):
+        x = t.ones(shape)
+        if name == "lp_pool2d":
+            return lambda: t.nn.functional.lp_pool2d(x, 2, 2)
+        return lambda: t.nn.functional.avg_pool2d(x, 2)
+    ours, theirs = _raised(call(ndgrad)), _raised(call(torch))
+    assert ours == theirs != "ok"
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: (lambda: x.reshape(("2", 2))),
+    lambda x: (lambda: x.view("float32")),
+    lambda x: (lambda: x.view("2", 2)),
+    lambda x: (lambda: x.reshape((2, None))),
+    lambda x: (lambda: x.view(None)),
+])
+def test_shape_given_as_strings_or_none_is_a_type_error(make):
+    classes = []
+    for t in (torch, ndgrad):
+        x = t.ones(4)
+        v = x._version
+        with pytest.raises(TypeError) as info:
+            make(x)()
+        assert x._version == v
+        classes.append(info.value)
+    # ndgrad's text names the argument and element as torch's does (torch adds the position)
+    text = str(classes[1])
+    assert "tuple of ints" in text and ("str" in text or "NoneType" in text)
+
+
+def test_shapes_torch_accepts_still_work():
+    import numpy as np
+    for t in (torch, ndgrad):
+        x = t.arange(4.)
+        assert x.reshape(np.int64(2), 2).shape == (2, 2)
+        assert x.reshape(t.tensor(2), 2).shape == (2, 2)
+        assert x.view(t.int32).dtype == t.int32
+        assert x.view(-1, 1).shape == (4, 1)
