@@ -8,12 +8,15 @@ from . import constraints, transforms  # noqa: F401
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .categorical import Categorical, OneHotCategorical
+from .cauchy import Cauchy
+from .chi2 import Chi2
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
 from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import kl_divergence, register_kl
@@ -23,13 +26,14 @@ from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .poisson import Poisson
+from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import *
 from .uniform import Uniform
 
-__all__ = ["Bernoulli", "Beta", "Categorical", "Dirichlet", "Distribution", "Exponential",
-           "ExponentialFamily", "Gamma", "Gumbel", "HalfNormal", "Independent", "Laplace",
-           "LogNormal", "LowRankMultivariateNormal",
-           "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson",
+__all__ = ["Bernoulli", "Beta", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
+           "Exponential", "ExponentialFamily", "Gamma", "Gumbel", "HalfCauchy", "HalfNormal",
+           "Independent", "Laplace", "LogNormal", "LowRankMultivariateNormal",
+           "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "StudentT",
            "TransformedDistribution", "Uniform", "kl_divergence", "register_kl"]
 __all__.extend(transforms.__all__)

@@ -10,6 +10,7 @@ from ndgrad.nn.functional import softplus
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .categorical import Categorical, OneHotCategorical
+from .cauchy import Cauchy
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -335,3 +336,11 @@ def _kl_uniform_exponential(p, q):
 @register_kl(Laplace, Beta)
 def _kl_real_to_restricted(p, q):
     return _infinite_like(p.loc)
+
+
+# ---- families added with the second batch (kl pairs torch registers for them)
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p, q):
+    # closed form of Chyzak & Nielsen (2019)
+    t1 = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
+    return t1 - (4 * p.scale * q.scale).log()
