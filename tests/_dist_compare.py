@@ -75,7 +75,8 @@ class Families:
         try:
             out = fn(d, lib)
         except NotImplementedError as e:
-            return "NotImplementedError", str(e)
+            # messages naming a class name its module: ndgrad.distributions.x for torch's
+            return "NotImplementedError", str(e).replace("ndgrad.", "torch.")
         if not isinstance(out, lib.Tensor):
             return out
         leaves = [t for t in tens.values() if t.requires_grad]
