@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import ndgrad
-from _dist_compare import Families, close, error_of, npy, pos, R
+from _dist_compare import Families, R, close, error_of, npy, pos, simplex
 
 FAMILIES = {
     "Cauchy": (lambda D, L, p: D.Cauchy(p["loc"], p["scale"]),
@@ -45,13 +45,35 @@ FAMILIES = {
         D.Independent(D.Normal(p["loc"], p["scale"]), 1)),
         {"w": R.rand(2, 3) + 0.1, "loc": R.randn(2, 3, 2), "scale": pos(2, 3, 2)},
         R.randn(5, 2, 2)),
+    "RelaxedBernoulli": (lambda D, L, p: D.RelaxedBernoulli(p["t"], probs=p["probs"]),
+                         {"t": np.array(0.7), "probs": R.rand(2, 3)}, R.rand(2, 3) * 0.9 + 0.05),
+    "RelaxedBernoulli_logits": (lambda D, L, p: D.RelaxedBernoulli(p["t"], logits=p["logits"]),
+                                {"t": np.array([0.3, 2.0]), "logits": R.randn(2)}, None),
+    "LogitRelaxedBernoulli": (
+        lambda D, L, p: D.relaxed_bernoulli.LogitRelaxedBernoulli(p["t"], logits=p["logits"]),
+        {"t": np.array(0.5), "logits": R.randn(3)}, R.randn(2, 3)),
+    "RelaxedOneHotCategorical": (
+        lambda D, L, p: D.RelaxedOneHotCategorical(p["t"], probs=p["probs"]),
+        {"t": np.array(0.8), "probs": simplex(2, 4)}, simplex(3, 2, 4)),
+    "RelaxedOneHotCategorical_logits": (
+        lambda D, L, p: D.RelaxedOneHotCategorical(p["t"], logits=p["logits"]),
+        {"t": np.array([[1.5], [0.4]]), "logits": R.randn(2, 3)}, None),
+    "OneHotCategoricalStraightThrough": (
+        lambda D, L, p: D.OneHotCategoricalStraightThrough(logits=p["logits"]),
+        {"logits": R.randn(3, 4)}, np.eye(4)[[0, 3, 1]]),
+    "LogisticNormal": (lambda D, L, p: D.LogisticNormal(p["loc"], p["scale"]),
+                       {"loc": R.randn(2, 3), "scale": pos(2, 3)}, simplex(2, 4)),
+    "LogisticNormal_scalar": (lambda D, L, p: D.LogisticNormal(0.3, p["scale"]),
+                              {"scale": pos(3)}, simplex(4)),
 }
 F = Families(FAMILIES)
 CDF = ["Cauchy", "Cauchy_scalar", "HalfCauchy", "Chi2", "Weibull", "Pareto", "Kumaraswamy",
        "InverseGamma", "GeneralizedPareto", "Mixture_normal"]
 ICDF = ["Cauchy", "Cauchy_scalar", "HalfCauchy", "Weibull", "Pareto", "Kumaraswamy",
         "GeneralizedPareto"]
-NO_ENTROPY = ["Mixture_normal", "Mixture_mvn"]
+NO_ENTROPY = ["Mixture_normal", "Mixture_mvn", "RelaxedBernoulli", "RelaxedBernoulli_logits",
+              "LogitRelaxedBernoulli", "RelaxedOneHotCategorical",
+              "RelaxedOneHotCategorical_logits", "LogisticNormal", "LogisticNormal_scalar"]
 # torch's _standard_gamma_grad is an approximation (up to ~2e-4 relative at these draws,
 # against mpmath; ndgrad's is within 1e-9), which StudentT's df gradient amplifies where
 # the df / chi2 terms nearly cancel
@@ -157,6 +179,16 @@ def test_support_and_arg_constraints(name):
     lambda D, L: D.MixtureSameFamily(D.Categorical(L.ones(3)), D.Normal(L.zeros(2), L.ones(2))),
     lambda D, L: D.MixtureSameFamily(D.Categorical(L.ones(2)), D.Exponential(L.ones(2))
                                      ).log_prob(L.tensor([-1.0])),
+    lambda D, L: D.RelaxedBernoulli(L.tensor(0.5)),
+    lambda D, L: D.RelaxedBernoulli(L.tensor(0.5), probs=L.tensor([1.5])),
+    lambda D, L: D.RelaxedBernoulli(L.tensor(0.5), L.tensor([0.5])).log_prob(L.tensor([1.5])),
+    lambda D, L: D.RelaxedOneHotCategorical(L.tensor(0.5), L.tensor([0.5, -0.5])),
+    lambda D, L: D.RelaxedOneHotCategorical(L.tensor(0.5), L.tensor([0.5, 0.5])).log_prob(
+        L.tensor([0.5, 0.6])),
+    lambda D, L: D.OneHotCategoricalStraightThrough(L.tensor([0.5, 0.5])).log_prob(
+        L.tensor([1.0, 1.0])),
+    lambda D, L: D.LogisticNormal(L.zeros(2), L.tensor([1.0, -1.0])),
+    lambda D, L: D.LogisticNormal(L.zeros(2), L.ones(2)).log_prob(L.tensor([0.5, 0.6, 0.1])),
 ])
 def test_validation_errors_match_torch(case):
     theirs = error_of(lambda: case(torch.distributions, torch))

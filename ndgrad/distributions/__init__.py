@@ -4,13 +4,14 @@ composites of ndgrad's differentiable ops, with torch's API, validation and numb
 Each family lives in its own module; ``kl`` holds ``kl_divergence`` and its registry,
 ``transforms`` the bijections used by ``TransformedDistribution``."""
 
-from . import constraints, transforms  # noqa: F401
+from . import constraint_registry, constraints, transforms  # noqa: F401
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial
-from .categorical import Categorical, OneHotCategorical
+from .categorical import Categorical, OneHotCategorical, OneHotCategoricalStraightThrough
 from .cauchy import Cauchy
 from .chi2 import Chi2
+from .constraint_registry import biject_to, transform_to
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -28,6 +29,7 @@ from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
@@ -36,6 +38,8 @@ from .negative_binomial import NegativeBinomial
 from .normal import Normal
 from .pareto import Pareto
 from .poisson import Poisson
+from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
 from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import *
@@ -46,8 +50,9 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "Distribution", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma",
            "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
            "Independent", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal",
-           "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial",
-           "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "Pareto",
-           "Poisson", "StudentT", "TransformedDistribution", "Uniform", "Weibull",
-           "kl_divergence", "register_kl"]
+           "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial",
+           "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
+           "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform",
+           "Weibull", "biject_to", "kl_divergence", "register_kl", "transform_to"]
 __all__.extend(transforms.__all__)
