@@ -11,6 +11,7 @@ from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical, OneHotCategorical
+from .continuous_bernoulli import ContinuousBernoulli
 from .cauchy import Cauchy
 from .dirichlet import Dirichlet
 from .distribution import Distribution
@@ -329,6 +330,8 @@ def _kl_uniform_exponential(p, q):
     return result
 
 
+@register_kl(Normal, ContinuousBernoulli)
+@register_kl(Laplace, ContinuousBernoulli)
 @register_kl(Normal, Pareto)
 @register_kl(Laplace, Pareto)
 @register_kl(Normal, Uniform)
@@ -424,6 +427,7 @@ def _kl_uniform_pareto(p, q):
 
 
 @register_kl(Pareto, Beta)
+@register_kl(Pareto, ContinuousBernoulli)
 @register_kl(Pareto, Uniform)
 def _kl_pareto_infinity(p, q):
     return _infinite_like(p.scale)
@@ -434,12 +438,14 @@ def _kl_beta_infinity(p, q):
     return _infinite_like(p.concentration1)
 
 
+@register_kl(Exponential, ContinuousBernoulli)
 @register_kl(Exponential, Pareto)
 @register_kl(Exponential, Uniform)
 def _kl_exponential_infinity(p, q):
     return _infinite_like(p.rate)
 
 
+@register_kl(Gamma, ContinuousBernoulli)
 @register_kl(Gamma, Pareto)
 @register_kl(Gamma, Uniform)
 def _kl_gamma_infinity(p, q):
@@ -447,9 +453,66 @@ def _kl_gamma_infinity(p, q):
 
 
 @register_kl(Gumbel, Beta)
+@register_kl(Gumbel, ContinuousBernoulli)
 @register_kl(Gumbel, Exponential)
 @register_kl(Gumbel, Gamma)
 @register_kl(Gumbel, Pareto)
 @register_kl(Gumbel, Uniform)
 def _kl_gumbel_infinity(p, q):
     return _infinite_like(p.loc)
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + torch.log1p(-p.probs)
+    t3 = -q._cont_bern_log_norm() - torch.log1p(-q.probs)
+    return t1 + t2 + t3
+
+
+def _cross_entropy_continuous_bernoulli(p, q):
+    # -E_p[log q(x)] for q continuous Bernoulli, needing only E_p[x] = p.mean
+    return -p.mean * q.logits - torch.log1p(-q.probs) - q._cont_bern_log_norm()
+
+
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_continuous_bernoulli(p, q):
+    return -p.entropy() + _cross_entropy_continuous_bernoulli(p, q)
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p, q):
+    result = -p.entropy() + _cross_entropy_continuous_bernoulli(p, q)
+    # torch's condition: p reaching either end of [0, 1] counts as leaving the support
+    outside = torch.max(torch.ge(p.high, q.support.upper_bound),
+                        torch.le(p.low, q.support.lower_bound))
+    return torch.where(outside, torch.ones_like(result) * math.inf, result)
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p, q):
+    return -p.entropy() - torch.log(q.rate) + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p, q):
+    t1 = -p.entropy()
+    t2 = 0.5 * (math.log(2.0 * math.pi) + torch.square(q.loc / q.scale)) + torch.log(q.scale)
+    t3 = ((p.variance + torch.square(p.mean) - 2.0 * q.loc * p.mean)
+          / (2.0 * torch.square(q.scale)))
+    return t1 + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    # torch's condition (as written there): q starting at or above 0, or ending at or
+    # below 1, gives inf
+    outside = torch.max(torch.ge(q.low, p.support.lower_bound),
+                        torch.le(q.high, p.support.upper_bound))
+    return torch.where(outside, torch.ones_like(result) * math.inf, result)
+
+
+@register_kl(ContinuousBernoulli, Pareto)
+def _kl_continuous_bernoulli_infinity(p, q):
+    return _infinite_like(p.probs)
