@@ -4,7 +4,7 @@ composites of ndgrad's differentiable ops, with torch's API, validation and numb
 Each family lives in its own module; ``kl`` holds ``kl_divergence`` and its registry,
 ``transforms`` the bijections used by ``TransformedDistribution``."""
 
-from . import constraint_registry, constraints, transforms  # noqa: F401
+from . import constraint_registry, constraints, one_hot_categorical, transforms  # noqa: F401
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial

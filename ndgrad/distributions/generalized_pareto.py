@@ -2,7 +2,8 @@
 ``concentration == 0`` limit (an exponential tail) is taken where ``isclose(c, 0)``.
 Reparameterised by inverting the CDF of one ``torch.rand`` draw per value, as torch. As in
 torch, ``log_prob`` / ``cdf`` compare the concentration with a float32 zero, so they raise
-for float64 parameters ("Double did not match Float"). The support is ``[loc, loc - scale / c]`` for negative ``c`` and ``[loc, inf)`` otherwise."""
+for float64 parameters ("Double did not match Float"). The support is
+``[loc, loc - scale / c]`` for negative ``c`` and ``[loc, inf)`` otherwise."""
 
 import math
 from numbers import Number, Real
