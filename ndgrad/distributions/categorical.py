@@ -1,5 +1,6 @@
 """``Categorical(probs=None, logits=None)`` over ``{0, ..., K-1}`` (K the last dim) and
-``OneHotCategorical``, its one-hot encoded twin. ``probs`` are normalised to sum to one,
+``OneHotCategorical``, its one-hot encoded twin (and ``OneHotCategoricalStraightThrough``,
+reparameterised by the straight-through estimator). ``probs`` are normalised to sum to one,
 ``logits`` to ``logsumexp == 0``. Sampling is ``torch.multinomial`` with replacement on the
 flattened batch, like torch, so seeded streams agree."""
 
@@ -12,7 +13,7 @@ from . import constraints
 from .distribution import Distribution
 from .utils import lazy_property, logits_to_probs, probs_to_logits
 
-__all__ = ["Categorical", "OneHotCategorical"]
+__all__ = ["Categorical", "OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
 class Categorical(Distribution):
@@ -189,3 +190,14 @@ class OneHotCategorical(Distribution):
         if expand:
             values = values.expand((n,) + self.batch_shape + (n,))
         return values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """A ``OneHotCategorical`` whose ``rsample`` is the straight-through estimator: the value
+    of a one-hot sample with the gradient of ``probs``."""
+    has_rsample = True
+
+    def rsample(self, sample_shape=()):
+        samples = self.sample(sample_shape)
+        probs = self._categorical.probs
+        return samples + (probs - probs.detach())

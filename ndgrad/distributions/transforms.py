@@ -1,7 +1,9 @@
 """Bijective transforms for ``TransformedDistribution``: ``Transform`` (the base, with the
 optional one-entry cache and ``.inv``), ``ExpTransform``, ``AffineTransform``,
 ``SigmoidTransform``, ``TanhTransform``, ``SoftplusTransform``, ``PowerTransform``,
-``AbsTransform`` (not bijective) and ``ComposeTransform``.
+``AbsTransform`` (not bijective) and ``ComposeTransform``; the event-wise and reshaping ones
+(``IndependentTransform``, ``CatTransform``, ``StickBreakingTransform``, the matrix ones, ...)
+live in ``vector_transforms`` and are re-exported here.
 
 ``log_abs_det_jacobian(x, y)`` returns one value per element of the domain's batch shape
 (``x.shape`` minus ``event_dim`` right-most dims)."""
@@ -16,8 +18,11 @@ from ndgrad.nn.functional import softplus
 from . import constraints
 from .utils import _sum_rightmost, broadcast_all
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
-           "PowerTransform", "SigmoidTransform", "SoftplusTransform", "TanhTransform",
+__all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
+           "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform",
+           "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+           "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
+           "SoftplusTransform", "StackTransform", "StickBreakingTransform", "TanhTransform",
            "Transform", "identity_transform"]
 
 
@@ -480,3 +485,18 @@ class PowerTransform(Transform):
 
     def inverse_shape(self, shape):
         return torch.broadcast_shapes(shape, getattr(self.exponent, "shape", ()))
+
+
+# after Transform is defined: vector_transforms builds on it
+from .vector_transforms import (  # noqa: E402
+    CatTransform,
+    CorrCholeskyTransform,
+    CumulativeDistributionTransform,
+    IndependentTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
+    ReshapeTransform,
+    SoftmaxTransform,
+    StackTransform,
+    StickBreakingTransform,
+)
