@@ -489,3 +489,52 @@ def test_training_loops_with_new_families_follow_torch():
     np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-10)
     for a, b in zip(ours[1:], theirs[1:]):
         close(a, b, 1e-9, 1e-11)
+
+
+def _zeros(L):
+    return L.ones(0, 3, dtype=L.float64)
+
+
+ZERO_SIZE = {
+    "Binomial": lambda D, L: D.Binomial(_zeros(L) * 3, _zeros(L) * 0.5),
+    "Geometric": lambda D, L: D.Geometric(_zeros(L) * 0.5),
+    "NegativeBinomial": lambda D, L: D.NegativeBinomial(_zeros(L), _zeros(L) * 0.5),
+    "StudentT": lambda D, L: D.StudentT(_zeros(L)),
+    "Cauchy": lambda D, L: D.Cauchy(_zeros(L), _zeros(L)),
+    "HalfCauchy": lambda D, L: D.HalfCauchy(_zeros(L)),
+    "Weibull": lambda D, L: D.Weibull(_zeros(L), _zeros(L)),
+    "Pareto": lambda D, L: D.Pareto(_zeros(L), _zeros(L)),
+    "Kumaraswamy": lambda D, L: D.Kumaraswamy(_zeros(L), _zeros(L)),
+    "InverseGamma": lambda D, L: D.InverseGamma(_zeros(L), _zeros(L)),
+    "FisherSnedecor": lambda D, L: D.FisherSnedecor(_zeros(L), _zeros(L)),
+    "ContinuousBernoulli": lambda D, L: D.ContinuousBernoulli(_zeros(L) * 0.3),
+    "VonMises": lambda D, L: D.VonMises(_zeros(L), _zeros(L)),
+    "RelaxedBernoulli": lambda D, L: D.RelaxedBernoulli(L.tensor(0.5), _zeros(L) * 0.3),
+    "Wishart": lambda D, L: D.Wishart(L.ones(0) * 4, L.eye(2)),
+    # torch itself fails in log_prob / construction of these (a reshape of zero elements
+    # with -1); ndgrad fails alike, with its own reshape message
+    "Multinomial": lambda D, L: D.Multinomial(4, _zeros(L)),
+    "LogisticNormal": lambda D, L: D.LogisticNormal(_zeros(L), _zeros(L)),
+    "MixtureSameFamily": lambda D, L: D.MixtureSameFamily(D.Categorical(_zeros(L)),
+                                                          D.Normal(_zeros(L), _zeros(L))),
+}
+
+
+@pytest.mark.parametrize("name", ZERO_SIZE)
+def test_zero_size_batches(name):
+    def scenario(lib):
+        try:
+            d = ZERO_SIZE[name](lib.distributions, lib)
+        except Exception as e:  # noqa: BLE001
+            return type(e).__name__
+        out = [tuple(d.batch_shape), tuple(d.event_shape)]
+        for what in ("sample", "rsample", "log_prob", "entropy", "mean", "variance"):
+            try:
+                r = {"sample": lambda: d.sample((2,)), "rsample": lambda: d.rsample((2,)),
+                     "log_prob": lambda: d.log_prob(d.sample()), "entropy": d.entropy,
+                     "mean": lambda: d.mean, "variance": lambda: d.variance}[what]()
+                out.append((what, tuple(r.shape), str(r.dtype).split(".")[-1]))
+            except Exception as e:  # noqa: BLE001
+                out.append((what, type(e).__name__))
+        return out
+    assert scenario(ndgrad) == scenario(torch)
