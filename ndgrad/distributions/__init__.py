@@ -3,9 +3,8 @@ composites of ndgrad's differentiable ops, with torch's API, validation and numb
 
 Each family lives in its own module (named as torch names it: ``studentT``,
 ``relaxed_bernoulli``, ...); ``kl`` holds ``kl_divergence`` and its registry, ``transforms``
-(with ``vector_transforms``) the bijections used by ``TransformedDistribution``, and
-``constraint_registry`` the ``biject_to`` / ``transform_to`` registries from a constraint to a
-transform onto it."""
+the bijections used by ``TransformedDistribution``, and ``constraint_registry`` the
+``biject_to`` / ``transform_to`` registries from a constraint to a transform onto it."""
 
 from . import constraint_registry, constraints, one_hot_categorical, transforms  # noqa: F401
 from .bernoulli import Bernoulli
