@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import ndgrad
-from _dist_compare import R, close, error_of, npy, spd
+from _dist_compare import R, close, error_of, npy
 
 X3 = R.randn(2, 3)
 XM = R.randn(2, 3, 3)
@@ -98,10 +98,12 @@ def test_equality_and_sign():
 
 
 def test_corr_cholesky_and_stick_breaking_land_in_their_codomain():
+    x0 = np.random.RandomState(41).randn(4, 10) * 3
+
     def scenario(lib):
         T = lib.distributions.transforms
         C = lib.distributions.constraints
-        x = lib.tensor(R.randn(4, 10) * 3)
+        x = lib.tensor(x0)
         L_ = T.CorrCholeskyTransform()(x)
         p = T.StickBreakingTransform()(x)
         return (npy(C.corr_cholesky.check(L_)), npy(C.simplex.check(p)),
@@ -145,6 +147,7 @@ def _apply(lib, t, x):
 @pytest.mark.parametrize("i", range(len(CONSTRAINTS)))
 def test_constraint_registries(registry, i):
     def scenario(lib):
+        rs = np.random.RandomState(i)     # the same input for both libraries
         D = lib.distributions
         c = CONSTRAINTS[i](D.constraints, lib)
         try:
@@ -154,13 +157,9 @@ def test_constraint_registries(registry, i):
         parts = t.parts if type(t).__name__ == "ComposeTransform" else [t]
         kinds = [type(p).__name__ for p in parts]
         ed = t.domain.event_dim
-        x = XM if ed == 2 else (R_.randn(2, 3) if ed <= 1 else None)
+        x = XM if ed == 2 else (rs.randn(2, 3) if ed <= 1 else None)
         return kinds, repr(t.codomain), _apply(lib, t, x)
-    global R_
-    R_ = np.random.RandomState(i)
-    ours = scenario(ndgrad)
-    R_ = np.random.RandomState(i)
-    theirs = scenario(torch)
+    ours, theirs = scenario(ndgrad), scenario(torch)
     if isinstance(theirs, str):
         assert ours == theirs
         return
@@ -218,7 +217,9 @@ def test_transform_errors_match_torch(case):
 
 
 def test_positive_definite_round_trip_on_spd_input():
-    a = spd(3, (2,))
+    rs = np.random.RandomState(42)
+    m = rs.randn(2, 3, 3)
+    a = m @ np.swapaxes(m, -1, -2) + 3 * np.eye(3)
 
     def scenario(lib):
         t = lib.distributions.transforms.PositiveDefiniteTransform()

@@ -1,8 +1,10 @@
 """``ndgrad.distributions``: torch's probability distributions (``torch.distributions``) as
 composites of ndgrad's differentiable ops, with torch's API, validation and numbers.
 
-Each family lives in its own module; ``kl`` holds ``kl_divergence`` and its registry,
-``transforms`` the bijections used by ``TransformedDistribution``."""
+Each family lives in its own module (named as torch names it: ``studentT``,
+``relaxed_bernoulli``, ...); ``kl`` holds ``kl_divergence`` and its registry, ``transforms``
+the bijections used by ``TransformedDistribution``, and ``constraint_registry`` the
+``biject_to`` / ``transform_to`` registries from a constraint to a transform onto it."""
 
 from . import constraint_registry, constraints, one_hot_categorical, transforms  # noqa: F401
 from .bernoulli import Bernoulli
