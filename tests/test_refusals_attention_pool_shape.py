@@ -98,3 +98,18 @@ def test_shapes_torch_accepts_still_work():
         assert x.reshape(t.tensor(2), 2).shape == (2, 2)
         assert x.view(t.int32).dtype == t.int32
         assert x.view(-1, 1).shape == (4, 1)
+
+
+@pytest.mark.parametrize("shape, new", [((0,), (0, -1)), ((0,), (-1, 0)), ((0,), (-1, 2)),
+                                        ((0, 3), (3, -1, 0)), ((2,), (0, -1)), ((0,), (-1,))])
+@pytest.mark.parametrize("op", ["reshape", "view"])
+def test_inferred_size_of_zero_elements_as_torch(op, shape, new):
+    def outcome(t):
+        try:
+            return tuple(getattr(t.zeros(shape), op)(new).shape)
+        except RuntimeError as e:
+            return "RuntimeError", str(e)
+    ours, theirs = outcome(ndgrad), outcome(torch)
+    assert ours == theirs
+    if shape == (0,) and new == (0, -1):
+        assert theirs[0] == "RuntimeError" and "ambiguous" in theirs[1]
