@@ -31,11 +31,9 @@ SIZES = {
     "lstm_lm": [(20, 35), (20, 12), (20, 35), (20, 7)],
     "transformer_lm": [(20, 35), (13, 35), (13, 22), (7, 9)],
 }
-# A known gap, listed in docs/compile.md: the LSTM language model carries its hidden state
-# between calls in a dict the function closes over (word_language_model's repackage_hidden);
-# ndgrad.compile breaks on a tensor reached from outside the function, where torch.compile
-# makes it an input of the graph.
-CLOSURE_STATE_BREAK = {"lstm_lm"}
+# (The LSTM language model carries its hidden state between calls in a dict the loss
+# function closes over, word_language_model's repackage_hidden: the compiled region reads it
+# there and stores the new state back, see ndgrad/_compile/state.py.)
 
 
 def _loop(name, compiled, sizes):
@@ -55,13 +53,7 @@ def _loop(name, compiled, sizes):
     return losses, params, case.loss_fn
 
 
-def _xfail_closure(names):
-    return [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="closure state: see "
-                                                     "docs")) if n in CLOSURE_STATE_BREAK
-            else n for n in names]
-
-
-@pytest.mark.parametrize("name", _xfail_closure(SMALL))
+@pytest.mark.parametrize("name", SMALL)
 def test_model_compiles_without_graph_break(name):
     case = models.build(ndgrad, name, seed=0)
     ndgrad.manual_seed(5)
@@ -93,7 +85,7 @@ def test_compiled_loop_with_changing_sizes_equals_eager(name):
     assert not eager[0][0].shape and len(eager[0]) == len(sizes)
 
 
-@pytest.mark.parametrize("name", _xfail_closure(SMALL))
+@pytest.mark.parametrize("name", SMALL)
 def test_compiled_loop_with_changing_sizes_engages(name):
     """Every call of the changing-size loop ran compiled: no signature fell back to eager."""
     fn = _loop(name, True, SIZES[name])[2]
