@@ -45,3 +45,33 @@ def test_pow_scalar_backward_matches_torch(e):
     nx = ndgrad.tensor(x, requires_grad=True)
     ndgrad.pow(nx, e).backward(ndgrad.tensor(g))
     np.testing.assert_array_equal(nx.grad.numpy(), tx.grad.numpy())
+
+
+@pytest.mark.parametrize("shape", [(64, 24, 24, 64), (32, 26, 26, 64), (7, 5, 3, 17),
+                                   (3, 700, 300), (16, 10, 10, 256), (40, 40, 40, 1000)])
+def test_conv_batch_to_front_is_the_plain_transpose(shape):
+    """conv's blocked (C, *S, N) -> (N, C, *S) copy equals NumPy's plain one (which it
+    replaces above 1 MB), shapes with a partial last block included."""
+    from ndgrad._ops.conv_pool import _batch_to_front
+    a = np.random.RandomState(0).rand(*shape).astype(np.float32)
+    got = _batch_to_front(a)
+    assert got.flags.c_contiguous
+    np.testing.assert_array_equal(got, np.ascontiguousarray(np.moveaxis(a, -1, 0)))
+
+
+def test_mnist_conv_step_matches_torch():
+    """The MNIST CNN's second convolution (32 -> 64 channels, 3x3, batch 64: the blocked
+    copies' case), forward and both gradients, against torch (float32 GEMM sums: close)."""
+    rng = np.random.RandomState(0)
+    x = rng.randn(64, 32, 26, 26).astype(np.float32)
+    w = (rng.randn(64, 32, 3, 3) * 0.05).astype(np.float32)
+    g = rng.randn(64, 64, 24, 24).astype(np.float32)
+    res = []
+    for tm in (torch, ndgrad):
+        tx, tw = tm.tensor(x, requires_grad=True), tm.tensor(w, requires_grad=True)
+        out = tm.nn.functional.conv2d(tx, tw)
+        out.backward(tm.tensor(g))
+        res.append([out.detach().numpy(), tx.grad.numpy(), tw.grad.numpy()])
+    for a, b in zip(*res):
+        # float32 sums of up to 36864 products in different orders: relative to the scale
+        np.testing.assert_allclose(b, a, rtol=1e-4, atol=2e-5 * np.abs(a).max())
