@@ -116,3 +116,39 @@ def test_blockwise_activation_equals_declaration(name, dtype, monkeypatch):
     # (torch's float32 exact GELU is off by up to ~1e-6 absolute below -1: its erf's
     # cancellation in 1 + erf)
     np.testing.assert_allclose(fast[0][ok], ty.detach().numpy()[ok], rtol=2e-6, atol=3e-6)
+
+
+@pytest.mark.parametrize("p", [0.0, 1.0, 0.9, 0.5, 0.75, 0.1, 2.0 ** -53, 1 - 2.0 ** -53,
+                               0.3, 0.123456789, 3 * 2.0 ** -30])
+def test_bernoulli_on_words_equals_uniform_comparison(p):
+    """bernoulli's scalar-p mask from the raw words (integer comparisons) equals the
+    declaration, a 53-bit uniform compared with p, on the same draws; crafted words hit the
+    tie branch (the high 21 bits equal to p's)."""
+    from ndgrad._random import Generator
+    a, b = Generator().manual_seed(7), Generator().manual_seed(7)
+    n = 50001
+    np.testing.assert_array_equal(a._u53_below(n, p), b._u53(n) < p)
+    t = int(np.ceil(p * 2.0 ** 53))
+    th, tl = t >> 32, t & 0xFFFFFFFF
+    if th <= 0x1FFFFF:
+        rng = np.random.RandomState(0)
+        words = rng.randint(0, 2 ** 32, size=2 * 64, dtype=np.uint64).astype(np.uint32)
+        words[0::2] = (words[0::2] & np.uint32(0xFFE00000)) | np.uint32(th)  # ties
+        words[1::4] = np.uint32(tl)                                         # equal too
+        words[3::8] = np.uint32(max(tl - 1, 0))
+        c, d = Generator(), Generator()
+        c._words = lambda m: words[:m].copy()
+        d._words = lambda m: words[:m].copy()
+        np.testing.assert_array_equal(c._u53_below(64, p), d._u53(64) < p)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_dropout_matches_torch_bitwise(dtype):
+    x = np.random.RandomState(0).randn(12, 64, 513)
+    for p in (0.1, 0.5, 0.2):
+        torch.manual_seed(3)
+        want = torch.nn.functional.dropout(torch.tensor(x, dtype=dtype), p).numpy()
+        ndgrad.manual_seed(3)
+        nd_dtype = ndgrad.float32 if dtype == torch.float32 else ndgrad.float64
+        got = ndgrad.nn.functional.dropout(ndgrad.tensor(x, dtype=nd_dtype), p).numpy()
+        np.testing.assert_array_equal(got, want)
