@@ -152,3 +152,50 @@ def test_dropout_matches_torch_bitwise(dtype):
         nd_dtype = ndgrad.float32 if dtype == torch.float32 else ndgrad.float64
         got = ndgrad.nn.functional.dropout(ndgrad.tensor(x, dtype=nd_dtype), p).numpy()
         np.testing.assert_array_equal(got, want)
+
+
+def _adam_run(cls, kwargs, shapes, steps=4):
+    rng = np.random.RandomState(0)
+    params = [ndgrad.nn.Parameter(ndgrad.tensor(rng.randn(*s).astype(np.float32)))
+              for s in shapes]
+    opt = cls(params, **kwargs)
+    for i in range(steps):
+        for p in params:
+            p.grad = ndgrad.tensor(rng.randn(*p.shape).astype(np.float32))
+        opt.step()
+    return [p.detach().numpy().copy() for p in params] + \
+        [opt.state[p][k]._data.copy() for p in params for k in sorted(opt.state[p])]
+
+
+@pytest.mark.parametrize("cls,kwargs", [
+    ("Adam", {}), ("Adam", {"weight_decay": 0.1}), ("Adam", {"amsgrad": True}),
+    ("AdamW", {"weight_decay": 0.1, "betas": (0.9, 0.95)}), ("Adam", {"maximize": True})])
+def test_blockwise_adam_equals_whole_arrays(cls, kwargs, monkeypatch):
+    """Adam's update on blocks of large parameters (optim._kernels.blocks) gives the bits of
+    the update on whole arrays, over several steps; sizes straddle the block edges (the
+    exact-fma threshold included) and the VAE's 784x400 weight."""
+    from ndgrad.optim import _kernels
+    shapes = [(400, 784), (49152,), (49153,), (3, 16384), (32767,), (1000,), (7,)]
+    opt_cls = getattr(ndgrad.optim, cls)
+    fast = _adam_run(opt_cls, kwargs, shapes)
+    monkeypatch.setattr(_kernels, "BLOCK", 10 ** 12)
+    whole = _adam_run(opt_cls, kwargs, shapes)
+    assert len(fast) == len(whole)
+    for a, b in zip(fast, whole):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_blockwise_adam_matches_torch():
+    rng = np.random.RandomState(1)
+    w0 = rng.randn(400, 784).astype(np.float32)
+    grads = [rng.randn(400, 784).astype(np.float32) for _ in range(3)]
+    out = []
+    for tm in (torch, ndgrad):
+        p = tm.nn.Parameter(tm.tensor(w0.copy()))
+        opt = tm.optim.AdamW([p], lr=1e-2, weight_decay=0.1)
+        for g in grads:
+            p.grad = tm.tensor(g)
+            opt.step()
+        out.append(p.detach().numpy())
+    # (the large-tensor fma rounds twice: within an ulp or so of torch's fused one)
+    np.testing.assert_allclose(out[1], out[0], rtol=1e-6, atol=1e-7)
