@@ -169,9 +169,10 @@ def _adam_run(cls, kwargs, shapes, steps=4):
 
 @pytest.mark.parametrize("cls,kwargs", [
     ("Adam", {}), ("Adam", {"weight_decay": 0.1}), ("Adam", {"amsgrad": True}),
-    ("AdamW", {"weight_decay": 0.1, "betas": (0.9, 0.95)}), ("Adam", {"maximize": True})])
+    ("AdamW", {"weight_decay": 0.1, "betas": (0.9, 0.95)}), ("Adam", {"maximize": True}),
+    ("Adadelta", {"lr": 1.0}), ("Adadelta", {"weight_decay": 0.01})])
 def test_blockwise_adam_equals_whole_arrays(cls, kwargs, monkeypatch):
-    """Adam's update on blocks of large parameters (optim._kernels.blocks) gives the bits of
+    """Adam's (and Adadelta's) update on blocks of large parameters (optim._kernels.blocks) gives the bits of
     the update on whole arrays, over several steps; sizes straddle the block edges (the
     exact-fma threshold included) and the VAE's 784x400 weight."""
     from ndgrad.optim import _kernels
