@@ -1,4 +1,4 @@
-"""Real models' training steps, ndgrad vs torch eager in one run (ratio = ndgrad / torch).
+"""Real models' training steps, ndgrad eager and ndgrad.compile vs torch eager in one run.
 
 The models are ``benchmarks/models.py``'s (issue 26): nanoGPT GPT at 2 and 4 layers, minGPT,
 the MNIST CNN (Adadelta), the VAE (Adam), the LSTM and Transformer language models (clip,
@@ -7,10 +7,15 @@ zero_grad, backward, clip where the original clips, and the optimizer step. Both
 start from the same weights (torch's state dict copied into ndgrad), see the same data and
 the same dropout draws (each batch re-seeds both generators), and run on one BLAS thread.
 
-Each repeat times ``--steps`` steps of torch then the same steps of ndgrad (the two
+The compiled column is the same ndgrad step with the loss function (forward and loss)
+under ``ndgrad.compile``; zero_grad, backward, clip and the optimizer step stay eager. Its
+warm-up calls trace it; the column ``compiled`` says whether every call ran compiled (the
+cache holds no eager entry: no graph break) or names the break.
+
+Each repeat times ``--steps`` steps of torch, of ndgrad and of compiled ndgrad (the three
 alternating, so they share the machine's load); the figure is the median ms per step over
-the repeats. The loss of both libraries at every step of the first repeat is printed, with
-their largest relative difference.
+the repeats; ratios are against torch eager. The losses of the three at every step of the
+first repeat are printed, with the largest relative difference to torch.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/bench_models.py [--models gpt2l,vae]
                                                              [--steps 5] [--repeats 5]
@@ -50,30 +55,42 @@ def _time_steps(case, first_batch, steps):
     return 1e3 * elapsed / steps, losses
 
 
+def _engaged(compiled_fn):
+    """'yes (n graphs)' when every signature the compiled loss function saw compiled, else
+    the first graph break's reason."""
+    entries = [e for es in compiled_fn.cache.values() for e in es]
+    breaks = [b.reason for e in entries for b in e.breaks]
+    if breaks or not entries:
+        return "no: " + (breaks[0] if breaks else "never traced")
+    return f"yes ({len(entries)} graph{'s' if len(entries) > 1 else ''})"
+
+
 def bench(name, steps, repeats, warmup):
     steps = max(1, round(steps * STEP_SCALE.get(name, 1.0)))
-    torch_case = models.build(torch, name)
-    nd_case = models.build(ndgrad, name)
-    models.copy_weights(torch_case.model, ndgrad, nd_case.model)
-    _time_steps(torch_case, 0, warmup)
-    _time_steps(nd_case, 0, warmup)
-    times = {"torch": [], "ndgrad": []}
-    first_losses = None
+    cases = {"torch": models.build(torch, name),
+             "ndgrad": models.build(ndgrad, name),
+             "compiled": models.build(ndgrad, name, compiled=True)}
+    for side in ("ndgrad", "compiled"):
+        models.copy_weights(cases["torch"].model, ndgrad, cases[side].model)
+    for case in cases.values():
+        _time_steps(case, 0, warmup)
+    times = {side: [] for side in cases}
+    first_losses = {}
     for r in range(repeats):
         start_batch = warmup + r * steps
-        t_ms, t_losses = _time_steps(torch_case, start_batch, steps)
-        n_ms, n_losses = _time_steps(nd_case, start_batch, steps)
-        times["torch"].append(t_ms)
-        times["ndgrad"].append(n_ms)
-        if first_losses is None:
-            first_losses = (t_losses, n_losses)
-    t_med = statistics.median(times["torch"])
-    n_med = statistics.median(times["ndgrad"])
-    t_losses, n_losses = first_losses
-    rel = max(abs(a - b) / max(abs(a), 1e-30) for a, b in zip(t_losses, n_losses))
-    print(f"  losses torch  {' '.join(f'{v:.7g}' for v in t_losses)}")
-    print(f"  losses ndgrad {' '.join(f'{v:.7g}' for v in n_losses)}  (max rel diff {rel:.1e})")
-    return t_med, n_med
+        for side, case in cases.items():
+            ms, losses = _time_steps(case, start_batch, steps)
+            times[side].append(ms)
+            first_losses.setdefault(side, losses)
+    t_losses = first_losses["torch"]
+    for side, losses in first_losses.items():
+        line = f"  losses {side:<8} {' '.join(f'{v:.7g}' for v in losses)}"
+        if side != "torch":
+            rel = max(abs(a - b) / max(abs(a), 1e-30) for a, b in zip(t_losses, losses))
+            line += f"  (max rel diff to torch {rel:.1e})"
+        print(line)
+    return ({side: statistics.median(v) for side, v in times.items()},
+            _engaged(cases["compiled"].loss_fn))
 
 
 def main():
@@ -90,14 +107,18 @@ def main():
     rows = []
     for name in names:
         print(f"{name}:", flush=True)
-        t_med, n_med = bench(name, args.steps, args.repeats, args.warmup)
-        rows.append((name, t_med, n_med))
-        print(f"  torch {t_med:.2f} ms/step  ndgrad {n_med:.2f} ms/step  "
-              f"ratio {n_med / t_med:.2f}", flush=True)
-    print("\n| model | torch ms/step | ndgrad ms/step | ndgrad / torch |")
-    print("|---|---|---|---|")
-    for name, t_med, n_med in rows:
-        print(f"| {name} | {t_med:.2f} | {n_med:.2f} | {n_med / t_med:.2f} |")
+        med, engaged = bench(name, args.steps, args.repeats, args.warmup)
+        rows.append((name, med, engaged))
+        t = med["torch"]
+        print(f"  torch {t:.2f} ms/step  ndgrad {med['ndgrad']:.2f} ({med['ndgrad'] / t:.2f}x)"
+              f"  compiled {med['compiled']:.2f} ({med['compiled'] / t:.2f}x)  "
+              f"compiled: {engaged}", flush=True)
+    print("\n| model | torch ms/step | ndgrad / torch | ndgrad.compile / torch | compiled |")
+    print("|---|---|---|---|---|")
+    for name, med, engaged in rows:
+        t = med["torch"]
+        print(f"| {name} | {t:.2f} | {med['ndgrad'] / t:.2f} | {med['compiled'] / t:.2f} "
+              f"| {engaged} |")
 
 
 if __name__ == "__main__":

@@ -24,9 +24,11 @@ import numpy as np
 
 @dataclass
 class Case:
-    """One model's training setup. ``loss_fn(batch)`` runs the forward and returns the loss;
-    ``train_step(batch)`` is the whole step (forward, loss, zero_grad, backward, clip where the
-    original clips, optimizer step) and returns the loss tensor."""
+    """One model's training setup. ``make_batch(i, size=None)`` is batch i at the model's
+    sizes, or at ``size``: (batch, sequence length) for the GPTs, the language models and the
+    sequence model, (batch,) for the CNN and the VAE. ``loss_fn(batch)`` runs the forward and
+    returns the loss; ``train_step(batch)`` is the whole step (forward, loss, zero_grad,
+    backward, clip where the original clips, optimizer step) and returns the loss tensor."""
     model: object
     optimizer: object
     make_batch: Callable
@@ -44,9 +46,7 @@ def _standard_step(tm, model, optimizer, loss_fn, clip=None):
         optimizer.zero_grad()
         loss.backward()
         if clip is not None:
-            # A list, not model.parameters(): ndgrad's clip_grad_norm_ with a generator is
-            # being fixed separately (issue of its own); torch accepts either.
-            tm.nn.utils.clip_grad_norm_(list(model.parameters()), clip)
+            tm.nn.utils.clip_grad_norm_(model.parameters(), clip)
         optimizer.step()
         return loss
     return train_step
@@ -161,7 +161,7 @@ def _gpt_classes(tm, exact_gelu, use_sdpa):
     return GPT
 
 
-def _gpt(tm, seed, layers, heads, width, block, batch, exact_gelu, use_sdpa, lr, dropout):
+def _gpt(tm, seed, wrap, layers, heads, width, block, batch, exact_gelu, use_sdpa, lr, dropout):
     vocab = 65
     GPT = _gpt_classes(tm, exact_gelu, use_sdpa)
     model = GPT(vocab, block, layers, heads, width, dropout)
@@ -170,20 +170,22 @@ def _gpt(tm, seed, layers, heads, width, block, batch, exact_gelu, use_sdpa, lr,
               {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}]
     opt = tm.optim.AdamW(groups, lr=lr, betas=(0.9, 0.95))
 
-    def make_batch(i):
+    def make_batch(i, size=None):
+        b, t = size or (batch, block)
         tm.manual_seed(seed + i)
-        data = _tokens(tm, seed + i, (batch, block + 1), vocab)
+        data = _tokens(tm, seed + i, (b, t + 1), vocab)
         return data[:, :-1].contiguous(), data[:, 1:].contiguous()
 
     def loss_fn(batch_):
         return model(*batch_)
 
+    loss_fn = wrap(loss_fn)
     return Case(model, opt, make_batch, loss_fn, _standard_step(tm, model, opt, loss_fn, 1.0))
 
 
 # ---------------------------------------------------------------- MNIST CNN and VAE
 
-def _mnist_cnn(tm, seed):
+def _mnist_cnn(tm, seed, wrap):
     nn, F = tm.nn, tm.nn.functional
 
     class Net(nn.Module):
@@ -205,20 +207,22 @@ def _mnist_cnn(tm, seed):
     model = Net()
     opt = tm.optim.Adadelta(model.parameters(), lr=1.0)
 
-    def make_batch(i):
+    def make_batch(i, size=None):
+        (b,) = size or (64,)
         tm.manual_seed(seed + i)
         rng = np.random.RandomState(seed + i)
-        x = ((rng.rand(64, 1, 28, 28) - 0.1307) / 0.3081).astype(np.float32)
-        return tm.tensor(x), tm.tensor(rng.randint(0, 10, size=64).astype(np.int64))
+        x = ((rng.rand(b, 1, 28, 28) - 0.1307) / 0.3081).astype(np.float32)
+        return tm.tensor(x), tm.tensor(rng.randint(0, 10, size=b).astype(np.int64))
 
     def loss_fn(batch_):
         x, y = batch_
         return F.nll_loss(model(x), y)
 
+    loss_fn = wrap(loss_fn)
     return Case(model, opt, make_batch, loss_fn, _standard_step(tm, model, opt, loss_fn))
 
 
-def _vae(tm, seed):
+def _vae(tm, seed, wrap):
     nn, F = tm.nn, tm.nn.functional
 
     class VAE(nn.Module):
@@ -239,10 +243,11 @@ def _vae(tm, seed):
     model = VAE()
     opt = tm.optim.Adam(model.parameters(), lr=1e-3)
 
-    def make_batch(i):
+    def make_batch(i, size=None):
+        (b,) = size or (128,)
         tm.manual_seed(seed + i)
         rng = np.random.RandomState(seed + i)
-        return (tm.tensor(rng.rand(128, 784).astype(np.float32)),)
+        return (tm.tensor(rng.rand(b, 784).astype(np.float32)),)
 
     def loss_fn(batch_):
         (x,) = batch_
@@ -251,12 +256,17 @@ def _vae(tm, seed):
         kld = -0.5 * tm.sum(1 + logvar - mu.pow(2) - logvar.exp())
         return bce + kld
 
+    loss_fn = wrap(loss_fn)
     return Case(model, opt, make_batch, loss_fn, _standard_step(tm, model, opt, loss_fn))
 
 
 # ---------------------------------------------------------------- word language models
 
-def _lm_data(tm, seed, i, ntoken, bptt, batch):
+def _lm_data(tm, seed, i, ntoken, bptt, batch, size=None):
+    """Batch i of a language model: (bptt, batch) tokens and the next tokens, flattened;
+    `size`, (batch, bptt), overrides the two."""
+    if size is not None:
+        batch, bptt = size
     tm.manual_seed(seed + i)
     data = _tokens(tm, seed + i, (bptt + 1, batch), ntoken)
     return data[:-1].contiguous(), data[1:].reshape(-1).contiguous()
@@ -268,15 +278,14 @@ def _sgd_clip_step(tm, model, loss_fn, lr, clip):
         model.zero_grad()
         loss = loss_fn(batch_)
         loss.backward()
-        # A list, not model.parameters(): see _standard_step.
-        tm.nn.utils.clip_grad_norm_(list(model.parameters()), clip)
+        tm.nn.utils.clip_grad_norm_(model.parameters(), clip)
         for p in model.parameters():
             p.data.add_(p.grad, alpha=-lr)
         return loss
     return train_step
 
 
-def _lstm_lm(tm, seed, ntoken=1000, width=64, layers=2, bptt=35, batch=20):
+def _lstm_lm(tm, seed, wrap, ntoken=1000, width=64, layers=2, bptt=35, batch=20):
     nn, F = tm.nn, tm.nn.functional
 
     class RNNModel(nn.Module):
@@ -304,11 +313,13 @@ def _lstm_lm(tm, seed, ntoken=1000, width=64, layers=2, bptt=35, batch=20):
         output, state["hidden"] = model(src, hidden)
         return F.nll_loss(output, target)
 
-    return Case(model, None, lambda i: _lm_data(tm, seed, i, ntoken, bptt, batch), loss_fn,
+    loss_fn = wrap(loss_fn)
+    return Case(model, None,
+                lambda i, size=None: _lm_data(tm, seed, i, ntoken, bptt, batch, size), loss_fn,
                 _sgd_clip_step(tm, model, loss_fn, lr=20.0, clip=0.25))
 
 
-def _transformer_lm(tm, seed, ntoken=1000, width=64, heads=2, hidden=64, layers=2,
+def _transformer_lm(tm, seed, wrap, ntoken=1000, width=64, heads=2, hidden=64, layers=2,
                     bptt=35, batch=20):
     nn, F = tm.nn, tm.nn.functional
 
@@ -349,15 +360,18 @@ def _transformer_lm(tm, seed, ntoken=1000, width=64, heads=2, hidden=64, layers=
 
     def loss_fn(batch_):
         src, target = batch_
-        return F.nll_loss(model(src, mask).view(-1, ntoken), target)
+        n = src.size(0)        # word_language_model: a shorter last batch, a cut mask
+        return F.nll_loss(model(src, mask[:n, :n]).view(-1, ntoken), target)
 
-    return Case(model, None, lambda i: _lm_data(tm, seed, i, ntoken, bptt, batch), loss_fn,
+    loss_fn = wrap(loss_fn)
+    return Case(model, None,
+                lambda i, size=None: _lm_data(tm, seed, i, ntoken, bptt, batch, size), loss_fn,
                 _sgd_clip_step(tm, model, loss_fn, lr=20.0, clip=0.25))
 
 
 # ---------------------------------------------------------------- time sequence prediction
 
-def _time_seq(tm, seed, samples=97, length=100, width=51):
+def _time_seq(tm, seed, wrap, samples=97, length=100, width=51):
     nn = tm.nn
 
     class Sequence(nn.Module):
@@ -384,9 +398,10 @@ def _time_seq(tm, seed, samples=97, length=100, width=51):
     opt = tm.optim.LBFGS(model.parameters(), lr=0.8)
     criterion = nn.MSELoss()
 
-    def make_batch(i):
+    def make_batch(i, size=None):
+        n, t = size or (samples, length)
         rng = np.random.RandomState(seed + i)
-        x = np.arange(length + 1) + rng.randint(-80, 80, size=(samples, 1))
+        x = np.arange(t + 1) + rng.randint(-80, 80, size=(n, 1))
         wave = np.sin(x / 20.0).astype(np.float64)
         return tm.tensor(wave[:, :-1]), tm.tensor(wave[:, 1:])
 
@@ -402,32 +417,30 @@ def _time_seq(tm, seed, samples=97, length=100, width=51):
             return loss
         return opt.step(closure)
 
+    loss_fn = wrap(loss_fn)
     return Case(model, opt, make_batch, loss_fn, train_step)
 
 
 # ---------------------------------------------------------------- entry points
 
-def build(tm, name, seed=0):
+def build(tm, name, seed=0, compiled=False):
     """The :class:`Case` ``name`` (one of ``MODELS``) built with the library ``tm``; weights
     drawn from ``tm``'s generator seeded with ``seed`` (use ``copy_weights`` to make two
-    libraries' weights identical)."""
+    libraries' weights identical). ``compiled``: the loss function is ``tm.compile``'d
+    (forward and loss; zero_grad, backward, clip and the optimizer step stay eager), and
+    ``train_step`` calls the compiled one."""
     tm.manual_seed(seed)
+    wrap = tm.compile if compiled else (lambda fn: fn)
     if name == "gpt2l":
-        return _gpt(tm, seed, 2, 2, 32, 32, 8, True, True, 6e-4, 0.1)
+        return _gpt(tm, seed, wrap, 2, 2, 32, 32, 8, True, True, 6e-4, 0.1)
     if name == "gpt4l":
-        return _gpt(tm, seed, 4, 4, 128, 64, 12, True, True, 6e-4, 0.1)
+        return _gpt(tm, seed, wrap, 4, 4, 128, 64, 12, True, True, 6e-4, 0.1)
     if name == "mingpt":
-        return _gpt(tm, seed, 2, 3, 48, 32, 8, False, False, 5e-4, 0.1)
-    if name == "mnist_cnn":
-        return _mnist_cnn(tm, seed)
-    if name == "vae":
-        return _vae(tm, seed)
-    if name == "lstm_lm":
-        return _lstm_lm(tm, seed)
-    if name == "transformer_lm":
-        return _transformer_lm(tm, seed)
-    if name == "time_seq":
-        return _time_seq(tm, seed)
+        return _gpt(tm, seed, wrap, 2, 3, 48, 32, 8, False, False, 5e-4, 0.1)
+    builders = {"mnist_cnn": _mnist_cnn, "vae": _vae, "lstm_lm": _lstm_lm,
+                "transformer_lm": _transformer_lm, "time_seq": _time_seq}
+    if name in builders:
+        return builders[name](tm, seed, wrap)
     raise ValueError(f"unknown model {name!r}; choose from {', '.join(MODELS)}")
 
 

@@ -434,14 +434,33 @@ class Generator:
         return self.get_state()
 
     # ------------------------------------------------------------------ raw draws
-    def _raw32(self, n):
-        """n raw mt19937 outputs as uint64 (values < 2**32)."""
+    def _words(self, n):
+        """n raw mt19937 outputs as uint32."""
         if n <= 0:
-            return np.empty(0, np.uint64)
+            return np.empty(0, np.uint32)
         self._fresh = False
         # integers() over the full uint32 range hands back the raw words unchanged
-        w = self._np.integers(0, 0xFFFFFFFF, size=n, dtype=np.uint32, endpoint=True)
-        return w.astype(np.uint64)
+        return self._np.integers(0, 0xFFFFFFFF, size=n, dtype=np.uint32, endpoint=True)
+
+    def _raw32(self, n):
+        """n raw mt19937 outputs as uint64 (values < 2**32)."""
+        return self._words(n).astype(np.uint64)
+
+    def _u53_below(self, n, p):
+        """``self._u53(n) < p`` for a float p in [0, 1], from the raw words in uint32 passes.
+        u = k * 2**-53 is exact for the 53-bit integer k = (hi & 0x1FFFFF) << 32 | lo of a
+        random64 (hi its first word), so u < p iff k < T = ceil(p * 2**53) (p * 2**53 is
+        exact): iff hi' < T >> 32, or hi' == T >> 32 and lo < T's low word."""
+        w = self._words(2 * n)
+        t = math.ceil(p * 2.0 ** 53)
+        th, tl = t >> 32, t & 0xFFFFFFFF
+        hi = np.bitwise_and(w[0::2], np.uint32(0x1FFFFF))
+        mask = hi < np.uint32(th) if th <= 0x1FFFFF else np.ones(n, bool)
+        if th <= 0x1FFFFF:
+            tie = np.flatnonzero(hi == np.uint32(th))   # (one draw in 2**21)
+            if tie.size:
+                mask[tie] = w[1::2][tie] < np.uint32(tl)
+        return mask
 
     def _raw64(self, n):
         """n torch random64() values: (first word << 32) | second word."""
@@ -572,7 +591,7 @@ class Generator:
             p = float(p)
             if not 0.0 <= p <= 1.0:
                 raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-            mask = self._u53(n) < p
+            mask = self._u53_below(n, p)
         return mask.astype(dtype).reshape(shape)
 
     def exponential(self, shape, dtype, lambd=1.0):
@@ -698,7 +717,10 @@ def dropout_noise(shape, p, dtype, generator=None):
     mask = dropout_mask(shape, p, dtype, generator)
     if mask is None:
         return np.full(shape, 0.0 if float(p) == 1.0 else 1.0, dtype=dtype)
-    return mask / dtype.type(1.0 - float(p))
+    # mask / (1 - p) in dtype: each element is 1 / (1 - p) rounded, or 0 / (1 - p) = +0.0
+    scale = dtype.type(1) / dtype.type(1.0 - float(p))
+    return np.multiply(mask, scale, out=mask) if dtype.kind == "f" else mask / \
+        dtype.type(1.0 - float(p))
 
 
 # torch seeds its default CPU generator non-deterministically at import (2.13 behaviour:

@@ -281,17 +281,19 @@ def trace_call(fn, tensors, args, kwargs, fullgraph, symbolic=False, like=None):
             tracer.check_writes()
         if tracer.breaks:
             return out, _eager_entry(tracer.breaks)
-        return out, _entry_of(tracer, out, seq_start, tensors, fullgraph, t0, like)
+        return out, _entry_of(tracer, out, seq_start, tensors, fullgraph, t0, like,
+                              tracer.containers.stores())
     finally:
         tracer.untag()
 
 
-def _entry_of(tracer, out, seq_start, tensors, fullgraph, t0, like):
-    """The cache entry of a finished trace without graph breaks."""
+def _entry_of(tracer, out, seq_start, tensors, fullgraph, t0, like, stores=()):
+    """The cache entry of a finished trace without graph breaks; `stores`: (Target, value)
+    per closure or global item the call set to new tensors (see .state)."""
     import time
     try:
         region = build_region(tracer, out, seq_start,
-                              like=like.region if like is not None else None)
+                              like=like.region if like is not None else None, stores=stores)
     except Unsupported as e:
         if fullgraph:
             raise
@@ -310,9 +312,13 @@ def _entry_of(tracer, out, seq_start, tensors, fullgraph, t0, like):
                 for k, v in d.items():
                     if v is not None:
                         sources.setdefault(id(v), (d, k))
-    ext = []
+    ext = []  # (owner with .get(key) or None, key or the tensor itself, shape, dtype, rg)
     for t in tracer.externals:
         owner, k = sources.get(id(t), (None, t))
+        if owner is None:  # a closure's or global's tensor: read where it is (see .state)
+            place = tracer.containers.place_of(t)
+            if place is not None:
+                owner, k = place, None
         ext.append((owner, k, t._data.shape, t._data.dtype, bool(t._rg)))
     mods = tuple(tracer.modules.values())
     entry = _Entry(region, tuple(ext), mods, tuple(bool(m.training) for m in mods),

@@ -19,6 +19,7 @@ order, same casts: the results are bitwise those of eager.
 """
 
 import math
+import re
 
 import numpy as np
 
@@ -106,7 +107,7 @@ class Program:
 
     def function(self, name, params, returns, lines=None):
         src = f"def {name}({', '.join(params)}):\n"
-        body = (self.lines if lines is None else lines) or ["pass"]
+        body = _with_frees(self.lines if lines is None else lines, returns) or ["pass"]
         src += "".join(f"    {line}\n" for line in body)
         src += f"    return {returns}\n"
         env = dict(self.env)
@@ -115,6 +116,34 @@ class Program:
         fn = env[name]
         fn.__source__ = src
         return fn
+
+
+_SLOT_NAME = re.compile(r"\b[vbgie]\d+\b")
+
+
+def _with_frees(lines, returns):
+    """`lines` with ``del`` of each slot right after the last line naming it (slots the
+    return expression names excepted): a value dies where eager's would (its last reader
+    ran), so later temporaries reuse warm memory instead of adding to a peak of every
+    intermediate of the program. Slot names are whole tokens (``v3``, never ``sh_v3`` or
+    ``_k3``); the lines are single statements."""
+    if any(line.endswith(":") or line[:1].isspace() for line in lines):
+        return list(lines)
+    last = {}
+    for k, line in enumerate(lines):
+        for slot in _SLOT_NAME.findall(line):
+            last[slot] = k
+    for slot in _SLOT_NAME.findall(returns):
+        last.pop(slot, None)
+    frees = {}
+    for slot, k in last.items():
+        frees.setdefault(k, []).append(slot)
+    out = []
+    for k, line in enumerate(lines):
+        out.append(line)
+        if k in frees:
+            out.append("del " + ", ".join(frees[k]))
+    return out
 
 
 # --------------------------------------------------------------------------- op forms

@@ -36,6 +36,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
+from .state import Place
 from .symbolic import SLOT_DIM, SymInt, guard_source
 
 __all__ = ["erase_sizes", "make_check", "relativise", "same_program"]
@@ -204,7 +205,7 @@ def same_program(ea, eb):
     if not _same(ra.out_spec, rb.out_spec):
         return False
     for name in ("out_slots", "out_rg", "grad_inputs", "ret_plan", "bwd_tensors",
-                 "has_backward", "n_inputs"):
+                 "has_backward", "n_inputs", "stores"):
         if getattr(ra, name) != getattr(rb, name):
             return False
     if len(ra.grad_meta) != len(rb.grad_meta) or not all(
@@ -221,7 +222,8 @@ def same_program(ea, eb):
     for k, ((oa, ka, sa, da, ga), (ob, kb, sb, db, gb)) in enumerate(zip(ea.ext, eb.ext)):
         if oa is None and ob is None and n_in + k not in rb.reads:
             continue  # a constant no program reads (a shape proxy a fast form replaced)
-        if oa is not ob or sa != sb or da != db or ga != gb:
+        if (oa is not ob and not (type(oa) is Place and oa == ob)) or sa != sb or \
+                da != db or ga != gb:
             return False
         if ka is not kb and not (oa is None and _same(ka, kb)) and not (
                 oa is not None and ka == kb):

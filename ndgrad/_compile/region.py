@@ -204,6 +204,9 @@ class Region:
         # checked against the region `relative_to`
         self.relative = frozenset()
         self.relative_to = None
+        # closure/global items each call sets to new tensors (.state.Target): the output
+        # structure is then (the function's output, the stored values)
+        self.stores = ()
 
     def forward_program(self, guards):
         """The forward program, as a function of the region's tensors; with `guards`
@@ -275,7 +278,12 @@ class Region:
                 t._grad_fn = node
                 t._output_nr = k
             k += 1
-        return _unflatten(self.out_spec, values, tensors, self.n_inputs)
+        out = _unflatten(self.out_spec, values, tensors, self.n_inputs)
+        if self.stores:
+            out, stored = out
+            for target, v in zip(self.stores, stored):
+                target.set(v)
+        return out
 
     def eager_backward(self, node, gs, create_graph=True):
         """create_graph through the region (or a backward kernel that raised): run the
@@ -289,6 +297,8 @@ class Region:
         fn, args, kwargs = node._call
         with _grad_enabled(True):
             out = fn(*args, **kwargs)
+        if self.stores:  # the call stored its new values again
+            out = (out, tuple(target.value() for target in self.stores))
         found = {}
         _match(self.out_spec, out, found)
         outs = []
@@ -360,13 +370,16 @@ def _slots_in(spec, acc):
 
 
 # ------------------------------------------------------------------------- building
-def build_region(tracer, out, seq_start, like=None):
+def build_region(tracer, out, seq_start, like=None, stores=()):
     """The :class:`Region` of the finished forward trace `tracer` of a call that returned
     `out` (the trace's tensors are still alive: the graph they recorded is used once for the
     backward trace). `seq_start`: the first node sequence number of the trace. `like`: the
     region of an earlier trace of the same function at other sizes, whose sizes forced by
     the arrays become expressions here (see ``dynamic.relativise``)."""
     region = Region()
+    if stores:  # the stored values are outputs too, (out, stored values), see .state
+        region.stores = tuple(target for target, _ in stores)
+        out = (out, tuple(v for _, v in stores))
     spec = flatten_output(out, tracer.slot_of)
     if tracer.breaks:
         raise Unsupported(tracer.breaks[0].reason)

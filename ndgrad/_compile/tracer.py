@@ -38,6 +38,7 @@ import numpy as np
 from .. import _creation, _random, _state
 from .._dynamo.exc import Unsupported
 from . import symbolic
+from .state import Containers
 from .._ops import registry
 from .._ops.inplace import Inplace
 from .._tensor import Tensor
@@ -146,6 +147,9 @@ class Tracer:
         # id(tensor) -> (factory, args, kwargs) of a tensor made with symbolic sizes: when
         # the program reads it, it becomes a FactoryOp instruction, made at each call
         self.recipes = {}
+        # cells and dicts reachable from the function: where their tensors are read from,
+        # and what the call stores in them (see .state)
+        self.containers = Containers()
         # an op's Python code decided on sizes (registry.sizes_decide): not generalised
         self.sizes_decided = False
 
@@ -303,7 +307,8 @@ class Tracer:
                 raise Unsupported("a backward rule computes a tensor outside ndgrad's ops")
             return self.parent.add_external(t)
         if id(t) not in self.safe and id(t) not in self.sources and \
-                id(t) not in self._owned_by_modules():
+                id(t) not in self._owned_by_modules() and \
+                self.containers.place_of(t) is None:
             self.graph_break("a tensor computed outside ndgrad's ops (NumPy on a tensor's "
                              "data, or reached from outside the function) is used")
         return self.add_external(t)
@@ -334,6 +339,8 @@ class Tracer:
             for o in obj:
                 self.add_sources(o, depth + 1)
         elif type(obj) is dict:
+            if depth:
+                self.containers.add_dict(obj)
             for o in obj.values():
                 self.add_sources(o, depth + 1)
         elif hasattr(obj, "__func__") and hasattr(obj, "__self__"):
@@ -348,14 +355,16 @@ class Tracer:
                 for o in d:
                     self.add_sources(o, depth + 1)
             for cell in obj.__closure__ or ():
+                self.containers.add_cell(cell)
                 try:
                     self.add_sources(cell.cell_contents, depth + 1)
                 except ValueError:
                     pass
             g = getattr(obj, "__globals__", {})
-            for name in obj.__code__.co_names:
-                if name in g:
-                    self.add_sources(g[name], depth + 1)
+            names = [name for name in obj.__code__.co_names if name in g]
+            self.containers.add_dict(g, names)
+            for name in names:
+                self.add_sources(g[name], depth + 1)
         elif callable(obj) and not isinstance(obj, type) and depth == 0:
             # a callable object compiled as the function: what its attributes reach
             for o in getattr(obj, "__dict__", {}).values():

@@ -175,6 +175,23 @@ def _batch_last(a, padding=None):
     return np.ascontiguousarray(t) if padding is not None and not any(padding) else t
 
 
+def _batch_to_front(a):
+    """(C, *S, N) -> contiguous (N, C, *S): the same copy as
+    ``np.ascontiguousarray(np.moveaxis(a, -1, 0))``, blocked. NumPy's plain copy reads `a`
+    with stride N along its innermost output dim, and past the caches (a few MB) it costs
+    10x a copy; as a 2-D transpose in row blocks of about 32 KB each block is read once."""
+    n = a.shape[-1]
+    if a.nbytes < (1 << 20) or n < 16 or not a.flags.c_contiguous:
+        return np.ascontiguousarray(np.moveaxis(a, -1, 0))
+    src = a.reshape(-1, n)
+    m = src.shape[0]
+    out = np.empty((n, m), a.dtype)
+    step = max(16, 32768 // (n * a.itemsize))
+    for m0 in range(0, m, step):
+        out[:, m0:m0 + step] = src[m0:m0 + step].T
+    return out.reshape((n,) + a.shape[:-1])
+
+
 def _unit_params(padding, dilation):
     """(stride, padding, dilation) of the batch-innermost convolution: the trailing batch dim
     has unit stride and dilation and no padding."""
@@ -187,7 +204,7 @@ def _conv_batch_last(x, w, padding, dilation, groups):
     stride, padding, dilation = _unit_params(padding, dilation)
     out = _conv_general(_batch_last(x, padding), w[..., None], stride, padding, dilation,
                         groups)
-    return np.ascontiguousarray(np.moveaxis(out[0], -1, 0))
+    return _batch_to_front(out[0])
 
 
 def _conv_grads_batch_last(g, x, w, padding, dilation, groups, need_x, need_w):
@@ -198,7 +215,7 @@ def _conv_grads_batch_last(g, x, w, padding, dilation, groups, need_x, need_w):
     gx = gw = None
     if need_x:
         gx = _conv_input_grad_np(gt, wt, xt.shape[2:], stride, padding, dilation, groups)
-        gx = np.ascontiguousarray(np.moveaxis(gx[0], -1, 0))
+        gx = _batch_to_front(gx[0])
     if need_w:
         gw = _conv_weight_grad_np(xt, gt, wt.shape, stride, padding, dilation, groups)[..., 0]
     return gx, gw

@@ -216,6 +216,32 @@ def _fused_scratch(xs):
     return found
 
 
+# Elements per block of blocks(): float32 blocks of 64 KB keep an update's temporaries in
+# the caches (fresh arrays of a few MB per step cost a page fault per 4 KB).
+BLOCK = 16384
+
+
+def blocks(arrays):
+    """Yield `arrays` (a tuple; None entries stay None) whole, or as matching flat blocks of
+    at least BLOCK elements each (the last one takes the remainder, up to 2 * BLOCK), for an
+    elementwise in-place update. Every block is larger than EXACT_FMA_MAX, as the whole array
+    is, so fma_into rounds the same way: the update gives the same numbers block by block.
+    Whole when the arrays are small, not all C-contiguous or not of one shape."""
+    a0 = arrays[0]
+    n = a0.size
+    if n < 2 * BLOCK or any(a is not None and (a.shape != a0.shape or
+                                               not a.flags.c_contiguous) for a in arrays):
+        yield arrays
+        return
+    flat = [None if a is None else a.reshape(-1) for a in arrays]
+    stops = list(range(BLOCK, n - BLOCK + 1, BLOCK))
+    stops[-1] = n
+    start = 0
+    for stop in stops:
+        yield tuple(None if f is None else f[start:stop] for f in flat)
+        start = stop
+
+
 def add(x, y, alpha=1.0):
     """``x.add(y, alpha=alpha)`` (a new array)."""
     out = np.empty_like(x)

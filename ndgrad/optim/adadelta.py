@@ -36,21 +36,27 @@ class Adadelta(Optimizer):
                 state["square_avg"] = K.zeros(p)
                 state["acc_delta"] = K.zeros(p)
             state["step"]._data += 1
-            x = K.real(p._data)
-            g = K.real(grad_array(p, group["maximize"]))
-            if wd != 0:
-                g = K.add(g, x, wd)
-            sq = K.real(state["square_avg"]._data)
-            acc = K.real(state["acc_delta"]._data)
-            K.mul_(sq, rho)
-            K.addcmul_(sq, g, g, 1 - rho)
-            std = sq + K.scalar(sq, eps)
-            np.sqrt(std, out=std)
-            delta = acc + K.scalar(acc, eps)
-            np.sqrt(delta, out=delta)
-            np.divide(delta, std, out=delta)
-            np.multiply(delta, g, out=delta)
-            K.mul_(acc, rho)
-            K.addcmul_(acc, delta, delta, 1 - rho)
-            K.add_(x, delta, -lr)
+            arrays = (K.real(p._data), K.real(grad_array(p, group["maximize"])),
+                      K.real(state["square_avg"]._data), K.real(state["acc_delta"]._data))
+            for part in K.blocks(arrays):
+                _adadelta_arrays(part, lr, rho, eps, wd)
             bump(p)
+
+
+def _adadelta_arrays(arrays, lr, rho, eps, wd):
+    """One Adadelta update of x, square_avg and acc_delta in place from gradient g, all
+    elementwise: on whole arrays or on blocks of them (K.blocks), the same numbers."""
+    x, g, sq, acc = arrays
+    if wd != 0:
+        g = K.add(g, x, wd)
+    K.mul_(sq, rho)
+    K.addcmul_(sq, g, g, 1 - rho)
+    std = sq + K.scalar(sq, eps)
+    np.sqrt(std, out=std)
+    delta = acc + K.scalar(acc, eps)
+    np.sqrt(delta, out=delta)
+    np.divide(delta, std, out=delta)
+    np.multiply(delta, g, out=delta)
+    K.mul_(acc, rho)
+    K.addcmul_(acc, delta, delta, 1 - rho)
+    K.add_(x, delta, -lr)

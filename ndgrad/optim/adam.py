@@ -72,29 +72,36 @@ class Adam(Optimizer):
             g = K.real(grad_array(p, group["maximize"]))
             step_t = state["step"]._data
             step_t += 1
-            if wd != 0:
-                if decoupled:
-                    K.mul_(x, 1 - lr * wd)
-                    bump(p)
-                else:
-                    g = K.add(g, x, wd)
-            m = K.real(state["exp_avg"]._data)
-            v = K.real(state["exp_avg_sq"]._data)
-            K.lerp_(m, g, 1 - beta1)
-            K.mul_(v, beta2)
-            K.addcmul_(v, g, g, 1 - beta2)
             step = step_t.item()
             bias_correction1 = 1 - beta1 ** step
             bias_correction2 = 1 - beta2 ** step
-            step_size = lr / bias_correction1
-            bias_correction2_sqrt = bias_correction2 ** 0.5
-            if amsgrad:
-                vmax = K.real(state["max_exp_avg_sq"]._data)
-                np.maximum(vmax, v, out=vmax)
-                denom = np.sqrt(vmax)
-            else:
-                denom = np.sqrt(v)
-            np.divide(denom, K.scalar(denom, bias_correction2_sqrt), out=denom)
-            np.add(denom, K.scalar(denom, eps), out=denom)
-            K.addcdiv_(x, m, denom, -step_size)
+            scalars = (lr, beta1, beta2, eps, wd, decoupled, lr / bias_correction1,
+                       bias_correction2 ** 0.5)
+            arrays = (x, g, K.real(state["exp_avg"]._data), K.real(state["exp_avg_sq"]._data),
+                      K.real(state["max_exp_avg_sq"]._data) if amsgrad else None)
+            for part in K.blocks(arrays):
+                _adam_arrays(part, scalars)
             bump(p)
+
+
+def _adam_arrays(arrays, scalars):
+    """One Adam update of x (the parameter), m, v (and vmax) in place from gradient g, all
+    elementwise: run on whole arrays or on blocks of them (K.blocks), the same numbers."""
+    x, g, m, v, vmax = arrays
+    lr, beta1, beta2, eps, wd, decoupled, step_size, bias_correction2_sqrt = scalars
+    if wd != 0:
+        if decoupled:
+            K.mul_(x, 1 - lr * wd)
+        else:
+            g = K.add(g, x, wd)
+    K.lerp_(m, g, 1 - beta1)
+    K.mul_(v, beta2)
+    K.addcmul_(v, g, g, 1 - beta2)
+    if vmax is not None:
+        np.maximum(vmax, v, out=vmax)
+        denom = np.sqrt(vmax)
+    else:
+        denom = np.sqrt(v)
+    np.divide(denom, K.scalar(denom, bias_correction2_sqrt), out=denom)
+    np.add(denom, K.scalar(denom, eps), out=denom)
+    K.addcdiv_(x, m, denom, -step_size)
