@@ -562,6 +562,10 @@ def _wrap_outputs(ctx, tensor_args, outputs, executable, uses_setup_context):
             o._rg = True
             o._grad_fn = ctx
             o._output_nr = k
+        if o._base is not None:
+            # torch's IN_CUSTOM_FUNCTION creation meta: writing this view in place would
+            # replace the custom backward (view_history.view_rebase_error)
+            o._extras()["creation"] = "custom"
         new_outputs.append(o)
 
     ctx._n_outputs = len(outputs)
