@@ -1037,12 +1037,16 @@ def _make_views(op, x, outputs, p):
         meta = _propagate_meta(xex.get("creation"), meta)
     k = 0
     for o in outputs:
+        if inference:
+            # a view of an inference tensor is an inference tensor sharing its memory, not a
+            # tracked view (torch: inference tensors have no autograd meta)
+            o._vc = vc
+            o._extras()["inference"] = True
+            continue
         o._base = base
         o._vc = vc
         o._view_ver = ver
         o._view = chain + ((op, p, k),)
-        if inference:
-            o._extras()["inference"] = True
         if meta is not None:
             o._extras()["creation"] = meta
         k += 1
