@@ -226,6 +226,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         captures = {e: None for e in edges}
         captured = run_backward(roots, retain_graph, create_graph, captures=captures,
                                 accumulate=False) if roots else {}
+    if materialize_grads and any(captured.get(e) is None and isinstance(t, GradientEdge)
+                                 for t, e in zip(inputs, edges)):
+        raise RuntimeError("materialize_grads cannot be used when the given input is a "
+                           "GradientEdge")
     result = []
     for i, (t, e) in enumerate(zip(inputs, edges)):
         g = captured.get(e)
@@ -234,9 +238,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in "
                     "the graph. Set allow_unused=True if this is the desired behavior.")
-            if materialize_grads and not isinstance(t, GradientEdge):
-                # (batched too: torch's vmap passes the unbatched zeros through)
-                g = zeros_like(t)
+            if materialize_grads:
+                # (batched too: torch's vmap passes the unbatched zeros through); torch's
+                # zeros require grad under create_graph, so they can be differentiated again
+                g = zeros_like(t, requires_grad=create_graph)
         elif not create_graph and g._grad_fn is not None:
             g = g.detach()
         result.append(g)

@@ -191,8 +191,12 @@ class BackwardCFunction(Node, FunctionCtx):
         if len(gs) < n_out:
             gs.extend([None] * (n_out - len(gs)))
         if self.materialize_grads:
+            # torch's ctx._materialize_non_diff_grads = False keeps None for the outputs
+            # that were not differentiable
+            skip = self.__dict__.get("_nondiff_outs", ()) if not getattr(
+                self, "_materialize_non_diff_grads", True) else ()
             for i, g in enumerate(gs):
-                if g is None and self._out_meta[i] is not None:
+                if g is None and self._out_meta[i] is not None and i not in skip:
                     shape, dtype = self._out_meta[i]
                     gs[i] = Tensor(np.zeros(shape, dtype))
         backward_fn = cls._backward_impl()
@@ -501,6 +505,14 @@ def _wrap_outputs(ctx, tensor_args, outputs, executable, uses_setup_context):
 
     if dirty:
         out_ids = {id(o) for o in outputs}
+        in_ids = {id(a) for a in tensor_args}
+        for t in dirty:
+            if id(t) not in in_ids:
+                msg = ("ctx.mark_dirty() received a tensor that was not an input. Only input "
+                       "Tensors that have been mutated should be passed to ctx.mark_dirty().")
+                if isinstance(t, Tensor) and t._base is not None:
+                    raise RuntimeError(msg)  # torch refuses a view, warns otherwise
+                warnings.warn(msg, UserWarning, stacklevel=3)
         for t in dirty:
             if id(t) not in out_ids:
                 raise RuntimeError("Some elements marked as dirty during the forward method "
@@ -527,6 +539,8 @@ def _wrap_outputs(ctx, tensor_args, outputs, executable, uses_setup_context):
         oid = id(o)
         differentiable = (executable and d.dtype.kind in "fc"
                           and (not non_diff_ids or oid not in non_diff_ids))
+        if not differentiable and executable:
+            ctx.__dict__.setdefault("_nondiff_outs", set()).add(k)
         if dirty_ids and oid in dirty_ids:
             if differentiable:
                 rebase_history(o, ctx)

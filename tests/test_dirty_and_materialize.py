@@ -1,0 +1,127 @@
+"""Custom Function corners and ``autograd.grad(materialize_grads=True)``, differential
+against torch 2.13: ``mark_dirty`` of a tensor that is not an input (a warning, or an error
+when it is a view), ``ctx._materialize_non_diff_grads = False`` (None for non-differentiable
+outputs' gradients), and materialized zeros that require grad under ``create_graph`` (so they
+can be differentiated again) or the refusal for a GradientEdge input."""
+
+import warnings
+
+import pytest
+import torch
+
+import ndgrad
+
+
+def _outcome(fn):
+    try:
+        return ("ok", fn())
+    except Exception as e:  # noqa: BLE001 - class and message are compared
+        return (type(e).__name__, str(e))
+
+
+def _both(make):
+    return [_outcome(lambda L=L: make(L)) for L in (torch, ndgrad)]
+
+
+@pytest.mark.parametrize("materialize", [True, False])
+def test_materialize_non_diff_grads(materialize):
+    def make(L):
+        seen = []
+
+        class Func(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                out0, out1 = x.clone(), x * 3
+                ctx.mark_non_differentiable(out1)
+                ctx._materialize_non_diff_grads = materialize
+                return out0, out1
+
+            @staticmethod
+            def backward(ctx, g0, g1):
+                seen.append(None if g1 is None else g1.tolist())
+                return g0 * 2
+
+        a = L.tensor([1.0, 2.0], requires_grad=True)
+        Func.apply(a)[0].sum().backward()
+        return seen, a.grad.tolist()
+
+    t, n = _both(make)
+    assert t[0] == "ok" and n == t
+
+
+def test_mark_dirty_of_a_tensor_that_is_not_an_input_warns():
+    def make(L):
+        class Bad(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                c = 3 * a
+                c.add_(b)
+                ctx.mark_dirty(c)
+                return c
+
+            @staticmethod
+            def backward(ctx, g):
+                return 3 * g, g
+
+        a = L.ones(2, requires_grad=True)
+        b = L.ones(2, requires_grad=True)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            out = Bad.apply(a.clone(), b)
+        out.sum().backward()
+        msgs = [str(x.message).split(" (Triggered internally")[0] for x in w
+                if "mark_dirty" in str(x.message)]
+        return msgs, out.tolist(), a.grad.tolist(), b.grad.tolist()
+
+    t, n = _both(make)
+    assert t[0] == "ok" and len(t[1][0]) == 1 and n == t
+
+
+def test_mark_dirty_of_a_view_of_an_intermediate_is_refused():
+    def make(L):
+        class Func(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, inp):
+                out = inp.clone().view_as(inp)
+                ctx.mark_dirty(out)
+                return out
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        return Func.apply(L.tensor([1.0], requires_grad=True).clone())
+
+    t, n = _both(make)
+    assert t[0] == "RuntimeError" and n == t
+
+
+def test_materialized_zeros_require_grad_under_create_graph():
+    def make(L):
+        x = L.tensor(0.5, requires_grad=True)
+        a = L.tensor(1.0, requires_grad=True)
+        (dydx,) = L.autograd.grad(x * a, x, create_graph=True)
+        (d2,) = L.autograd.grad(dydx, x, create_graph=True, allow_unused=True,
+                                materialize_grads=True)
+        (d3,) = L.autograd.grad(d2, x, materialize_grads=True)
+        (plain,) = L.autograd.grad(dydx, x, allow_unused=True, materialize_grads=True)
+        return (d2.item(), d2.requires_grad, d2.is_leaf, d3.item(), d3.requires_grad,
+                plain.requires_grad)
+
+    t, n = _both(make)
+    assert t[0] == "ok" and n == t
+
+
+def test_materialize_grads_with_an_unused_gradient_edge_is_refused():
+    def make(L):
+        x = L.rand(2, requires_grad=True).clone()
+        y = L.rand(2, requires_grad=True).clone()
+        edge_y = L.autograd.graph.GradientEdge(y.grad_fn, y.output_nr)
+        out = x.clone()
+        used = L.autograd.grad(out.sum(), (x, edge_y), allow_unused=True)
+        assert used[1] is None
+        return L.autograd.grad(out.sum(), (x, edge_y), allow_unused=True,
+                               materialize_grads=True)
+
+    t, n = _both(make)
+    assert t[0] == "RuntimeError" and n == t
