@@ -25,6 +25,8 @@ values) is the same for all of them:
 """
 
 import heapq
+import sys
+import threading
 from functools import partial
 
 from .. import _state
@@ -364,8 +366,59 @@ def needed_nodes(root_nodes, deps, terminals, targets, run_targets=()):
     return needed
 
 
+# Reentrant backward (a backward started inside a node of another, e.g. by a custom
+# Function or checkpoint) recurses on the Python stack. As torch's engine does past a depth,
+# every _REENTRANT_HOP nested backwards the next one runs on a fresh thread (the caller waits
+# for it), which starts with an empty Python stack and the caller's thread-local modes: a
+# chain of thousands of reentrant backwards then never meets the recursion limit.
+_REENTRANT_HOP = 32
+_reentrant = threading.local()
+
+
 def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True,
                  accumulate_only=None, behaviour=None):
+    """Run the graph from `roots` (see `_run_backward`), on a fresh thread when this thread
+    is already _REENTRANT_HOP backwards deep."""
+    depth = getattr(_reentrant, "depth", 0)
+    if depth >= _REENTRANT_HOP:
+        return _on_fresh_thread(_run_backward, (roots, keep_graph, create_graph, captures,
+                                                accumulate, accumulate_only, behaviour))
+    _reentrant.depth = depth + 1
+    try:
+        return _run_backward(roots, keep_graph, create_graph, captures, accumulate,
+                             accumulate_only, behaviour)
+    finally:
+        _reentrant.depth = depth
+
+
+def _on_fresh_thread(fn, args):
+    """`fn(*args)` on a new thread carrying this thread's modes (grad and inference mode,
+    saved-tensor hooks, the running graph tasks, autocast), its result or exception handed
+    back. The worker's changes to those modes stay on the worker, as on torch's."""
+    modes = dict(_tls.__dict__)
+    amp = sys.modules.get("ndgrad.amp.autocast_mode")
+    amp_modes = dict(amp._state.__dict__) if amp is not None else None
+    box = {}
+
+    def work():
+        _tls.__dict__.update(modes)
+        if amp_modes is not None:
+            amp._state.__dict__.update(amp_modes)
+        try:
+            box["result"] = fn(*args)
+        except BaseException as e:  # noqa: BLE001 - re-raised in the caller
+            box["error"] = e
+
+    worker = threading.Thread(target=work, name="ndgrad-reentrant-backward", daemon=True)
+    worker.start()
+    worker.join()
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
+
+
+def _run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True,
+                  accumulate_only=None, behaviour=None):
     """Run the graph from `roots` (a list of ``((node, nr), grad)``).
 
     `captures`: ``{(node, nr): [result slots...]}`` for autograd.grad, filled with the
