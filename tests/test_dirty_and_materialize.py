@@ -125,3 +125,41 @@ def test_materialize_grads_with_an_unused_gradient_edge_is_refused():
 
     t, n = _both(make)
     assert t[0] == "RuntimeError" and n == t
+
+
+def test_dirty_view_input_with_several_outputs_is_refused():
+    def make(L, view):
+        class BadAdder(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                a.add_(b)
+                ctx.mark_dirty(a)
+                return a, a + b
+
+            @staticmethod
+            def backward(ctx, ga, gab):
+                return ga + gab, ga + gab
+
+        a = L.ones(2, requires_grad=True)
+        b = L.ones(2, requires_grad=True)
+        inp = a.clone().view_as(a) if view else a.clone()
+        c, d = BadAdder.apply(inp, b)
+        (c * d).sum().backward()
+        return a.grad.tolist(), b.grad.tolist()
+
+    for view in (True, False):
+        t, n = _both(lambda L: make(L, view))
+        assert n == t
+    assert t[0] == "ok"
+
+
+def test_print_of_a_no_grad_view_written_in_no_grad():
+    def make(L):
+        a = L.ones(1, requires_grad=True)
+        with L.no_grad():
+            b = a[:]
+            b *= 2
+        return repr(b)
+
+    t, n = _both(make)
+    assert t == ("ok", "tensor([2.], grad_fn=<Invalid>)") and n == t

@@ -92,3 +92,18 @@ def test_out_into_an_inference_tensor_outside_the_mode(input_rg):
         results.append((outcome, c.tolist()))
     assert results[0][0][0] == "RuntimeError"
     assert results[1] == results[0]
+
+
+def test_out_write_clones_a_saved_tensor_under_allow_mutation_on_saved_tensors():
+    results = []
+    for L in (torch, ndgrad):
+        with L.autograd.graph.allow_mutation_on_saved_tensors() as ctx:
+            a = L.tensor([1.5], requires_grad=True)
+            b = L.tensor([3.0])
+            out = a * b                  # saves b
+            L.sin(L.tensor([2.0]), out=b)
+            cloned = len(list(ctx.cloned.items()))
+            out.backward()
+            results.append((cloned, len(list(ctx.cloned.items())), a.grad.tolist(),
+                            [round(v, 6) for v in b.tolist()]))
+    assert results[0][0] == 1 and results[1] == results[0]

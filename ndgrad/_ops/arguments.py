@@ -62,6 +62,20 @@ def _check_out(result, out):
             "https://github.com/pytorch/rfcs/pull/17 for more details.")
 
 
+def _before_out_write(out):
+    """An ``out=`` write is an in-place write for allow_mutation_on_saved_tensors: a saved
+    tensor whose memory `out` holds is cloned before it changes."""
+    from ..autograd import _saved_hooks
+    for ctx in _saved_hooks._allow_mutation_active:
+        ctx.before(_OutWrite, (out,), None)
+
+
+class _OutWrite:
+    """What allow_mutation_on_saved_tensors' observer sees as the op of an out= write."""
+
+    op = "out="
+
+
 def _out(result, out):
     """Support for the ``out=`` keyword: copy the result into `out` and return it."""
     if out is None:
@@ -71,6 +85,8 @@ def _out(result, out):
     if result._rg or out._rg or out._extra is not None or result._extra is not None or \
             out._base is not None:
         _check_out(result, out)
+    if _state.special:
+        _before_out_write(out)
     if out._data.shape != result._data.shape:
         out._data = np.empty(result._data.shape, out._data.dtype)
     np.copyto(out._data, result._data, casting="unsafe")

@@ -496,6 +496,16 @@ def _record_forward_stack(ctx):
         ctx._extras().setdefault("stack", anomaly_mode._user_stack())
 
 
+_DIRTY_VIEW_MULTI_OUTPUT = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your "
+    "Function cannot return more than one Tensor. This is not supported by the current "
+    "autograd engine. You should either make sure the input is not a view (using .clone() for "
+    "example) or make your Function only return one Tensor (potentially splitting it into two "
+    "Functions: one doing the inplace that returns a single Tensor and a second one that does "
+    "the other operations). You can ask on the forum https://discuss.pytorch.org/ if you need "
+    "help to do this change.")
+
+
 def _wrap_outputs(ctx, tensor_args, outputs, executable, uses_setup_context):
     """Attach `ctx` as grad_fn of the outputs and save the tensors ``ctx`` asked to keep."""
     dirty = ctx.dirty_tensors
@@ -520,6 +530,8 @@ def _wrap_outputs(ctx, tensor_args, outputs, executable, uses_setup_context):
                                    "inplace must all be outputs of the Function.")
         if executable:
             for t in dirty:
+                if t._base is not None and len(outputs) > 1:
+                    raise RuntimeError(_DIRTY_VIEW_MULTI_OUTPUT)
                 if t._base is None and t._rg and t._grad_fn is None:
                     raise RuntimeError("a leaf Variable that requires grad has been used in an "
                                        "in-place operation.")
