@@ -163,3 +163,33 @@ def test_print_of_a_no_grad_view_written_in_no_grad():
 
     t, n = _both(make)
     assert t == ("ok", "tensor([2.], grad_fn=<Invalid>)") and n == t
+
+
+@pytest.mark.parametrize("op", ["sin", "exp", "mul_self", "mul_other", "mm"])
+def test_saved_tensor_detached_in_place_after_saving(op):
+    def make(L):
+        a = (L.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True) * 1).clone()
+        w = L.tensor([[0.5, -1.0], [2.0, 1.5]], requires_grad=True)
+        y = {"sin": lambda: a.sin(), "exp": lambda: a.exp(), "mul_self": lambda: a * a,
+             "mul_other": lambda: a * w, "mm": lambda: a @ w}[op]()
+        a.detach_()   # exp saves its output, not `a`: allowed, as in torch
+        y.sum().backward()
+        return w.grad.tolist() if w.grad is not None else None
+
+    t, n = _both(make)
+    assert n == t
+    if op != "exp":
+        assert t[0] == "RuntimeError"
+
+
+def test_leaf_that_stops_requiring_grad_after_the_graph_is_built():
+    def make(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        w = L.tensor([3.0, 4.0], requires_grad=True)
+        y = (x.sin() * w).sum()
+        x.requires_grad_(False)
+        y.backward()
+        return x.grad, [round(v, 6) for v in w.grad.tolist()]
+
+    t, n = _both(make)
+    assert t[0] == "ok" and t[1][0] is None and n == t
