@@ -512,7 +512,9 @@ def unpack_saved(saved, node):
         raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
                         f"result of type {type(r).__name__}")
     out = _from_array(r._data)
-    out._vc = saved._vc
+    # the unpacked tensor aliases what unpack_hook returned, and shares *its* version
+    # counter (torch: a pack hook's replacement does not share the original's)
+    out._vc = r._vc
     if saved._output_nr >= 0:
         if node is not None:
             out._rg = True

@@ -193,3 +193,33 @@ def test_leaf_that_stops_requiring_grad_after_the_graph_is_built():
 
     t, n = _both(make)
     assert t[0] == "ok" and t[1][0] is None and n == t
+
+
+@pytest.mark.parametrize("replace", [True, False])
+def test_unpacked_saved_tensor_shares_the_version_counter_of_what_unpack_returned(replace):
+    def make(L):
+        seen = []
+
+        class Save(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x.sin()
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                x.add_(1)
+                seen.append((a._version, rep._version, x._version))
+                return g
+
+        a = L.tensor(1.0, requires_grad=True)
+        rep = a.detach().clone()
+        pack = (lambda t: rep) if replace else (lambda t: t)
+        with L.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            b = Save.apply(a)
+        b.backward()
+        return seen, a.grad.item()
+
+    t, n = _both(make)
+    assert t[0] == "ok" and n == t
