@@ -27,6 +27,7 @@ values) is the same for all of them:
 import heapq
 import sys
 import threading
+import weakref
 from functools import partial
 
 from .. import _state
@@ -150,11 +151,28 @@ class Backward:
             if pre:
                 self.node_prehooks(pre, gs)
             post = extra.get("hooks")
-            grad_outputs = tuple(gs) if post else None
-            self.accumulate(node, gs, create_graph)
-            if post:
-                for fn in list(post.values()):
-                    fn((), grad_outputs)
+            if not post:
+                self.accumulate(node, gs, create_graph)
+                return
+            # The gradient is held weakly meanwhile, so the accumulation may still steal it
+            # (torch counts its post hooks' reference as expected): a post hook then sees
+            # ``.grad``'s memory as grad_outputs[0] (a detached alias, as torch's stolen
+            # gradient is), changes made by post-accumulate hooks included.
+            if node.variable._grad is not None or create_graph:
+                grad_outputs = tuple(gs)  # nothing to steal: the hooks get the gradient
+                self.accumulate(node, gs, create_graph)
+            else:
+                ref = weakref.ref(gs[0])
+                rest = tuple(gs[1:])
+                self.accumulate(node, gs, create_graph)
+                g = ref()
+                if g is None:  # (cannot happen: either stolen into .grad or held elsewhere)
+                    g = node.variable._grad
+                if g is node.variable._grad:
+                    g = g.detach()
+                grad_outputs = (g,) + rest
+            for fn in list(post.values()):
+                fn((), grad_outputs)
 
     def leaf_gradient(self, node, gs, captures, captured):
         """A leaf's incoming gradient ``gs[0]`` after its tensor hooks, captured for
