@@ -281,6 +281,8 @@ def _owned(g):
 
 def accumulate_grad(var, g, create_graph):
     """Add `g` into ``var.grad`` following torch's default gradient layouts."""
+    if not var._rg:
+        return  # torch: a leaf that stopped requiring grad after the graph was built
     Tensor = _Tensor
     old = var._grad
     if old is None:
@@ -354,6 +356,7 @@ class SavedTensor:
             self._tensor = t
             self._data = None
             self._output_nr = -1
+            self._rg = t._grad_fn is not None  # a non-leaf: detach_() later is refused
         if _state.saved_hooks_active:
             hooks = _state.tls.saved_hooks
             if hooks:
@@ -369,6 +372,7 @@ class SavedTensor:
         s._tensor = t
         s._data = None
         s._output_nr = -1
+        s._rg = t._grad_fn is not None  # a non-leaf: detach_() later is refused
         if _state.saved_hooks_active:
             hooks = _state.tls.saved_hooks
             if hooks:
@@ -401,6 +405,8 @@ class SavedTensor:
             raise RuntimeError(version_error(self, node))
         t = self._tensor
         if t is not None:
+            if t._grad_fn is None and not t._rg and getattr(self, "_rg", False):
+                raise RuntimeError(_DETACHED_SAVED)
             return t
         out = _from_array(self._data)
         out._vc = self._vc
@@ -417,6 +423,11 @@ class SavedTensor:
             t = _from_array(self._data)
             t._vc = self._vc
         pack_saved(self, (pack_hook, unpack_hook), t)
+
+
+_DETACHED_SAVED = ("Trying to use a saved tensor that has been detached in-place, i.e. with "
+                   ".detach_().This is not supported, please use out-of-place `.detach()` "
+                   "instead")
 
 
 def _legacy_type(t):
@@ -501,7 +512,9 @@ def unpack_saved(saved, node):
         raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
                         f"result of type {type(r).__name__}")
     out = _from_array(r._data)
-    out._vc = saved._vc
+    # the unpacked tensor aliases what unpack_hook returned, and shares *its* version
+    # counter (torch: a pack hook's replacement does not share the original's)
+    out._vc = r._vc
     if saved._output_nr >= 0:
         if node is not None:
             out._rg = True

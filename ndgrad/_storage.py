@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from . import _device
+from . import _state
 from ._legacy import is_warn_always_enabled
 from ._ops.inplace import check_inplace
 from ._tensor import Tensor
@@ -177,11 +178,14 @@ def resize_(self, *sizes, memory_format=None):
     """Give `self` the shape `sizes` with contiguous strides over its storage from its offset,
     as torch does (the elements are the storage's, whatever `self`'s strides were); when the
     storage is too small, new memory holds the old storage's elements followed by zeros."""
-    if self.requires_grad:
+    if self.requires_grad and not _state.tls.inference:
+        # torch's autograd kernel refuses; inference mode skips autograd kernels
         raise RuntimeError("cannot resize variables that require grad")
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = tuple(sizes[0])
     sizes = tuple(int(s) for s in sizes)
+    if sizes == self._data.shape:
+        return self  # torch: resizing to the current shape is a no-op (no version bump)
     n = int(np.prod(sizes)) if sizes else 1
     dt = self._data.dtype
     owner = _owner(self._data)

@@ -161,9 +161,13 @@ class Tensor:
     # ------------------------------------------------------------------ autograd state
     @property
     def requires_grad(self):
-        if self._base is not None:
+        base = self._base
+        if base is not None:
             # torch's requires_grad does not raise for a view made invalid by an in-place write
             self._refresh_view(quiet=True)
+            # torch: a view requires grad when its base does, even without history (a view
+            # taken under no_grad or in inference mode)
+            return self._rg or base._rg
         return self._rg
 
     @requires_grad.setter

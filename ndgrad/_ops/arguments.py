@@ -8,11 +8,13 @@ whatever its place among the others.
 """
 
 import functools
+import sys
 from collections import namedtuple
 
 import numpy as np
 
 from .. import _dtype
+from .. import _state
 from .._tensor import Tensor
 
 __all__ = ["wrap_dim", "write_out", "return_type"]
@@ -29,12 +31,62 @@ def wrap_dim(dim, ndim):
 
 
 # ----------------------------------------------------------------------------- out=
+def _out_function_name():
+    """The public function an ``out=`` call went through (for torch's ``mul(): ...``)."""
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_name in ("_out", "write_out", "wrapper", "<listcomp>"):
+        if f.f_code.co_name == "wrapper" and callable(f.f_locals.get("fn")):
+            return f.f_locals["fn"].__name__
+        f = f.f_back
+    return f.f_code.co_name if f is not None else "function"
+
+
+def _check_out(result, out):
+    """torch's refusals of an ``out=`` write, made before anything is written: out= kernels
+    have no derivative (reverse or forward mode), and an inference tensor is written only
+    inside inference mode."""
+    tls = _state.tls
+    if tls.grad_enabled and (result._rg or out._rg or
+                             (out._base is not None and out._base._rg)):
+        raise RuntimeError(f"{_out_function_name()}(): functions with out=... arguments don't "
+                           "support automatic differentiation, but one of the arguments "
+                           "requires grad.")
+    rex, oex = result._extra, out._extra
+    if (rex is not None and rex.get("fw_grad")) or (oex is not None and oex.get("fw_grad")):
+        raise NotImplementedError(f"Trying to use forward AD with {_out_function_name()}_out "
+                                  "that does not support it because it is an out= function")
+    if oex is not None and oex.get("inference") and not tls.inference:
+        raise RuntimeError(
+            "Inplace update to inference tensor outside InferenceMode is not allowed.You can "
+            "make a clone to get a normal tensor before doing inplace update.See "
+            "https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
+def _before_out_write(out):
+    """An ``out=`` write is an in-place write for allow_mutation_on_saved_tensors: a saved
+    tensor whose memory `out` holds is cloned before it changes."""
+    from ..autograd import _saved_hooks
+    for ctx in _saved_hooks._allow_mutation_active:
+        ctx.before(_OutWrite, (out,), None)
+
+
+class _OutWrite:
+    """What allow_mutation_on_saved_tensors' observer sees as the op of an out= write."""
+
+    op = "out="
+
+
 def _out(result, out):
     """Support for the ``out=`` keyword: copy the result into `out` and return it."""
     if out is None:
         return result
     if not isinstance(out, Tensor):
         raise TypeError("out= must be a Tensor")
+    if result._rg or out._rg or out._extra is not None or result._extra is not None or \
+            out._base is not None:
+        _check_out(result, out)
+    if _state.special:
+        _before_out_write(out)
     if out._data.shape != result._data.shape:
         out._data = np.empty(result._data.shape, out._data.dtype)
     np.copyto(out._data, result._data, casting="unsafe")

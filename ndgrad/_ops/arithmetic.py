@@ -104,6 +104,8 @@ def _raw_mul(ctx, g, k):
     if type(s) is not SavedTensor or s._hooks is not None or s._version != s._vc[0]:
         return None
     t = s._tensor
+    if t is not None and t._grad_fn is None and not t._rg and getattr(s, "_rg", False):
+        return None  # detached in place since saved: unpack raises torch's error
     bd = t._data if t is not None else s._data
     gd = g._data
     if bd.dtype is not gd.dtype or gd.dtype.kind != "f":

@@ -16,7 +16,7 @@ from .. import _state
 from .. import _dtype
 from .._tensor import Tensor
 from .registry import _needs_grad, _save, _meta_for, special_hooks
-from .view_history import multi_output_error, rebase_history
+from .view_history import rebase_history, view_rebase_error
 from .registry import _broadcast_error
 
 __all__ = ["apply_inplace", "apply_inplace_view", "check_inplace", "Inplace"]
@@ -55,7 +55,9 @@ def check_inplace(t, others=()):
     base = t._base
     if (base is not None and t._data.dtype.kind in "fc"
             and (_rg_plain(t) or any(isinstance(o, Tensor) and _rg_plain(o) for o in others))):
-        err = multi_output_error(t, False)
+        # torch's handle_view_on_rebase: the view's creation meta (no_grad, inference mode,
+        # multi-output op, custom Function) may forbid the write
+        err = view_rebase_error(t, False)
         if err is not None:
             raise err
     if base is None:
@@ -63,12 +65,9 @@ def check_inplace(t, others=()):
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
     elif base._rg and t._grad_fn is None and t._view_ver == t._vc[0]:
-        # A current view without history of a base requiring grad was taken under no_grad or
-        # inference mode (a view taken with grad on records one; a later write to the base
-        # makes it stale). As in torch, this takes precedence over the leaf check below.
-        ex = t._extra
-        raise RuntimeError(_INFERENCE_VIEW if ex is not None and ex.get("inference_view")
-                           else _NO_GRAD_VIEW)
+        # A current view without history of a base requiring grad, not marked at creation
+        # (a raw view): refused as a no_grad view, as torch's creation meta would.
+        raise RuntimeError(_NO_GRAD_VIEW)
     elif base._rg and base._grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
@@ -80,14 +79,6 @@ _NO_GRAD_VIEW = (
     "your code by moving both the view and the inplace either both inside the no_grad block "
     "(if you don't want the inplace to be tracked) or both outside (if you want the inplace to "
     "be tracked).")
-
-
-_INFERENCE_VIEW = (
-    "A view was created in inference mode and is being modified inplace in normal mode. "
-    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
-    "your code by moving both the view and the inplace either both inside the inference_mode "
-    "block (if you don't want the inplace to be tracked) or both outside (if you want the "
-    "inplace to be tracked).")
 
 
 def _operand_mismatch(self, others):

@@ -85,6 +85,8 @@ def _raw_grad(ctx, g, k):
     if type(s) is not SavedTensor or s._hooks is not None or s._version != s._vc[0]:
         return None
     t = s._tensor
+    if t is not None and t._grad_fn is None and not t._rg and getattr(s, "_rg", False):
+        return None  # detached in place since saved: unpack raises torch's error
     sd = t._data if t is not None else s._data
     gd = g._data
     if sd.dtype is not gd.dtype or gd.dtype.kind != "f" or sd.shape != gd.shape:
@@ -387,9 +389,10 @@ def _(ctx, t):
     return where(mag == 0, 0.0, (t - s * (_conj(s) * t).real) / where(mag == 0, 1.0, mag))
 
 
-def sgn(input):
+def sgn(input, *, out=None):
     """sign for real tensors; z / |z| (0 at 0) for complex ones."""
-    return SGN.call(input)
+    r = SGN.call(input)
+    return r if out is None else _out(r, out)
 
 
 CONJ = unary("conj", np.conjugate, linear=True)
@@ -417,16 +420,19 @@ _TRUNC = unary("trunc", _integers_kept(np.trunc, "trunc"), elementwise=True)
 _TRUNC.def_vjp(lambda ctx, g: (g * 0,))
 
 
-def floor(input):
-    return _FLOOR.call(input)
+def floor(input, *, out=None):
+    r = _FLOOR.call(input)
+    return r if out is None else _out(r, out)
 
 
-def ceil(input):
-    return _CEIL.call(input)
+def ceil(input, *, out=None):
+    r = _CEIL.call(input)
+    return r if out is None else _out(r, out)
 
 
-def trunc(input):
-    return _TRUNC.call(input)
+def trunc(input, *, out=None):
+    r = _TRUNC.call(input)
+    return r if out is None else _out(r, out)
 
 
 def _round_fwd(x, decimals):
@@ -452,60 +458,73 @@ def round(input, *, decimals=None):
     return ROUND_DECIMALS.call(input, decimals)
 
 
-def exp(input):
-    return EXP.call(input)
+def exp(input, *, out=None):
+    r = EXP.call(input)
+    return r if out is None else _out(r, out)
 
 
-def log(input):
-    return LOG.call(input)
+def log(input, *, out=None):
+    r = LOG.call(input)
+    return r if out is None else _out(r, out)
 
 
-def sqrt(input):
-    return SQRT.call(input)
+def sqrt(input, *, out=None):
+    r = SQRT.call(input)
+    return r if out is None else _out(r, out)
 
 
-def rsqrt(input):
-    return RSQRT.call(input)
+def rsqrt(input, *, out=None):
+    r = RSQRT.call(input)
+    return r if out is None else _out(r, out)
 
 
-def sin(input):
-    return SIN.call(input)
+def sin(input, *, out=None):
+    r = SIN.call(input)
+    return r if out is None else _out(r, out)
 
 
-def cos(input):
-    return COS.call(input)
+def cos(input, *, out=None):
+    r = COS.call(input)
+    return r if out is None else _out(r, out)
 
 
-def tanh(input):
-    return TANH.call(input)
+def tanh(input, *, out=None):
+    r = TANH.call(input)
+    return r if out is None else _out(r, out)
 
 
-def sigmoid(input):
-    return SIGMOID.call(input)
+def sigmoid(input, *, out=None):
+    r = SIGMOID.call(input)
+    return r if out is None else _out(r, out)
 
 
 def relu(input):
     return RELU.call(input)
 
 
-def abs(input):
-    return ABS.call(input)
+def abs(input, *, out=None):
+    r = ABS.call(input)
+    return r if out is None else _out(r, out)
 
 
-def sign(input):
-    return SIGN.call(input)
+def sign(input, *, out=None):
+    r = SIGN.call(input)
+    return r if out is None else _out(r, out)
 
 
-def reciprocal(input):
-    return RECIPROCAL.call(input)
+def reciprocal(input, *, out=None):
+    r = RECIPROCAL.call(input)
+    return r if out is None else _out(r, out)
 
 
-def log1p(input):
-    return LOG1P.call(input)
+def log1p(input, *, out=None):
+    r = LOG1P.call(input)
+    return r if out is None else _out(r, out)
 
 
-def expm1(input):
-    return EXPM1.call(input)
+def expm1(input, *, out=None):
+    r = EXPM1.call(input)
+    return r if out is None else _out(r, out)
 
 
 _F64 = np.dtype(np.float64)

@@ -1024,16 +1024,38 @@ def _make_views(op, x, outputs, p):
     chain = x._view or ()
     vc = x._vc
     ver = vc[0]
-    inference = x._extra is not None and x._extra.get("inference")
+    xex = x._extra
+    inference = xex is not None and xex.get("inference")
+    # torch's creation meta of the new views (see view_history.creation_meta)
+    if _tls.inference:
+        meta = "inference"
+    elif not _tls.grad_enabled:
+        meta = "no_grad"
+    else:
+        meta = "multi" if op.n_out != 1 else None
+    if xex is not None and x._base is not None:
+        meta = _propagate_meta(xex.get("creation"), meta)
     k = 0
     for o in outputs:
+        if inference:
+            # a view of an inference tensor is an inference tensor sharing its memory, not a
+            # tracked view (torch: inference tensors have no autograd meta)
+            o._vc = vc
+            o._extras()["inference"] = True
+            continue
         o._base = base
         o._vc = vc
         o._view_ver = ver
         o._view = chain + ((op, p, k),)
-        if inference:
-            o._extras()["inference"] = True
+        if meta is not None:
+            o._extras()["creation"] = meta
         k += 1
+
+
+def _propagate_meta(prev, new):
+    if new is None or prev == "inference":
+        return prev
+    return new
 
 
 # The names the generated dispatch code reads besides its maker's own.

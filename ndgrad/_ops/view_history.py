@@ -13,7 +13,8 @@ from .._tensor import Tensor
 from .broadcast import reduce_grads
 from .registry import replay_view as _replay
 
-__all__ = ["CopySlices", "rebase_history", "multi_output_error"]
+__all__ = ["CopySlices", "rebase_history", "view_rebase_error", "creation_meta",
+           "propagate_creation_meta", "multi_output_error"]
 
 _tls = _state.tls
 
@@ -75,35 +76,81 @@ class CopySlices(Node):
         self._fn._release()
 
 
-def multi_output_error(view, indirect):
-    """torch's error for a view descending from a multi-output view op (unbind, split, chunk,
-    split_with_sizes) that is written in place, or whose base (or a sibling view) was: such
-    views cannot have their history rebased. None when the view's chain has no such op."""
-    if not any(op.n_out != 1 for op, _, _ in view._view):
+# How a view was made, when that forbids writing it (or its base) in place: torch's
+# CreationMeta. Stored in ``view._extras()["creation"]`` by ``registry._make_views`` (and by a
+# custom Function for its view outputs); absent means DEFAULT. A multi-output view op in the
+# chain implies "multi" for views made without the mark (raw views of backward formulas).
+_CREATION_REASON = {
+    "multi": " This view is the output of a function that returns multiple views. Such "
+             "functions do not allow the output views to be modified inplace. You should "
+             "replace the inplace operation by an out-of-place one.",
+    "no_grad": " Given that this use case is ambiguous and error-prone, it is forbidden. You "
+               "can clarify your code by moving both the view and the inplace either both "
+               "inside the no_grad block (if you don't want the inplace to be tracked) or both "
+               "outside (if you want the inplace to be tracked).",
+    "inference": " Given that this use case is ambiguous and error-prone, it is forbidden. You "
+                 "can clarify your code by moving both the view and the inplace either both "
+                 "inside the inference_mode block (if you don't want the inplace to be tracked) "
+                 "or both outside (if you want the inplace to be tracked).",
+    "custom": " This view was created inside a custom Function (or because an input was "
+              "returned as-is) and the autograd logic to handle view+inplace would override "
+              "the custom backward associated with the custom Function, leading to incorrect "
+              "gradients. This behavior is forbidden. You can fix this by cloning the output of "
+              "the custom Function.",
+}
+
+
+def creation_meta(view):
+    """The view's creation meta ("multi", "no_grad", "inference", "custom") or None."""
+    ex = view._extra
+    meta = ex.get("creation") if ex is not None else None
+    if meta is None and any(op.n_out != 1 for op, _, _ in view._view or ()):
+        meta = "multi"
+    return meta
+
+
+def propagate_creation_meta(prev, new):
+    """torch's rule for a view of a view: a DEFAULT new view keeps its parent's meta; an
+    inference-mode parent's meta is never replaced."""
+    if new is None or prev == "inference":
+        return prev
+    return new
+
+
+def _node_short_name(fn):
+    name = fn.name()
+    for suffix in ("Backward0", "Backward"):
+        if name.endswith(suffix):
+            return name[:-len(suffix)]
+    return name
+
+
+def view_rebase_error(view, indirect):
+    """torch's error (``handle_view_on_rebase``) for a view whose creation meta forbids an
+    in-place write to it (`indirect`: to its base or another view of its base). None when the
+    view may be written."""
+    meta = creation_meta(view)
+    if meta is None:
         return None
     fn = view._grad_fn
     what = ("its base or another view of its base has been" if indirect else "is being")
-    if fn is not None:
-        name = fn.name()
-        if name.endswith("Backward0"):
-            name = name[:-len("Backward0")]
-        head = f"Output {view._output_nr} of {name} is a view and {what} modified inplace."
+    if meta in ("no_grad", "inference") or fn is None:
+        prefix = (f"Output {view._output_nr} of {_node_short_name(fn)} is a view of a view "
+                  "which was created in" if fn is not None else "A view was created in")
+        if meta == "inference":
+            head = f"{prefix} inference mode and {what} modified inplace in normal mode."
+        else:
+            # without a grad_fn the view was taken under no_grad, whatever its meta
+            head = f"{prefix} no_grad mode and {what} modified inplace with grad mode enabled."
     else:
-        # no grad_fn: the view was taken while nothing required grad (torch's wording)
-        head = (f"A view was created in no_grad mode and {what} modified inplace with grad "
-                "mode enabled.")
-        if view._base._rg:
-            # a base requiring grad without the view having history: taken under no_grad
-            # (torch's creation_meta NO_GRAD_MODE, which takes precedence)
-            return RuntimeError(
-                head + " Given that this use case is ambiguous and error-prone, it is "
-                "forbidden. You can clarify your code by moving both the view and the inplace "
-                "either both inside the no_grad block (if you don't want the inplace to be "
-                "tracked) or both outside (if you want the inplace to be tracked).")
-    return RuntimeError(head + " This view is the output of a function that returns multiple "
-                        "views. Such functions do not allow the output views to be modified "
-                        "inplace. You should replace the inplace operation by an out-of-place "
-                        "one.")
+        head = f"Output {view._output_nr} of {_node_short_name(fn)} is a view and {what} " \
+               "modified inplace."
+    return RuntimeError(head + _CREATION_REASON[meta])
+
+
+def multi_output_error(view, indirect):
+    """Kept for callers of the former name: the creation-meta error of `view`."""
+    return view_rebase_error(view, indirect)
 
 
 def rebase_history(t, node):

@@ -46,10 +46,17 @@ def _make_grads(outputs, grads, is_grads_batched=False):
     out = []
     for i, (o, g) in enumerate(zip(outputs, grads)):
         if isinstance(o, GradientEdge):
-            if g is None:
-                raise RuntimeError("grad_outputs must be provided for a GradientEdge output")
-            out.append(g)
-            continue
+            meta = o._meta
+            if meta is None:  # an edge built by hand: nothing known of its tensor
+                if g is None:
+                    raise RuntimeError("grad_outputs must be provided for a GradientEdge "
+                                       "output")
+                out.append(g)
+                continue
+            shape, dt = meta
+            # the checks below, on a stand-in of the edge's tensor (no memory of its own)
+            o = _from_array(np.broadcast_to(np.zeros((), dt), shape))
+            o._rg = True
         if g is None:
             if o.requires_grad:
                 if o._data.size != 1:
@@ -78,8 +85,7 @@ def _make_grads(outputs, grads, is_grads_batched=False):
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} and "
                 f"output[{i}] has a shape of {Size(o._data.shape)}.")
-        if o._data.dtype.kind != g._data.dtype.kind and not (
-                o._data.dtype.kind in "fc" and g._data.dtype.kind in "fc"):
+        if (o._data.dtype.kind == "c") != (g._data.dtype.kind == "c"):
             raise RuntimeError(
                 f"For complex Tensors, both grad_output and output are required to have the "
                 f"same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and "
@@ -226,6 +232,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         captures = {e: None for e in edges}
         captured = run_backward(roots, retain_graph, create_graph, captures=captures,
                                 accumulate=False) if roots else {}
+    if materialize_grads and any(captured.get(e) is None and isinstance(t, GradientEdge)
+                                 for t, e in zip(inputs, edges)):
+        raise RuntimeError("materialize_grads cannot be used when the given input is a "
+                           "GradientEdge")
     result = []
     for i, (t, e) in enumerate(zip(inputs, edges)):
         g = captured.get(e)
@@ -234,9 +244,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in "
                     "the graph. Set allow_unused=True if this is the desired behavior.")
-            if materialize_grads and not isinstance(t, GradientEdge):
-                # (batched too: torch's vmap passes the unbatched zeros through)
-                g = zeros_like(t)
+            if materialize_grads:
+                # (batched too: torch's vmap passes the unbatched zeros through); torch's
+                # zeros require grad under create_graph, so they can be differentiated again
+                g = zeros_like(t, requires_grad=create_graph)
         elif not create_graph and g._grad_fn is not None:
             g = g.detach()
         result.append(g)

@@ -12,7 +12,7 @@ from .. import _state
 from .._creation import zeros
 from .._graph_core import Node
 from .._ops.registry import replay_view as _replay
-from .._ops.view_history import multi_output_error
+from .._ops.view_history import view_rebase_error
 from .._tensor import Tensor
 from ._backward import grad
 from .grad_mode import enable_grad
@@ -58,7 +58,7 @@ def regenerate_view_grad_fn(view, quiet=False):
 
     `quiet`: for ``requires_grad``, which torch answers without raising for an invalid view.
     """
-    err = multi_output_error(view, True)
+    err = view_rebase_error(view, True)
     if err is not None:
         # keep the view stale so that every later use raises again, as torch does
         view._view_ver = -1

@@ -25,6 +25,9 @@ values) is the same for all of them:
 """
 
 import heapq
+import sys
+import threading
+import weakref
 from functools import partial
 
 from .. import _state
@@ -148,11 +151,28 @@ class Backward:
             if pre:
                 self.node_prehooks(pre, gs)
             post = extra.get("hooks")
-            grad_outputs = tuple(gs) if post else None
-            self.accumulate(node, gs, create_graph)
-            if post:
-                for fn in list(post.values()):
-                    fn((), grad_outputs)
+            if not post:
+                self.accumulate(node, gs, create_graph)
+                return
+            # The gradient is held weakly meanwhile, so the accumulation may still steal it
+            # (torch counts its post hooks' reference as expected): a post hook then sees
+            # ``.grad``'s memory as grad_outputs[0] (a detached alias, as torch's stolen
+            # gradient is), changes made by post-accumulate hooks included.
+            if node.variable._grad is not None or create_graph:
+                grad_outputs = tuple(gs)  # nothing to steal: the hooks get the gradient
+                self.accumulate(node, gs, create_graph)
+            else:
+                ref = weakref.ref(gs[0])
+                rest = tuple(gs[1:])
+                self.accumulate(node, gs, create_graph)
+                g = ref()
+                if g is None:  # (cannot happen: either stolen into .grad or held elsewhere)
+                    g = node.variable._grad
+                if g is node.variable._grad:
+                    g = g.detach()
+                grad_outputs = (g,) + rest
+            for fn in list(post.values()):
+                fn((), grad_outputs)
 
     def leaf_gradient(self, node, gs, captures, captured):
         """A leaf's incoming gradient ``gs[0]`` after its tensor hooks, captured for
@@ -364,8 +384,59 @@ def needed_nodes(root_nodes, deps, terminals, targets, run_targets=()):
     return needed
 
 
+# Reentrant backward (a backward started inside a node of another, e.g. by a custom
+# Function or checkpoint) recurses on the Python stack. As torch's engine does past a depth,
+# every _REENTRANT_HOP nested backwards the next one runs on a fresh thread (the caller waits
+# for it), which starts with an empty Python stack and the caller's thread-local modes: a
+# chain of thousands of reentrant backwards then never meets the recursion limit.
+_REENTRANT_HOP = 32
+_reentrant = threading.local()
+
+
 def run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True,
                  accumulate_only=None, behaviour=None):
+    """Run the graph from `roots` (see `_run_backward`), on a fresh thread when this thread
+    is already _REENTRANT_HOP backwards deep."""
+    depth = getattr(_reentrant, "depth", 0)
+    if depth >= _REENTRANT_HOP:
+        return _on_fresh_thread(_run_backward, (roots, keep_graph, create_graph, captures,
+                                                accumulate, accumulate_only, behaviour))
+    _reentrant.depth = depth + 1
+    try:
+        return _run_backward(roots, keep_graph, create_graph, captures, accumulate,
+                             accumulate_only, behaviour)
+    finally:
+        _reentrant.depth = depth
+
+
+def _on_fresh_thread(fn, args):
+    """`fn(*args)` on a new thread carrying this thread's modes (grad and inference mode,
+    saved-tensor hooks, the running graph tasks, autocast), its result or exception handed
+    back. The worker's changes to those modes stay on the worker, as on torch's."""
+    modes = dict(_tls.__dict__)
+    amp = sys.modules.get("ndgrad.amp.autocast_mode")
+    amp_modes = dict(amp._state.__dict__) if amp is not None else None
+    box = {}
+
+    def work():
+        _tls.__dict__.update(modes)
+        if amp_modes is not None:
+            amp._state.__dict__.update(amp_modes)
+        try:
+            box["result"] = fn(*args)
+        except BaseException as e:  # noqa: BLE001 - re-raised in the caller
+            box["error"] = e
+
+    worker = threading.Thread(target=work, name="ndgrad-reentrant-backward", daemon=True)
+    worker.start()
+    worker.join()
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
+
+
+def _run_backward(roots, keep_graph, create_graph, captures=None, accumulate=True,
+                  accumulate_only=None, behaviour=None):
     """Run the graph from `roots` (a list of ``((node, nr), grad)``).
 
     `captures`: ``{(node, nr): [result slots...]}`` for autograd.grad, filled with the

@@ -84,6 +84,10 @@ def make_dual(tensor, tangent, *, level=None):
     if _forward_engine.get_tangent(tensor, level) is not None:
         raise RuntimeError("Making a dual Tensor based on a Tensor that already has a forward "
                            f"gradient at the same level {level} is not supported.")
+    if _forward_engine.get_tangent(tangent, level) is not None:
+        # torch's wording (no space before the level)
+        raise RuntimeError("Setting a forward grad that itself has a forward gradient at the "
+                           f"same level{level} is not supported.")
     if td.shape != pd.shape:
         raise RuntimeError(
             "Trying to set a forward gradient that has a different size than that of the "

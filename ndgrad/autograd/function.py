@@ -191,8 +191,12 @@ class BackwardCFunction(Node, FunctionCtx):
         if len(gs) < n_out:
             gs.extend([None] * (n_out - len(gs)))
         if self.materialize_grads:
+            # torch's ctx._materialize_non_diff_grads = False keeps None for the outputs
+            # that were not differentiable
+            skip = self.__dict__.get("_nondiff_outs", ()) if not getattr(
+                self, "_materialize_non_diff_grads", True) else ()
             for i, g in enumerate(gs):
-                if g is None and self._out_meta[i] is not None:
+                if g is None and self._out_meta[i] is not None and i not in skip:
                     shape, dtype = self._out_meta[i]
                     gs[i] = Tensor(np.zeros(shape, dtype))
         backward_fn = cls._backward_impl()
@@ -492,6 +496,16 @@ def _record_forward_stack(ctx):
         ctx._extras().setdefault("stack", anomaly_mode._user_stack())
 
 
+_DIRTY_VIEW_MULTI_OUTPUT = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your "
+    "Function cannot return more than one Tensor. This is not supported by the current "
+    "autograd engine. You should either make sure the input is not a view (using .clone() for "
+    "example) or make your Function only return one Tensor (potentially splitting it into two "
+    "Functions: one doing the inplace that returns a single Tensor and a second one that does "
+    "the other operations). You can ask on the forum https://discuss.pytorch.org/ if you need "
+    "help to do this change.")
+
+
 def _wrap_outputs(ctx, tensor_args, outputs, executable, uses_setup_context):
     """Attach `ctx` as grad_fn of the outputs and save the tensors ``ctx`` asked to keep."""
     dirty = ctx.dirty_tensors
@@ -501,6 +515,14 @@ def _wrap_outputs(ctx, tensor_args, outputs, executable, uses_setup_context):
 
     if dirty:
         out_ids = {id(o) for o in outputs}
+        in_ids = {id(a) for a in tensor_args}
+        for t in dirty:
+            if id(t) not in in_ids:
+                msg = ("ctx.mark_dirty() received a tensor that was not an input. Only input "
+                       "Tensors that have been mutated should be passed to ctx.mark_dirty().")
+                if isinstance(t, Tensor) and t._base is not None:
+                    raise RuntimeError(msg)  # torch refuses a view, warns otherwise
+                warnings.warn(msg, UserWarning, stacklevel=3)
         for t in dirty:
             if id(t) not in out_ids:
                 raise RuntimeError("Some elements marked as dirty during the forward method "
@@ -508,6 +530,8 @@ def _wrap_outputs(ctx, tensor_args, outputs, executable, uses_setup_context):
                                    "inplace must all be outputs of the Function.")
         if executable:
             for t in dirty:
+                if t._base is not None and len(outputs) > 1:
+                    raise RuntimeError(_DIRTY_VIEW_MULTI_OUTPUT)
                 if t._base is None and t._rg and t._grad_fn is None:
                     raise RuntimeError("a leaf Variable that requires grad has been used in an "
                                        "in-place operation.")
@@ -527,6 +551,8 @@ def _wrap_outputs(ctx, tensor_args, outputs, executable, uses_setup_context):
         oid = id(o)
         differentiable = (executable and d.dtype.kind in "fc"
                           and (not non_diff_ids or oid not in non_diff_ids))
+        if not differentiable and executable:
+            ctx.__dict__.setdefault("_nondiff_outs", set()).add(k)
         if dirty_ids and oid in dirty_ids:
             if differentiable:
                 rebase_history(o, ctx)
@@ -562,6 +588,10 @@ def _wrap_outputs(ctx, tensor_args, outputs, executable, uses_setup_context):
             o._rg = True
             o._grad_fn = ctx
             o._output_nr = k
+        if o._base is not None:
+            # torch's IN_CUSTOM_FUNCTION creation meta: writing this view in place would
+            # replace the custom backward (view_history.view_rebase_error)
+            o._extras()["creation"] = "custom"
         new_outputs.append(o)
 
     ctx._n_outputs = len(outputs)

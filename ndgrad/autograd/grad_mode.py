@@ -226,9 +226,8 @@ class _InferenceMarker:
                 continue
             base = o._base
             if base is not None and not base.is_inference():
-                # a view of a normal tensor stays normal; remembered for torch's distinct
-                # refusal of an in-place write to it outside the mode (check_inplace)
-                o._extras()["inference_view"] = True
+                # a view of a normal tensor stays normal (its creation meta "inference",
+                # set when it was made, refuses an in-place write outside the mode)
                 continue
             o._extras()["inference"] = True
 

@@ -22,11 +22,15 @@ __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "Gradient
 class GradientEdge:
     """``(node, output_nr)``: where the gradient of a tensor enters the graph."""
 
-    __slots__ = ("node", "output_nr")
+    # `_meta`: (shape, NumPy dtype) of the tensor the edge was taken from, when known
+    # (get_gradient_edge): a backward from the edge checks or makes its gradient with it, as
+    # torch does from the node's input metadata (ndgrad's nodes do not record it).
+    __slots__ = ("node", "output_nr", "_meta")
 
     def __init__(self, node, output_nr):
         self.node = node
         self.output_nr = output_nr
+        self._meta = None
 
     def __iter__(self):
         return iter((self.node, self.output_nr))
@@ -41,7 +45,9 @@ def get_gradient_edge(tensor):
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that "
                            "does not require gradients")
     e = tensor._edge()
-    return GradientEdge(e[0], e[1])
+    edge = GradientEdge(e[0], e[1])
+    edge._meta = (tensor._data.shape, tensor._data.dtype)
+    return edge
 
 
 def increment_version(tensor):
