@@ -809,7 +809,14 @@ def index_pad(x, pairs, np_mode, node_name):
     for dim, (lo, hi) in enumerate(pairs):
         if lo or hi:
             size = x._data.shape[dim]
-            idx = np.pad(np.arange(size), (lo, hi), mode=np_mode)
+            # Negative pads crop, as torch: a replicate pad reads source j - lo clamped into
+            # the input (so it can crop everything and still replicate the edge); reflect and
+            # circular pads crop first and extend what is left.
+            if np_mode == "edge":
+                idx = np.clip(np.arange(size + lo + hi) - lo, 0, size - 1)
+            else:
+                kept = np.arange(max(-lo, 0), size - max(-hi, 0))
+                idx = np.pad(kept, (max(lo, 0), max(hi, 0)), mode=np_mode)
             p.append((dim, idx, size))
     return ops[0].call(x, params=tuple(p))
 
