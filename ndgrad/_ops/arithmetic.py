@@ -871,8 +871,8 @@ def _(ctx, g):
         if b._data.dtype.kind in "biu":
             # torch forms 2**other in integer arithmetic here: 0 for negative exponents.
             factor = where(b < 0, 0.0, factor)
-        gx = g * factor
-    return gx, (g * res * _LN2) if n[1] else None
+        gx = g * _conj(factor)  # conjugate Wirtinger: g times the conjugate slope
+    return gx, (g * _conj(res * _LN2)) if n[1] else None
 
 
 def ldexp(input, other, *, out=None):
