@@ -268,6 +268,8 @@ def to_nd(x):
             raise Skip(f"{x.layout} input: ndgrad has the strided layout only")
         if x.device.type != "cpu":
             raise Skip(f"a {x.device.type} tensor in the sample: ndgrad runs on the CPU only")
+        if x.dim() > 64:
+            raise Skip(f"a {x.dim()}-d tensor in the sample: NumPy arrays have at most 64 dims")
         t = x.detach().resolve_conj().resolve_neg()
         dense = t.clone(memory_format=torch.preserve_format) if not t.is_contiguous() \
             else t.clone()

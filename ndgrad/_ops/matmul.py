@@ -433,7 +433,8 @@ def matmul(input, other, *, out=None):
         t1 = b.mT if transpose else a
         t2 = (a.t() if da == 2 else a) if transpose else b
         lead = t1._data.shape[:-1]
-        folded = t1.reshape(-1, t1._data.shape[-1])
+        # the row count spelled out: -1 cannot be inferred when the contracted dim is 0
+        folded = t1.reshape(int(np.prod(lead, dtype=np.int64)), t1._data.shape[-1])
         if t2._data.ndim == 2:
             prod = mm(folded, t2)
             res = UNSAFE_VIEW.call(prod, params=lead + (t2._data.shape[1],))
@@ -935,10 +936,16 @@ def tensordot(a, b, dims=2, out=None):
     ca = [d % na if na else d for d in da]
     cb = [d % nb if nb else d for d in db]
     for x, y, dx, dy in zip(ca, cb, da, db):
-        if a._data.shape[x] != b._data.shape[y]:
+        sx, sy = a._data.shape[x], b._data.shape[y]
+        # a contracted dim of size 1 broadcasts (torch's rule): the other side is summed over
+        # it first, keeping it as size 1
+        if sy == 1 and sx != 1:
+            a = a.sum(x, keepdim=True)
+        elif sx == 1 and sy != 1:
+            b = b.sum(y, keepdim=True)
+        elif sx != sy:
             raise RuntimeError(f"contracted dimensions need to match, but first has size "
-                               f"{a._data.shape[x]} in dim {dx} and second has size "
-                               f"{b._data.shape[y]} in dim {dy}")
+                               f"{sx} in dim {dx} and second has size {sy} in dim {dy}")
     free_a = [d for d in range(na) if d not in ca]
     free_b = [d for d in range(nb) if d not in cb]
     k = int(np.prod([a._data.shape[d] for d in ca])) if ca else 1
