@@ -194,10 +194,6 @@ KNOWN_GAPS = {
         'zero-size tensors (3/8): AssertionError: Not equal to tolerance rtol=1e-07, atol=1e-07 result[1] Mismatched elements: 10 / 25 (40%) Fir',
     ('forward', 'matrix_exp', 'float32'):
         "values differ from torch's (1/2): AssertionError: Not equal to tolerance rtol=1.3e-05, atol=1e-05 result Mismatched elements: 1 / 125 (0.8%) Mis",
-    ('forward', 'normal', 'float64'):
-        "result dtype differs from torch's (1/5): AssertionError: result: dtype float32 != torch's float64",
-    ('forward', 'normal.in_place', 'complex128'):
-        'complex support (2/2): AssertionError: ndgrad raises NotImplementedError: "normal_kernel_cpu" not implemented for \'ComplexDouble\'',
     ('forward', 'polygamma.polygamma_n_0', 'float32'):
         'zero-size tensors (1/10): AssertionError: Not equal to tolerance rtol=1.3e-05, atol=1e-05 result Mismatched elements: 1 / 25 (4%) Mismat',
     ('forward', 'polygamma.polygamma_n_1', 'float32'):
@@ -222,8 +218,6 @@ KNOWN_GAPS = {
         "values differ from torch's (1/9): AssertionError: Not equal to tolerance rtol=1.3e-05, atol=1e-05 result Mismatched elements: 1 / 250 (0.4%) Mis",
     ('forward', 'special.polygamma.special_polygamma_n_0', 'float32'):
         'zero-size tensors (1/10): AssertionError: Not equal to tolerance rtol=1.3e-05, atol=1e-05 result Mismatched elements: 1 / 25 (4%) Mismat',
-    ('forward', 'uniform', 'complex128'):
-        'complex support (3/3): AssertionError: ndgrad raises NotImplementedError: "check_uniform_bounds" not implemented for \'ComplexDouble\'',
     ('fwad', 'cholesky_inverse', 'complex128'):
         'zero-size tensors (2/8): AssertionError: Not equal to tolerance rtol=1e-06, atol=1e-06 primal/tangent[1] Mismatched elements: 5 / 25 (2',
     ('fwad', 'cholesky_inverse', 'float64'):
@@ -264,10 +258,6 @@ KNOWN_GAPS = {
         'zero-size tensors (1/8): AssertionError: Not equal to tolerance rtol=1e-06, atol=1e-06 gradient of input 0 Mismatched elements: 60 / 12',
     ('grad', 'nn.functional.poisson_nll_loss', 'float64'):
         'zero-size tensors (4/8): AssertionError: Not equal to tolerance rtol=1e-06, atol=1e-06 gradient of input 1 Mismatched elements: 4 / 5 (',
-    ('grad', 'normal', 'float64'):
-        "other (5/5): AssertionError: 0 differentiable outputs (requires_grad) != torch's 1",
-    ('grad', 'normal.number_mean', 'float64'):
-        "other (1/3): AssertionError: 0 differentiable outputs (requires_grad) != torch's 1",
     ('gradgrad', 'addr', 'complex128'):
         'zero-size tensors (2/4): AssertionError: Not equal to tolerance rtol=1e-06, atol=1e-06 gradient of input 0 Mismatched elements: 50 / 50',
     ('gradgrad', 'as_strided_scatter', 'complex128'):
@@ -288,18 +278,12 @@ KNOWN_GAPS = {
         'zero-size tensors (3/4): AssertionError: Not equal to tolerance rtol=1e-06, atol=1e-06 second gradient of input 0 Mismatched elements: ',
     ('gradgrad', 'nn.functional.poisson_nll_loss', 'float64'):
         'zero-size tensors (2/4): AssertionError: Not equal to tolerance rtol=1e-06, atol=1e-06 gradient of input 1 Mismatched elements: 4 / 5 (',
-    ('gradgrad', 'normal', 'float64'):
-        "other (4/4): AssertionError: 0 differentiable outputs (requires_grad) != torch's 1",
-    ('gradgrad', 'normal.number_mean', 'float64'):
-        "other (1/3): AssertionError: 0 differentiable outputs (requires_grad) != torch's 1",
     ('inplace', 'addbmm', 'complex128'):
         'other (4/8): AssertionError: ndgrad raises RuntimeError: Bad in-place call: input tensor size [1] and output tensor size [5',
     ('inplace', 'addbmm', 'float32'):
         'other (4/6): AssertionError: ndgrad raises RuntimeError: Bad in-place call: input tensor size [1] and output tensor size [5',
     ('inplace', 'addbmm', 'float64'):
         'other (4/6): AssertionError: ndgrad raises RuntimeError: Bad in-place call: input tensor size [1] and output tensor size [5',
-    ('inplace', 'normal.in_place', 'complex128'):
-        'complex support (2/2): AssertionError: ndgrad raises NotImplementedError: "normal_kernel_cpu" not implemented for \'ComplexDouble\'',
     ('inplace', 'polygamma.polygamma_n_0', 'float32'):
         'zero-size tensors (1/8): AssertionError: Not equal to tolerance rtol=1.3e-05, atol=1e-05 result Mismatched elements: 1 / 25 (4%) Mismat',
     ('inplace', 'polygamma.polygamma_n_1', 'float32'):
@@ -310,8 +294,6 @@ KNOWN_GAPS = {
         'zero-size tensors (1/8): AssertionError: Not equal to tolerance rtol=1.3e-05, atol=1e-05 result Mismatched elements: 1 / 25 (4%) Mismat',
     ('inplace', 'polygamma.polygamma_n_4', 'float32'):
         'zero-size tensors (1/8): AssertionError: Not equal to tolerance rtol=1.3e-05, atol=1e-05 result Mismatched elements: 1 / 25 (4%) Mismat',
-    ('inplace', 'uniform', 'complex128'):
-        'complex support (3/3): AssertionError: ndgrad raises NotImplementedError: "check_uniform_bounds" not implemented for \'ComplexDouble\'',
     ('method', 'bfloat16', 'complex128'):
         'Tensor.bfloat16 / Tensor.chalf are absent (5/5): AssertionError: ndgrad raises TypeError: ndgrad has no bfloat16 dtype: NumPy cannot hold it; convert to float3',
     ('method', 'bfloat16', 'float32'):
