@@ -278,12 +278,6 @@ KNOWN_GAPS = {
         'zero-size tensors (3/4): AssertionError: Not equal to tolerance rtol=1e-06, atol=1e-06 second gradient of input 0 Mismatched elements: ',
     ('gradgrad', 'nn.functional.poisson_nll_loss', 'float64'):
         'zero-size tensors (2/4): AssertionError: Not equal to tolerance rtol=1e-06, atol=1e-06 gradient of input 1 Mismatched elements: 4 / 5 (',
-    ('inplace', 'addbmm', 'complex128'):
-        'other (4/8): AssertionError: ndgrad raises RuntimeError: Bad in-place call: input tensor size [1] and output tensor size [5',
-    ('inplace', 'addbmm', 'float32'):
-        'other (4/6): AssertionError: ndgrad raises RuntimeError: Bad in-place call: input tensor size [1] and output tensor size [5',
-    ('inplace', 'addbmm', 'float64'):
-        'other (4/6): AssertionError: ndgrad raises RuntimeError: Bad in-place call: input tensor size [1] and output tensor size [5',
     ('inplace', 'polygamma.polygamma_n_0', 'float32'):
         'zero-size tensors (1/8): AssertionError: Not equal to tolerance rtol=1.3e-05, atol=1e-05 result Mismatched elements: 1 / 25 (4%) Mismat',
     ('inplace', 'polygamma.polygamma_n_1', 'float32'):

@@ -1150,13 +1150,18 @@ def linalg_matmul(input, other, *, out=None):
     return matmul(input, other, out=out)
 
 
-def _inplace_add(op, fn, out_shape):
+def _inplace_add(op, fn, out_shape, resizes=False):
     """The in-place ``addmm_``-style method of `fn`: checks as `fn`, self must have the full
-    result shape (no broadcasting of self), then the primitive is applied in place."""
+    result shape (no broadcasting of self), then the primitive is applied in place. With
+    `resizes` (torch's addbmm_, which writes through its out= kernel) a self of another,
+    broadcastable shape is resized to the result's and receives it."""
     def method(self, m1, m2, *, beta=1, alpha=1):
         a, b = as_tensor_arg(m1), as_tensor_arg(m2)
-        fn(self.detach(), a.detach(), b.detach(), beta=beta, alpha=alpha)  # torch's checks
+        res = fn(self.detach(), a.detach(), b.detach(), beta=beta, alpha=alpha)  # checks
         shape = out_shape(a._data.shape, b._data.shape)
+        if self._data.shape != shape and resizes:
+            res = fn(self, a, b, beta=beta, alpha=alpha)
+            return self.resize_(shape).copy_(res)
         if self._data.shape != shape:
             raise RuntimeError(f"Bad in-place call: input tensor size {list(self._data.shape)} "
                                f"and output tensor size {list(shape)} should match")
@@ -1186,7 +1191,7 @@ def _bind_methods():
         "addmm_": _inplace_add(ADDMM, addmm, lambda sa, sb: (sa[0], sb[1])),
         "addmv_": _inplace_add(ADDMV, addmv, lambda sa, sb: (sa[0],)),
         "baddbmm_": _inplace_add(BADDBMM, baddbmm, lambda sa, sb: (sa[0], sa[1], sb[2])),
-        "addbmm_": _inplace_add(ADDBMM, addbmm, lambda sa, sb: (sa[1], sb[2])),
+        "addbmm_": _inplace_add(ADDBMM, addbmm, lambda sa, sb: (sa[1], sb[2]), resizes=True),
     }.items():
         setattr(Tensor, name, fn)
 
