@@ -66,6 +66,8 @@ from . import optim  # noqa: F401,E402
 from . import profiler  # noqa: F401,E402
 from . import special  # noqa: F401,E402
 from . import signal  # noqa: F401,E402
+from . import masked  # noqa: F401,E402
+from ._lowrank import pca_lowrank, svd_lowrank  # noqa: F401,E402
 from . import amp, backends, cpu, cuda, mps, onnx, random  # noqa: F401,E402
 from .amp import GradScaler, autocast  # noqa: F401,E402
 from .amp.autocast_mode import (get_autocast_dtype, is_autocast_enabled,  # noqa: F401,E402

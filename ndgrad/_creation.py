@@ -595,6 +595,10 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     check_device(device)
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     return _finish(np.eye(n, n if m is None else m, dtype=_np_dtype(dtype)), requires_grad)
 
 
@@ -687,7 +691,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         shape = np.broadcast_shapes(m.shape, s.shape)
         npd = (mean if isinstance(mean, Tensor) else std)._data.dtype
         z = g.normal(shape, npd)
-        return _finish((z * s + m).astype(npd))
+        from ._ops.random_fills import recorded_normal  # the ops sit above this module
+        return recorded_normal(mean, std, np.asarray(z * s + m).astype(npd))
     return _finish(g.normal(_size((size,)), _np_dtype(dtype), mean, std), requires_grad)
 
 

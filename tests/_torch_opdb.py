@@ -266,6 +266,10 @@ def to_nd(x):
     if isinstance(x, torch.Tensor):
         if x.layout != torch.strided:
             raise Skip(f"{x.layout} input: ndgrad has the strided layout only")
+        if x.device.type != "cpu":
+            raise Skip(f"a {x.device.type} tensor in the sample: ndgrad runs on the CPU only")
+        if x.dim() > 64:
+            raise Skip(f"a {x.dim()}-d tensor in the sample: NumPy arrays have at most 64 dims")
         t = x.detach().resolve_conj().resolve_neg()
         dense = t.clone(memory_format=torch.preserve_format) if not t.is_contiguous() \
             else t.clone()
@@ -306,6 +310,8 @@ def to_np(x):
     if isinstance(x, torch.Tensor):
         if x.layout != torch.strided:
             x = x.to_dense()
+        if x._is_zerotensor():  # torch's symbolic zeros (gradients): their values are 0
+            x = torch.zeros(x.shape, dtype=x.dtype)
         return ("tensor", str(x.dtype).split(".")[1],
                 np.array(x.detach().resolve_conj().resolve_neg().numpy(), copy=True))
     if isinstance(x, ndgrad.Tensor):

@@ -408,9 +408,13 @@ def _(ctx, g):
         # torch masks 0 ** y for y real and >= 0 (complex y: Im y == 0 and Re y >= 0).
         # The mask wraps the whole product, as torch's: a second derivative at 0 ** y meets
         # 0 * log(0) and is nan, as torch's.
-        yc = (y.imag == 0) & (y.real >= 0) if y._data.dtype.kind == "c" else y >= 0
-        gy = g * where((x == 0) & yc, 0.0, _conj(out * log(x)))
+        gy = g * where((x == 0) & _nonnegative(y), 0.0, _conj(out * log(x)))
     return gx, gy
+
+
+def _nonnegative(y):
+    """y >= 0, for complex y: Im y == 0 and Re y >= 0 (torch's mask of 0 ** y)."""
+    return (y.imag == 0) & (y.real >= 0) if y._data.dtype.kind == "c" else y >= 0
 
 
 @POW_RSCALAR.def_vjp
@@ -453,8 +457,8 @@ POW_SCALAR.def_jvp_parts(_pow_scalar_tangent, None)
 POW_TENSOR.def_jvp_parts(
     lambda ctx, tx: where(ctx.inputs[1] == 0, 0.0,
                           tx * (ctx.inputs[1] * ctx.inputs[0] ** (ctx.inputs[1] - 1))),
-    lambda ctx, ty: ty * (ctx.outputs[0] * where((ctx.inputs[0] == 0) & (ctx.inputs[1] >= 0),
-                                                 0.0, log(ctx.inputs[0]))))
+    lambda ctx, ty: ty * (ctx.outputs[0] * where(
+        (ctx.inputs[0] == 0) & _nonnegative(ctx.inputs[1]), 0.0, log(ctx.inputs[0]))))
 POW_RSCALAR.def_jvp_parts(None, _pow_rscalar_tangent)
 
 
@@ -880,8 +884,8 @@ def _(ctx, g):
         if b._data.dtype.kind in "biu":
             # torch forms 2**other in integer arithmetic here: 0 for negative exponents.
             factor = where(b < 0, 0.0, factor)
-        gx = g * factor
-    return gx, (g * res * _LN2) if n[1] else None
+        gx = g * _conj(factor)  # conjugate Wirtinger: g times the conjugate slope
+    return gx, (g * _conj(res * _LN2)) if n[1] else None
 
 
 def ldexp(input, other, *, out=None):

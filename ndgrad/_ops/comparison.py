@@ -346,10 +346,11 @@ WHERE = primitive("where", _where_fwd, save=((0, None),))
 def _(ctx, g):
     (cond,) = ctx.saved
     n = ctx._next
-    zero = g * 0 if (n[1] or n[2]) else None
+    # Selected, not multiplied: a NaN or inf in g never reaches the branch not taken (torch's
+    # where(cond, grad, 0); masked reductions rely on it).
     return (None,
-            where(cond, g, zero) if n[1] else None,
-            where(cond, zero, g) if n[2] else None)
+            where(cond, g, 0.0) if n[1] else None,
+            where(cond, 0.0, g) if n[2] else None)
 
 
 WHERE.batch_transparent = True  # its VJP is elementwise in g: a leading batch dim broadcasts

@@ -337,7 +337,9 @@ def _(ctx, g):
     if w is None:
         w = _stand_in(ctx._extras()["w_shape"], g._data.dtype)
     mask = (n[0] is not None, n[1] is not None, len(n) > 2 and n[2] is not None)
-    gx, gw, gb = CONVOLUTION_BW.call(g, x, w, params=tuple(ctx._params) + (mask,))
+    # Bilinear in (x, w): for complex tensors each gradient is the adjoint with the other
+    # factor conjugated (torch's conjugate Wirtinger convention).
+    gx, gw, gb = CONVOLUTION_BW.call(g, _cj(x), _cj(w), params=tuple(ctx._params) + (mask,))
     return (gx if mask[0] else None, gw if mask[1] else None, gb if mask[2] else None)
 
 
@@ -361,16 +363,26 @@ def _(ctx, gs):
             nat = _conv_out_sizes((stride, padding, dilation, True, op, groups),
                                   _spatial(a._data.shape), _spatial(k._data.shape))
             op = tuple(out_sp[i] - nat[i] for i in range(nd))
-        return convolution(a, k, None, stride, padding, dilation, tr, op, groups)
+        out = convolution(a, k, None, stride, padding, dilation, tr, op, groups)
+        if not tr and out_sp is not None:
+            # a transposed convolution's output_padding can leave the plain convolution
+            # longer than the sizes wanted: the cells past them belong to no position
+            lead = out._data.ndim - len(_spatial(out._data.shape))  # 1 for a 1-D conv
+            for i, size in enumerate(_spatial(out._data.shape)):
+                if size != out_sp[i]:
+                    out = out.narrow(lead + i, 0, out_sp[i])
+        return out
 
     g_sp = _spatial(g._data.shape)
     x_sp = _spatial(x._data.shape)
     if n[0] is not None:
         parts = []
+        # every product below is bilinear: the factor that is not the cotangent is
+        # conjugated for complex tensors (real ones pass through unchanged)
         if ggx is not None:
-            parts.append(conv(ggx, w, transposed, g_sp))
+            parts.append(conv(ggx, _cj(w), transposed, g_sp))
         if ggw is not None:
-            parts.append(conv(x, ggw, transposed, g_sp))
+            parts.append(conv(_cj(x), ggw, transposed, g_sp))
         if ggb is not None:
             parts.append(ggb.reshape((1, -1) + (1,) * (g._data.ndim - 2))
                          .expand(g._data.shape))
@@ -380,13 +392,19 @@ def _(ctx, gs):
                 d_g = d_g + t
     if n[1] is not None and ggw is not None:
         # gw is linear in x: its adjoint is the other-kind convolution of g with ggw
-        d_x = conv(g, ggw, not transposed, x_sp)
+        d_x = conv(_cj(g), ggw, not transposed, x_sp)
     if n[2] is not None and ggx is not None:
         # gx is linear in w; for both kinds the adjoint is the weight gradient with the
         # conv-input role taken by ggx (plain) or g (transposed), which CONVOLUTION_BW's
         # argument order gives in one call.
-        d_w = CONVOLUTION_BW.call(g, ggx, w, params=cp + ((False, True, False),))[1]
+        d_w = CONVOLUTION_BW.call(_cj(g), ggx, w, params=cp + ((False, True, False),))[1]
     return d_g, d_x, d_w
+
+
+def _cj(t):
+    """The conjugate of a complex tensor (an ndgrad op, so it is differentiated); others as
+    they are."""
+    return t.conj() if t._data.dtype.kind == "c" else t
 
 
 def _conv_bias_tangent(ctx, tb):
@@ -826,7 +844,14 @@ def index_pad(x, pairs, np_mode, node_name):
     for dim, (lo, hi) in enumerate(pairs):
         if lo or hi:
             size = x._data.shape[dim]
-            idx = np.pad(np.arange(size), (lo, hi), mode=np_mode)
+            # Negative pads crop, as torch: a replicate pad reads source j - lo clamped into
+            # the input (so it can crop everything and still replicate the edge); reflect and
+            # circular pads crop first and extend what is left.
+            if np_mode == "edge":
+                idx = np.clip(np.arange(size + lo + hi) - lo, 0, size - 1)
+            else:
+                kept = np.arange(max(-lo, 0), size - max(-hi, 0))
+                idx = np.pad(kept, (max(lo, 0), max(hi, 0)), mode=np_mode)
             p.append((dim, idx, size))
     return ops[0].call(x, params=tuple(p))
 

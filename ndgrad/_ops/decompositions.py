@@ -257,11 +257,22 @@ def linalg_cholesky_ex(A, *, upper=False, check_errors=False, out=None):
                 from None
         return _CholEx(L, Tensor(np.zeros(L._data.shape[:-2], np.int32)))
     L = CHOLESKY.call(A, params=(bool(upper), "ex"))
-    n = A._data.shape[-1]
-    flat = A._data.reshape(-1, n, n)
-    info = np.array([_potf2_partial(m)[1] for m in flat], np.int32).reshape(A._data.shape[:-2]) \
-        if n and not _is_pd(A._data) else np.zeros(A._data.shape[:-2], np.int32)
-    return _CholEx(L, wrap(info))
+    return _CholEx(L, CHOLESKY_INFO.call(A))
+
+
+def _cholesky_info(a, p):
+    """LAPACK's info per matrix: 0, or the order of the first minor not positive-definite."""
+    n = a.shape[-1]
+    info = np.zeros(a.shape[:-2], np.int32)  # an empty matrix is positive-definite
+    if n and a.size and not _is_pd(a):
+        flat = a.reshape(-1, n, n)
+        info = np.array([_potf2_partial(m)[1] for m in flat], np.int32).reshape(info.shape)
+    return info
+
+
+# info is an integer output (no derivative); under vmap it runs once per sample, as any
+# primitive without a batching rule, so it reads each sample's data.
+CHOLESKY_INFO = primitive("linalg_cholesky_ex_info", _cholesky_info, diff_outs=(False,))
 
 
 def _is_pd(a):
@@ -504,6 +515,50 @@ def _(ctx, gs):
     else:
         ga = matmul(u, matmul(ret, vh)) if m >= n else matmul(matmul(u, ret), vh)
     return (ga,)
+
+
+@SVD.def_jvp_parts
+def _(ctx, ta):
+    """Tangents of (U, S, Vh) from dA, torch's rule. With dP = U^H dA V (k x k):
+    dS = Re diag dP; off the diagonal U^H dU = sym(dP S) / E and V^H dV = sym(S dP) / E
+    (sym X = X + X^H, E_ij = S_j^2 - S_i^2); for complex inputs the imaginary diagonal of dP,
+    i Im(dP_ii) / S_i, is split evenly between the two phases (U gets +1/2, V -1/2). The
+    parts of dU, dV outside the spans of U, V come from (I - U U^H) dA V / S and its mirror;
+    full-matrices factors get zero tangents in their complement columns (as torch's)."""
+    u, s, vh = ctx.outputs
+    full = ctx.params
+    k = s._data.shape[-1]
+    m, n = u._data.shape[-2], vh._data.shape[-1]
+    if full:
+        u, vh = u[..., :, :k], vh[..., :k, :]
+    v = _mH(vh)
+    sizes_decide()  # products grouped by m >= n
+    dp = matmul(_mH(u), matmul(ta, v)) if m >= n else matmul(matmul(_mH(u), ta), v)
+    is_complex = dp._data.dtype.kind == "c"
+    ds = _diag(dp).real if is_complex else _diag(dp)
+    dp = dp - _diag_embed(ds)  # an imaginary diagonal remains for complex inputs
+    eye = Tensor(np.eye(k, dtype=s._data.dtype))
+    s2 = s * s
+    e = s2.unsqueeze(-2) - s2.unsqueeze(-1) + eye
+    dps = dp * s.unsqueeze(-2)
+    sdp = s.unsqueeze(-1) * dp
+    du = matmul(u, (dps + _mH(dps)) / e)
+    dv = matmul(v, (sdp + _mH(sdp)) / e)
+    if is_complex:
+        half = _diag(dp) / (2 * s)
+        du = du + u * half.unsqueeze(-2)
+        dv = dv - v * half.unsqueeze(-2)
+    if m > k:
+        dav = matmul(ta, v / s.unsqueeze(-2))
+        du = du + dav - matmul(u, matmul(_mH(u), dav))
+    if n > k:
+        dau = matmul(_mH(ta), u / s.unsqueeze(-2))
+        dv = dv + dau - matmul(v, matmul(vh, dau))
+    dvh = _mH(dv)
+    if full:
+        du = cat([du, du.new_zeros(du.shape[:-1] + (m - k,))], -1)
+        dvh = cat([dvh, dvh.new_zeros(dvh.shape[:-2] + (n - k, n))], -2)
+    return du, ds, dvh
 
 
 def linalg_svd(A, full_matrices=True, *, driver=None, out=None):

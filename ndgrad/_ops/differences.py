@@ -157,6 +157,8 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         raise RuntimeError("torch.gradient does not support uint8 input.")
     dims = list(range(x.dim())) if dim is None else [dim] if isinstance(dim, int) \
         else list(dim)
+    if spacing is None:  # torch's default: unit spacing
+        spacing = 1
     scalar = not isinstance(spacing, (list, tuple))
     spacing = [spacing] * len(dims) if scalar else list(spacing)
     if not scalar or dim is not None:

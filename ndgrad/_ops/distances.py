@@ -20,6 +20,7 @@ from .registry import _broadcast_error
 from .arguments import wrap_dim
 from .inplace import apply_inplace
 from .methods import bind
+from .pointwise import _conj
 
 __all__ = ["cdist", "dist", "pdist", "renorm"]
 
@@ -27,15 +28,15 @@ __all__ = ["cdist", "dist", "pdist", "renorm"]
 # ============================================================================ shared kernels
 def _np_norm(v, p, axis):
     a = np.abs(v)
-    if p == 0:
-        return (a != 0).sum(axis=axis).astype(v.dtype)
+    if p == 0:  # norms are real: a (|v|) has v's real dtype
+        return (a != 0).sum(axis=axis).astype(a.dtype)
     if p == math.inf:
-        return a.max(axis=axis, initial=0).astype(v.dtype)
+        return a.max(axis=axis, initial=0).astype(a.dtype)
     if p == 1:
         return a.sum(axis=axis)
     if p == 2:
         return np.sqrt((a * a).sum(axis=axis))
-    return ((a ** p).sum(axis=axis) ** (1.0 / p)).astype(v.dtype)
+    return ((a ** p).sum(axis=axis) ** (1.0 / p)).astype(a.dtype)
 
 
 def _norm_grad(v, d, p):
@@ -226,8 +227,6 @@ def _raise_broadcast(a, b):
 
 # ============================================================================ renorm
 def _renorm_params(x, p, dim, maxnorm):
-    if x.is_complex():
-        raise RuntimeError("renorm: Expected a real-valued input but got complex")
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
@@ -284,14 +283,17 @@ def _renorm_parts(x, params):
 def _(ctx, g):
     (x,) = ctx.saved
     scale, dscale, dnorm, others = _renorm_parts(x, ctx._params)
-    return (g * scale + dnorm * (dscale * (g * x).sum(others, keepdim=True)),)
+    # d norm = Re <grad norm, dx>: the norm's sensitivity is Re(conj(x) g), summed per slice.
+    gx = (_conj(x) * g).real if x.is_complex() else g * x
+    return (g * scale + dnorm * (dscale * gx.sum(others, keepdim=True)),)
 
 
 @RENORM.def_jvp
 def _(ctx, t):
     (x,) = ctx.inputs
     scale, dscale, dnorm, others = _renorm_parts(x, ctx.params)
-    return t * scale + x * (dscale * (dnorm * t).sum(others, keepdim=True))
+    dt = (_conj(dnorm) * t).real if x.is_complex() else dnorm * t
+    return t * scale + x * (dscale * dt.sum(others, keepdim=True))
 
 
 def _bind():

@@ -569,6 +569,8 @@ def _check_index(index, name):
 
 
 def _gather_fwd(x, idx, dim):
+    if idx.size == 0:  # any shape of empty index (its rank need not be the input's)
+        return np.empty(idx.shape, x.dtype)
     if x.ndim == 0:  # a 0-d tensor gathers like a 1-element vector
         return _gather_fwd(x.reshape(1), idx.reshape(-1), 0).reshape(idx.shape)
     if idx.size and (idx.max() >= x.shape[dim] or idx.min() < 0):
@@ -587,6 +589,13 @@ record_input_shape(GATHER)
 def _(ctx, g):
     (idx,) = ctx.saved
     shape = ctx._shape
+    if idx._data.size == 0:
+        if not shape:
+            return zeros(shape, dtype=g.dtype), None
+        # an empty index of another rank: scatter nothing through an empty index of the
+        # input's rank, so the (zero) gradient still depends on g as torch's does
+        empty = (0,) * len(shape)
+        idx, g = idx.reshape(empty), g.reshape(empty)
     # indices were checked by the forward: the primitive directly, without the public checks
     return SCATTER_ADD.call(zeros(shape, dtype=g.dtype), idx, g, params=(ctx._params, "add")), \
         None
@@ -594,6 +603,9 @@ def _(ctx, g):
 
 def gather(input, dim, index, *, sparse_grad=False):
     x = as_tensor_arg(input)
+    if isinstance(index, Tensor) and index._data.size == 0 and \
+            index._data.dtype not in (np.int64, np.int32):
+        index = index.to(_dtype.int64)  # torch accepts an empty index of any dtype
     _check_index(index, "gather")
     if index._data.ndim != x._data.ndim and index._data.size and x._data.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
@@ -616,6 +628,10 @@ def take_along_dim(input, indices, dim=None):
     xs[d] = x._data.shape[d]
     ish = list(shape)
     ish[d] = indices._data.shape[d]
+    if x._data.shape[d] and indices._data.size:
+        # torch 2.13 reduces the indices modulo the size along `dim` (negative ones count from
+        # the end; it raises no out-of-range error here), unlike gather and dim=None.
+        indices = indices.remainder(x._data.shape[d])
     return gather(x.expand(xs), d, indices.expand(ish))
 
 

@@ -435,7 +435,8 @@ def matmul(input, other, *, out=None):
         t1 = b.mT if transpose else a
         t2 = (a.t() if da == 2 else a) if transpose else b
         lead = t1._data.shape[:-1]
-        folded = t1.reshape(-1, t1._data.shape[-1])
+        # the row count spelled out: -1 cannot be inferred when the contracted dim is 0
+        folded = t1.reshape(int(np.prod(lead, dtype=np.int64)), t1._data.shape[-1])
         if t2._data.ndim == 2:
             prod = mm(folded, t2)
             res = UNSAFE_VIEW.call(prod, params=lead + (t2._data.shape[1],))
@@ -937,10 +938,16 @@ def tensordot(a, b, dims=2, out=None):
     ca = [d % na if na else d for d in da]
     cb = [d % nb if nb else d for d in db]
     for x, y, dx, dy in zip(ca, cb, da, db):
-        if a._data.shape[x] != b._data.shape[y]:
+        sx, sy = a._data.shape[x], b._data.shape[y]
+        # a contracted dim of size 1 broadcasts (torch's rule): the other side is summed over
+        # it first, keeping it as size 1
+        if sy == 1 and sx != 1:
+            a = a.sum(x, keepdim=True)
+        elif sx == 1 and sy != 1:
+            b = b.sum(y, keepdim=True)
+        elif sx != sy:
             raise RuntimeError(f"contracted dimensions need to match, but first has size "
-                               f"{a._data.shape[x]} in dim {dx} and second has size "
-                               f"{b._data.shape[y]} in dim {dy}")
+                               f"{sx} in dim {dx} and second has size {sy} in dim {dy}")
     free_a = [d for d in range(na) if d not in ca]
     free_b = [d for d in range(nb) if d not in cb]
     k = int(np.prod([a._data.shape[d] for d in ca])) if ca else 1
@@ -1145,13 +1152,18 @@ def linalg_matmul(input, other, *, out=None):
     return matmul(input, other, out=out)
 
 
-def _inplace_add(op, fn, out_shape):
+def _inplace_add(op, fn, out_shape, resizes=False):
     """The in-place ``addmm_``-style method of `fn`: checks as `fn`, self must have the full
-    result shape (no broadcasting of self), then the primitive is applied in place."""
+    result shape (no broadcasting of self), then the primitive is applied in place. With
+    `resizes` (torch's addbmm_, which writes through its out= kernel) a self of another,
+    broadcastable shape is resized to the result's and receives it."""
     def method(self, m1, m2, *, beta=1, alpha=1):
         a, b = as_tensor_arg(m1), as_tensor_arg(m2)
-        fn(self.detach(), a.detach(), b.detach(), beta=beta, alpha=alpha)  # torch's checks
+        res = fn(self.detach(), a.detach(), b.detach(), beta=beta, alpha=alpha)  # checks
         shape = out_shape(a._data.shape, b._data.shape)
+        if self._data.shape != shape and resizes:
+            res = fn(self, a, b, beta=beta, alpha=alpha)
+            return self.resize_(shape).copy_(res)
         if self._data.shape != shape:
             raise RuntimeError(f"Bad in-place call: input tensor size {list(self._data.shape)} "
                                f"and output tensor size {list(shape)} should match")
@@ -1181,7 +1193,7 @@ def _bind_methods():
         "addmm_": _inplace_add(ADDMM, addmm, lambda sa, sb: (sa[0], sb[1])),
         "addmv_": _inplace_add(ADDMV, addmv, lambda sa, sb: (sa[0],)),
         "baddbmm_": _inplace_add(BADDBMM, baddbmm, lambda sa, sb: (sa[0], sa[1], sb[2])),
-        "addbmm_": _inplace_add(ADDBMM, addbmm, lambda sa, sb: (sa[1], sb[2])),
+        "addbmm_": _inplace_add(ADDBMM, addbmm, lambda sa, sb: (sa[1], sb[2]), resizes=True),
     }.items():
         setattr(Tensor, name, fn)
 

@@ -35,6 +35,10 @@ def _rtruediv(self, other):
 
 
 def _rpow(self, other):
+    # torch's Tensor.__rpow__ is pow(other, self): a tensor base is a tensor-tensor pow
+    # (PowBackward1, gradients to both), a number base the scalar-base pow.
+    if isinstance(other, Tensor):
+        return AR.pow(other, self)
     return AR.POW_RSCALAR.call(other, self)
 
 

@@ -59,10 +59,14 @@ def _norm_vjp(ctx, g):
                         - xhat * (gxh * xhat).mean(axes, keepdim=True))
         else:
             gx = gxh * inv
+    # An empty `outer` (a layer norm over every dim) reduces nothing; sum(()) would sum all.
+    def over_outer(t):
+        return t.sum(outer) if outer else t
+
     if len(n) > 1 and n[1] is not None:
-        gw = (g * xhat).sum(outer).reshape(w.shape)
+        gw = over_outer(g * xhat).reshape(w.shape)
     if len(n) > 2 and n[2] is not None:
-        gb = g.sum(outer).reshape(ctx._extras()["b_shape"])
+        gb = over_outer(g).reshape(ctx._extras()["b_shape"])
     return gx, gw, gb
 
 

@@ -59,12 +59,29 @@ def _uniform_(self, from_=0.0, to=1.0, *, generator=None):
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={from_:g} > to={to:g}")
-    vals = _gen(generator).uniform(self._data.shape, self._data.dtype, from_, to)
+    dt = self._data.dtype
+    if dt.kind == "c":  # torch fills the real view: re and im each uniform in [from, to)
+        pairs = _gen(generator).uniform(self._data.shape + (2,), _real_part(dt), from_, to)
+        vals = np.ascontiguousarray(pairs).view(dt).reshape(self._data.shape)
+    else:
+        vals = _gen(generator).uniform(self._data.shape, dt, from_, to)
     return _fill_random(self, vals, "UniformBackward0")
 
 
+def _real_part(dt):
+    return np.float32 if dt == np.complex64 else np.float64
+
+
 def _normal_(self, mean=0.0, std=1.0, *, generator=None):
-    vals = _gen(generator).normal(self._data.shape, self._data.dtype, mean, std)
+    dt = self._data.dtype
+    if dt.kind == "c":
+        # torch fills the real view (re, im interleaved), each part with half the variance:
+        # normal(mean, std / sqrt(2)); the mean is added to both parts
+        pairs = _gen(generator).normal(self._data.shape + (2,), _real_part(dt), mean,
+                                       float(std) / np.sqrt(2.0))
+        vals = np.ascontiguousarray(pairs).view(dt).reshape(self._data.shape)
+    else:
+        vals = _gen(generator).normal(self._data.shape, dt, mean, std)
     return _fill_random(self, vals, "NormalBackward0")
 
 
@@ -163,6 +180,28 @@ def _(ctx, g):
 @BINOMIAL.def_vjp
 def _(ctx, g):
     raise RuntimeError("derivative for aten::binomial is not implemented")
+
+
+# normal(mean, std) with a tensor mean and/or std: recorded as torch's NormalBackward1 (tensor
+# mean), 2 (tensor std) or 3 (both), whose gradients are zeros shaped like the inputs.
+NORMAL_TF = primitive("normal_tensor_float", lambda m, vals: vals, "NormalBackward1",
+                      save=((0, None),))
+NORMAL_FT = primitive("normal_float_tensor", lambda s, vals: vals, "NormalBackward2",
+                      save=((0, None),))
+NORMAL_TT = primitive("normal_tensor_tensor", lambda m, s, vals: vals, "NormalBackward3",
+                      save=((0, None), (1, None)))
+for _op in (NORMAL_TF, NORMAL_FT, NORMAL_TT):
+    _op.def_vjp(lambda ctx, g: tuple(Tensor(np.zeros(t._data.shape, g._data.dtype))
+                                     for t in ctx.saved))
+
+
+def recorded_normal(mean, std, vals):
+    """The drawn `vals` (an array) as the output of torch's node for normal(mean, std)."""
+    if isinstance(mean, Tensor) and isinstance(std, Tensor):
+        return NORMAL_TT.call(mean, std, params=vals)
+    if isinstance(mean, Tensor):
+        return NORMAL_TF.call(mean, params=vals)
+    return NORMAL_FT.call(std, params=vals)
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):

@@ -734,9 +734,11 @@ def _lse_np(x, dims, keepdim):
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         if x.size == 0:
             return np.log(np.sum(np.exp(x), axis=dims, keepdims=keepdim))
-        m = np.max(x, axis=dims, keepdims=True)
+        # The shift is real (the largest real part, as torch): the log of the shifted sum is
+        # then on the principal branch, so a complex result's imaginary part is in (-pi, pi].
+        m = np.max(x.real, axis=dims, keepdims=True)
         # A row of -inf (or +inf) would give inf - inf; shifting by 0 keeps -inf / +inf exact.
-        m = np.where(np.isinf(m), np.zeros((), x.dtype), m)
+        m = np.where(np.isinf(m), np.zeros((), m.dtype), m)
         out = np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m
     if not keepdim:
         out = np.squeeze(out, axis=dims)
@@ -1005,8 +1007,31 @@ def cummin(input, dim):
 def _lcse_fwd(x, dim):
     if x.ndim == 0:
         return x.copy()
-    with np.errstate(invalid="ignore", over="ignore"):
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        if x.dtype.kind == "c":
+            return _lcse_complex(x, dim)
         return np.logaddexp.accumulate(x, axis=dim)
+
+
+def _lcse_complex(x, dim):
+    """torch's complex running log-add-exp: acc = big + log1p(exp(small - big)), where big
+    and small are the two operands ordered by real part (so the imaginary part accumulates,
+    it is not reduced to the principal branch); a NaN real part gives NaN, two equal
+    infinite real parts the plain log(exp(a) + exp(b))."""
+    x = np.moveaxis(x, dim, 0)
+    out = np.empty_like(x)
+    acc = x[0] if len(x) else None
+    for k in range(len(x)):
+        if k:
+            a, b = acc, x[k]
+            first = a.real >= b.real
+            big, small = np.where(first, a, b), np.where(first, b, a)
+            acc = big + np.log1p(np.exp(small - big))
+            same_inf = ~np.isfinite(small.real) & (small.real == big.real)
+            acc = np.where(same_inf, np.log(np.exp(a) + np.exp(b)), acc)
+            acc = np.where(np.isnan(a.real) | np.isnan(b.real), complex(np.nan, np.nan), acc)
+        out[k] = acc
+    return np.moveaxis(out, 0, dim)
 
 
 LOGCUMSUMEXP = primitive("logcumsumexp", _lcse_fwd, save=((0, None), ("out", None)))
@@ -1021,6 +1046,11 @@ def _(ctx, g):
     dim = ctx._params
     if x._data.ndim == 0 or x._data.size == 0:
         return (g,)
+    if x._data.dtype.kind == "c":
+        # grad_k = sum_{j >= k} g_j conj(exp(x_k - out_j)): one reversed logcumsumexp of
+        # log(conj g) - out, no sign split needed (log of a complex zero is -inf).
+        rev = (log(_conj(g)) - out).flip(dim).logcumsumexp(dim).flip(dim)
+        return (_conj(exp(rev + x)),)
     lowest = float(np.finfo(x._data.dtype).min)
     log_abs = log(_abs(g))
 
@@ -1029,6 +1059,19 @@ def _(ctx, g):
         return exp((lg - out).flip(dim).logcumsumexp(dim).flip(dim) + x)
 
     return (part(g > 0) - part(g < 0),)
+
+
+@LOGCUMSUMEXP.def_jvp_parts
+def _(ctx, t):
+    """torch's tangent: cumsum(e * t) / (cumsum(e) + 1e-13) with e = exp(x - max over dim)
+    (exp(x) for complex inputs); torch's guard 1e-13 included, so tangents where the shifted
+    exponentials are tiny are torch's."""
+    x = ctx.inputs[0]
+    dim = ctx.params
+    if x._data.ndim == 0:
+        return t
+    e = exp(x) if x._data.dtype.kind == "c" else exp(x - x.amax(dim, keepdim=True))
+    return (e * t).cumsum(dim) / (e.cumsum(dim) + 1e-13)
 
 
 def _not_implemented(kernel, x):

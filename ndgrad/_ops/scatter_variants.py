@@ -67,6 +67,8 @@ def _full_index(index, source, dim):
 
 
 def _index_reduce_fwd(x, index, source, p):
+    if x.ndim == 0:  # a 0-d self (and source) reduces as a 1-element vector
+        return _index_reduce_fwd(x.reshape(1), index, source.reshape(1), p).reshape(())
     return _scatter_reduce_fwd(x, _full_index(index, source, p[0]), source, p)
 
 
@@ -81,10 +83,16 @@ INDEX_REDUCE.def_jvp(no_forward_ad("index_reduce"))
 @INDEX_REDUCE.def_vjp
 def _(ctx, g):
     x, index, source, out = ctx.saved
+    scalar = x._data.ndim == 0
+    if scalar:  # as the forward: the 1-element vector case, reshaped back
+        x, source, out, g = x.reshape(1), source.reshape(1), out.reshape(1), g.reshape(1)
     full = wrap(_full_index(index._data, source._data, ctx._params[0]))
     n = ctx._next
     args = _VjpArgs((x, full, source, out), ctx._params, (n[0], None, n[2]))
-    return SCATTER_REDUCE.vjp(args, g)
+    grads = SCATTER_REDUCE.vjp(args, g)
+    if scalar:
+        grads = tuple(None if t is None else t.reshape(()) for t in grads)
+    return grads
 
 
 def _bind():

@@ -643,8 +643,10 @@ def _lu_np(a):
     piv = np.zeros((nb, k), np.int32)
     info = np.zeros(nb, np.int32)
     rows = np.arange(nb)
+    # LAPACK's pivot is the first largest entry by |re| + |im| (i?amax's cabs1), not |z|
+    size = (lambda c: np.abs(c.real) + np.abs(c.imag)) if work.dtype.kind == "c" else np.abs
     for j in range(k):
-        p = j + np.argmax(np.abs(work[:, j:, j]), axis=1)
+        p = j + np.argmax(size(work[:, j:, j]), axis=1)
         piv[:, j] = p + 1
         swap = p != j
         if np.any(swap):

@@ -20,7 +20,7 @@ from .._ops.conv_pool import (CONV_TBC, MAX_UNPOOL2D, MAX_UNPOOL3D, adaptive_max
                               sandwich, sandwich_nd)
 from .._ops.arguments import wrap_dim
 from .._ops.linalg_common import _tname
-from .._tensor import Tensor
+from .._tensor import Tensor, _c_name
 from ._functional_activations import relu
 
 __all__ = [
@@ -76,6 +76,16 @@ def _check_conv_common(stride, padding):
         raise RuntimeError("negative padding is not supported")
 
 
+def _check_conv_dtypes(input, weight, bias):
+    """torch's errors for a weight or bias of another dtype than the input (nothing is
+    promoted)."""
+    if weight._data.dtype != input._data.dtype:
+        raise RuntimeError(f"expected scalar type {_tname(input)} but found {_tname(weight)}")
+    if bias is not None and bias._data.dtype != input._data.dtype:
+        raise RuntimeError(f"Input type ({_c_name(input._data.dtype)}) and bias type "
+                           f"({_c_name(bias._data.dtype)}) should be the same")
+
+
 def _conv_nd(input, weight, bias, stride, padding, dilation, groups, nd, name):
     if input.dim() not in (nd + 1, nd + 2):
         raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to "
@@ -91,6 +101,9 @@ def _conv_nd(input, weight, bias, stride, padding, dilation, groups, nd, name):
     dilation = _ntuple(dilation, nd)
     pads, extra = _conv_padding(padding, tuple(weight.shape[2:]), dilation, stride)
     _check_conv_common(stride, pads)
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError("dilation should be greater than zero")
+    _check_conv_dtypes(input, weight, bias)
     c = input.shape[1]
     if c != weight.shape[1] * groups:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, "

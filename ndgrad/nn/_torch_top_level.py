@@ -112,28 +112,31 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
                             int(reduction), zero_infinity)
 
 
-def _stats(x, dims, eps):
-    """(mean, 1 / sqrt(biased var + eps)) over ``dims`` of an array, in its dtype."""
-    d = x.astype(np.float64)
-    mean = d.mean(dims, keepdims=True)
-    rstd = 1.0 / np.sqrt(((d - mean) ** 2).mean(dims, keepdims=True) + eps)
-    return mean.astype(x.dtype), rstd.astype(x.dtype)
+def _stats(x, dims, eps, differentiable=False):
+    """(mean, 1 / sqrt(biased var + eps)) over ``dims`` of a tensor, keeping them as size 1;
+    ndgrad ops (so they batch under vmap), differentiated only when `differentiable`
+    (torch differentiates group norm's statistics, not layer or batch norm's)."""
+    if not differentiable:
+        x = x.detach()  # no gradient and no forward-mode tangent, as torch's
+    mean = x.mean(dims, keepdim=True)
+    rstd = (x.var(dims, unbiased=False, keepdim=True) + eps).rsqrt()
+    return mean, rstd
 
 
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
     """(output, mean, rstd): mean and rstd keep the normalised dims as size 1."""
     out = F.layer_norm(input, normalized_shape, weight, bias, eps)
     k = len(normalized_shape)
-    mean, rstd = _stats(input._data, tuple(range(input.dim() - k, input.dim())), eps)
-    return out, Tensor(mean), Tensor(rstd)
+    mean, rstd = _stats(input, tuple(range(input.dim() - k, input.dim())), eps)
+    return out, mean, rstd
 
 
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
-    """(output, mean, rstd), the statistics of shape (N, group)."""
+    """(output, mean, rstd), the statistics of shape (N, group), differentiable as torch's."""
     out = F.group_norm(input, group, weight, bias, eps)
-    x = input._data.reshape(N, group, -1)
-    mean, rstd = _stats(x, (2,), eps)
-    return out, Tensor(mean.reshape(N, group)), Tensor(rstd.reshape(N, group))
+    x = input.reshape(N, group, (C // group) * HxW)  # sizes spelled out: N may be 0
+    mean, rstd = _stats(x, (2,), eps, differentiable=True)
+    return out, mean.reshape(N, group), rstd.reshape(N, group)
 
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
@@ -143,8 +146,8 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         empty = np.zeros(0, input._data.dtype)
         return out, Tensor(empty), Tensor(empty.copy())
     dims = (0,) + tuple(range(2, input.dim()))
-    mean, rstd = _stats(input._data, dims, eps)
-    return out, Tensor(mean.reshape(-1)), Tensor(rstd.reshape(-1))
+    mean, rstd = _stats(input, dims, eps)
+    return out, mean.reshape(-1), rstd.reshape(-1)
 
 
 TOP_LEVEL = {

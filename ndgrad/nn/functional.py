@@ -160,17 +160,19 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     """Normalise over all dims but 1; in training, update running stats in place."""
     if training:
         size = input.shape
-        n = input.numel() // size[1]
+        n = size[0] * math.prod(size[2:]) if size else 1  # values per channel, as torch
         if n == 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input "
                              f"size {size}")
     elif running_mean is None:
         raise RuntimeError("running_mean must be defined in evaluation mode")
-    c = input.shape[1]
+    c = input.shape[1] if input.dim() > 1 else 0  # torch counts no channel in a 1-D input
     for name, t in (("running_mean", running_mean), ("running_var", running_var),
                     ("weight", weight), ("bias", bias)):
         if t is not None and t.numel() != c:
             raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+    if input.numel() == 0:  # nothing to normalise; torch leaves the running stats as they are
+        return input * 1
     return batch_norm_prim(input, weight, bias, running_mean, running_var, training,
                              momentum, eps)
 
@@ -376,6 +378,8 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 
 # ============================================================================ distances
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    if tuple(x1.shape) != tuple(x2.shape):  # torch broadcasts first, then takes the norms
+        x1, x2 = S.broadcast_tensors(x1, x2)
     n1 = x1.norm(2, dim, keepdim=True).clamp(min=eps)
     n2 = x2.norm(2, dim, keepdim=True).clamp(min=eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
