@@ -110,3 +110,92 @@ def test_legacy_constructor_refusals():
         errs = [error_of(lambda L=L: fn(L)) for L in LIBS]
         assert errs[0] is not None and errs[1] is not None
         assert errs[1][0] is errs[0][0] or errs[1][0].__name__ == errs[0][0].__name__
+
+
+# ------------------------------------------------------------------------- size= keywords
+_SIZE_CALLS = {
+    "zeros": lambda L: L.zeros(size=[2, 3]),
+    "ones": lambda L: L.ones(size=(2,), dtype=L.float64),
+    "empty": lambda L: L.zeros_like(L.empty(size=L.Size([3, 1]))),
+    "rand": lambda L: (L.manual_seed(0), L.rand(size=[2, 2]))[1],
+    "randn": lambda L: (L.manual_seed(0), L.randn(size=[4], dtype=L.float64))[1],
+    "randn_generator": lambda L: L.randn(size=(3,), generator=L.Generator().manual_seed(3)),
+    "randint": lambda L: (L.manual_seed(0), L.randint(5, size=(4,)))[1],
+    "full": lambda L: L.full(size=[2], fill_value=1.5),
+    "new_zeros": lambda L: L.ones(2, dtype=L.int64).new_zeros(size=(2, 2)),
+    "new_ones": lambda L: L.ones(2).new_ones(size=[3]),
+    "new_empty": lambda L: L.zeros_like(L.ones(2).new_empty(size=[3])),
+    "new_full": lambda L: L.ones(2).new_full(size=(2,), fill_value=3),
+    "new_zeros_requires_grad": lambda L: L.ones(1).new_zeros(2, requires_grad=True).requires_grad,
+    "both": lambda L: L.zeros(2, size=(2,)),
+    "both_randn": lambda L: L.randn(2, size=(2,)),
+    "int_size": lambda L: L.zeros(size=3),
+    "int_size_randn": lambda L: L.randn(size=3),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_SIZE_CALLS))
+def test_size_keyword(case):
+    def run(L):
+        r = _SIZE_CALLS[case](L)
+        return r if isinstance(r, L.Tensor) else L.tensor(r)
+    got = [_outcome(lambda L=L: run(L)) for L in LIBS]
+    if got[0][0] == "TypeError":  # torch's parser words some of these refusals its own way
+        assert got[1][0] == "TypeError"
+    else:
+        assert got[1] == got[0]
+
+
+# ------------------------------------------------------------------------------------ tile
+_TILE = {
+    "int": lambda L, x: x.tile(2), "ints": lambda L, x: x.tile(2, 3),
+    "tuple": lambda L, x: x.tile((2,)), "list": lambda L, x: x.tile([1, 2, 2]),
+    "empty": lambda L, x: x.tile(()), "dims_kw": lambda L, x: x.tile(dims=(2, 1)),
+    "dims_kw_int": lambda L, x: x.tile(dims=2), "float": lambda L, x: x.tile(2.0),
+    "function_tuple": lambda L, x: L.tile(x, (2,)), "function_int": lambda L, x: L.tile(x, 2),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_TILE))
+def test_tile_forms(case):
+    def run(L):
+        x = L.arange(6.0).reshape(2, 3).requires_grad_()
+        y = _TILE[case](L, x)
+        (y * L.arange(float(y.numel())).reshape(y.shape)).sum().backward()
+        return L.cat([y.detach().reshape(-1), x.grad.reshape(-1)])
+    _alike(run)
+
+
+# ------------------------------------------------------------------------- cat with empties
+_CAT = {
+    "0d": lambda L, x: L.cat([x, L.tensor(1.0)]),
+    "0d_first": lambda L, x: L.cat([L.tensor(1.0), x]),
+    "0d_with_1d": lambda L, x: L.cat([L.ones(2), L.tensor(1.0)]),
+    "only_0d": lambda L, x: L.cat([L.tensor(1.0), L.tensor(2.0)]),
+    "1d_empty": lambda L, x: L.cat([x, L.tensor([])]),
+    "1d_empty_first": lambda L, x: L.cat([L.tensor([]), x]),
+    "1d_empty_dim1": lambda L, x: L.cat([L.tensor([]), x, L.tensor([])], dim=1),
+    "1d_empty_dim_neg": lambda L, x: L.cat([x, L.tensor([])], dim=-1),
+    "1d_empty_int": lambda L, x: L.cat([x, L.tensor([], dtype=L.int64)]),
+    "1d_empty_f64": lambda L, x: L.cat([x, L.empty(0, dtype=L.float64)]),
+    "1d_nonempty": lambda L, x: L.cat([x, L.ones(3)]),
+    "2d_empty": lambda L, x: L.cat([x, L.empty(0, 3)]),
+    "2d_empty_wrong": lambda L, x: L.cat([x, L.empty(0, 2)]),
+    "3d_empty": lambda L, x: L.cat([x, L.empty(0, 0, 0)]),
+    "only_empty": lambda L, x: L.cat([L.tensor([]), L.tensor([], dtype=L.float64)]),
+    "empty_dim_out_of_range": lambda L, x: L.cat([x, L.tensor([])], dim=5),
+    "concat": lambda L, x: L.concat([x, L.tensor([])]),
+    "concatenate_axis": lambda L, x: L.concatenate([L.tensor([]), x], axis=1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_CAT))
+def test_cat_with_legacy_empty_tensors(case):
+    def run(L):
+        x = L.arange(6.0).reshape(2, 3).requires_grad_()
+        y = _CAT[case](L, x)
+        if not y.requires_grad:
+            return y
+        (y * L.arange(float(y.numel())).reshape(y.shape)).sum().backward()
+        return L.cat([y.detach().reshape(-1), x.grad.reshape(-1)])
+    _alike(run)

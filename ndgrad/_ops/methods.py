@@ -6,6 +6,7 @@ place that decides which function a method name calls.
 import numpy as np
 
 from .._tensor import Tensor
+from .._device import check_device
 from . import arithmetic as AR
 from . import comparison as CMP
 from . import pointwise as PW
@@ -251,11 +252,13 @@ _METHODS.update({
     "t_": S.t_, "transpose_": S.transpose_, "swapdims_": S.transpose_,
     "swapaxes_": S.transpose_,
     "new_tensor": lambda self, data, dtype=None, **k: _new(self, "tensor", data, dtype=dtype),
-    "new_zeros": lambda self, *size, dtype=None, **k: _new(self, "zeros", *size, dtype=dtype),
-    "new_ones": lambda self, *size, dtype=None, **k: _new(self, "ones", *size, dtype=dtype),
-    "new_empty": lambda self, *size, dtype=None, **k: _new(self, "empty", *size, dtype=dtype),
-    "new_full": lambda self, size, fill, dtype=None, **k: _new(self, "full", size, fill,
-                                                              dtype=dtype),
+    "new_zeros": lambda self, *size, dtype=None, **k: _new(self, "zeros", *size, dtype=dtype,
+                                                          **k),
+    "new_ones": lambda self, *size, dtype=None, **k: _new(self, "ones", *size, dtype=dtype, **k),
+    "new_empty": lambda self, *size, dtype=None, **k: _new(self, "empty", *size, dtype=dtype,
+                                                          **k),
+    "new_full": lambda self, size, fill_value, dtype=None, **k: _new(
+        self, "full", size, fill_value, dtype=dtype, **k),
     "pin_memory": lambda self: self,
     "share_memory_": lambda self: self,
     "is_shared": lambda self: False,
@@ -277,15 +280,24 @@ def _sum_to_size(self, size):
     return sum_to(self, tuple(size))
 
 
-def _new(self, kind, *args, dtype=None):
+def _new(self, kind, *args, dtype=None, size=None, requires_grad=False, device=None,
+         layout=None, pin_memory=False):
+    """``self.new_<kind>(...)``: the factory `kind` with self's dtype unless given (torch's
+    keywords: ``size=``, ``requires_grad=``, ``device=``, ``layout=``, ``pin_memory=``)."""
     import ndgrad
+    if size is not None:
+        if args:
+            raise TypeError(f"new_{kind}() got multiple values for argument 'size'")
+        args = (size,)
     if kind != "tensor" and type(self) is not Tensor:
         from .._creation import batched_factory  # a batched self makes a batched tensor
         if batched_factory[0] is not None:
             out = batched_factory[0](_new, self, (kind,) + args, {"dtype": dtype})
             if out is not NotImplemented:
-                return out
-    return getattr(ndgrad, kind)(*args, dtype=dtype if dtype is not None else self.dtype)
+                return out.requires_grad_() if requires_grad else out
+    check_device(device)
+    out = getattr(ndgrad, kind)(*args, dtype=dtype if dtype is not None else self.dtype)
+    return out.requires_grad_() if requires_grad else out
 
 
 Tensor.T = property(lambda self: S.permute(self, tuple(range(self._data.ndim - 1, -1, -1))))
