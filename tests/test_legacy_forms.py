@@ -27,10 +27,16 @@ def _outcome(fn):
     return str(r.dtype), tuple(r.shape), r.tolist()
 
 
-def _alike(fn):
-    got = [_outcome(lambda L=L: fn(L)) for L in LIBS]
-    assert got[1] == got[0]
-    return got[0]
+def _alike(fn, rtol=0.0):
+    """Same dtype, shape and values (to `rtol`), or the same exception and message (for a
+    TypeError only the class: torch's argument parser words those its own way)."""
+    theirs, ours = (_outcome(lambda L=L: fn(L)) for L in LIBS)
+    if theirs[0] == "TypeError" or len(theirs) == 2:
+        assert ours[0] == theirs[0] and (theirs[0] == "TypeError" or ours == theirs), ours
+    else:
+        assert ours[:2] == theirs[:2]
+        np.testing.assert_allclose(ours[2], theirs[2], rtol=rtol, atol=0)
+    return theirs
 
 
 # ----------------------------------------------------------------------- legacy constructors
@@ -139,11 +145,7 @@ def test_size_keyword(case):
     def run(L):
         r = _SIZE_CALLS[case](L)
         return r if isinstance(r, L.Tensor) else L.tensor(r)
-    got = [_outcome(lambda L=L: run(L)) for L in LIBS]
-    if got[0][0] == "TypeError":  # torch's parser words some of these refusals its own way
-        assert got[1][0] == "TypeError"
-    else:
-        assert got[1] == got[0]
+    _alike(run)
 
 
 # ------------------------------------------------------------------------------------ tile
@@ -199,3 +201,95 @@ def test_cat_with_legacy_empty_tensors(case):
         (y * L.arange(float(y.numel())).reshape(y.shape)).sum().backward()
         return L.cat([y.detach().reshape(-1), x.grad.reshape(-1)])
     _alike(run)
+
+
+# ------------------------------------------------------------- deprecated scalar-first forms
+def _mats(L):
+    a = L.arange(1.0, 5.0).reshape(2, 2)
+    b = L.arange(2.0, 6.0).reshape(2, 2).requires_grad_()
+    c = (L.ones(2, 2) * 3).requires_grad_()
+    return a, b, c
+
+
+_SCALAR_FIRST = {
+    "add_function": lambda L, a, b, c: L.add(a, 2, b),
+    "add_method": lambda L, a, b, c: a.add(2, b),
+    "add_inplace": lambda L, a, b, c: a.add_(2, b),
+    "add_tensor_alpha": lambda L, a, b, c: a.add(L.tensor(2.0), b),
+    "add_number_other": lambda L, a, b, c: L.add(a, 2, 3),
+    "add_out": lambda L, a, b, c: L.add(a, 2, b.detach(), out=L.empty(2, 2)),
+    "sub_function": lambda L, a, b, c: L.sub(a, 2, b),
+    "sub_method": lambda L, a, b, c: a.sub(0.5, b),
+    "sub_inplace": lambda L, a, b, c: a.sub_(2, b),
+    "addcmul_function": lambda L, a, b, c: L.addcmul(a, 2, b, c),
+    "addcmul_method": lambda L, a, b, c: a.addcmul(0.5, b, c),
+    "addcmul_inplace": lambda L, a, b, c: a.addcmul_(2, b, c),
+    "addcmul_tensor_value": lambda L, a, b, c: a.addcmul(L.tensor(2.0), b, c),
+    "addcdiv_function": lambda L, a, b, c: L.addcdiv(a, 2, b, c),
+    "addcdiv_method": lambda L, a, b, c: a.addcdiv(2, b, c),
+    "addcdiv_inplace": lambda L, a, b, c: a.addcdiv_(-1, b, c),
+    "addcdiv_integer": lambda L, a, b, c: a.long().addcdiv(2, b.long(), c.long()),
+    "addmm_function": lambda L, a, b, c: L.addmm(2, a, 3, b, c),
+    "addmm_function_beta": lambda L, a, b, c: L.addmm(2, a, b, c),
+    "addmm_method": lambda L, a, b, c: a.addmm(2, 3, b, c),
+    "addmm_method_beta": lambda L, a, b, c: a.addmm(2, b, c),
+    "addmm_inplace": lambda L, a, b, c: a.addmm_(2, 3, b, c),
+    "addmm_inplace_beta": lambda L, a, b, c: a.addmm_(2, b, c),
+    "addmm_out": lambda L, a, b, c: L.addmm(2, a, 3, b.detach(), c.detach(),
+                                            out=L.empty(2, 2)),
+    "addmv_function": lambda L, a, b, c: L.addmv(2, a[0], 3, b, c[0]),
+    "addmv_method": lambda L, a, b, c: a[0].addmv(2, 3, b, c[0]),
+    "addmv_inplace": lambda L, a, b, c: a[0].clone().addmv_(2, 3, b, c[0]),
+    "addr_function": lambda L, a, b, c: L.addr(2, a, 3, b[0], c[0]),
+    "addr_method": lambda L, a, b, c: a.addr(2, 3, b[0], c[0]),
+    "addr_inplace": lambda L, a, b, c: a.addr_(2, b[0], c[0]),
+    "addbmm_function": lambda L, a, b, c: L.addbmm(2, a, 3, b[None], c[None]),
+    "addbmm_method": lambda L, a, b, c: a.addbmm(2, 3, b[None], c[None]),
+    "addbmm_inplace": lambda L, a, b, c: a.addbmm_(2, 3, b[None], c[None]),
+    "baddbmm_function": lambda L, a, b, c: L.baddbmm(2, a[None], 3, b[None], c[None]),
+    "baddbmm_method": lambda L, a, b, c: a[None].baddbmm(2, 3, b[None], c[None]),
+    "baddbmm_inplace": lambda L, a, b, c: a[None].clone().baddbmm_(2, b[None], c[None]),
+    "refused_tensor_scalar": lambda L, a, b, c: L.add(a, b, c),
+    "refused_twice": lambda L, a, b, c: a.addcmul(2, b, c, value=3),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_SCALAR_FIRST))
+def test_deprecated_scalar_first_overloads(case):
+    """Values, the self of an in-place form afterwards, and the gradients of the tensors."""
+    def run(L):
+        a, b, c = _mats(L)
+        y = _SCALAR_FIRST[case](L, a, b, c)
+        parts = [y.detach().reshape(-1).double(), a.reshape(-1).double()]
+        if y.requires_grad:
+            (y * L.arange(float(y.numel())).reshape(y.shape)).sum().backward()
+            parts += [t.grad.reshape(-1) for t in (b, c) if t.grad is not None]
+        return L.cat(parts)
+    _alike(run, rtol=1e-6)  # addcdiv's backward rounds its float32 quotient differently
+
+
+_WARNING_SCRIPT = """
+import warnings, sys
+warnings.simplefilter("always")
+import {lib} as L
+a, b = L.ones(2, 2), L.ones(2, 2)
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    {calls}
+print(repr([str(x.message).split(" (Triggered")[0] for x in w]))
+"""
+
+
+@pytest.mark.parametrize("calls", ["a.addcmul_(2, b, b); a.add_(2, b)",
+                                   "L.addmm(2, a, 3, b, b); a.addmm_(2, b, b)",
+                                   "a.sub(2, b)", "a.addr_(2, 3, b[0], b[0])"])
+def test_deprecated_overload_warns_once_per_process(calls):
+    """torch warns at the first deprecated overload of the process only, in these words."""
+    import subprocess
+    import sys
+    out = [subprocess.run([sys.executable, "-c", _WARNING_SCRIPT.format(lib=lib, calls=calls)],
+                          capture_output=True, text=True, check=True).stdout
+           for lib in ("torch", "ndgrad")]
+    theirs, ours = (eval(o) for o in out)  # noqa: S307  (our own repr of a list of str)
+    assert len(ours) == len(theirs) == 1
+    assert ours[0].split("\n")[:2] == theirs[0].split("\n")[:2]

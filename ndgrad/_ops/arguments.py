@@ -70,6 +70,75 @@ def _numpy_aliases(fn):
     return wrapper
 
 
+# ----------------------------------------------------------------------------- deprecated overloads
+# torch's deprecated scalar-first overloads (still accepted, with one warning per process):
+# ``add(x, alpha, other)``, ``x.add_(alpha, other)``, ``addcmul(x, value, t1, t2)``,
+# ``addmm(beta, x, alpha, m1, m2)``, ``x.addmm_(beta, alpha, m1, m2)``, ``addmm(beta, x, m1,
+# m2)``... Each op passes its extra positional arguments here and gets the current form back.
+_SCALAR_FIRST = {  # op: (the scalars, in the order given; the operands' names)
+    "add": (("alpha",), ("other",)), "sub": (("alpha",), ("other",)),
+    "addcmul": (("value",), ("tensor1", "tensor2")),
+    "addcdiv": (("value",), ("tensor1", "tensor2")),
+    "addmm": (("beta", "alpha"), ("mat1", "mat2")), "addmv": (("beta", "alpha"), ("mat", "vec")),
+    "addr": (("beta", "alpha"), ("vec1", "vec2")),
+    "addbmm": (("beta", "alpha"), ("batch1", "batch2")),
+    "baddbmm": (("beta", "alpha"), ("batch1", "batch2")),
+}
+_deprecation_warned = [False]
+
+
+def _number(value, name, fname):
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise TypeError(f"{fname}(): argument '{name}' must be Number, not Tensor")
+        return value._data.item()
+    if not isinstance(value, (int, float, complex, bool, np.number)):
+        raise TypeError(f"{fname}(): argument '{name}' must be Number, not "
+                        f"{type(value).__name__}")
+    return value
+
+
+def _overload_warning(fname, scalars, operands, function):
+    from .._legacy import is_warn_always_enabled
+    if _deprecation_warned[0] and not is_warn_always_enabled():
+        return
+    _deprecation_warned[0] = True
+    import warnings
+    ops = [f"Tensor {o}" for o in operands]
+    nums = [f"Number {n}" for n in scalars]
+    tail = ", *, Tensor out = None" if function else ""
+    # a function of the beta/alpha family starts with beta (add, addcmul... are bound as
+    # methods too: they are worded as the method)
+    old = ([nums[0], "Tensor input"] + nums[1:] if function else nums) + ops
+    kws = ", ".join(f"Number {n} = 1" for n in _SCALAR_FIRST[fname.rstrip("_")][0])
+    new = (["Tensor input"] if function else []) + ops
+    warnings.warn(f"This overload of {fname} is deprecated:\n\t{fname}({', '.join(old)}{tail})"
+                  "\nConsider using one of the following signatures instead:\n"
+                  f"\t{fname}({', '.join(new)}, *, {kws}{tail})", UserWarning, stacklevel=4)
+
+
+def scalar_first(fname, args, given):
+    """The current form ``(operands, scalars)`` of a deprecated scalar-first call of `fname`
+    (``add``, ``addmm_``...) with positional `args` (self first for a method; a function call
+    of the beta/alpha family starts with beta). `given` holds the scalar keywords passed too
+    (not their defaults): torch matches no overload when one is given twice."""
+    names, operands = _SCALAR_FIRST[fname.rstrip("_")]
+    function = not isinstance(args[0], Tensor)
+    if function:
+        if len(names) == 1 or len(args) < 2:
+            raise TypeError(f"{fname}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(args[0]).__name__}")
+        args = (args[1], args[0]) + tuple(args[2:])
+    n_scalars = len(args) - 1 - len(operands)
+    if not 1 <= n_scalars <= len(names) or given:
+        raise TypeError(f"{fname}() received an invalid combination of arguments - got "
+                        f"{len(args)} positional arguments")
+    scalars = names if n_scalars == len(names) else names[:1]
+    values = {n: _number(v, n, fname) for n, v in zip(scalars, args[1:1 + n_scalars])}
+    _overload_warning(fname, scalars, operands, function)
+    return (args[0],) + tuple(args[1 + n_scalars:]), values
+
+
 # ----------------------------------------------------------------------------- return types
 def return_type(name, fields=("values", "indices")):
     """A named tuple printing like torch's ``torch.return_types.<name>(...)``."""

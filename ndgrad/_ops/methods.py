@@ -16,6 +16,7 @@ from . import joins as J
 from . import indexing as I
 from . import matmul as L
 from . import conversion as C
+from .arguments import scalar_first
 from .inplace import apply_inplace, check_inplace
 from . import bessel
 from . import complex_ops
@@ -100,8 +101,14 @@ Tensor.__hash__ = lambda self: id(self)
 
 
 # ----------------------------------------------------------------------------- in-place
-def _inplace_binary(op, alpha_param=False):
-    def method(self, other, *, alpha=1):
+def _inplace_binary(op, alpha_param=False, name=None):
+    def method(self, other, *legacy, alpha=1):
+        if legacy and alpha_param:  # the deprecated add_(alpha, other)
+            (self, other), kw = scalar_first(name, (self, other) + legacy, alpha != 1)
+            alpha = kw["alpha"]
+        elif legacy:
+            raise TypeError(f"{op.name}_() takes 1 positional argument but "
+                            f"{1 + len(legacy)} were given")
         p = (None if alpha == 1 else alpha) if alpha_param else None
         return apply_inplace(op, self, other, params=p)
     return method
@@ -141,7 +148,8 @@ def _round_(self, *, decimals=None):
 
 
 _INPLACE = {
-    "add_": _inplace_binary(AR.ADD, True), "sub_": _inplace_binary(AR.SUB, True),
+    "add_": _inplace_binary(AR.ADD, True, "add_"),
+    "sub_": _inplace_binary(AR.SUB, True, "sub_"),
     "mul_": _inplace_binary(AR.MUL), "div_": _div_, "true_divide_": _div_,
     "pow_": _pow_, "clamp_": _clamp_, "clip_": _clamp_, "round_": _round_,
     "remainder_": lambda self, other: apply_inplace(
