@@ -29,25 +29,118 @@ def wrap_dim(dim, ndim):
 
 
 # ----------------------------------------------------------------------------- out=
+# torch's ``out=`` semantics, for every function that takes it (the functions defined with an
+# ``out`` parameter call ``_out`` / ``write_out``; the others are wrapped by out_arguments.py):
+#   - out is a tensor (a tuple of them for an op of several results), else TypeError;
+#   - under grad mode, a result that requires grad (an input requires grad and the op is
+#     differentiable) or an out that requires grad is refused, before anything is written;
+#   - the result's dtype must cast to out's (torch's canCast: no complex to real, no floating
+#     to integral, nothing but bool to bool); the ops in EXACT_OUT_DTYPE, and every op of
+#     several results, want out's dtype to be the result's;
+#   - an out of another shape is resized, with torch's deprecation warning unless it was
+#     empty; the values are written (one version bump) and out itself is returned.
+# Filled by out_arguments.py (measured on torch 2.13): the ops whose out must have the result's
+# dtype exactly, the ops that resize out silently, that write out even when an input requires
+# grad, and that return None.
+EXACT_OUT_DTYPE = SILENT_RESIZE = GRAD_ALLOWED = RETURNS_NONE = frozenset()
+_RESIZE_WARNING = (
+    "An output with one or more elements was resized since it had shape {}, which does not "
+    "match the required output shape {}. This behavior is deprecated, and in a future PyTorch "
+    "release outputs will not be resized unless they have zero elements. You can explicitly "
+    "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).")
+_HELPERS = frozenset({"_out", "write_out", "_eout", "wrapper", "deliver_out", "with_out"})
+
+
+def _caller_name():
+    """The public function an ``out=`` error is about (the first frame outside the helpers;
+    only looked up to word an error)."""
+    import sys
+    f = sys._getframe(1)
+    while f is not None and f.f_code.co_name in _HELPERS:
+        f = f.f_back
+    return f.f_code.co_name if f is not None else "op"
+
+
+def _can_cast(src, dst):
+    if src.kind == "c" and dst.kind != "c":
+        return False
+    if src.kind == "f" and dst.kind in "biu":
+        return False
+    return not (dst.kind == "b" and src.kind != "b")
+
+
+def _c_type(np_dtype):
+    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool", "float16": "c10::Half", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}.get(np_dtype.name, np_dtype.name)
+
+
+def _check_out_dtype(name, r, o, exact):
+    rd, od = r._data.dtype, o._data.dtype
+    if rd == od:
+        return
+    if exact:
+        raise RuntimeError(f"Expected out tensor to have dtype {_c_type(rd)}, but got "
+                           f"{_c_type(od)} instead")
+    if not _can_cast(rd, od):
+        raise RuntimeError(f"result type {_dtype_of(rd)._legacy[:-6]} can't be cast to the "
+                           f"desired output type {_dtype_of(od)._legacy[:-6]}")
+
+
+def deliver_out(name, res, out):
+    """Write `res` (a tensor or a tuple of them) into `out` with torch's semantics (above)
+    and return out; `name` is the op's name for the errors (None: the calling function's)."""
+    from .. import _state
+    many = isinstance(res, (tuple, list))
+    results = tuple(res) if many else (res,)
+    outs = tuple(out) if many and isinstance(out, (tuple, list)) else (out,)
+    if many and (not isinstance(out, (tuple, list)) or len(outs) != len(results)):
+        name = name or _caller_name()
+        raise TypeError(f"{name}(): argument 'out' must be tuple of {len(results)} Tensors, "
+                        f"not {type(out).__name__}")
+    for o in outs:
+        if not isinstance(o, Tensor):
+            name = name or _caller_name()
+            raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(o).__name__}")
+    name = name or _caller_name()
+    if _state.tls.grad_enabled and name not in GRAD_ALLOWED and \
+            any(t.requires_grad for t in results + outs):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    exact = many or name in EXACT_OUT_DTYPE
+    for r, o in zip(results, outs):
+        _check_out_dtype(name, r, o, exact)
+    for r, o in zip(results, outs):
+        if o._data.shape != r._data.shape:
+            if o._data.size and name not in SILENT_RESIZE:
+                import warnings
+                warnings.warn(_RESIZE_WARNING.format(list(o._data.shape), list(r._data.shape)),
+                              UserWarning, stacklevel=3)
+            o._data = np.empty(r._data.shape, o._data.dtype)
+        np.copyto(o._data, r._data, casting="unsafe")
+        o._vc[0] += 1
+    if name in RETURNS_NONE:
+        return None
+    if not many:
+        return out
+    if isinstance(out, tuple) and type(out) is type(res):
+        return out
+    return type(res)(*outs) if hasattr(res, "_fields") else tuple(outs)
+
+
 def _out(result, out):
-    """Support for the ``out=`` keyword: copy the result into `out` and return it."""
+    """Support for the ``out=`` keyword: `result` written into `out` (see above)."""
     if out is None:
         return result
-    if not isinstance(out, Tensor):
-        raise TypeError("out= must be a Tensor")
-    if out._data.shape != result._data.shape:
-        out._data = np.empty(result._data.shape, out._data.dtype)
-    np.copyto(out._data, result._data, casting="unsafe")
-    out._vc[0] += 1
-    return out
+    return deliver_out(None, result, out)
 
 
 def write_out(res, out):
     """Copy `res` (a tensor or a tuple of them) into the ``out=`` tensor(s) and return them."""
-    if isinstance(res, tuple):
-        written = [_out(r, o) for r, o in zip(res, out)]
-        return type(res)(*written) if hasattr(res, "_fields") else tuple(written)
-    return _out(res, out)
+    if out is None:
+        return res
+    return deliver_out(None, res, out)
 
 
 def _numpy_aliases(fn):
@@ -66,7 +159,7 @@ def _numpy_aliases(fn):
         res = fn(*args, **kwargs)
         if out is None:
             return res
-        return write_out(res, out)
+        return deliver_out(fn.__name__, res, out)
     return wrapper
 
 

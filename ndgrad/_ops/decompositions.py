@@ -258,9 +258,12 @@ def linalg_cholesky_ex(A, *, upper=False, check_errors=False, out=None):
         return _CholEx(L, Tensor(np.zeros(L._data.shape[:-2], np.int32)))
     L = CHOLESKY.call(A, params=(bool(upper), "ex"))
     n = A._data.shape[-1]
-    flat = A._data.reshape(-1, n, n)
-    info = np.array([_potf2_partial(m)[1] for m in flat], np.int32).reshape(A._data.shape[:-2]) \
-        if n and not _is_pd(A._data) else np.zeros(A._data.shape[:-2], np.int32)
+    if n and A._data.size and not _is_pd(A._data):
+        flat = A._data.reshape(-1, n, n)
+        info = np.array([_potf2_partial(m)[1] for m in flat], np.int32).reshape(
+            A._data.shape[:-2])
+    else:  # positive definite, or empty (no matrix to factor)
+        info = np.zeros(A._data.shape[:-2], np.int32)
     return _CholEx(L, wrap(info))
 
 
