@@ -43,6 +43,7 @@ def wrap_dim(dim, ndim):
 # dtype exactly, the ops that resize out silently, that write out even when an input requires
 # grad, and that return None.
 EXACT_OUT_DTYPE = SILENT_RESIZE = GRAD_ALLOWED = RETURNS_NONE = frozenset()
+DTYPE_RULES = {}
 _RESIZE_WARNING = (
     "An output with one or more elements was resized since it had shape {}, which does not "
     "match the required output shape {}. This behavior is deprecated, and in a future PyTorch "
@@ -78,14 +79,36 @@ def _c_type(np_dtype):
 
 def _check_out_dtype(name, r, o, exact):
     rd, od = r._data.dtype, o._data.dtype
-    if rd == od:
+    rule = DTYPE_RULES.get(name)
+    if rule == "bool" and od.kind != "b":
+        raise RuntimeError(f"{name} does not support non-boolean outputs.")
+    if rd == od or rule == "any":
         return
-    if exact:
+    if rule == "no_int_nan" and od.kind in "iub":
+        raise NotImplementedError(f'"nansum_cpu" not implemented for '
+                                  f"'{_dtype_of(od)._legacy[:-6]}'")
+    if rule == "type_error" and not _can_cast(rd, od):
+        raise TypeError(f"{name}(): input types can't be cast to the desired output type "
+                        f"{_dtype_of(od)._legacy[:-6]}")
+    if exact and rule != "cast":
         raise RuntimeError(f"Expected out tensor to have dtype {_c_type(rd)}, but got "
                            f"{_c_type(od)} instead")
     if not _can_cast(rd, od):
         raise RuntimeError(f"result type {_dtype_of(rd)._legacy[:-6]} can't be cast to the "
                            f"desired output type {_dtype_of(od)._legacy[:-6]}")
+
+
+def _warn_resize(name, old, new):
+    import warnings
+    if name == "arange":  # arange words it its own way (range's out is not resized)
+        n = int(np.prod(old))
+        text = (f"The number of elements in the out tensor of shape {list(old)} is {n} which "
+                f"does not match the computed number of elements {int(np.prod(new))}. Note "
+                "that this may occur as a result of rounding error. The out tensor will be "
+                f"resized to a tensor of shape ({', '.join(map(str, new))},).")
+    else:
+        text = _RESIZE_WARNING.format(list(old), list(new))
+    warnings.warn(text, UserWarning, stacklevel=4)
 
 
 def deliver_out(name, res, out):
@@ -99,6 +122,8 @@ def deliver_out(name, res, out):
         name = name or _caller_name()
         raise TypeError(f"{name}(): argument 'out' must be tuple of {len(results)} Tensors, "
                         f"not {type(out).__name__}")
+    if many and name == "nonzero":  # nonzero(as_tuple=True) takes no out
+        raise TypeError("nonzero(): argument 'out' must be Tensor, not tuple")
     for o in outs:
         if not isinstance(o, Tensor):
             name = name or _caller_name()
@@ -114,9 +139,7 @@ def deliver_out(name, res, out):
     for r, o in zip(results, outs):
         if o._data.shape != r._data.shape:
             if o._data.size and name not in SILENT_RESIZE:
-                import warnings
-                warnings.warn(_RESIZE_WARNING.format(list(o._data.shape), list(r._data.shape)),
-                              UserWarning, stacklevel=3)
+                _warn_resize(name, o._data.shape, r._data.shape)
             o._data = np.empty(r._data.shape, o._data.dtype)
         np.copyto(o._data, r._data, casting="unsafe")
         o._vc[0] += 1

@@ -46,7 +46,7 @@ view_copy vstack where xlogy zeros
 """
 _LINALG = """
 cholesky cholesky_ex cond cross det eig eigh eigvals eigvalsh householder_product inv inv_ex
-ldl_factor ldl_factor_ex ldl_solve lu lu_factor lu_factor_ex lu_solve matmul matrix_norm
+ldl_factor ldl_factor_ex ldl_solve lstsq lu lu_factor lu_factor_ex lu_solve matmul matrix_norm
 matrix_power matrix_rank multi_dot norm pinv qr slogdet solve solve_ex solve_triangular svd
 svdvals tensorinv tensorsolve vecdot vector_norm
 """
@@ -66,34 +66,55 @@ rfft rfft2 rfftfreq rfftn
 """
 # module path under ndgrad -> names whose torch function takes out=
 OUT_NAMES = {"": _TORCH.split(), "linalg": _LINALG.split(), "special": _SPECIAL.split(),
-             "fft": _FFT.split()}
+             "fft": _FFT.split(), "nn.functional": ["hardshrink"]}
 
 # The ops whose out must have the result's dtype exactly, as torch 2.13 checks them
 # (measured with op_db's samples: a float64 out of a float32 result is refused); the others
 # take any out dtype the result casts to. Every op of several results is checked so too.
 EXACT = frozenset("""
 abs addbmm addmm addmv alias_copy amax amin aminmax arange argmax argmin as_strided_copy
-baddbmm bmm bucketize ceil conj_physical cross cummax cummin diag diagonal_copy diff dot empty
-expand_copy eye floor frac frexp full gather hardshrink heaviside histc histogram index_add
-index_copy index_reduce index_select inner kthvalue cholesky cholesky_ex det eigh eigvalsh inv
-inv_ex ldl_factor ldl_factor_ex ldl_solve lu lu_factor lu_factor_ex lu_solve matrix_norm
-multi_dot norm qr slogdet solve solve_ex solve_triangular svd svdvals vecdot vector_norm
-linspace logcumsumexp logspace lu_unpack masked_select matmul mm mode msort mv nan_to_num
-nanquantile narrow_copy native_batch_norm neg nonzero ones ormqr permute_copy quantile renorm
-round scatter scatter_add scatter_reduce searchsorted sgn sign slice_scatter sort
-split_with_sizes_copy squeeze_copy t_copy take take_along_dim tensordot topk transpose_copy
-triangular_solve tril triu trunc unbind_copy unfold_copy unsqueeze_copy vdot view_copy zeros
+baddbmm bitwise_not bmm bucketize ceil conj_physical cross cummax cummin diag diagonal_copy
+diff dot empty expand_copy eye floor frac frexp full gather hardshrink heaviside histc
+histogram index_add index_copy index_reduce index_select inner kthvalue linalg_cholesky
+linalg_cholesky_ex linalg_cross linalg_det linalg_eigh linalg_eigvalsh linalg_inv linalg_inv_ex
+linalg_ldl_factor linalg_ldl_factor_ex linalg_ldl_solve linalg_lu linalg_lu_factor
+linalg_lu_factor_ex linalg_lu_solve linalg_matrix_norm linalg_matrix_power linalg_multi_dot linalg_norm linalg_qr
+linalg_slogdet linalg_solve linalg_solve_ex linalg_solve_triangular linalg_svd linalg_svdvals
+linalg_vecdot linalg_vector_norm linspace log_softmax logcumsumexp logspace lu_solve lu_unpack
+masked_select matmul mm mode msort mv nan_to_num nanquantile narrow_copy native_batch_norm neg
+nonzero norm ones ormqr permute_copy qr quantile renorm round scatter scatter_add
+scatter_reduce searchsorted sgn sign slice_scatter softmax sort split_with_sizes_copy
+squeeze_copy svd t_copy take take_along_dim tensordot topk transpose_copy triangular_solve tril
+triu trunc unbind_copy unfold_copy unsqueeze_copy vdot view_copy zeros
 """.split())
 
 SILENT_RESIZE = frozenset("""
-zeros ones empty full eye linspace logspace rand randn randint randperm narrow_copy addbmm
+zeros ones empty full eye linspace logspace rand randn randint randperm narrow_copy addbmm lu
+range
 """.split())
 GRAD_ALLOWED = frozenset("""
-alias_copy as_strided_copy diagonal_copy expand_copy floor_divide ldl_factor ldl_factor_ex
-ldl_solve permute_copy scatter slice_scatter ndtr squeeze_copy t_copy transpose_copy
-unfold_copy unsqueeze_copy view_copy
+alias_copy as_strided_copy diagonal_copy expand_copy floor_divide linalg_ldl_factor
+linalg_ldl_factor_ex linalg_ldl_solve permute_copy slice_scatter special_ndtr squeeze_copy t_copy transpose_copy
+unfold_copy unsqueeze_copy view_copy split_copy split_with_sizes_copy unbind_copy
+conj_physical diag diff fft_ifft fft_ihfft heaviside histogram inner linalg_cond linalg_eigvals
+linalg_matrix_power linalg_tensorinv linalg_tensorsolve log_softmax nanquantile quantile
+linalg_matrix_norm linalg_norm softmax tensordot
 """.split())
 RETURNS_NONE = frozenset("split_copy split_with_sizes_copy unbind_copy".split())
+# torch's other dtype rules for out (name -> rule):
+#   "any": out may have any dtype (the op computes in it); "bool": out must be bool;
+#   "cast": a tuple out is checked with the cast rule (not exactly); "type_error": a refused
+#   cast is a TypeError; "no_int_nan": an integer out is torch's missing-kernel error.
+DTYPE_RULES = {
+    "cumsum": "any", "cumprod": "any",
+    "all": "bool", "any": "bool", "isin": "bool", "isneginf": "bool", "isposinf": "bool",
+    "signbit": "bool",
+    "geqrf": "cast", "linalg_lstsq": "cast", "lu": "any",
+    "cat": "type_error", "concat": "type_error", "concatenate": "type_error",
+    "stack": "type_error", "hstack": "type_error", "vstack": "type_error",
+    "dstack": "type_error", "column_stack": "type_error", "row_stack": "type_error",
+    "nansum": "no_int_nan", "nanmean": "no_int_nan",
+}
 
 # Functions defined with an ``out`` parameter that do not write it as deliver_out does (they
 # return a new tensor, or ignore out): wrapped like the functions without one.
@@ -107,16 +128,20 @@ lu_factor_ex qr slogdet solve_ex svd
 """.split())}
 
 
-FACTORIES = frozenset("""
-zeros ones empty full arange range linspace logspace eye rand randn randint randperm
+# Given out and no dtype, these compute in out's dtype, as torch's do (the factories make it;
+# cumsum and cumprod accumulate in it).
+DTYPE_FROM_OUT = frozenset("""
+zeros ones empty full arange range linspace logspace eye rand randn randint randperm cumsum
+cumprod
 """.split())
 
 
-def with_out(fn, name):
+def with_out(fn, name, op_name=None):
     """`fn` with torch's ``out=`` keyword: a function of the same signature plus ``out=None``
-    that calls `fn` and, when out is given, writes the result into it (``deliver_out``)."""
+    that calls `fn` and, when out is given, writes the result into it (``deliver_out``, with
+    `op_name`, torch's name of the op: ``linalg_det``)."""
     sig = inspect.signature(fn, follow_wrapped=False)  # what fn itself accepts
-    ns = {"_fn": fn, "_deliver": deliver_out, "_name": name, "_Tensor": Tensor}
+    ns = {"_fn": fn, "_deliver": deliver_out, "_name": op_name or name, "_Tensor": Tensor}
     defs, call, star, var_kw, pos_only, by_name = [], [], False, None, False, False
     has_out = "out" in sig.parameters
     for i, p in enumerate(sig.parameters.values()):
@@ -160,9 +185,12 @@ def with_out(fn, name):
         defs.append("**" + var_kw)
         call.append("**" + var_kw)
     args = ", ".join(call)
-    # a factory given out and no dtype makes out's dtype, as torch's do
-    infer = ("    if dtype is None and isinstance(out, _Tensor):\n        dtype = out.dtype\n"
-             if name in FACTORIES and "dtype" in sig.parameters else "")
+    infer = ""
+    if name in DTYPE_FROM_OUT and "dtype" in sig.parameters:
+        infer = "    if dtype is None and isinstance(out, _Tensor):\n        dtype = out.dtype\n"
+    elif name in DTYPE_FROM_OUT and var_kw:  # a decorated function: dtype is in **kwargs
+        infer = (f"    if {var_kw}.get('dtype') is None and isinstance(out, _Tensor):\n"
+                 f"        {var_kw}['dtype'] = out.dtype\n")
     src = (f"def {name}({', '.join(defs)}):\n"
            f"    if out is None:\n"
            f"        return _fn({args})\n"
@@ -195,6 +223,7 @@ def install(package):
     arguments.SILENT_RESIZE = SILENT_RESIZE
     arguments.GRAD_ALLOWED = GRAD_ALLOWED
     arguments.RETURNS_NONE = RETURNS_NONE
+    arguments.DTYPE_RULES = DTYPE_RULES
     made = {}
     for path, names in OUT_NAMES.items():
         module = package
@@ -207,6 +236,7 @@ def install(package):
             if _takes_out(fn) and name not in REWRAP.get(path, ()):
                 continue
             if id(fn) not in made:
-                made[id(fn)] = with_out(fn, name)
+                prefix = path.replace(".", "_").replace("nn_functional", "")
+                made[id(fn)] = with_out(fn, name, f"{prefix}_{name}" if prefix else name)
                 made[id(fn)]._out_wrapped = True
             setattr(module, name, made[id(fn)])
