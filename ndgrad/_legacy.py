@@ -15,6 +15,7 @@ import numpy as np
 from . import _dtype
 from ._creation import empty, tensor
 from ._size import Size
+from . import _tensor as _tensor_module
 from ._tensor import Tensor
 
 __all__ = ["Variable", "is_inference", "set_warn_always", "is_warn_always_enabled",
@@ -94,15 +95,22 @@ _C_NAMES = {"float32": "float", "float64": "double", "int32": "int", "int64": "l
             "complex128": "c10::complex<double>"}
 
 
+def _is_storage(obj):
+    # (by name: _storage.py imports this module)
+    return type(obj).__name__ in ("UntypedStorage", "TypedStorage") and hasattr(obj, "_owner")
+
+
 def _storage_array(storage, dt):
     """The elements of `storage` read as dtype `dt`, sharing its memory: an untyped storage's
     bytes are reinterpreted, a typed one must already hold `dt` (torch's error)."""
-    from ._storage import TypedStorage, _bytes
-    if isinstance(storage, TypedStorage) and storage.dtype is not dt:
+    typed = type(storage).__name__ == "TypedStorage"
+    if typed and storage.dtype is not dt:
         raise RuntimeError(f"Expected a Storage of type {dt._legacy[:-6]} or an UntypedStorage, "
                            f"but got type {storage.dtype._legacy[:-6]} for argument 1 "
                            "'storage'")
-    raw = _bytes(storage._owner)
+    owner = storage._owner
+    raw = (owner if owner.flags.c_contiguous else np.ascontiguousarray(owner)).reshape(-1) \
+        .view(np.uint8)
     return raw[:raw.size - raw.size % dt.itemsize].view(dt.np)
 
 
@@ -112,7 +120,6 @@ def legacy_array(dt, args, any_tensor=False):
     storage, `dt` data converted from anything else (an ndarray of `dt` is shared, as torch
     shares it). A tensor argument is aliased; `any_tensor` (``torch.Tensor``) aliases a tensor
     of any dtype, the typed constructors refuse another dtype."""
-    from ._storage import TypedStorage, UntypedStorage
     if not args:
         return np.empty((0,), dt.np)
     sizes = _sizes(args)
@@ -125,7 +132,7 @@ def legacy_array(dt, args, any_tensor=False):
         if data.dtype is not dt and not any_tensor:
             raise TypeError(f"expected {_options(dt)} (got {_options(data.dtype)})")
         return data._data
-    if isinstance(data, (UntypedStorage, TypedStorage)):
+    if _is_storage(data):
         return _storage_array(data, dt)
     if isinstance(data, np.ndarray):
         return data if data.dtype == dt.np else data.astype(dt.np)
@@ -160,6 +167,15 @@ def legacy_new(dt, args, kwargs, name="new"):
         legacy_array(dt, args)  # the dtype check
         return args[0].detach()
     return Tensor(legacy_array(dt, args))
+
+
+def _tensor_constructor(args, keywords):
+    """torch.Tensor(*args): the default dtype's legacy constructor (no keyword but device=)."""
+    check_legacy_keywords(args, keywords)
+    return legacy_array(_dtype.get_default_dtype(), args, any_tensor=True)
+
+
+_tensor_module.legacy_constructor[0] = _tensor_constructor
 
 
 class _TypedTensorMeta(type):

@@ -61,12 +61,10 @@ class Tensor:
             return  # keep in step with _from_array below
         # torch.Tensor's legacy constructor: Tensor(2, 3) allocates, Tensor([1, 2]) copies,
         # Tensor(ndarray) holds the default dtype, Tensor(storage) reads its memory.
-        from ._legacy import check_legacy_keywords, legacy_array
         args = (data,) + size if data is not None else size
-        check_legacy_keywords(args, {k: v for k, v in (("dtype", dtype),
-                                                       ("requires_grad", requires_grad))
-                                     if v is not None and v is not False})
-        Tensor.__init__(self, legacy_array(_dtype.get_default_dtype(), args, any_tensor=True))
+        keywords = {k: v for k, v in (("dtype", dtype), ("requires_grad", requires_grad))
+                    if v is not None and v is not False}
+        Tensor.__init__(self, legacy_constructor[0](args, keywords))
 
     # ------------------------------------------------------------------ basic attributes
     @property
@@ -546,6 +544,11 @@ def _rebuild(data, requires_grad):
     t = Tensor(np.array(data))
     t._rg = requires_grad
     return t
+
+
+# Set by _legacy.py (above this module): ``f(args, keywords)``, the array torch.Tensor(*args)
+# holds (torch's legacy constructor), or torch's error.
+legacy_constructor = [None]
 
 
 def _internal_caller():

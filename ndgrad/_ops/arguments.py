@@ -215,8 +215,7 @@ def _number(value, name, fname):
 
 
 def _overload_warning(fname, scalars, operands, function):
-    from .._legacy import is_warn_always_enabled
-    if _deprecation_warned[0] and not is_warn_always_enabled():
+    if _deprecation_warned[0]:
         return
     _deprecation_warned[0] = True
     import warnings

@@ -595,7 +595,7 @@ def _check_add_dtypes(c, a, b, batched):
 
 
 def addmm(input, mat1, mat2, *legacy, beta=1, alpha=1, out=None):
-    if legacy:  # the deprecated addmm(beta, input, alpha, mat1, mat2) and addmm(beta, input, ...)
+    if legacy:  # the deprecated addmm(beta, input[, alpha], mat1, mat2)
         (input, mat1, mat2), kw = scalar_first("addmm", (input, mat1, mat2) + legacy,
                                             beta != 1 or alpha != 1)
         beta, alpha = kw["beta"], kw.get("alpha", 1)
@@ -631,7 +631,7 @@ ADDMV.def_jvp(_add_product_jvp(lambda a, b: MV.call(a, b)))
 
 
 def addmv(input, mat, vec, *legacy, beta=1, alpha=1, out=None):
-    if legacy:  # the deprecated addmv(beta, input, alpha, mat, vec) and addmv(beta, input, ...)
+    if legacy:  # the deprecated addmv(beta, input[, alpha], mat, vec)
         (input, mat, vec), kw = scalar_first("addmv", (input, mat, vec) + legacy,
                                             beta != 1 or alpha != 1)
         beta, alpha = kw["beta"], kw.get("alpha", 1)
@@ -680,7 +680,7 @@ def _check_bmm_pair(a, b):
 
 
 def baddbmm(input, batch1, batch2, *legacy, beta=1, alpha=1, out=None):
-    if legacy:  # the deprecated baddbmm(beta, input, alpha, batch1, batch2) and baddbmm(beta, input, ...)
+    if legacy:  # the deprecated baddbmm(beta, input[, alpha], batch1, batch2)
         (input, batch1, batch2), kw = scalar_first("baddbmm", (input, batch1, batch2) + legacy,
                                             beta != 1 or alpha != 1)
         beta, alpha = kw["beta"], kw.get("alpha", 1)
@@ -711,7 +711,7 @@ ADDBMM.def_jvp(_add_product_jvp(lambda a, b: BMM.call(a, b).sum(0)))
 
 
 def addbmm(input, batch1, batch2, *legacy, beta=1, alpha=1, out=None):
-    if legacy:  # the deprecated addbmm(beta, input, alpha, batch1, batch2) and addbmm(beta, input, ...)
+    if legacy:  # the deprecated addbmm(beta, input[, alpha], batch1, batch2)
         (input, batch1, batch2), kw = scalar_first("addbmm", (input, batch1, batch2) + legacy,
                                             beta != 1 or alpha != 1)
         beta, alpha = kw["beta"], kw.get("alpha", 1)

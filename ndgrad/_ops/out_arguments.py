@@ -31,8 +31,8 @@ fmod frac frexp frobenius_norm full gather gcd ge geqrf ger greater greater_equa
 heaviside histc histogram histogramdd hstack hypot i0 igamma igammac index_add index_copy
 index_reduce index_select inner inverse isin isneginf isposinf kron kthvalue lcm ldexp le lerp
 less less_equal lgamma linspace log log10 log1p log2 log_softmax logaddexp logaddexp2
-logcumsumexp logical_and logical_not logical_or logical_xor logit logspace logsumexp lt
-lu lu_solve lu_unpack masked_select matmul matrix_power max maximum mean median min minimum mm
+logcumsumexp logical_and logical_not logical_or logical_xor logit logspace logsumexp lt lu
+lu_solve lu_unpack masked_select matmul matrix_power max maximum mean median min minimum mm
 mode msort mul multinomial multiply mv mvlgamma nan_to_num nanmean nanmedian nanquantile nansum
 narrow_copy native_batch_norm ne neg negative nextafter nonzero nonzero_static norm normal
 not_equal nuclear_norm ones orgqr ormqr outer permute_copy polar polygamma pow prod qr quantile
@@ -78,14 +78,14 @@ diff dot empty expand_copy eye floor frac frexp full gather hardshrink heaviside
 histogram index_add index_copy index_reduce index_select inner kthvalue linalg_cholesky
 linalg_cholesky_ex linalg_cross linalg_det linalg_eigh linalg_eigvalsh linalg_inv linalg_inv_ex
 linalg_ldl_factor linalg_ldl_factor_ex linalg_ldl_solve linalg_lu linalg_lu_factor
-linalg_lu_factor_ex linalg_lu_solve linalg_matrix_norm linalg_matrix_power linalg_multi_dot linalg_norm linalg_qr
-linalg_slogdet linalg_solve linalg_solve_ex linalg_solve_triangular linalg_svd linalg_svdvals
-linalg_vecdot linalg_vector_norm linspace log_softmax logcumsumexp logspace lu_solve lu_unpack
-masked_select matmul mm mode msort mv nan_to_num nanquantile narrow_copy native_batch_norm neg
-nonzero norm ones ormqr permute_copy qr quantile renorm round scatter scatter_add
-scatter_reduce searchsorted sgn sign slice_scatter softmax sort split_with_sizes_copy
-squeeze_copy svd t_copy take take_along_dim tensordot topk transpose_copy triangular_solve tril
-triu trunc unbind_copy unfold_copy unsqueeze_copy vdot view_copy zeros
+linalg_lu_factor_ex linalg_lu_solve linalg_matrix_norm linalg_matrix_power linalg_multi_dot
+linalg_norm linalg_qr linalg_slogdet linalg_solve linalg_solve_ex linalg_solve_triangular
+linalg_svd linalg_svdvals linalg_vecdot linalg_vector_norm linspace log_softmax logcumsumexp
+logspace lu_solve lu_unpack masked_select matmul mm mode msort mv nan_to_num nanquantile
+narrow_copy native_batch_norm neg nonzero norm ones ormqr permute_copy qr quantile renorm round
+scatter scatter_add scatter_reduce searchsorted sgn sign slice_scatter softmax sort
+split_with_sizes_copy squeeze_copy svd t_copy take take_along_dim tensordot topk transpose_copy
+triangular_solve tril triu trunc unbind_copy unfold_copy unsqueeze_copy vdot view_copy zeros
 """.split())
 
 SILENT_RESIZE = frozenset("""
@@ -94,11 +94,11 @@ range
 """.split())
 GRAD_ALLOWED = frozenset("""
 alias_copy as_strided_copy diagonal_copy expand_copy floor_divide linalg_ldl_factor
-linalg_ldl_factor_ex linalg_ldl_solve permute_copy slice_scatter special_ndtr squeeze_copy t_copy transpose_copy
-unfold_copy unsqueeze_copy view_copy split_copy split_with_sizes_copy unbind_copy
-conj_physical diag diff fft_ifft fft_ihfft heaviside histogram inner linalg_cond linalg_eigvals
-linalg_matrix_power linalg_tensorinv linalg_tensorsolve log_softmax nanquantile quantile
-linalg_matrix_norm linalg_norm softmax tensordot
+linalg_ldl_factor_ex linalg_ldl_solve permute_copy slice_scatter special_ndtr squeeze_copy
+t_copy transpose_copy unfold_copy unsqueeze_copy view_copy split_copy split_with_sizes_copy
+unbind_copy conj_physical diag diff fft_ifft fft_ihfft heaviside histogram inner linalg_cond
+linalg_eigvals linalg_matrix_power linalg_tensorinv linalg_tensorsolve log_softmax nanquantile
+quantile linalg_matrix_norm linalg_norm softmax tensordot
 """.split())
 RETURNS_NONE = frozenset("split_copy split_with_sizes_copy unbind_copy".split())
 # torch's other dtype rules for out (name -> rule):
