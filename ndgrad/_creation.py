@@ -325,6 +325,15 @@ def _size_keyword(name, sizes, size):
     return (size,)
 
 
+def _into_out(name, factory, sizes, size, out, dtype, **keywords):
+    """``factory(..., out=out)``: made in out's dtype unless one is given, then written into
+    out with torch's semantics (arguments.deliver_out)."""
+    from ._ops.arguments import deliver_out
+    if dtype is None and isinstance(out, Tensor):
+        dtype = out.dtype
+    return deliver_out(name, factory(*sizes, size=size, dtype=dtype, **keywords), out)
+
+
 def _np_dtype(dtype, default=None):
     if dtype is None:
         return default if default is not None else _dtype.get_default_dtype().np
@@ -346,6 +355,8 @@ def _watched(factory, args, kwargs, t):
 
 def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False):
+    if out is not None:
+        return _into_out("zeros", zeros, sizes, size, out, dtype, requires_grad=requires_grad)
     size = _size_keyword("zeros", sizes, size)
     check_device(device)
     if any(isinstance(s, int) and s < 0 for s in (size[0] if len(size) == 1 and
@@ -359,6 +370,8 @@ def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
 
 def ones(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False):
+    if out is not None:
+        return _into_out("ones", ones, sizes, size, out, dtype, requires_grad=requires_grad)
     size = _size_keyword("ones", sizes, size)
     check_device(device)
     t = _finish(np.ones(_size(size), _np_dtype(dtype)), requires_grad)
@@ -369,6 +382,8 @@ def ones(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
 
 def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, memory_format=None, pin_memory=False):
+    if out is not None:
+        return _into_out("empty", empty, sizes, size, out, dtype, requires_grad=requires_grad)
     size = _size_keyword("empty", sizes, size)
     check_device(device)
     return _finish(np.empty(_size(size), _np_dtype(dtype)), requires_grad)
@@ -634,6 +649,9 @@ def _complex_draw(draw, shape, npd):
 
 def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
+    if out is not None:
+        return _into_out("rand", rand, sizes, size, out, dtype, generator=generator,
+                         requires_grad=requires_grad)
     size = _size_keyword("rand", sizes, size)
     check_device(device)
     arr = _complex_draw(_gen(generator).uniform, _size(size), _np_dtype(dtype))
@@ -642,6 +660,9 @@ def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, d
 
 def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
+    if out is not None:
+        return _into_out("randn", randn, sizes, size, out, dtype, generator=generator,
+                         requires_grad=requires_grad)
     size = _size_keyword("randn", sizes, size)
     check_device(device)
     npd = _np_dtype(dtype)

@@ -119,9 +119,8 @@ DTYPE_RULES = {
 # Functions defined with an ``out`` parameter that do not write it as deliver_out does (they
 # return a new tensor, or ignore out): wrapped like the functions without one.
 REWRAP = {"": frozenset("""
-addr arange bucketize empty eye full geqrf histc histogram linspace logspace lu lu_solve
-nanquantile norm ones ormqr qr quantile searchsorted svd triangular_solve zeros rand randn
-randint randperm range normal
+addr arange bucketize eye full geqrf histc histogram linspace logspace lu lu_solve nanquantile
+norm ormqr qr quantile searchsorted svd triangular_solve randint randperm range normal
 """.split()), "linalg": frozenset("""
 cholesky_ex eig eigh eigvalsh inv_ex ldl_factor ldl_factor_ex ldl_solve lu lu_factor
 lu_factor_ex qr slogdet solve_ex svd
