@@ -554,7 +554,8 @@ legacy_constructor = [None]
 def _internal_caller():
     """True when ``Tensor(array)`` is called from ndgrad's own modules, which wrap arrays of
     any dtype; a user's call is torch's legacy constructor (the default dtype)."""
-    return _sys._getframe(2).f_globals.get("__name__", "").startswith("ndgrad.")
+    name = _sys._getframe(2).f_globals.get("__name__", "")
+    return name.startswith("ndgrad.") or name == "ndgrad"
 
 
 def _to_array_like(data):
