@@ -224,12 +224,6 @@ KNOWN_GAPS = {
         'other (2/8): AssertionError: ndgrad raises IndexError: list assignment index out of range',
     ('forward', 'index_reduce.prod', 'float64'):
         'other (2/8): AssertionError: ndgrad raises IndexError: list assignment index out of range',
-    ('forward', 'linalg.cholesky_ex', 'complex128'):
-        'zero-size tensors (8/16): AssertionError: ndgrad raises ValueError: cannot reshape array of size 0 into shape (0,0)',
-    ('forward', 'linalg.cholesky_ex', 'float32'):
-        'zero-size tensors (8/16): AssertionError: ndgrad raises ValueError: cannot reshape array of size 0 into shape (0,0)',
-    ('forward', 'linalg.cholesky_ex', 'float64'):
-        'zero-size tensors (8/16): AssertionError: ndgrad raises ValueError: cannot reshape array of size 0 into shape (0,0)',
     ('forward', 'linalg.eig', 'float32'):
         'zero-size tensors (3/8): AssertionError: Not equal to tolerance rtol=1.3e-05, atol=1e-05 result[1] Mismatched elements: 15 / 25 (60%) F',
     ('forward', 'linalg.eig', 'float64'):
@@ -470,10 +464,6 @@ KNOWN_GAPS = {
         'other (2/8): TypeError: unsupported scalar type NoneType',
     ('fwad', 'ldexp', 'complex128'):
         "values differ from torch's (8/8): AssertionError: Not equal to tolerance rtol=1e-06, atol=1e-06 primal/tangent[1] Mismatched elements: 1 / 1 (10",
-    ('fwad', 'linalg.cholesky_ex', 'complex128'):
-        'zero-size tensors (4/8): ValueError: cannot reshape array of size 0 into shape (0,0)',
-    ('fwad', 'linalg.cholesky_ex', 'float64'):
-        'zero-size tensors (4/8): ValueError: cannot reshape array of size 0 into shape (0,0)',
     ('fwad', 'linalg.cond', 'complex128'):
         'complex support (3/3): RuntimeError: svd_backward: The singular vectors in the complex case are specified up to multiplication by e^{',
     ('fwad', 'linalg.eig', 'complex128'):
@@ -642,10 +632,6 @@ KNOWN_GAPS = {
         "values differ from torch's (8/8): AssertionError: Not equal to tolerance rtol=1e-06, atol=1e-06 gradient of input 0 Mismatched elements: 1 / 1 (",
     ('grad', 'lerp', 'complex128'):
         'zero-size tensors (2/8): AssertionError: Not equal to tolerance rtol=1e-06, atol=1e-06 gradient of input 0 Mismatched elements: 25 / 25',
-    ('grad', 'linalg.cholesky_ex', 'complex128'):
-        'zero-size tensors (4/8): ValueError: cannot reshape array of size 0 into shape (0,0)',
-    ('grad', 'linalg.cholesky_ex', 'float64'):
-        'zero-size tensors (4/8): ValueError: cannot reshape array of size 0 into shape (0,0)',
     ('grad', 'linalg.householder_product', 'complex128'):
         "other (2/8): AssertionError: 0 differentiable outputs (requires_grad) != torch's 1",
     ('grad', 'linalg.householder_product', 'float64'):
@@ -812,10 +798,6 @@ KNOWN_GAPS = {
         'other (2/4): IndexError: list assignment index out of range',
     ('gradgrad', 'ldexp', 'complex128'):
         "values differ from torch's (4/4): AssertionError: Not equal to tolerance rtol=1e-06, atol=1e-06 gradient of input 0 Mismatched elements: 1 / 1 (",
-    ('gradgrad', 'linalg.cholesky_ex', 'complex128'):
-        'zero-size tensors (2/4): ValueError: cannot reshape array of size 0 into shape (0,0)',
-    ('gradgrad', 'linalg.cholesky_ex', 'float64'):
-        'zero-size tensors (2/4): ValueError: cannot reshape array of size 0 into shape (0,0)',
     ('gradgrad', 'linalg.lu_factor', 'complex128'):
         'zero-size tensors (1/4): AssertionError: Not equal to tolerance rtol=1e-06, atol=1e-06 gradient of input 0 Mismatched elements: 28 / 30',
     ('gradgrad', 'linalg.norm.subgradients_at_zero', 'float64'):
