@@ -179,11 +179,13 @@ def set_default_tensor_type(t):
 from . import func  # noqa: E402,F401
 from .func import vmap  # noqa: E402,F401
 
+import sys as _sys  # noqa: E402
 from .amp import _policy as _autocast_policy  # noqa: E402
 _autocast_policy.install()  # autocast's casting wrappers on the listed ops (amp/_policy.py)
+from ._ops import out_arguments as _out_arguments  # noqa: E402
+_out_arguments.install(_sys.modules[__name__])  # out= on every function torch gives it
 
 # torch.autograd runs ``import torch``, so old code reaches the package as torch.autograd.torch
-import sys as _sys  # noqa: E402
 autograd.torch = _sys.modules[__name__]
 
 # torch.jit, torch.futures and torch._vmap_internals are attributes of the package after

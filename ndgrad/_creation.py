@@ -312,6 +312,28 @@ def _size(size):
     return tuple(out)
 
 
+def _size_keyword(name, sizes, size):
+    """The positional sizes of a factory called as ``f(2, 3)``, ``f((2, 3))`` or
+    ``f(size=(2, 3))`` (torch's keyword: an int there is refused, as torch's parser does)."""
+    if size is None:
+        return sizes
+    if sizes:
+        raise TypeError(f"{name}() got multiple values for argument 'size'")
+    if not hasattr(size, "__iter__") or isinstance(size, Tensor):
+        raise TypeError(f"{name}(): argument 'size' must be tuple of ints, not "
+                        f"{type(size).__name__}")
+    return (size,)
+
+
+def _into_out(name, factory, sizes, size, out, dtype, **keywords):
+    """``factory(..., out=out)``: made in out's dtype unless one is given, then written into
+    out with torch's semantics (arguments.deliver_out)."""
+    from ._ops.arguments import deliver_out
+    if dtype is None and isinstance(out, Tensor):
+        dtype = out.dtype
+    return deliver_out(name, factory(*sizes, size=size, dtype=dtype, **keywords), out)
+
+
 def _np_dtype(dtype, default=None):
     if dtype is None:
         return default if default is not None else _dtype.get_default_dtype().np
@@ -331,7 +353,11 @@ def _watched(factory, args, kwargs, t):
     return t
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False):
+    if out is not None:
+        return _into_out("zeros", zeros, sizes, size, out, dtype, requires_grad=requires_grad)
+    size = _size_keyword("zeros", sizes, size)
     check_device(device)
     if any(isinstance(s, int) and s < 0 for s in (size[0] if len(size) == 1 and
                                                    isinstance(size[0], (tuple, list)) else size)):
@@ -342,7 +368,11 @@ def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
     return _watched(zeros, size, {"dtype": dtype, "requires_grad": requires_grad}, t)
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def ones(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False):
+    if out is not None:
+        return _into_out("ones", ones, sizes, size, out, dtype, requires_grad=requires_grad)
+    size = _size_keyword("ones", sizes, size)
     check_device(device)
     t = _finish(np.ones(_size(size), _np_dtype(dtype)), requires_grad)
     if factory_watch[0] is None:
@@ -350,8 +380,11 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=Fa
     return _watched(ones, size, {"dtype": dtype, "requires_grad": requires_grad}, t)
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          memory_format=None, pin_memory=False):
+def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False, memory_format=None, pin_memory=False):
+    if out is not None:
+        return _into_out("empty", empty, sizes, size, out, dtype, requires_grad=requires_grad)
+    size = _size_keyword("empty", sizes, size)
     check_device(device)
     return _finish(np.empty(_size(size), _np_dtype(dtype)), requires_grad)
 
@@ -618,15 +651,23 @@ def _complex_draw(draw, shape, npd):
     return pairs.view(npd).reshape(shape)
 
 
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
+    if out is not None:
+        return _into_out("rand", rand, sizes, size, out, dtype, generator=generator,
+                         requires_grad=requires_grad)
+    size = _size_keyword("rand", sizes, size)
     check_device(device)
     arr = _complex_draw(_gen(generator).uniform, _size(size), _np_dtype(dtype))
     return _finish(arr, requires_grad)
 
 
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
+    if out is not None:
+        return _into_out("randn", randn, sizes, size, out, dtype, generator=generator,
+                         requires_grad=requires_grad)
+    size = _size_keyword("randn", sizes, size)
     check_device(device)
     npd = _np_dtype(dtype)
     g = _gen(generator)

@@ -10,9 +10,12 @@ Invariant: nothing here makes a new kind of object; every constructor returns an
 
 import warnings
 
+import numpy as np
+
 from . import _dtype
-from ._creation import empty, tensor, zeros
+from ._creation import empty, tensor
 from ._size import Size
+from . import _tensor as _tensor_module
 from ._tensor import Tensor
 
 __all__ = ["Variable", "is_inference", "set_warn_always", "is_warn_always_enabled",
@@ -92,37 +95,87 @@ _C_NAMES = {"float32": "float", "float64": "double", "int32": "int", "int64": "l
             "complex128": "c10::complex<double>"}
 
 
-def legacy_new(dt, args, kwargs, name="new"):
-    """torch's legacy constructor of dtype `dt`: no argument (an empty tensor), sizes (an
-    uninitialized tensor: zeros here), a tensor of that dtype (an alias) or data."""
-    if kwargs:
-        kinds = ", ".join([type(a).__name__ for a in args] +
-                          [f"{k}=torch.dtype" if isinstance(v, _dtype.dtype)
-                           else f"{k}={type(v).__name__}" for k, v in kwargs.items()
-                           if k != "device"])
-        if any(k != "device" for k in kwargs):
-            raise TypeError(f"{name}() received an invalid combination of arguments - got "
-                            f"({kinds}), but expected one of:\n"
-                            " * (*, torch.device device = None)\n"
-                            "      didn't match because some of the keywords were incorrect: "
-                            f"{', '.join(k for k in kwargs if k != 'device')}\n"
-                            " * (torch.Storage storage)\n"
-                            " * (Tensor other)\n"
-                            " * (tuple of ints size, *, torch.device device = None)\n"
-                            " * (object data, *, torch.device device = None)\n")
+def _is_storage(obj):
+    # (by name: _storage.py imports this module)
+    return type(obj).__name__ in ("UntypedStorage", "TypedStorage") and hasattr(obj, "_owner")
+
+
+def _storage_array(storage, dt):
+    """The elements of `storage` read as dtype `dt`, sharing its memory: an untyped storage's
+    bytes are reinterpreted, a typed one must already hold `dt` (torch's error)."""
+    typed = type(storage).__name__ == "TypedStorage"
+    if typed and storage.dtype is not dt:
+        raise RuntimeError(f"Expected a Storage of type {dt._legacy[:-6]} or an UntypedStorage, "
+                           f"but got type {storage.dtype._legacy[:-6]} for argument 1 "
+                           "'storage'")
+    owner = storage._owner
+    raw = (owner if owner.flags.c_contiguous else np.ascontiguousarray(owner)).reshape(-1) \
+        .view(np.uint8)
+    return raw[:raw.size - raw.size % dt.itemsize].view(dt.np)
+
+
+def legacy_array(dt, args, any_tensor=False):
+    """The array torch's legacy constructor of dtype `dt` holds for positional `args`: empty
+    for no argument, zeros for sizes (torch leaves them uninitialised), the memory of a
+    storage, `dt` data converted from anything else (an ndarray of `dt` is shared, as torch
+    shares it). A tensor argument is aliased; `any_tensor` (``torch.Tensor``) aliases a tensor
+    of any dtype, the typed constructors refuse another dtype."""
     if not args:
-        return zeros(0, dtype=dt)
+        return np.empty((0,), dt.np)
     sizes = _sizes(args)
     if sizes is not None:
-        return zeros(sizes, dtype=dt)
+        return np.zeros(sizes, dt.np)
+    if len(args) != 1:
+        raise TypeError("new(): expected sizes (ints) or a single sequence of data")
+    data = args[0]
+    if isinstance(data, Tensor):
+        if data.dtype is not dt and not any_tensor:
+            raise TypeError(f"expected {_options(dt)} (got {_options(data.dtype)})")
+        return data._data
+    if _is_storage(data):
+        return _storage_array(data, dt)
+    if isinstance(data, np.ndarray):
+        return data if data.dtype == dt.np else data.astype(dt.np)
+    return tensor(data, dtype=dt)._data
+
+
+def check_legacy_keywords(args, kwargs, name="new"):
+    """torch's TypeError for a keyword other than ``device=`` to a legacy constructor."""
+    wrong = [k for k in kwargs if k != "device"]
+    if not wrong:
+        return
+    kinds = ", ".join([type(a).__name__ for a in args] +
+                      [f"{k}=torch.dtype" if isinstance(v, _dtype.dtype)
+                       else f"{k}={type(v).__name__}" for k, v in kwargs.items()
+                       if k != "device"])
+    raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                    f"({kinds}), but expected one of:\n"
+                    " * (*, torch.device device = None)\n"
+                    "      didn't match because some of the keywords were incorrect: "
+                    f"{', '.join(wrong)}\n"
+                    " * (torch.Storage storage)\n"
+                    " * (Tensor other)\n"
+                    " * (tuple of ints size, *, torch.device device = None)\n"
+                    " * (object data, *, torch.device device = None)\n")
+
+
+def legacy_new(dt, args, kwargs, name="new"):
+    """torch's legacy constructor of dtype `dt` (``FloatTensor(...)``, ``t.new(...)``): a
+    tensor over :func:`legacy_array`; only ``device=`` is accepted as a keyword."""
+    check_legacy_keywords(args, kwargs, name)
     if len(args) == 1 and isinstance(args[0], Tensor):
-        other = args[0]
-        if other.dtype is not dt:
-            raise TypeError(f"expected {_options(dt)} (got {_options(other.dtype)})")
-        return other.detach()
-    if len(args) == 1:
-        return tensor(args[0], dtype=dt)
-    raise TypeError(f"{name}(): expected sizes (ints) or a single sequence of data")
+        legacy_array(dt, args)  # the dtype check
+        return args[0].detach()
+    return Tensor(legacy_array(dt, args))
+
+
+def _tensor_constructor(args, keywords):
+    """torch.Tensor(*args): the default dtype's legacy constructor (no keyword but device=)."""
+    check_legacy_keywords(args, keywords)
+    return legacy_array(_dtype.get_default_dtype(), args, any_tensor=True)
+
+
+_tensor_module.legacy_constructor[0] = _tensor_constructor
 
 
 class _TypedTensorMeta(type):

@@ -43,8 +43,10 @@ class Tensor:
                  "_grad", "_acc", "_extra", "__weakref__", "__dict__")
 
     def __init__(self, data=None, *size, dtype=None, device=None, requires_grad=False):
-        if type(data) is _ndarray and not size:
-            # The internal fast path: wrap an array (ops always pass an ndarray here).
+        if type(data) is _ndarray and not size and (
+                data.dtype is _dtype._default.np or _internal_caller()):
+            # The internal fast path: wrap an array (ndgrad's modules pass an ndarray here;
+            # torch.Tensor(a) of a default-dtype array shares it too, as torch's does).
             self._data = data
             self._rg = False
             self._grad_fn = None
@@ -57,17 +59,12 @@ class Tensor:
             self._acc = None
             self._extra = None
             return  # keep in step with _from_array below
-        # torch.Tensor's legacy constructor: Tensor(2, 3) allocates, Tensor([1, 2]) copies.
-        if data is None:
-            arr = np.empty((0,), _dtype.get_default_dtype().np)
-        elif isinstance(data, (int, np.integer)) and not isinstance(data, bool):
-            arr = np.zeros((int(data),) + tuple(int(s) for s in size),
-                           _dtype.get_default_dtype().np)
-        else:
-            arr = np.array(_to_array_like(data), dtype=_dtype.get_default_dtype().np)
-        Tensor.__init__(self, arr)
-        if requires_grad:
-            self.requires_grad_(True)
+        # torch.Tensor's legacy constructor: Tensor(2, 3) allocates, Tensor([1, 2]) copies,
+        # Tensor(ndarray) holds the default dtype, Tensor(storage) reads its memory.
+        args = (data,) + size if data is not None else size
+        keywords = {k: v for k, v in (("dtype", dtype), ("requires_grad", requires_grad))
+                    if v is not None and v is not False}
+        Tensor.__init__(self, legacy_constructor[0](args, keywords))
 
     # ------------------------------------------------------------------ basic attributes
     @property
@@ -553,6 +550,18 @@ def _rebuild(data, requires_grad):
     t = Tensor(np.array(data))
     t._rg = requires_grad
     return t
+
+
+# Set by _legacy.py (above this module): ``f(args, keywords)``, the array torch.Tensor(*args)
+# holds (torch's legacy constructor), or torch's error.
+legacy_constructor = [None]
+
+
+def _internal_caller():
+    """True when ``Tensor(array)`` is called from ndgrad's own modules, which wrap arrays of
+    any dtype; a user's call is torch's legacy constructor (the default dtype)."""
+    name = _sys._getframe(2).f_globals.get("__name__", "")
+    return name.startswith("ndgrad.") or name == "ndgrad"
 
 
 def _to_array_like(data):

@@ -208,11 +208,8 @@ def _write_out(result, out, fname, complex_out):
     if prim is not None:
         raise RuntimeError(f"{prim}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
-    if out._data.shape != result._data.shape:
-        out._data = np.empty(result._data.shape, out._data.dtype)
-    np.copyto(out._data, result._data, casting="unsafe")
-    out._vc[0] += 1
-    return out
+    from ._ops.arguments import deliver_out  # the resize (with torch's warning) and the write
+    return deliver_out(f"fft_{fname}", result, out)
 
 
 _OUT_PRIMITIVES = {"FftC2CBackward0": "_fft_c2c", "FftR2CBackward0": "_fft_r2c",

@@ -52,8 +52,6 @@ KNOWN_GAPS = {
         "accepts an error input torch refuses (2/2): AssertionError: ndgrad accepts an input torch refuses with Exception matching ''",
     ('errors', 'fmod', 'any'):
         "accepts an error input torch refuses (2/2): AssertionError: ndgrad accepts an input torch refuses with Exception matching ''",
-    ('errors', 'gather', 'any'):
-        "raises another exception class (1/8): AssertionError: ndgrad raises TypeError(gather() got an unexpected keyword argument 'out') where torch raises ",
     ('errors', 'gcd', 'any'):
         "accepts an error input torch refuses (3/3): AssertionError: ndgrad accepts an input torch refuses with Exception matching ''",
     ('errors', 'ge', 'any'):

@@ -16,7 +16,7 @@ from .._tensor import Tensor
 from .._graph_core import FREED, SavedTensor
 from .comparison import isfinite, where
 from .inplace import apply_inplace
-from .arguments import _int_kernel_error, _no_kernel, _out, _tensor_only
+from .arguments import _int_kernel_error, _no_kernel, _out, _tensor_only, scalar_first
 from .pointwise import _LN2, _conj, _conj_any, _guarded, _quiet, _raw_grad, _wrap, exp, exp2, log
 from .registry import _meta_for, binary, primitive, unary
 from .registry import _broadcast_error
@@ -188,13 +188,19 @@ def _(a, b, ta, tb, out):
     return (_neg_fwd(p) if ta is None else ta - p) / b
 
 
-def add(input, other, *, alpha=1, out=None):
+def add(input, other, *legacy, alpha=1, out=None):
     """``input + alpha * other`` with broadcasting and type promotion."""
+    if legacy:  # the deprecated add(input, alpha, other)
+        (input, other), kw = scalar_first("add", (input, other) + legacy, alpha != 1)
+        alpha = kw["alpha"]
     return _out(ADD.call(input, other, None if alpha == 1 else alpha), out)
 
 
-def sub(input, other, *, alpha=1, out=None):
+def sub(input, other, *legacy, alpha=1, out=None):
     """``input - alpha * other``."""
+    if legacy:  # the deprecated sub(input, alpha, other)
+        (input, other), kw = scalar_first("sub", (input, other) + legacy, alpha != 1)
+        alpha = kw["alpha"]
     return _out(SUB.call(input, other, None if alpha == 1 else alpha), out)
 
 
@@ -804,13 +810,21 @@ def _cast_value(value, dt):
     return np.asarray(value).astype(dt.np).item()
 
 
-def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+def addcmul(input, tensor1, tensor2, *legacy, value=1, out=None):
     """``input + value * tensor1 * tensor2``."""
+    if legacy:  # the deprecated addcmul(input, value, tensor1, tensor2)
+        (input, tensor1, tensor2), kw = scalar_first(
+            "addcmul", (input, tensor1, tensor2) + legacy, value != 1)
+        value = kw["value"]
     return _out(_addc(ADDCMUL, "addcmul", input, tensor1, tensor2, value), out)
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+def addcdiv(input, tensor1, tensor2, *legacy, value=1, out=None):
     """``input + value * tensor1 / tensor2``."""
+    if legacy:  # the deprecated addcdiv(input, value, tensor1, tensor2)
+        (input, tensor1, tensor2), kw = scalar_first(
+            "addcdiv", (input, tensor1, tensor2) + legacy, value != 1)
+        value = kw["value"]
     return _out(_addc(ADDCDIV, "addcdiv", input, tensor1, tensor2, value), out)
 
 
@@ -1051,7 +1065,11 @@ def _lerp_(self, end, weight):
 
 
 def _addc_(op, fname):
-    def method(self, tensor1, tensor2, *, value=1):
+    def method(self, tensor1, tensor2, *legacy, value=1):
+        if legacy:  # the deprecated addcmul_(value, tensor1, tensor2)
+            (self, tensor1, tensor2), kw = scalar_first(
+                fname, (self, tensor1, tensor2) + legacy, value != 1)
+            value = kw["value"]
         for t, nm, pos in ((tensor1, "tensor1", 1), (tensor2, "tensor2", 2)):
             _tensor_only(fname, t, pos, nm)
         if op is ADDCDIV and tensor1._data.dtype.kind in "biu" and \

@@ -235,13 +235,16 @@ def cat(tensors, dim=0, *, out=None, axis=None):
     ts = [as_tensor_arg(t) for t in tensors]
     if not ts:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(ts):
+        if t._data.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
+                               "concatenated")
     keep = [t for t in ts if not (t._data.ndim == 1 and t._data.shape[0] == 0)] or ts[:1]
     ref = keep[0]
     nd = ref._data.ndim
-    if nd == 0:
-        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
     d = wrap_dim(dim, nd)
-    dt = _dtype.result_type_of([_dtype.from_np(t._data.dtype) for t in keep], [], []).np
+    # the skipped empty tensors take part in the result's dtype, as in torch
+    dt = _dtype.result_type_of([_dtype.from_np(t._data.dtype) for t in ts], [], []).np
     for i, t in enumerate(keep):
         if t._data.ndim != nd:
             raise RuntimeError(f"Tensors must have same number of dimensions: got {nd} and "

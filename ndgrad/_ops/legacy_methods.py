@@ -3,7 +3,8 @@
 (torch's autograd Function ``Resize``: the node ``ResizeBackward``), the attributes of the old
 Variable (``volatile``, ``name``) and the methods torch removed in 1.9 but still defines to
 raise a message pointing at their replacement (``eig``, ``lstsq``, ``solve``, ``symeig``,
-``reinforce``), and the deprecated LU pair ``lu`` / ``lu_solve`` (functions and methods, with
+``reinforce``), ``Tensor.tile`` with its legacy int forms (``x.tile(2)``), and the deprecated LU
+pair ``lu`` / ``lu_solve`` (functions and methods, with
 torch's deprecation warnings, over ``linalg.lu_factor_ex`` / ``linalg.lu_solve``).
 
 Invariants: the callback fills refuse tensors that require grad (torch's error), write
@@ -21,6 +22,7 @@ from .._tensor import Tensor
 from .decompositions import _named, linalg_lu_factor_ex, linalg_lu_solve
 from .registry import primitive
 from .reduction import record_input_shape
+from .shape import tile
 
 __all__ = ["lu", "lu_solve"]
 
@@ -149,6 +151,26 @@ def resize_as(self, tensor):
     return _resize(self, tuple(tensor._data.shape))
 
 
+# ----------------------------------------------------------------------------- tile
+def tile_method(self, *dims, **kwargs):
+    """``Tensor.tile``: dims as one sequence, as ints (``x.tile(2)``, ``x.tile(2, 3)``) or
+    as the keyword ``dims=`` (a sequence there, as in torch)."""
+    if kwargs:
+        if dims or set(kwargs) != {"dims"}:
+            raise TypeError("tile() received an invalid combination of arguments")
+        dims = kwargs["dims"]
+        if not isinstance(dims, (tuple, list)):
+            raise TypeError("tile(): argument 'dims' must be tuple of ints, not "
+                            f"{type(dims).__name__}")
+    elif len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = dims[0]
+    for d in dims:
+        if not isinstance(d, (int, np.integer)) or isinstance(d, bool):
+            raise TypeError("tile(): argument 'dims' (position 1) must be tuple of ints, not "
+                            f"{type(d).__name__}")
+    return tile(self, tuple(dims))
+
+
 # ----------------------------------------------------------------------------- lu, lu_solve
 _LuWithInfo = _named("_lu_with_info", ["LU", "pivots", "info"])
 
@@ -246,6 +268,7 @@ def _bind():
           "resize_as": resize_as, "eig": _removed(_EIG), "lstsq": _removed(_LSTSQ),
           "solve": _removed(_SOLVE), "symeig": _removed(_SYMEIG),
           "reinforce": _removed(_REINFORCE), "lu": lu, "lu_solve": lu_solve})
+    bind({"tile": tile_method}, overwrite=True)
     Tensor.volatile = property(_volatile_get, _volatile_set)
     Tensor.name = property(lambda self: None)
 

@@ -27,6 +27,7 @@ from .. import _state
 from .._tensor import Tensor, _from_array
 from .._graph_core import FREED, SavedTensor
 from .linalg_common import _broadcast_shapes, _mH, _out, _reduce_meta, _tname
+from .arguments import scalar_first
 from .pointwise import _conj
 from .registry import as_tensor_arg, bilinear_jvp, jvp_from_parts, primitive, sizes_decide
 from .shape import PERMUTE, T_OP, TRANSPOSE
@@ -596,7 +597,11 @@ def _check_add_dtypes(c, a, b, batched):
                                f"and {_tname(b)}")
 
 
-def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+def addmm(input, mat1, mat2, *legacy, beta=1, alpha=1, out=None):
+    if legacy:  # the deprecated addmm(beta, input[, alpha], mat1, mat2)
+        (input, mat1, mat2), kw = scalar_first("addmm", (input, mat1, mat2) + legacy,
+                                            beta != 1 or alpha != 1)
+        beta, alpha = kw["beta"], kw.get("alpha", 1)
     """``beta * input + alpha * (mat1 @ mat2)``, input broadcast to the product's shape."""
     c, a, b = as_tensor_arg(input), as_tensor_arg(mat1), as_tensor_arg(mat2)
     if a._data.ndim != 2:
@@ -628,7 +633,11 @@ def _(ctx, g):
 ADDMV.def_jvp(_add_product_jvp(lambda a, b: MV.call(a, b)))
 
 
-def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+def addmv(input, mat, vec, *legacy, beta=1, alpha=1, out=None):
+    if legacy:  # the deprecated addmv(beta, input[, alpha], mat, vec)
+        (input, mat, vec), kw = scalar_first("addmv", (input, mat, vec) + legacy,
+                                            beta != 1 or alpha != 1)
+        beta, alpha = kw["beta"], kw.get("alpha", 1)
     """``beta * input + alpha * (mat @ vec)``."""
     c, a, v = as_tensor_arg(input), as_tensor_arg(mat), as_tensor_arg(vec)
     if a._data.ndim != 2 or v._data.ndim != 1:
@@ -673,7 +682,11 @@ def _check_bmm_pair(a, b):
                            f"[{b._data.shape[0]}, {b._data.shape[1]}].")
 
 
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+def baddbmm(input, batch1, batch2, *legacy, beta=1, alpha=1, out=None):
+    if legacy:  # the deprecated baddbmm(beta, input[, alpha], batch1, batch2)
+        (input, batch1, batch2), kw = scalar_first("baddbmm", (input, batch1, batch2) + legacy,
+                                            beta != 1 or alpha != 1)
+        beta, alpha = kw["beta"], kw.get("alpha", 1)
     """``beta * input + alpha * bmm(batch1, batch2)``."""
     c, a, b = as_tensor_arg(input), as_tensor_arg(batch1), as_tensor_arg(batch2)
     _check_bmm_pair(a, b)
@@ -700,7 +713,11 @@ def _(ctx, g):
 ADDBMM.def_jvp(_add_product_jvp(lambda a, b: BMM.call(a, b).sum(0)))
 
 
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+def addbmm(input, batch1, batch2, *legacy, beta=1, alpha=1, out=None):
+    if legacy:  # the deprecated addbmm(beta, input[, alpha], batch1, batch2)
+        (input, batch1, batch2), kw = scalar_first("addbmm", (input, batch1, batch2) + legacy,
+                                            beta != 1 or alpha != 1)
+        beta, alpha = kw["beta"], kw.get("alpha", 1)
     """``beta * input + alpha * sum_b batch1[b] @ batch2[b]``."""
     c, a, b = as_tensor_arg(input), as_tensor_arg(batch1), as_tensor_arg(batch2)
     _check_bmm_pair(a, b)
@@ -1157,7 +1174,11 @@ def _inplace_add(op, fn, out_shape, resizes=False):
     result shape (no broadcasting of self), then the primitive is applied in place. With
     `resizes` (torch's addbmm_, which writes through its out= kernel) a self of another,
     broadcastable shape is resized to the result's and receives it."""
-    def method(self, m1, m2, *, beta=1, alpha=1):
+    def method(self, m1, m2, *legacy, beta=1, alpha=1):
+        if legacy:  # the deprecated addmm_(beta, alpha, mat1, mat2) and addmm_(beta, ...)
+            (self, m1, m2), kw = scalar_first(op.name + "_", (self, m1, m2) + legacy,
+                                              beta != 1 or alpha != 1)
+            beta, alpha = kw["beta"], kw.get("alpha", 1)
         a, b = as_tensor_arg(m1), as_tensor_arg(m2)
         res = fn(self.detach(), a.detach(), b.detach(), beta=beta, alpha=alpha)  # checks
         shape = out_shape(a._data.shape, b._data.shape)
@@ -1176,14 +1197,14 @@ def _bind_methods():
     # and the other linalg modules do the same.
     for name, fn in {
         "matrix_power": lambda self, n: linalg_matrix_power(self, n),
-        "addmv": lambda self, mat, vec, *, beta=1, alpha=1: addmv(self, mat, vec, beta=beta,
-                                                                 alpha=alpha),
-        "baddbmm": lambda self, b1, b2, *, beta=1, alpha=1: baddbmm(self, b1, b2, beta=beta,
-                                                                    alpha=alpha),
-        "addbmm": lambda self, b1, b2, *, beta=1, alpha=1: addbmm(self, b1, b2, beta=beta,
-                                                                  alpha=alpha),
-        "addmm": lambda self, m1, m2, *, beta=1, alpha=1: addmm(self, m1, m2, beta=beta,
-                                                                alpha=alpha),
+        "addmv": lambda self, mat, vec, *legacy, beta=1, alpha=1: addmv(
+            self, mat, vec, *legacy, beta=beta, alpha=alpha),
+        "baddbmm": lambda self, b1, b2, *legacy, beta=1, alpha=1: baddbmm(
+            self, b1, b2, *legacy, beta=beta, alpha=alpha),
+        "addbmm": lambda self, b1, b2, *legacy, beta=1, alpha=1: addbmm(
+            self, b1, b2, *legacy, beta=beta, alpha=alpha),
+        "addmm": lambda self, m1, m2, *legacy, beta=1, alpha=1: addmm(
+            self, m1, m2, *legacy, beta=beta, alpha=alpha),
         "cross": lambda self, other, dim=None: cross(self, other, dim),
         "vdot": lambda self, other: vdot(self, other),
         "outer": lambda self, other: outer(self, other),

@@ -6,6 +6,7 @@ place that decides which function a method name calls.
 import numpy as np
 
 from .._tensor import Tensor
+from .._device import check_device
 from . import arithmetic as AR
 from . import comparison as CMP
 from . import pointwise as PW
@@ -15,6 +16,7 @@ from . import joins as J
 from . import indexing as I
 from . import matmul as L
 from . import conversion as C
+from .arguments import scalar_first
 from .inplace import apply_inplace, check_inplace
 from . import bessel
 from . import complex_ops
@@ -103,8 +105,14 @@ Tensor.__hash__ = lambda self: id(self)
 
 
 # ----------------------------------------------------------------------------- in-place
-def _inplace_binary(op, alpha_param=False):
-    def method(self, other, *, alpha=1):
+def _inplace_binary(op, alpha_param=False, name=None):
+    def method(self, other, *legacy, alpha=1):
+        if legacy and alpha_param:  # the deprecated add_(alpha, other)
+            (self, other), kw = scalar_first(name, (self, other) + legacy, alpha != 1)
+            alpha = kw["alpha"]
+        elif legacy:
+            raise TypeError(f"{op.name}_() takes 1 positional argument but "
+                            f"{1 + len(legacy)} were given")
         p = (None if alpha == 1 else alpha) if alpha_param else None
         return apply_inplace(op, self, other, params=p)
     return method
@@ -144,7 +152,8 @@ def _round_(self, *, decimals=None):
 
 
 _INPLACE = {
-    "add_": _inplace_binary(AR.ADD, True), "sub_": _inplace_binary(AR.SUB, True),
+    "add_": _inplace_binary(AR.ADD, True, "add_"),
+    "sub_": _inplace_binary(AR.SUB, True, "sub_"),
     "mul_": _inplace_binary(AR.MUL), "div_": _div_, "true_divide_": _div_,
     "pow_": _pow_, "clamp_": _clamp_, "clip_": _clamp_, "round_": _round_,
     "remainder_": lambda self, other: apply_inplace(
@@ -255,11 +264,13 @@ _METHODS.update({
     "t_": S.t_, "transpose_": S.transpose_, "swapdims_": S.transpose_,
     "swapaxes_": S.transpose_,
     "new_tensor": lambda self, data, dtype=None, **k: _new(self, "tensor", data, dtype=dtype),
-    "new_zeros": lambda self, *size, dtype=None, **k: _new(self, "zeros", *size, dtype=dtype),
-    "new_ones": lambda self, *size, dtype=None, **k: _new(self, "ones", *size, dtype=dtype),
-    "new_empty": lambda self, *size, dtype=None, **k: _new(self, "empty", *size, dtype=dtype),
-    "new_full": lambda self, size, fill, dtype=None, **k: _new(self, "full", size, fill,
-                                                              dtype=dtype),
+    "new_zeros": lambda self, *size, dtype=None, **k: _new(self, "zeros", *size, dtype=dtype,
+                                                          **k),
+    "new_ones": lambda self, *size, dtype=None, **k: _new(self, "ones", *size, dtype=dtype, **k),
+    "new_empty": lambda self, *size, dtype=None, **k: _new(self, "empty", *size, dtype=dtype,
+                                                          **k),
+    "new_full": lambda self, size, fill_value, dtype=None, **k: _new(
+        self, "full", size, fill_value, dtype=dtype, **k),
     "pin_memory": lambda self: self,
     "share_memory_": lambda self: self,
     "is_shared": lambda self: False,
@@ -281,15 +292,24 @@ def _sum_to_size(self, size):
     return sum_to(self, tuple(size))
 
 
-def _new(self, kind, *args, dtype=None):
+def _new(self, kind, *args, dtype=None, size=None, requires_grad=False, device=None,
+         layout=None, pin_memory=False):
+    """``self.new_<kind>(...)``: the factory `kind` with self's dtype unless given (torch's
+    keywords: ``size=``, ``requires_grad=``, ``device=``, ``layout=``, ``pin_memory=``)."""
     import ndgrad
+    if size is not None:
+        if args:
+            raise TypeError(f"new_{kind}() got multiple values for argument 'size'")
+        args = (size,)
     if kind != "tensor" and type(self) is not Tensor:
         from .._creation import batched_factory  # a batched self makes a batched tensor
         if batched_factory[0] is not None:
             out = batched_factory[0](_new, self, (kind,) + args, {"dtype": dtype})
             if out is not NotImplemented:
-                return out
-    return getattr(ndgrad, kind)(*args, dtype=dtype if dtype is not None else self.dtype)
+                return out.requires_grad_() if requires_grad else out
+    check_device(device)
+    out = getattr(ndgrad, kind)(*args, dtype=dtype if dtype is not None else self.dtype)
+    return out.requires_grad_() if requires_grad else out
 
 
 Tensor.T = property(lambda self: S.permute(self, tuple(range(self._data.ndim - 1, -1, -1))))

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import _dtype
 from .broadcast import sum_to
+from .arguments import scalar_first
 from .registry import as_tensor_arg, primitive
 from .inplace import apply_inplace
 from .methods import bind
@@ -81,7 +82,11 @@ def _check_scalars(m, v1, v2, beta, alpha):
                            f"Tensor sizes: {list(m.shape)}") from None
 
 
-def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+def addr(input, vec1, vec2, *legacy, beta=1, alpha=1, out=None):
+    if legacy:  # the deprecated addr(beta, input, alpha, vec1, vec2), input.addr(beta, ...)
+        (input, vec1, vec2), kw = scalar_first("addr", (input, vec1, vec2) + legacy,
+                                              beta != 1 or alpha != 1)
+        beta, alpha = kw["beta"], kw.get("alpha", 1)
     m = as_tensor_arg(input)
     v1 = as_tensor_arg(vec1, "vec1")
     v2 = as_tensor_arg(vec2, "vec2")
@@ -89,7 +94,11 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     return ADDR.call(m, v1, v2, params=(beta, alpha))
 
 
-def _addr_(self, vec1, vec2, *, beta=1, alpha=1):
+def _addr_(self, vec1, vec2, *legacy, beta=1, alpha=1):
+    if legacy:  # the deprecated addr_(beta, alpha, vec1, vec2) and addr_(beta, vec1, vec2)
+        (self, vec1, vec2), kw = scalar_first("addr_", (self, vec1, vec2) + legacy,
+                                              beta != 1 or alpha != 1)
+        beta, alpha = kw["beta"], kw.get("alpha", 1)
     if self.dim() != 2:
         raise RuntimeError(f"2D tensor expected, got {self.dim()}D tensor for input")
     v1 = as_tensor_arg(vec1, "vec1")

@@ -991,6 +991,9 @@ def repeat(input, *repeats):
 
 def tile(input, dims):
     x = as_tensor_arg(input)
+    if not isinstance(dims, (tuple, list, Size)):  # the method's tile(2) is in legacy_methods
+        raise TypeError("tile(): argument 'dims' (position 2) must be tuple of ints, not "
+                        f"{type(dims).__name__}")
     dims = tuple(dims)
     if len(dims) < x._data.ndim:
         dims = (1,) * (x._data.ndim - len(dims)) + dims

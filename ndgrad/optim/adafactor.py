@@ -19,6 +19,8 @@ __all__ = ["Adafactor"]
 
 
 class Adafactor(Optimizer):
+    _elementwise_state = False  # row_var / col_var are factored
+
     def __init__(self, params, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0,
                  weight_decay=0.0, *, foreach=None, maximize=False):
         if hasattr(lr, "numel") and lr.numel() != 1:

@@ -91,8 +91,29 @@ def bump(p):
     p._vc[0] += 1
 
 
+def _shape_error(state_shape, param_shape, param_first):
+    """torch's RuntimeError for an update mixing a state tensor of `state_shape` with a
+    parameter of `param_shape` (as its in-place ops word it)."""
+    a, b = (param_shape, state_shape) if param_first else (state_shape, param_shape)
+    n = max(len(a), len(b))
+    pa, pb = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    for d in range(n - 1, -1, -1):
+        if pa[d] != pb[d] and pa[d] != 1 and pb[d] != 1:
+            return RuntimeError(f"The size of tensor a ({pa[d]}) must match the size of tensor b "
+                                f"({pb[d]}) at non-singleton dimension {d}")
+    full = [max(x, y) for x, y in zip(pa, pb)]
+    out = state_shape if list(state_shape) != full else param_shape
+    return RuntimeError(f"output with shape {list(out)} doesn't match the broadcast shape "
+                        f"{full}")
+
+
 class Optimizer:
     """Base class for all optimizers (``torch.optim.Optimizer``)."""
+
+    # Every non-scalar state tensor has its parameter's shape (False for factored states).
+    _elementwise_state = True
+    # torch's size error names the parameter's gradient first (Rprop) or the state first.
+    _param_first_in_errors = False
 
     def __init__(self, params, defaults):
         if defaults.get("differentiable"):
@@ -251,6 +272,7 @@ class Optimizer:
                 ng["param_names"] = g["param_names"]
             new_groups.append(ng)
         self.__setstate__({"state": state, "param_groups": new_groups})
+        self._unchecked_state = True  # the next step checks the loaded shapes first
         for hook in list(self._optimizer_load_state_dict_post_hooks.values()):
             hook(self)
 
@@ -280,6 +302,8 @@ class Optimizer:
         if closure is not None:
             with enable_grad():
                 loss = closure()
+        if self.__dict__.get("_unchecked_state"):
+            self._check_state_shapes()
         # (no_grad, without the context manager's objects: this runs every training step)
         prev = _tls.grad_enabled
         _tls.grad_enabled = False
@@ -291,6 +315,21 @@ class Optimizer:
         finally:
             _tls.grad_enabled = prev
         return loss
+
+    def _check_state_shapes(self):
+        """Refuse, before anything changes, a loaded state tensor of another shape than its
+        parameter (torch's update fails on it with this RuntimeError, NumPy's would be a
+        ValueError); done once after each load_state_dict."""
+        if self._elementwise_state:
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p._grad is None:
+                        continue
+                    shape = p._data.shape
+                    for v in self.state.get(p, {}).values():
+                        if isinstance(v, Tensor) and v._data.ndim and v._data.shape != shape:
+                            raise _shape_error(v._data.shape, shape, self._param_first_in_errors)
+        self._unchecked_state = False
 
     def __init_subclass__(cls, **kwargs):
         # Every optimizer's step runs the step pre- and post-hooks (torch patches step the
@@ -364,7 +403,12 @@ def _hooked_step(func):
     def step(*args, **kwargs):
         # like torch, hooks see the positional arguments including the optimizer itself
         self = args[0]
-        if not (_global_pre_hooks or self._optimizer_step_pre_hooks):
+        pre_hooks = getattr(self, "_optimizer_step_pre_hooks", None)
+        if pre_hooks is None:
+            # A subclass instance that never ran Optimizer.__init__ (a Lookahead-style wrapper
+            # delegating to an inner optimizer): torch leaves its step unhooked.
+            return func(*args, **kwargs)
+        if not (_global_pre_hooks or pre_hooks):
             # No pre-hooks (the usual case): skip building the hook lists. Post-hooks are
             # looked up after the step, as torch does (the step may register some).
             out = func(*args, **kwargs)

@@ -14,6 +14,8 @@ class Rprop(Optimizer):
     """Rprop: per-element step sizes grow by ``etas[1]`` while the gradient keeps its sign and
     shrink by ``etas[0]`` when it flips (that step is then skipped), within ``step_sizes``."""
 
+    _param_first_in_errors = True
+
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
         check_lr(lr)

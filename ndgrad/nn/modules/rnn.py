@@ -9,6 +9,7 @@ the recurrence itself loops over time steps.
 
 import math
 import warnings
+import weakref
 
 from ... import _creation
 from ..._ops import joins as J
@@ -129,15 +130,55 @@ class RNNBase(Module):
                     setattr(self, name, p)
                 self._flat_weights_names.extend(names)
                 self._all_weights.append(names)
+        self._init_flat_weights()
         self.reset_parameters()
+
+    # ``_flat_weights`` is what forward reads, a plain list as in torch: setting one of the
+    # named weights updates its entry, and code that assigns the whole list (libraries that
+    # patch an RNN's weights with other tensors) makes forward use those tensors. It is
+    # rebuilt from the named weights by ``_apply`` (``.to``, ``.double()``...) and, at each
+    # forward, when a named weight is no longer the tensor it was built from (functional_call,
+    # parametrizations): ``_flat_weight_refs`` remembers those tensors.
+    def _init_flat_weights(self):
+        self._flat_weights = [getattr(self, w, None) for w in self._flat_weights_names]
+        self._flat_weight_refs = [weakref.ref(w) if w is not None else None
+                                  for w in self._flat_weights]
+
+    def _update_flat_weights(self):
+        for ref, name in zip(self._flat_weight_refs, self._flat_weights_names):
+            w = getattr(self, name, None)
+            if w is not None and ref is not None and ref() is not w:
+                self._init_flat_weights()
+                return
+
+    def __getstate__(self):
+        self._update_flat_weights()
+        state = super().__getstate__()
+        state.pop("_flat_weight_refs", None)  # weak references do not pickle
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if "_flat_weights" in self.__dict__:
+            self._flat_weight_refs = [weakref.ref(w) if w is not None else None
+                                      for w in self._flat_weights]
+        else:
+            self._init_flat_weights()
+
+    def __setattr__(self, name, value):
+        names = self.__dict__.get("_flat_weights_names")
+        if names is not None and name in names and "_flat_weights" in self.__dict__:
+            self._flat_weights[names.index(name)] = value
+        super().__setattr__(name, value)
+
+    def _apply(self, fn, recurse=True):
+        out = super()._apply(fn, recurse)
+        self._init_flat_weights()
+        return out
 
     @property
     def all_weights(self):
         return [[getattr(self, w) for w in weights] for weights in self._all_weights]
-
-    @property
-    def _flat_weights(self):
-        return [getattr(self, w) for w in self._flat_weights_names]
 
     def flatten_parameters(self):
         """No-op (cuDNN weight flattening has no meaning here)."""
@@ -163,24 +204,29 @@ class RNNBase(Module):
             s += ", bidirectional={bidirectional}"
         return s.format(**self.__dict__)
 
+    def _block(self, layer, direction):
+        """The `_flat_weights` of one layer and direction: w_ih, w_hh[, b_ih, b_hh][, w_hr]."""
+        n = 2 + 2 * bool(self.bias) + (self.proj_size > 0)
+        start = (layer * (2 if self.bidirectional else 1) + direction) * n
+        return self._flat_weights[start:start + n]
+
     def _weights(self, layer, direction):
-        suffix = "_reverse" if direction == 1 else ""
-        w_ih = getattr(self, f"weight_ih_l{layer}{suffix}")
-        w_hh = getattr(self, f"weight_hh_l{layer}{suffix}")
-        b_ih = getattr(self, f"bias_ih_l{layer}{suffix}") if self.bias else None
-        b_hh = getattr(self, f"bias_hh_l{layer}{suffix}") if self.bias else None
-        return w_ih, w_hh, b_ih, b_hh
+        block = self._block(layer, direction)
+        if self.bias:
+            return block[0], block[1], block[2], block[3]
+        return block[0], block[1], None, None
 
     def _projection(self, layer, direction):
         if not self.proj_size:
             return None
-        return getattr(self, f"weight_hr_l{layer}{'_reverse' if direction == 1 else ''}")
+        return self._block(layer, direction)[-1]
 
     def _run(self, input, hx, cx, batch_sizes=None):
         """input (L, N, I), or packed data (sum(lengths), I) with its ``batch_sizes``;
         hx/cx (layers*dirs, N, H). Returns output (same layout as input), h_n, c_n."""
         lstm = self.mode == "LSTM"
         num_directions = 2 if self.bidirectional else 1
+        self._update_flat_weights()
         layer_input = input
         h_out, c_out = [], []
         for layer in range(self.num_layers):
