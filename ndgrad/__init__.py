@@ -37,6 +37,7 @@ from ._creation import *  # noqa: F401,F403
 from ._ops.sorting import *  # noqa: F401,F403
 from ._ops.bessel import i0, igamma, igammac  # noqa: F401
 from ._ops import random_fills as _random_fills  # noqa: F401  (Tensor.uniform_, ...)
+from ._ops import normal_nodes as _normal_nodes  # noqa: F401,E402  (normal(Tensor, ...) nodes)
 from ._ops.random_fills import bernoulli  # noqa: F401,E402  (recorded as torch records it)
 from ._ops.statistics import *  # noqa: F401,F403
 from ._ops.distances import *  # noqa: F401,F403

@@ -732,7 +732,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         shape = np.broadcast_shapes(m.shape, s.shape)
         npd = (mean if isinstance(mean, Tensor) else std)._data.dtype
         z = g.normal(shape, npd)
-        from ._ops.random_fills import recorded_normal  # the ops sit above this module
+        from ._ops.normal_nodes import recorded_normal  # (the registry sits above this module)
         return recorded_normal(mean, std, np.asarray(z * s + m).astype(npd))
     return _finish(g.normal(_size((size,)), _np_dtype(dtype), mean, std), requires_grad)
 

@@ -124,7 +124,6 @@ _VARIANTS = ("same", "resize", "empty", "wider", "integer")
 # fixed one fails until it is removed here).
 _SAMPLE_DEPENDENT = "torch's out= rule (exact dtype or cast, grad refusal or not) depends on " \
     "the sample (composite out= kernels), ndgrad's on the op only"
-_NOT_OUT = "the op itself raises on one of the samples in ndgrad (not out=)"
 KNOWN = {
     "diff": _SAMPLE_DEPENDENT, "inner": _SAMPLE_DEPENDENT,
     "linalg.matrix_power": _SAMPLE_DEPENDENT, "linalg.norm": _SAMPLE_DEPENDENT,
@@ -133,8 +132,6 @@ KNOWN = {
     "lu": "torch.lu's Python out= path writes even when A requires grad",
     "matmul": "torch resizes one of matmul's outs with a warning where the shapes agree",
     "native_batch_norm": "native_batch_norm's saved statistics are empty in ndgrad",
-    "tensordot": _NOT_OUT, "index_reduce.amax": _NOT_OUT, "index_reduce.amin": _NOT_OUT,
-    "index_reduce.mean": _NOT_OUT, "index_reduce.prod": _NOT_OUT,
     "linalg.eig": "eigenvectors are unique up to a phase: the values differ",
     "fft.ihfftn": "one sample's values differ from torch's ihfftn with out=",
 }
