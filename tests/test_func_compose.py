@@ -131,3 +131,13 @@ def test_convolution_jvp_and_under_vmap():
         r3 = F.jvp(convt, (x[:, :3, :4, :4], w[:3]), (tx[:, :3, :4, :4], tw[:3]))
         return r1, r2, r3
     same(sc, rtol=1e-9, atol=1e-9)
+
+
+def test_return_types_module_names_the_classes():
+    def sc(lib):
+        x = t(lib, arr(7, 3, 4))
+        r = lib.vmap(lib.min, (0, None))(x, 0)
+        return (isinstance(r, lib.return_types.min),
+                isinstance(lib.vmap(lib.max, (0, None))(x, 0), lib.return_types.max),
+                isinstance(x.sort(), lib.return_types.sort), r.values, r.indices)
+    same(sc)

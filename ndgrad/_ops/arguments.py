@@ -15,6 +15,8 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 
+from .. import return_types as _return_types_module
+
 __all__ = ["wrap_dim", "write_out", "return_type"]
 
 
@@ -81,6 +83,9 @@ def return_type(name, fields=("values", "indices")):
         return f"torch.return_types.{name}(\n{inner})"
     cls.__repr__ = __repr__
     cls.__str__ = __repr__
+    # torch.return_types.<name> names the class (isinstance checks); the first one made wins
+    if not hasattr(_return_types_module, name):
+        setattr(_return_types_module, name, cls)
     return cls
 
 
