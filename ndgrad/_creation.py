@@ -678,6 +678,7 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
     return randint(low, high, input._data.shape, dtype=dtype or input.dtype)
 
 
+@_state.random_rule("op")
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None,
            layout=None, device=None, requires_grad=False):
     g = _gen(generator)
@@ -697,6 +698,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     return _finish(g.bernoulli(probs, input._data.shape, input._data.dtype))
 
 
+@_state.random_rule("op")
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     if out is not None and out.dtype is not _dtype.int64:
         # checked before anything is drawn, as torch's: the generator is not advanced

@@ -201,6 +201,8 @@ def _set_hooks(fn):
     """The hooks lower floors call while a vmap is active (`fn` the in-place dispatch), or
     None to remove them."""
     inplace.vmap_inplace = fn
+    from . import random_rules
+    _state.vmap_random_rule = None if fn is None else random_rules.call
     Tensor.__getitem__ = _plain_getitem if fn is None else _getitem
 
 

@@ -32,6 +32,7 @@ from .batching import BatchedTensor, materialize, rewrap
 from .pytree import broadcast_prefix, spec_str, tree_flatten, tree_unflatten
 
 __all__ = [
+    "chunk_vmap",
     "debug_unwrap",
     "functionalize",
     "grad",
@@ -81,6 +82,20 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
         return _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs)
+    return wrapped
+
+
+def chunk_vmap(func, in_dims=0, out_dims=0, randomness="error", chunks=2):
+    """functorch.experimental's ``chunk_vmap``: `func` vmapped over `chunks` pieces of the
+    batch one after another (``Tensor.chunk``'s split: pieces of ceil(size / chunks)), the
+    outputs concatenated along `out_dims`."""
+    if chunks == 1:
+        return vmap(func, in_dims, out_dims, randomness)
+
+    @functools.wraps(func)
+    def wrapped(*args, **kwargs):
+        size = _flat_in_dims(func, in_dims, args)[3]
+        return _vmap_call(func, in_dims, out_dims, randomness, -(-size // chunks), args, kwargs)
     return wrapped
 
 

@@ -27,7 +27,7 @@ import warnings
 import numpy as np
 
 import ndgrad as torch
-from ndgrad import _random
+from ndgrad import _random, _state
 from ndgrad._ops import random_fills as _RF
 from ndgrad._ops.bessel import igamma, igammac
 
@@ -263,6 +263,7 @@ def _type_name(t):
     return t.type().split(".")[-1][:-len("Tensor")]
 
 
+@_state.random_rule("op")
 def poisson(input, generator=None):
     """Poisson draws with rates `input` (torch's stream; ``PoissonBackward0``, zero grad)."""
     if not isinstance(input, torch.Tensor):
@@ -276,6 +277,7 @@ def poisson(input, generator=None):
     return _RF.POISSON.call(input, params=poisson_array(rate, generator))
 
 
+@_state.random_rule("op")
 def binomial(count, prob, generator=None):
     """Binomial(count, prob) draws (torch's stream; not differentiable, as torch)."""
     for arg, v, pos in (("count", count, 1), ("prob", prob, 2)):
