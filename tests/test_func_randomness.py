@@ -159,3 +159,13 @@ def test_chunk_vmap_matches_vmap_and_draws_per_sample():
         uniq = all(bool((r[i] != r[j]).any()) for i in range(4) for j in range(i))
         return outs, uniq
     same(sc)
+
+
+def test_chunked_vmap_same_randomness_restarts_the_generator_per_chunk():
+    def sc(lib):
+        x = t(lib, arr(6, 5, 3))
+        f = lambda v: v + lib.rand(3)  # noqa: E731
+        a = _seeded(lib, lambda: lib.vmap(f, randomness="same", chunk_size=2)(x))
+        after = lib.rand(2)
+        return a, after
+    same(sc)

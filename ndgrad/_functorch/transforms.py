@@ -20,7 +20,7 @@ import functools
 
 import numpy as np
 
-from .. import _state
+from .. import _random, _state
 from .._creation import eye, ones_like, zeros, zeros_like
 from .._ops.joins import cat
 from .._tensor import Tensor, _from_array
@@ -201,8 +201,12 @@ def _unwrap_outputs(func, out, out_dims, lid, size):
 
 def _vmap_chunked(func, out_dims, randomness, chunk_size, flat_args, spec, dims, size, kwargs):
     pieces = []
+    # as torch: under "same" every chunk starts from the default generator's state at entry
+    rs = _random.get_rng_state() if randomness == "same" else None
     for start in range(0, size, chunk_size):
         n = min(chunk_size, size - start)
+        if rs is not None and start:
+            _random.set_rng_state(rs)
         chunk = [x.narrow(d, start, n) if d is not None else x for x, d in zip(flat_args, dims)]
         pieces.append(_vmap_once(func, out_dims, randomness, chunk, spec, dims, n, kwargs))
     flats = [tree_flatten(p) for p in pieces]
