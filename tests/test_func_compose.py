@@ -141,3 +141,17 @@ def test_return_types_module_names_the_classes():
                 isinstance(lib.vmap(lib.max, (0, None))(x, 0), lib.return_types.max),
                 isinstance(x.sort(), lib.return_types.sort), r.values, r.indices)
     same(sc)
+
+
+def test_jacfwd_of_jacfwd_through_linear():
+    # the jacobians tutorial's hess_fwdfwd: the inner jacfwd's batched tangent reaches
+    # linear's reshape of a strided primal (a view there, not of the tangent as laid out)
+    def sc(lib):
+        w, b, x = t(lib, arr(8, 6, 5)), t(lib, arr(9, 6)), t(lib, arr(10, 5))
+
+        def predict(w, b, x):
+            return lib.nn.functional.linear(x, w, b).tanh()
+        return (lib.func.jacfwd(lib.func.jacfwd(predict, argnums=2), argnums=2)(w, b, x),
+                lib.func.hessian(predict, argnums=2)(w, b, x),
+                lib.func.jacrev(lib.func.jacrev(predict, argnums=2), argnums=2)(w, b, x))
+    same(sc, rtol=1e-10, atol=1e-10)
