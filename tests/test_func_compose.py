@@ -155,3 +155,34 @@ def test_jacfwd_of_jacfwd_through_linear():
                 lib.func.hessian(predict, argnums=2)(w, b, x),
                 lib.func.jacrev(lib.func.jacrev(predict, argnums=2), argnums=2)(w, b, x))
     same(sc, rtol=1e-10, atol=1e-10)
+
+
+def test_transform_input_and_output_checks_match_torch():
+    x = lambda lib: t(lib, arr(11, 2, 3))  # noqa: E731
+    for f in (
+        lambda lib: lib.vmap(lambda a: lib.randn(3), (None,))(1),
+        lambda lib: lib.vmap(lambda a: a, (None,))(x(lib)),
+        lambda lib: lib.func.jvp(lib.sin, (x(lib),), x(lib)),
+        lambda lib: lib.func.jvp(lib.sin, (x(lib),), [x(lib)]),
+        lambda lib: lib.func.jvp(lib.sin, (), ()),
+        lambda lib: lib.func.jvp(lib.sin, (1.,), (x(lib),)),
+        lambda lib: lib.func.jvp(lib.sin, (x(lib),), (1.,)),
+        lambda lib: lib.func.jvp(lambda a: (), (x(lib),), (x(lib),)),
+        lambda lib: lib.func.vjp(lambda a: (), x(lib)),
+        lambda lib: lib.func.vjp(lambda a: None, x(lib)),
+        lambda lib: lib.func.jacrev(lambda a: ())(x(lib)),
+        lambda lib: lib.func.jacfwd(lambda a: ())(x(lib)),
+        lambda lib: lib.func.jacfwd(lib.sin, argnums=())(x(lib)),
+        lambda lib: lib.func.grad(lib.sin, argnums=())(x(lib)),
+    ):
+        raises_same(f)
+
+
+def test_vmap_out_dims_one_tuple_and_ordered_dict_outputs():
+    def sc(lib):
+        a = t(lib, arr(12, 2, 3))
+        r1 = lib.vmap(lambda v: v * 2, out_dims=(1,))(a)
+        od = lib.vmap(lambda v: collections.OrderedDict([("s", v.sin()), ("c", v.cos())]))(a)
+        od_in = lib.vmap(lambda d: d["x"] * d["y"])(collections.OrderedDict(x=a, y=a))
+        return r1, type(od).__name__, list(od), od["s"], od["c"], od_in
+    same(sc)

@@ -136,9 +136,7 @@ def _flat_in_dims(func, in_dims, args):
                              f"so expected in_dim to satisfy -{n} <= in_dim < {n}.")
         sizes.append(x.shape[d])
     if not sizes:
-        raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got all inputs with "
-                         "in_dims=None, or no Tensor inputs. At least one input must be a "
-                         "Tensor with a non-None in_dim to vmap over.")
+        raise ValueError("vmap: Expected at least one Tensor to vmap over")
     if any(s != sizes[0] for s in sizes):
         raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
                          f"dimension, got sizes {sizes} for the mapped dimension")
@@ -176,6 +174,8 @@ def _unwrap_outputs(func, out, out_dims, lid, size):
             raise ValueError(f"vmap({name}, ..., out_dims={out_dims}): `out_dims` must be an "
                              "int, None or a python collection of ints representing where in "
                              "the outputs the vmapped dimension should appear.")
+    if type(out_dims) is tuple and len(out_dims) == 1 and isinstance(out, Tensor):
+        out_dims = out_dims[0]  # torch accepts out_dims=(d,) for a function returning one tensor
     odims = broadcast_prefix(out_dims, out, _is_dim_leaf)
     if odims is None:
         raise ValueError(f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not "
@@ -253,6 +253,8 @@ def functionalize(func, *, remove="mutations"):
 
 # =========================================================================== helpers
 def _check_argnums(argnums, n_args):
+    if isinstance(argnums, tuple) and not argnums:
+        raise RuntimeError("argnums must be non-empty")
     if isinstance(argnums, int) and not isinstance(argnums, bool):
         nums = (argnums,)
     elif isinstance(argnums, tuple) and argnums and all(
@@ -454,10 +456,7 @@ def vjp(func, *primals, has_aux=False):
                                    "(output, aux) if has_aux is True")
             out, aux = out
         flat_out, ospec = tree_flatten(out)
-        for o in flat_out:
-            if not isinstance(o, Tensor):
-                raise RuntimeError("vjp(f, *primals): expected f(*primals) to return only "
-                                   f"tensors, got unsupported type {type(o)}")
+        _check_outputs(flat_out, "vjp(f, *primals)")
         p_outs = [materialize(o) for o in flat_out]
         lids = [lid for lid, _, _ in batching._levels]
     fn = _VjpFn(p_outs, ospec, leaves, spec, keep, lids)
@@ -565,9 +564,6 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     if not isinstance(primals, tuple):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it "
                            "should be valid to call f(*primals).")
-    if not isinstance(tangents, tuple):
-        raise RuntimeError("jvp(f, primals, tangents): Expected tangents to be a tuple. E.g. "
-                           "it should be valid to call f(*primals).")
     flat_p, pspec = tree_flatten(primals)
     flat_t, tspec = tree_flatten(tangents)
     if pspec != tspec:
@@ -575,11 +571,15 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                            "same python structure. For example, if primals is a tuple of 3 "
                            "tensors, tangents also must be. Got primals with structure "
                            f"{spec_str(pspec)} and tangents with structure {spec_str(tspec)}")
-    for p, t in zip(flat_p, flat_t):
-        for x in (p, t):
+    for argname, flat in (("primals", flat_p), ("tangents", flat_t)):
+        if not flat:
+            raise RuntimeError(f"jvp(f, primals, tangents): Expected {argname} to contain at "
+                               "least one Tensor.")
+        for x in flat:
             if not isinstance(x, Tensor):
-                raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to "
-                                   f"only contain Tensors, got {type(x)}")
+                raise RuntimeError(f"jvp(f, primals, tangents): Expected {argname} to only "
+                                   f"contain Tensors, got {type(x)}")
+    for p, t in zip(flat_p, flat_t):
         if tuple(p.shape) != tuple(t.shape):
             raise RuntimeError(
                 "Trying to set a forward gradient that has a different size than that of the "
@@ -608,6 +608,10 @@ def _split_aux(out, has_aux, name="jvp(f, primals, tangents)"):
 
 
 def _check_outputs(flat_out, name="jvp(f, primals, tangents)"):
+    """torch's checks of a transformed function's flattened output: non-empty, tensors only."""
+    if not flat_out or (len(flat_out) == 1 and flat_out[0] is None):
+        raise RuntimeError(f"{name}: Expected f to be a function that has non-empty output "
+                           f"(got output = {flat_out})")
     for o in flat_out:
         if not isinstance(o, Tensor):
             raise RuntimeError(f"{name}: expected f(*primals) to return only tensors, got "
@@ -682,10 +686,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
             out = func(*_replace_args(args, nums, argnums, inner), **kwargs)
             out, aux = _split_aux(out, has_aux, "jacrev(f, ...)(*args)")
             flat_out, ospec = tree_flatten(out)
-            for o in flat_out:
-                if not isinstance(o, Tensor):
-                    raise RuntimeError("vjp(f, *primals): expected f(*primals) to return "
-                                       f"only tensors, got unsupported type {type(o)}")
+            _check_outputs(flat_out, "vjp(f, *primals)")
             jac = _jacrev_rows(flat_out, leaves, keep, chunk_size)
             rows = [tree_unflatten([rewrap(j) for j in row], spec) for row in jac]
             res = tree_unflatten(rows, ospec)
