@@ -186,3 +186,16 @@ def test_vmap_out_dims_one_tuple_and_ordered_dict_outputs():
         od_in = lib.vmap(lambda d: d["x"] * d["y"])(collections.OrderedDict(x=a, y=a))
         return r1, type(od).__name__, list(od), od["s"], od["c"], od_in
     same(sc)
+
+
+def test_vmap_type_promotion_by_sample_rank():
+    # a batched 0-d float64 sample meeting a float32 vector sample gives float32, as in torch
+    def sc(lib):
+        a = t(lib, arr(13, 4, 2, dtype=np.float32))
+        s = t(lib, arr(14, 4))
+        outs = []
+        for op in (lib.add, lib.mul, lib.sub, lib.div, lambda x, y: x ** y.abs()):
+            outs += [lib.vmap(op)(a, s), lib.vmap(op)(s, a), lib.vmap(op)(s, s),
+                     lib.vmap(op, in_dims=(0, None))(a, s[0])]
+        return outs
+    same(sc, rtol=1e-5, atol=1e-6)
