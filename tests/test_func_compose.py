@@ -199,3 +199,39 @@ def test_vmap_type_promotion_by_sample_rank():
                      lib.vmap(op, in_dims=(0, None))(a, s[0])]
         return outs
     same(sc, rtol=1e-5, atol=1e-6)
+
+
+def test_no_grad_around_and_inside_transforms():
+    def sc(lib):
+        g, gv = lib.func.grad, lib.func.grad_and_value
+        x = t(lib, np.array(1.5), requires_grad=True)
+        with lib.no_grad():
+            y = g(lib.sin)(x)
+            (v, _), _ = lib.func.vjp(lambda a: (a.sin(), a.cos()), x)
+
+        def f(a):
+            with lib.no_grad():
+                shift = a ** 3
+            return a ** 3 - shift
+
+        def h(a):
+            with lib.no_grad():
+                shift = g(lambda b: 0.25 * b ** 4)(a)
+            return a ** 3 - shift
+
+        def k(a):
+            r1 = g(f)(a)
+            with lib.no_grad():
+                shift = g(f)(a)
+            return r1 - shift
+
+        def m(a):
+            with lib.no_grad():
+                _, value = gv(lambda b: b ** 3)(a)
+            return a ** 3 - value
+        outs = [y, y.requires_grad, v.requires_grad]
+        for fn in (h, k, m):
+            r = g(fn)(x)
+            outs += [r, lib.autograd.grad(r, x)[0]]
+        return outs
+    same(sc)

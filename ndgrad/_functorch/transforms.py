@@ -360,9 +360,14 @@ class _Transform:
         _tls.grad_enabled = self.prev
 
 
-def _keep_graph(flat_inputs, outer):
+def _keep_graph(flat_inputs, tr):
+    """Whether the results keep their graph for outer levels: not when the transform was
+    called under no_grad (as torch, whose outer levels then see constants), else when an outer
+    transform or an input requiring grad can differentiate them."""
+    if not tr.prev:
+        return False
     # (expanding over levels keeps requires_grad: the innermost plain tensor answers)
-    return outer or any(isinstance(x, Tensor) and batching.unwrap_all(x).requires_grad
+    return tr.outer or any(isinstance(x, Tensor) and batching.unwrap_all(x).requires_grad
                         for x in flat_inputs)
 
 
@@ -397,7 +402,7 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs, always_aux=False):
     nums, tree = _diff_inputs(args, argnums)
     flat, spec = tree_flatten(tree)
     with _Transform() as tr:
-        keep = _keep_graph(flat, tr.outer)
+        keep = _keep_graph(flat, tr)
         leaves = [_leaf_for(x) for x in flat]
         inner = tree_unflatten([rewrap(v) for v in leaves], spec)
         out = func(*_replace_args(args, nums, argnums, inner), **kwargs)
@@ -446,7 +451,7 @@ def vjp(func, *primals, has_aux=False):
     respect to every primal (torch.func.vjp); ``(output, vjp_fn, aux)`` with `has_aux`."""
     flat, spec = tree_flatten(primals)
     with _Transform() as tr:
-        keep = _keep_graph(flat, tr.outer)
+        keep = _keep_graph(flat, tr)
         leaves = [_leaf_for(x) for x in flat]
         out = func(*tree_unflatten([rewrap(v) for v in leaves], spec))
         aux = None
@@ -586,7 +591,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                 f"original Tensor, this is not supported. Tensor is of size {list(p.shape)} "
                 f"while the given forward gradient is of size {list(t.shape)}.")
     with _Transform() as tr:
-        keep = _keep_graph(flat_p + flat_t, tr.outer)
+        keep = _keep_graph(flat_p + flat_t, tr)
         if forward_ad._current_level >= 0:
             out, touts, aux = _jvp_double_vjp(func, flat_p, flat_t, pspec, has_aux)
         else:
@@ -680,7 +685,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         nums, tree = _diff_inputs(args, argnums)
         flat, spec = tree_flatten(tree)
         with _Transform() as tr:
-            keep = _keep_graph(flat, tr.outer)
+            keep = _keep_graph(flat, tr)
             leaves = [_leaf_for(x) for x in flat]
             inner = tree_unflatten([rewrap(v) for v in leaves], spec)
             out = func(*_replace_args(args, nums, argnums, inner), **kwargs)
