@@ -346,6 +346,12 @@ class Tensor:
 
     def retain_grad(self):
         """Populate ``.grad`` for this non-leaf tensor during backward."""
+        if _state.func_transforms:
+            raise RuntimeError(
+                "You are attempting to call Tensor.retain_grad() inside of a function being "
+                "transformed by a functorch transform. This is unsupported, please attempt to "
+                "use the functorch transforms (e.g. grad, vjp, jacrev, jacfwd, hessian) or call "
+                "retain_grad() outside of a function being transformed instead.")
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self.grad_fn is None or self.retains_grad:

@@ -235,3 +235,21 @@ def test_no_grad_around_and_inside_transforms():
             outs += [r, lib.autograd.grad(r, x)[0]]
         return outs
     same(sc)
+
+
+def test_autograd_apis_refused_inside_transforms():
+    def retain(lib):
+        def f(x):
+            y = x.sin()
+            y.retain_grad()
+            return y.sum()
+        lib.func.grad(f)(t(lib, arr(15, 3)))
+    raises_same(retain)
+    for api in ("jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"):
+        def call(lib, api=api):
+            fn = getattr(lib.autograd.functional, api)
+            s = lambda x: x.sin().sum()  # noqa: E731
+            args = (s, t(lib, arr(16, 3))) if api in ("jacobian", "hessian") else (
+                s, t(lib, arr(16, 3)), t(lib, arr(17, 3)) if api != "vjp" else None)
+            lib.vmap(lambda x: fn(*args[:1], x, *args[2:]))(t(lib, arr(18, 2, 3)))
+        raises_same(call)
