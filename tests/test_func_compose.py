@@ -253,3 +253,24 @@ def test_autograd_apis_refused_inside_transforms():
                 s, t(lib, arr(16, 3)), t(lib, arr(17, 3)) if api != "vjp" else None)
             lib.vmap(lambda x: fn(*args[:1], x, *args[2:]))(t(lib, arr(18, 2, 3)))
         raises_same(call)
+
+
+def test_utils_pytree_round_trips_like_torch():
+    import ndgrad.utils._pytree as nd_pt
+    import torch.utils._pytree as t_pt
+
+    def sc(lib):
+        pt = nd_pt if lib is not torch_lib() else t_pt
+        tree = (t(lib, arr(19, 2)), [1, {"a": t(lib, arr(20, 3)), "b": None}],
+                collections.OrderedDict(z=2.5), P(3, t(lib, arr(21, 1))))
+        leaves, spec = pt.tree_flatten(tree)
+        back = pt.tree_unflatten(leaves, spec)
+        mapped = pt.tree_map(lambda v: v * 2 if isinstance(v, (int, float)) else v, tree)
+        return (len(leaves), pt.tree_leaves(tree)[0], type(back[3]).__name__, back[1][1]["a"],
+                mapped[1][0], mapped[2]["z"], type(back[2]).__name__)
+    same(sc)
+
+
+def torch_lib():
+    import torch
+    return torch
