@@ -274,3 +274,18 @@ def test_utils_pytree_round_trips_like_torch():
 def torch_lib():
     import torch
     return torch
+
+
+def test_vmap_over_autograd_grad_of_number_op_tensor():
+    # functorch's batched-gradient check of div/mul with a Python number first operand
+    def sc(lib):
+        y = t(lib, np.abs(arr(22, 2, 3)) + 0.5, requires_grad=True)
+        outs = []
+        for op in (lib.div, lib.mul, lambda a, b: a / b, lambda a, b: a - b):
+            out = op(3.14, y)
+
+            def vjp(v, out=out):
+                return lib.autograd.grad(out, y, v, retain_graph=True)
+            outs.append(lib.vmap(vjp)(t(lib, arr(23, 4, 2, 3))))
+        return outs
+    same(sc)
