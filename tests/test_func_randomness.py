@@ -29,11 +29,11 @@ INPLACE = {
 
 _MEMORY_ORDER_GAP = pytest.mark.xfail(
     strict=True, reason="known gap (docs/func.md): torch fills the batched value in its memory "
-    "order (batch last here); ndgrad's randomness='different' runs sample by sample")
+    "order (batch last here); ndgrad's per-sample loop in logical order")
 
 
 @pytest.mark.parametrize("name,in_dim", [(n, 0) for n in sorted(INPLACE)] + [
-    pytest.param(n, -1, marks=_MEMORY_ORDER_GAP) for n in sorted(INPLACE) if n != "normal_"])
+    pytest.param(n, -1, marks=_MEMORY_ORDER_GAP) for n in sorted(INPLACE)])
 def test_inplace_fill_different_draws_per_sample_like_torch(name, in_dim):
     op = INPLACE[name]
 
@@ -41,14 +41,6 @@ def test_inplace_fill_different_draws_per_sample_like_torch(name, in_dim):
         x = lib.ones(B, 3, 5) if in_dim == 0 else lib.ones(3, 5, B)
         r = _seeded(lib, lambda: lib.vmap(op, in_dims=in_dim, randomness="different")(x))
         return r, x
-    if name == "normal_":
-        # draws per sample of 15 normals (the per-sample loop) vs torch's one draw of 60
-        def shapes(lib):
-            x = lib.ones(B, 3, 5)
-            r = lib.vmap(op, randomness="different")(x)
-            return tuple(r.shape), bool((r[0] != r[1]).any())
-        same(shapes)
-        return
     same(sc)
 
 
@@ -168,4 +160,29 @@ def test_chunked_vmap_same_randomness_restarts_the_generator_per_chunk():
         a = _seeded(lib, lambda: lib.vmap(f, randomness="same", chunk_size=2)(x))
         after = lib.rand(2)
         return a, after
+    same(sc)
+
+
+@pytest.mark.parametrize("use_generator", [False, True])
+def test_different_factories_draw_like_one_batched_call(use_generator):
+    # vmap's per-sample loop hands each sample its slice of one whole-batch draw (torch's)
+    def sc(lib):
+        g = lib.Generator() if use_generator else None
+        kw = {"generator": g} if use_generator else {}
+        ops = [lambda s: lib.randn(s, **kw), lambda s: lib.rand(s, **kw),
+               lambda s: lib.randint(100, s, **kw), lambda s: lib.normal(0., 1., s, **kw)]
+        outs = []
+        for op in ops:
+            (g.manual_seed(7) if use_generator else lib.manual_seed(7))
+            v = lib.vmap(lambda _, s: op(s), in_dims=(0, None), randomness="different")(
+                lib.ones(4), (3, 3))
+            outs.append(v)
+        lib.manual_seed(8)
+        outs.append(lib.vmap(lambda x: lib.nn.functional.dropout(x, 0.4) + lib.randn_like(x),
+                             randomness="different")(lib.ones(5, 7)))
+        lib.manual_seed(9)
+        outs.append(lib.vmap(lib.vmap(lambda x: x + lib.rand(2), randomness="different"),
+                             randomness="different")(lib.zeros(3, 4, 2)))
+        outs.append(lib.rand(3))  # the generator ends where torch's does
+        return outs
     same(sc)

@@ -106,3 +106,53 @@ def _inplace(fn, mode, args, kwargs):
     with batching.suspended():
         fn(*vals, **kvals)
     return self
+
+
+# --------------------------------------------------------------------------- draws per sample
+# Under randomness="different" vmap runs the function once per sample. torch runs it once and
+# each random op draws for the whole batch at once; to give torch's numbers, the first sample's
+# draws of a given shape are made for the whole batch (shape (B,) + shape) and every sample
+# takes its slice of the i-th such draw. A sample whose i-th draw differs from the first's (a
+# data-dependent function) draws on its own.
+_SHAPED = {  # Generator method -> position of `shape` in its arguments
+    "uniform": 0, "normal": 0, "randint": 2, "exponential": 0, "cauchy": 0, "log_normal": 0,
+    "geometric": 0, "bernoulli": 1}
+
+
+class replay_draws:
+    """Context for vmap's per-sample loop over `size` samples; `sample(k)` before sample k."""
+
+    def __init__(self, size):
+        self.size, self.k, self.pos, self.log, self.saved = size, 0, 0, [], {}
+
+    def sample(self, k):
+        self.k, self.pos = k, 0
+
+    def __enter__(self):
+        from .._random import Generator
+        for name, where in _SHAPED.items():
+            orig = self.saved[name] = Generator.__dict__[name]
+            setattr(Generator, name, self._draw(name, where, orig))
+        return self
+
+    def __exit__(self, *exc):
+        from .._random import Generator
+        for name, orig in self.saved.items():
+            setattr(Generator, name, orig)
+
+    def _draw(self, name, where, orig):
+        def draw(gen, *args, **kwargs):
+            if name == "bernoulli" and not isinstance(args[0], (int, float)):
+                return orig(gen, *args, **kwargs)  # a tensor of probabilities: per sample
+            shape = tuple(args[where])
+            key = (name, id(gen), shape, args[:where] + args[where + 1:], tuple(kwargs.items()))
+            pos, self.pos = self.pos, self.pos + 1
+            if self.k == 0:
+                full_args = args[:where] + ((self.size,) + shape,) + args[where + 1:]
+                full = orig(gen, *full_args, **kwargs)
+                self.log.append((key, full))
+                return full[0]
+            if pos < len(self.log) and self.log[pos][0] == key:
+                return self.log[pos][1][self.k]
+            return orig(gen, *args, **kwargs)
+        return draw

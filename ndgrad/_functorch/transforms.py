@@ -27,7 +27,7 @@ from .._tensor import Tensor, _from_array
 from ..autograd import forward_ad
 from ..autograd import grad as agrad
 # custom_function installs Function.apply's path under a transform (autograd.function)
-from . import batching, custom_function  # noqa: F401
+from . import batching, custom_function, random_rules  # noqa: F401
 from .batching import BatchedTensor, materialize, rewrap
 from .pytree import broadcast_prefix, spec_str, tree_flatten, tree_unflatten
 
@@ -145,11 +145,18 @@ def _flat_in_dims(func, in_dims, args):
 
 def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
     flat_args, spec, dims, size = _flat_in_dims(func, in_dims, args)
+    replay = False
     if randomness == "different":
         # Every sample draws its own numbers: the function runs once per sample (chunks of
-        # one), which is what "different" means, though not vectorized.
+        # one), which is what "different" means, though not vectorized. Without chunks asked
+        # for, the draws are torch's (one draw for the whole batch, random_rules.replay_draws)
+        replay = chunk_size is None or chunk_size >= size
         chunk_size = 1
     if chunk_size is not None and chunk_size < size:
+        if replay:
+            with random_rules.replay_draws(size) as draws:
+                return _vmap_chunked(func, out_dims, randomness, chunk_size, flat_args, spec,
+                                     dims, size, kwargs, draws)
         return _vmap_chunked(func, out_dims, randomness, chunk_size, flat_args, spec, dims,
                              size, kwargs)
     return _vmap_once(func, out_dims, randomness, flat_args, spec, dims, size, kwargs)
@@ -199,7 +206,8 @@ def _unwrap_outputs(func, out, out_dims, lid, size):
     return tree_unflatten(res, ospec)
 
 
-def _vmap_chunked(func, out_dims, randomness, chunk_size, flat_args, spec, dims, size, kwargs):
+def _vmap_chunked(func, out_dims, randomness, chunk_size, flat_args, spec, dims, size, kwargs,
+                  draws=None):
     pieces = []
     # as torch: under "same" every chunk starts from the default generator's state at entry
     rs = _random.get_rng_state() if randomness == "same" else None
@@ -207,6 +215,8 @@ def _vmap_chunked(func, out_dims, randomness, chunk_size, flat_args, spec, dims,
         n = min(chunk_size, size - start)
         if rs is not None and start:
             _random.set_rng_state(rs)
+        if draws is not None:
+            draws.sample(start)
         chunk = [x.narrow(d, start, n) if d is not None else x for x, d in zip(flat_args, dims)]
         pieces.append(_vmap_once(func, out_dims, randomness, chunk, spec, dims, n, kwargs))
     flats = [tree_flatten(p) for p in pieces]
