@@ -186,3 +186,19 @@ def test_different_factories_draw_like_one_batched_call(use_generator):
         outs.append(lib.rand(3))  # the generator ends where torch's does
         return outs
     same(sc)
+
+
+def test_standard_gamma_and_sample_dirichlet_like_torch():
+    def sc(lib):
+        g = lib.Generator()
+        g.manual_seed(3)
+        a = t(lib, np.array([0.5, 1.0, 2.5, 7.0], dtype=np.float32))
+        x = lib._standard_gamma(a, generator=g)
+        lib.manual_seed(4)
+        y = lib._sample_dirichlet(lib.ones(2, 3) * 1.5)
+        lib.manual_seed(5)
+        v = lib.vmap(lambda s: lib._standard_gamma(s), randomness="different")(lib.ones(3, 4) * 2)
+        return x, y, v
+    same(sc, rtol=1e-5, atol=1e-6)
+    raises_same(lambda lib: lib.vmap(lambda s: lib._standard_gamma(s), randomness="same")(
+        lib.ones(3, 4)))
