@@ -289,3 +289,11 @@ def test_vmap_over_autograd_grad_of_number_op_tensor():
             outs.append(lib.vmap(vjp)(t(lib, arr(23, 4, 2, 3))))
         return outs
     same(sc)
+
+
+def test_vmap_transpose_of_a_zero_dim_sample():
+    def sc(lib):
+        x = t(lib, arr(24, 7))
+        return [lib.vmap(lambda v, a=a, b=b: lib.transpose(v, a, b))(x)
+                for a in (0, -1) for b in (0, -1)]
+    same(sc)
