@@ -297,3 +297,17 @@ def test_vmap_transpose_of_a_zero_dim_sample():
         return [lib.vmap(lambda v, a=a, b=b: lib.transpose(v, a, b))(x)
                 for a in (0, -1) for b in (0, -1)]
     same(sc)
+
+
+def test_vjp_and_vjp_fn_under_no_grad():
+    def sc(lib):
+        x = t(lib, np.array(3.14), requires_grad=True)
+        out, vjp_fn = lib.func.vjp(lambda a: a ** 2, x)
+        with lib.no_grad():
+            (y,) = vjp_fn(t(lib, np.array(1.0)))
+        with lib.no_grad():
+            out2, vjp_fn2 = lib.func.vjp(lambda a: a ** 2, x)
+        (y2,) = vjp_fn2(t(lib, np.array(1.0)))
+        return (y, y.requires_grad, out.requires_grad, lib.autograd.grad(out, x)[0],
+                y2, out2.requires_grad, y2.requires_grad, lib.autograd.grad(y2, x)[0])
+    same(sc)

@@ -370,11 +370,12 @@ class _Transform:
         _tls.grad_enabled = self.prev
 
 
-def _keep_graph(flat_inputs, tr):
+def _keep_graph(flat_inputs, tr, mode=True):
     """Whether the results keep their graph for outer levels: not when the transform was
-    called under no_grad (as torch, whose outer levels then see constants), else when an outer
-    transform or an input requiring grad can differentiate them."""
-    if not tr.prev:
+    called under no_grad (as torch, whose outer levels then see constants; `mode=False` leaves
+    the grad mode out, for vjp_fn, which asks it when called), else when an outer transform or
+    an input requiring grad can differentiate them."""
+    if mode and not tr.prev:
         return False
     # (expanding over levels keeps requires_grad: the innermost plain tensor answers)
     return tr.outer or any(isinstance(x, Tensor) and batching.unwrap_all(x).requires_grad
@@ -462,6 +463,7 @@ def vjp(func, *primals, has_aux=False):
     flat, spec = tree_flatten(primals)
     with _Transform() as tr:
         keep = _keep_graph(flat, tr)
+        keep_fn = _keep_graph(flat, tr, mode=False)
         leaves = [_leaf_for(x) for x in flat]
         out = func(*tree_unflatten([rewrap(v) for v in leaves], spec))
         aux = None
@@ -474,7 +476,7 @@ def vjp(func, *primals, has_aux=False):
         _check_outputs(flat_out, "vjp(f, *primals)")
         p_outs = [materialize(o) for o in flat_out]
         lids = [lid for lid, _, _ in batching._levels]
-    fn = _VjpFn(p_outs, ospec, leaves, spec, keep, lids)
+    fn = _VjpFn(p_outs, ospec, leaves, spec, keep_fn, lids)
     value = tree_unflatten([_strip(o, keep) for o in flat_out], ospec)
     if has_aux:
         return value, fn, _map_aux(lambda a: _strip(a, keep), aux)
@@ -496,7 +498,8 @@ class _VjpFn:
             raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree "
                                "structure of outputs to the function. cotangents: "
                                f"{_short_spec(cspec)}, primal output: {_short_spec(self.ospec)}")
-        keep = self.keep or _depth[0] > 0 or bool(create_graph)
+        # (called under no_grad outside any transform: results without graph, as torch)
+        keep = (self.keep and _tls.grad_enabled) or _depth[0] > 0 or bool(create_graph)
         with _Transform():
             order = _new_levels_first(self.lids)
             extra = len(order) - len(self.lids)
