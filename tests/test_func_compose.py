@@ -139,7 +139,10 @@ def test_return_types_module_names_the_classes():
         r = lib.vmap(lib.min, (0, None))(x, 0)
         return (isinstance(r, lib.return_types.min),
                 isinstance(lib.vmap(lib.max, (0, None))(x, 0), lib.return_types.max),
-                isinstance(x.sort(), lib.return_types.sort), r.values, r.indices)
+                isinstance(x.sort(), lib.return_types.sort), r.values, r.indices,
+                isinstance(lib.linalg.eigh(x @ x.t()), lib.return_types.linalg_eigh),
+                isinstance(lib.linalg.qr(x), lib.return_types.linalg_qr),
+                isinstance(lib.linalg.slogdet(x[:, :3]), lib.return_types.linalg_slogdet))
     same(sc)
 
 
