@@ -13,9 +13,11 @@ What torch does, and so what these rules do, for ``randomness=``:
   argument is batched while self is not raises torch's "`other` ... has more elements than
   `self`" error.
 
-Random factories (``rand``, ``randn``, ``randint``, ``*_like``, dropout) need no rule: under
-``"different"`` vmap runs the function one sample at a time (transforms._vmap_call).
-Invariant: a rule raises before anything is drawn or written.
+Random factories (``rand``, ``randn``, ``randint``, ``*_like``, dropout, ``nn.init``) need no
+rule: under ``"different"`` vmap runs the function one sample at a time
+(transforms._vmap_call), and :class:`replay_draws` gives each sample its slice of one
+whole-batch draw, so the numbers are torch's. Invariant: a rule raises before anything is
+drawn or written.
 """
 
 from .._tensor import Tensor
