@@ -197,12 +197,16 @@ def _guard_random():
         _saved_draws.clear()
 
 
+# The random ops' vmap rule (random_rules.call, which enters itself here on import: it
+# imports this module, so this module cannot import it).
+random_call = [None]
+
+
 def _set_hooks(fn):
     """The hooks lower floors call while a vmap is active (`fn` the in-place dispatch), or
     None to remove them."""
     inplace.vmap_inplace = fn
-    from . import random_rules
-    _state.vmap_random_rule = None if fn is None else random_rules.call
+    _state.vmap_random_rule = None if fn is None else random_call[0]
     Tensor.__getitem__ = _plain_getitem if fn is None else _getitem
 
 
