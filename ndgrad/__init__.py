@@ -76,7 +76,8 @@ from .amp.autocast_mode import (get_autocast_dtype, is_autocast_enabled,  # noqa
                                 is_autocast_cache_enabled, set_autocast_cache_enabled)
 from . import fft  # noqa: F401,E402
 from . import distributions  # noqa: F401,E402
-from .distributions._sampling import binomial, poisson  # noqa: F401,E402
+from .distributions._sampling import (  # noqa: F401,E402
+    _sample_dirichlet, _standard_gamma, binomial, poisson)
 from ._windows import *  # noqa: F401,F403,E402
 from ._stft import istft, stft  # noqa: F401,E402
 from .autograd.anomaly_mode import (is_anomaly_enabled,  # noqa: F401,E402

@@ -12,8 +12,8 @@ import numpy as np
 from . import _dtype
 from . import _random
 from . import _state
-from ._device import check_device
-from ._tensor import Tensor
+from ._device import MetaArray, check_device, meta_array
+from ._tensor import Tensor, _from_array
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "frombuffer", "zeros", "ones", "full",
            "empty", "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range",
@@ -40,9 +40,12 @@ def set_rng_state(new_state):
 def _finish(arr, requires_grad=False):
     """Wrap a fresh array as a leaf; marks inference tensors inside inference_mode. An ndarray
     subclass (np.memmap, ...) is wrapped through a plain view of the same memory."""
-    if type(arr) is not np.ndarray:
-        arr = arr.view(np.ndarray)
-    t = Tensor(arr)
+    if type(arr) is MetaArray:
+        t = _from_array(arr)
+    else:
+        if type(arr) is not np.ndarray:
+            arr = arr.view(np.ndarray)
+        t = Tensor(arr)
     if requires_grad:
         if arr.dtype.kind not in "fc":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
@@ -358,7 +361,8 @@ def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
     if out is not None:
         return _into_out("zeros", zeros, sizes, size, out, dtype, requires_grad=requires_grad)
     size = _size_keyword("zeros", sizes, size)
-    check_device(device)
+    if check_device(device, meta_ok=True):
+        return _finish(meta_array(_size(size), _np_dtype(dtype)), requires_grad)
     if any(isinstance(s, int) and s < 0 for s in (size[0] if len(size) == 1 and
                                                    isinstance(size[0], (tuple, list)) else size)):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
@@ -373,7 +377,8 @@ def ones(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
     if out is not None:
         return _into_out("ones", ones, sizes, size, out, dtype, requires_grad=requires_grad)
     size = _size_keyword("ones", sizes, size)
-    check_device(device)
+    if check_device(device, meta_ok=True):
+        return _finish(meta_array(_size(size), _np_dtype(dtype)), requires_grad)
     t = _finish(np.ones(_size(size), _np_dtype(dtype)), requires_grad)
     if factory_watch[0] is None:
         return t
@@ -385,7 +390,8 @@ def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
     if out is not None:
         return _into_out("empty", empty, sizes, size, out, dtype, requires_grad=requires_grad)
     size = _size_keyword("empty", sizes, size)
-    check_device(device)
+    if check_device(device, meta_ok=True):
+        return _finish(meta_array(_size(size), _np_dtype(dtype)), requires_grad)
     return _finish(np.empty(_size(size), _np_dtype(dtype)), requires_grad)
 
 
@@ -421,10 +427,12 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
          requires_grad=False):
-    check_device(device)
+    on_meta = check_device(device, meta_ok=True)
     if dtype is None:
         dtype = _dtype.scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor)
                                     else fill_value)
+    if on_meta:
+        return _finish(meta_array(_size((size,)), _np_dtype(dtype)), requires_grad)
     t = _finish(np.full(_size((size,)), fill_value, _np_dtype(dtype)), requires_grad)
     if factory_watch[0] is None or isinstance(fill_value, Tensor):
         return t
@@ -723,6 +731,7 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
     return randint(low, high, input._data.shape, dtype=dtype or input.dtype)
 
 
+@_state.random_rule("op")
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None,
            layout=None, device=None, requires_grad=False):
     g = _gen(generator)
@@ -743,6 +752,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     return _finish(g.bernoulli(probs, input._data.shape, input._data.dtype))
 
 
+@_state.random_rule("op")
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     if out is not None and out.dtype is not _dtype.int64:
         # checked before anything is drawn, as torch's: the generator is not advanced

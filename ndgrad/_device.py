@@ -1,6 +1,16 @@
 """``device``: ndgrad computes on the CPU only; the object exists so torch code that names
 devices runs unchanged. Also the default device (``set_default_device``), which can only be
-the CPU in practice: any other raises, as torch's CPU build does, where a tensor is made."""
+the CPU in practice: any other raises, as torch's CPU build does, where a tensor is made.
+
+The meta device is here too: a meta tensor is a Tensor whose ``_data`` is a :class:`MetaArray`,
+a read-only zero-strided view of one zero with the tensor's shape and dtype (no storage). What
+makes one: ``Tensor.to("meta")``, ``Module.to("meta")``, ``empty/zeros/ones/full(...,
+device="meta")``; ``Module.to_empty(device="cpu")`` gives real (uninitialised) memory back.
+Reading data (``item``, ``tolist``, ``numpy``, ``to("cpu")``) raises torch's errors; printing
+shows ``tensor(..., device='meta', size=...)``. Invariant: only these paths make a MetaArray;
+ops on meta tensors are not shape-only (see docs/func.md, known gaps)."""
+
+import numpy as np
 
 __all__ = ["device", "set_default_device", "get_default_device"]
 
@@ -46,6 +56,19 @@ class device:
 
 
 cpu = device("cpu")
+meta = device("meta")
+
+
+class MetaArray(np.ndarray):
+    """The data of a meta tensor: shape, dtype and strides, no storage (all zero strides)."""
+
+
+def meta_array(shape, dtype):
+    return np.broadcast_to(np.zeros((), dtype), tuple(shape)).view(MetaArray)
+
+
+def is_meta_array(a):
+    return type(a) is MetaArray
 
 
 _default = None
@@ -62,15 +85,18 @@ def get_default_device():
     return _default if _default is not None else cpu
 
 
-def check_device(d):
-    """Raise for a device ndgrad cannot use (anything but the CPU); None means the default."""
+def check_device(d, meta_ok=False):
+    """Raise for a device ndgrad cannot use (anything but the CPU, and the meta device where
+    `meta_ok`); None means the default. Returns True for the meta device."""
     if d is None:
         d = _default
         if d is None:
-            return
+            return None
     d = device(d) if not isinstance(d, device) else d
     if d.type == "cpu":
-        return
+        return None
+    if d.type == "meta" and meta_ok:
+        return True
     if d.type in _NOT_COMPILED:
         raise AssertionError(f"Torch not compiled with {_NOT_COMPILED[d.type]} enabled")
     raise RuntimeError(f"ndgrad runs on the CPU only; cannot use device '{d}'")

@@ -99,3 +99,29 @@ def restore_node_modes(modes, grad_enabled):
         special -= tls.inference_specials - inference_specials
         tls.inference_specials = inference_specials
     tls.grad_enabled = grad_enabled
+
+
+# ----------------------------------------------------------------------------- random ops under vmap
+# While a vmap level is active, `vmap_random_rule` is `_functorch.random_rules.call`; the random
+# ops taking tensors (in-place fills, bernoulli, multinomial, normal(Tensor), poisson, binomial)
+# are wrapped by `random_rule` and hand themselves to it. Outside vmap the wrapper costs one
+# global read.
+vmap_random_rule = None
+
+
+def random_rule(kind):
+    """Decorator for a random op of `kind` "inplace" (``t.fill_(...)`` style, self first) or
+    "op" (out-of-place, tensor arguments)."""
+    def deco(fn):
+        def wrapper(*args, **kwargs):
+            rule = vmap_random_rule
+            if rule is not None:
+                return rule(kind, fn, args, kwargs)
+            return fn(*args, **kwargs)
+        wrapper.__name__ = fn.__name__
+        wrapper.__qualname__ = fn.__qualname__
+        wrapper.__doc__ = fn.__doc__
+        wrapper.__module__ = fn.__module__
+        wrapper.__wrapped__ = fn
+        return wrapper
+    return deco

@@ -25,7 +25,7 @@ import numpy as np
 from . import _dtype, _layouts
 from . import _graph_core, _state
 from ._graph_core import AccumulateGrad, _add_hook, _HookDict
-from ._device import cpu
+from ._device import MetaArray, cpu, meta as _meta
 from ._size import Size
 from ._tensor_str import tensor_repr
 
@@ -82,7 +82,7 @@ class Tensor:
 
     @property
     def device(self):
-        return cpu
+        return _meta if type(self._data) is MetaArray else cpu
 
     @property
     def is_cuda(self):
@@ -90,7 +90,10 @@ class Tensor:
 
     is_sparse = False
     is_quantized = False
-    is_meta = False
+    @property
+    def is_meta(self):
+        return type(self._data) is MetaArray
+
     is_mkldnn = False
     layout = _layouts.strided
 
@@ -122,6 +125,8 @@ class Tensor:
     def stride(self, dim=None):
         item = self._data.itemsize
         strides = tuple(s // item for s in self._data.strides)
+        if type(self._data) is MetaArray:  # a meta tensor's strides are contiguous ones
+            strides = tuple(int(np.prod(self._data.shape[k + 1:])) for k in range(self._data.ndim))
         if dim is None:
             return strides
         return strides[_wrap_dim(dim, self._data.ndim)]
@@ -344,6 +349,12 @@ class Tensor:
 
     def retain_grad(self):
         """Populate ``.grad`` for this non-leaf tensor during backward."""
+        if _state.func_transforms:
+            raise RuntimeError(
+                "You are attempting to call Tensor.retain_grad() inside of a function being "
+                "transformed by a functorch transform. This is unsupported, please attempt to "
+                "use the functorch transforms (e.g. grad, vjp, jacrev, jacfwd, hessian) or call "
+                "retain_grad() outside of a function being transformed instead.")
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self.grad_fn is None or self.retains_grad:
@@ -434,6 +445,9 @@ class Tensor:
         if self.requires_grad and not force and _state.tls.grad_enabled:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        if type(self._data) is MetaArray:
+            raise TypeError("can't convert meta device type tensor to numpy. Use Tensor.cpu() "
+                            "to copy the tensor to host memory first.")
         return self._data
 
     def __array__(self, dtype=None, copy=None):
@@ -446,9 +460,13 @@ class Tensor:
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
                                "to Scalar")
+        if type(self._data) is MetaArray:
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         return self._data.reshape(()).item()
 
     def tolist(self):
+        if type(self._data) is MetaArray:
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         return self._data.tolist()
 
     def __float__(self):
@@ -456,6 +474,10 @@ class Tensor:
 
     def __int__(self):
         return int(self._real_scalar_value("int64_t"))
+
+    def _dtype_suffix(self):
+        d = self.dtype
+        return "" if d in (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool) else f", dtype={d}"
 
     def _real_scalar_value(self, ctype):
         """The value for float()/int(): a complex one only when its imaginary part is zero,
@@ -480,6 +502,8 @@ class Tensor:
     def _scalar_value(self):
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
+        if type(self._data) is MetaArray:
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         return self._data.reshape(()).item()
 
     def __bool__(self):
@@ -509,6 +533,11 @@ class Tensor:
             fn_name = type(fn).__name__ if fn is not None else None
         except RuntimeError:  # a view invalidated by an in-place write, as torch prints it
             fn_name = "Invalid"
+        if type(self._data) is MetaArray:
+            extra = f", grad_fn=<{fn_name}>" if fn_name else (
+                ", requires_grad=True" if self._rg else "")
+            return (f"tensor(..., device='meta', size={tuple(self._data.shape)}"
+                    f"{self._dtype_suffix()}{extra})")
         return tensor_repr(self._data, grad_fn_name=fn_name,
                            requires_grad=self._rg, default_float=_dtype.get_default_dtype().np,
                            extra_suffixes=_state.special and self._fw_repr_suffixes() or ())

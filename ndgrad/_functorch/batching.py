@@ -25,7 +25,7 @@ stack, ``registry.vmap_dispatch`` and ``_state.special`` are as before it.
 
 import numpy as np
 
-from .. import _creation, _state
+from .. import _creation, _dtype, _state
 from .._ops.methods import _new as _methods_new
 from .._ops import inplace, registry
 from .._ops.inplace import apply_inplace
@@ -197,10 +197,16 @@ def _guard_random():
         _saved_draws.clear()
 
 
+# The random ops' vmap rule (random_rules.call, which enters itself here on import: it
+# imports this module, so this module cannot import it).
+random_call = [None]
+
+
 def _set_hooks(fn):
     """The hooks lower floors call while a vmap is active (`fn` the in-place dispatch), or
     None to remove them."""
     inplace.vmap_inplace = fn
+    _state.vmap_random_rule = None if fn is None else random_call[0]
     Tensor.__getitem__ = _plain_getitem if fn is None else _getitem
 
 
@@ -260,7 +266,10 @@ def dispatch(op, args, params):
     if rule is not None:
         out = rule(batched, params, *values)
     elif op.kind == "unary" or op.kind == "binary":
-        out = op.call(*align(batched, values), params)
+        aligned = align(batched, values)
+        if op.kind == "binary":
+            aligned = _promote_logically(args, aligned)
+        out = op.call(*aligned, params)
     elif op.batch_transparent:  # elementwise primitives (where, casts, clone, ...)
         aligned = align(batched, values)
         out = op.call(*aligned, params=params)
@@ -286,6 +295,21 @@ def dispatch(op, args, params):
     res = wrap(out, level)
     res._grad_fn = group
     return res
+
+
+def _promote_logically(args, values):
+    """Type promotion by the samples' ranks, not the values': a sample that is a 0-d tensor
+    (a value with only the batch dim) ranks below dimensioned ones, as in torch. When the
+    values would promote otherwise, the tensor values are cast to the samples' dtype first."""
+    a, b = args
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor)) or a._data.dtype == b._data.dtype:
+        return values
+    want = registry._promote2(a, b)
+    if registry._promote2(*values) == want:
+        return values
+    dt = _dtype.from_np(want)
+    return tuple(v.to(dt) if isinstance(v, Tensor) and v._data.dtype != want else v
+                 for v in values)
 
 
 # Ops whose output shape depends on the values: torch refuses to batch them (by op name, or

@@ -1,4 +1,4 @@
-"""The pytrees of torch.func: nested tuples, lists and dicts whose leaves are anything else.
+"""The pytrees of torch.func: nested tuples, lists, dicts and OrderedDicts whose leaves are anything else.
 
 Named tuples (``torch.return_types.max``, ``collections.namedtuple`` types) are nodes like
 tuples whose spec keeps their type, so a structure comes back as the same named tuple.
@@ -6,6 +6,8 @@ tuples whose spec keeps their type, so a structure comes back as the same named 
 that ``tree_unflatten`` turns back into the same structure; ``broadcast_prefix`` expands a
 prefix tree (``in_dims=0`` for a tuple of arguments) to one entry per leaf of a full tree.
 """
+
+from collections import OrderedDict
 
 __all__ = ["broadcast_prefix", "spec_str", "tree_flatten", "tree_map", "tree_unflatten"]
 
@@ -21,7 +23,7 @@ def _flatten(tree, leaves):
     t = type(tree)
     if t is tuple or t is list:
         return (t, None, [_flatten(x, leaves) for x in tree])
-    if t is dict:
+    if t is dict or t is OrderedDict:
         keys = list(tree)
         return (t, keys, [_flatten(tree[k], leaves) for k in keys])
     if _is_namedtuple(t):
@@ -43,8 +45,8 @@ def _unflatten(it, spec):
     if spec is None:
         return next(it)
     t, keys, children = spec
-    if t is dict:
-        return {k: _unflatten(it, c) for k, c in zip(keys, children)}
+    if t is dict or t is OrderedDict:
+        return t((k, _unflatten(it, c)) for k, c in zip(keys, children))
     if t is tuple or t is list:
         return t(_unflatten(it, c) for c in children)
     return t(*[_unflatten(it, c) for c in children])  # a named tuple
@@ -82,7 +84,7 @@ def _broadcast(prefix, tree, is_leaf_value, out):
         if tp is not tt or len(prefix) != len(tree):
             return False
         return all(_broadcast(p, t, is_leaf_value, out) for p, t in zip(prefix, tree))
-    if tp is dict and tt is dict:
+    if tp in (dict, OrderedDict) and tt in (dict, OrderedDict):
         if set(prefix) != set(tree):
             return False
         return all(_broadcast(prefix[k], tree[k], is_leaf_value, out) for k in tree)

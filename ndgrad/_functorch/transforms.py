@@ -20,18 +20,19 @@ import functools
 
 import numpy as np
 
-from .. import _state
+from .. import _random, _state
 from .._creation import eye, ones_like, zeros, zeros_like
 from .._ops.joins import cat
 from .._tensor import Tensor, _from_array
 from ..autograd import forward_ad
 from ..autograd import grad as agrad
 # custom_function installs Function.apply's path under a transform (autograd.function)
-from . import batching, custom_function  # noqa: F401
+from . import batching, custom_function, random_rules  # noqa: F401
 from .batching import BatchedTensor, materialize, rewrap
 from .pytree import broadcast_prefix, spec_str, tree_flatten, tree_unflatten
 
 __all__ = [
+    "chunk_vmap",
     "debug_unwrap",
     "functionalize",
     "grad",
@@ -84,6 +85,20 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     return wrapped
 
 
+def chunk_vmap(func, in_dims=0, out_dims=0, randomness="error", chunks=2):
+    """functorch.experimental's ``chunk_vmap``: `func` vmapped over `chunks` pieces of the
+    batch one after another (``Tensor.chunk``'s split: pieces of ceil(size / chunks)), the
+    outputs concatenated along `out_dims`."""
+    if chunks == 1:
+        return vmap(func, in_dims, out_dims, randomness)
+
+    @functools.wraps(func)
+    def wrapped(*args, **kwargs):
+        size = _flat_in_dims(func, in_dims, args)[3]
+        return _vmap_call(func, in_dims, out_dims, randomness, -(-size // chunks), args, kwargs)
+    return wrapped
+
+
 def _flat_in_dims(func, in_dims, args):
     name = _name(func)
     if not isinstance(in_dims, int) and not isinstance(in_dims, tuple):
@@ -121,9 +136,7 @@ def _flat_in_dims(func, in_dims, args):
                              f"so expected in_dim to satisfy -{n} <= in_dim < {n}.")
         sizes.append(x.shape[d])
     if not sizes:
-        raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got all inputs with "
-                         "in_dims=None, or no Tensor inputs. At least one input must be a "
-                         "Tensor with a non-None in_dim to vmap over.")
+        raise ValueError("vmap: Expected at least one Tensor to vmap over")
     if any(s != sizes[0] for s in sizes):
         raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
                          f"dimension, got sizes {sizes} for the mapped dimension")
@@ -132,11 +145,18 @@ def _flat_in_dims(func, in_dims, args):
 
 def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
     flat_args, spec, dims, size = _flat_in_dims(func, in_dims, args)
+    replay = False
     if randomness == "different":
         # Every sample draws its own numbers: the function runs once per sample (chunks of
-        # one), which is what "different" means, though not vectorized.
+        # one), which is what "different" means, though not vectorized. Without chunks asked
+        # for, the draws are torch's (one draw for the whole batch, random_rules.replay_draws)
+        replay = chunk_size is None or chunk_size >= size
         chunk_size = 1
     if chunk_size is not None and chunk_size < size:
+        if replay:
+            with random_rules.replay_draws(size) as draws:
+                return _vmap_chunked(func, out_dims, randomness, chunk_size, flat_args, spec,
+                                     dims, size, kwargs, draws)
         return _vmap_chunked(func, out_dims, randomness, chunk_size, flat_args, spec, dims,
                              size, kwargs)
     return _vmap_once(func, out_dims, randomness, flat_args, spec, dims, size, kwargs)
@@ -161,6 +181,8 @@ def _unwrap_outputs(func, out, out_dims, lid, size):
             raise ValueError(f"vmap({name}, ..., out_dims={out_dims}): `out_dims` must be an "
                              "int, None or a python collection of ints representing where in "
                              "the outputs the vmapped dimension should appear.")
+    if type(out_dims) is tuple and len(out_dims) == 1 and isinstance(out, Tensor):
+        out_dims = out_dims[0]  # torch accepts out_dims=(d,) for a function returning one tensor
     odims = broadcast_prefix(out_dims, out, _is_dim_leaf)
     if odims is None:
         raise ValueError(f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not "
@@ -184,10 +206,17 @@ def _unwrap_outputs(func, out, out_dims, lid, size):
     return tree_unflatten(res, ospec)
 
 
-def _vmap_chunked(func, out_dims, randomness, chunk_size, flat_args, spec, dims, size, kwargs):
+def _vmap_chunked(func, out_dims, randomness, chunk_size, flat_args, spec, dims, size, kwargs,
+                  draws=None):
     pieces = []
+    # as torch: under "same" every chunk starts from the default generator's state at entry
+    rs = _random.get_rng_state() if randomness == "same" else None
     for start in range(0, size, chunk_size):
         n = min(chunk_size, size - start)
+        if rs is not None and start:
+            _random.set_rng_state(rs)
+        if draws is not None:
+            draws.sample(start)
         chunk = [x.narrow(d, start, n) if d is not None else x for x, d in zip(flat_args, dims)]
         pieces.append(_vmap_once(func, out_dims, randomness, chunk, spec, dims, n, kwargs))
     flats = [tree_flatten(p) for p in pieces]
@@ -234,6 +263,8 @@ def functionalize(func, *, remove="mutations"):
 
 # =========================================================================== helpers
 def _check_argnums(argnums, n_args):
+    if isinstance(argnums, tuple) and not argnums:
+        raise RuntimeError("argnums must be non-empty")
     if isinstance(argnums, int) and not isinstance(argnums, bool):
         nums = (argnums,)
     elif isinstance(argnums, tuple) and argnums and all(
@@ -339,9 +370,15 @@ class _Transform:
         _tls.grad_enabled = self.prev
 
 
-def _keep_graph(flat_inputs, outer):
+def _keep_graph(flat_inputs, tr, mode=True):
+    """Whether the results keep their graph for outer levels: not when the transform was
+    called under no_grad (as torch, whose outer levels then see constants; `mode=False` leaves
+    the grad mode out, for vjp_fn, which asks it when called), else when an outer transform or
+    an input requiring grad can differentiate them."""
+    if mode and not tr.prev:
+        return False
     # (expanding over levels keeps requires_grad: the innermost plain tensor answers)
-    return outer or any(isinstance(x, Tensor) and batching.unwrap_all(x).requires_grad
+    return tr.outer or any(isinstance(x, Tensor) and batching.unwrap_all(x).requires_grad
                         for x in flat_inputs)
 
 
@@ -376,7 +413,7 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs, always_aux=False):
     nums, tree = _diff_inputs(args, argnums)
     flat, spec = tree_flatten(tree)
     with _Transform() as tr:
-        keep = _keep_graph(flat, tr.outer)
+        keep = _keep_graph(flat, tr)
         leaves = [_leaf_for(x) for x in flat]
         inner = tree_unflatten([rewrap(v) for v in leaves], spec)
         out = func(*_replace_args(args, nums, argnums, inner), **kwargs)
@@ -425,7 +462,8 @@ def vjp(func, *primals, has_aux=False):
     respect to every primal (torch.func.vjp); ``(output, vjp_fn, aux)`` with `has_aux`."""
     flat, spec = tree_flatten(primals)
     with _Transform() as tr:
-        keep = _keep_graph(flat, tr.outer)
+        keep = _keep_graph(flat, tr)
+        keep_fn = _keep_graph(flat, tr, mode=False)
         leaves = [_leaf_for(x) for x in flat]
         out = func(*tree_unflatten([rewrap(v) for v in leaves], spec))
         aux = None
@@ -435,13 +473,10 @@ def vjp(func, *primals, has_aux=False):
                                    "(output, aux) if has_aux is True")
             out, aux = out
         flat_out, ospec = tree_flatten(out)
-        for o in flat_out:
-            if not isinstance(o, Tensor):
-                raise RuntimeError("vjp(f, *primals): expected f(*primals) to return only "
-                                   f"tensors, got unsupported type {type(o)}")
+        _check_outputs(flat_out, "vjp(f, *primals)")
         p_outs = [materialize(o) for o in flat_out]
         lids = [lid for lid, _, _ in batching._levels]
-    fn = _VjpFn(p_outs, ospec, leaves, spec, keep, lids)
+    fn = _VjpFn(p_outs, ospec, leaves, spec, keep_fn, lids)
     value = tree_unflatten([_strip(o, keep) for o in flat_out], ospec)
     if has_aux:
         return value, fn, _map_aux(lambda a: _strip(a, keep), aux)
@@ -463,7 +498,8 @@ class _VjpFn:
             raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree "
                                "structure of outputs to the function. cotangents: "
                                f"{_short_spec(cspec)}, primal output: {_short_spec(self.ospec)}")
-        keep = self.keep or _depth[0] > 0 or bool(create_graph)
+        # (called under no_grad outside any transform: results without graph, as torch)
+        keep = (self.keep and _tls.grad_enabled) or _depth[0] > 0 or bool(create_graph)
         with _Transform():
             order = _new_levels_first(self.lids)
             extra = len(order) - len(self.lids)
@@ -546,9 +582,6 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     if not isinstance(primals, tuple):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it "
                            "should be valid to call f(*primals).")
-    if not isinstance(tangents, tuple):
-        raise RuntimeError("jvp(f, primals, tangents): Expected tangents to be a tuple. E.g. "
-                           "it should be valid to call f(*primals).")
     flat_p, pspec = tree_flatten(primals)
     flat_t, tspec = tree_flatten(tangents)
     if pspec != tspec:
@@ -556,18 +589,22 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                            "same python structure. For example, if primals is a tuple of 3 "
                            "tensors, tangents also must be. Got primals with structure "
                            f"{spec_str(pspec)} and tangents with structure {spec_str(tspec)}")
-    for p, t in zip(flat_p, flat_t):
-        for x in (p, t):
+    for argname, flat in (("primals", flat_p), ("tangents", flat_t)):
+        if not flat:
+            raise RuntimeError(f"jvp(f, primals, tangents): Expected {argname} to contain at "
+                               "least one Tensor.")
+        for x in flat:
             if not isinstance(x, Tensor):
-                raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to "
-                                   f"only contain Tensors, got {type(x)}")
+                raise RuntimeError(f"jvp(f, primals, tangents): Expected {argname} to only "
+                                   f"contain Tensors, got {type(x)}")
+    for p, t in zip(flat_p, flat_t):
         if tuple(p.shape) != tuple(t.shape):
             raise RuntimeError(
                 "Trying to set a forward gradient that has a different size than that of the "
                 f"original Tensor, this is not supported. Tensor is of size {list(p.shape)} "
                 f"while the given forward gradient is of size {list(t.shape)}.")
     with _Transform() as tr:
-        keep = _keep_graph(flat_p + flat_t, tr.outer)
+        keep = _keep_graph(flat_p + flat_t, tr)
         if forward_ad._current_level >= 0:
             out, touts, aux = _jvp_double_vjp(func, flat_p, flat_t, pspec, has_aux)
         else:
@@ -589,6 +626,10 @@ def _split_aux(out, has_aux, name="jvp(f, primals, tangents)"):
 
 
 def _check_outputs(flat_out, name="jvp(f, primals, tangents)"):
+    """torch's checks of a transformed function's flattened output: non-empty, tensors only."""
+    if not flat_out or (len(flat_out) == 1 and flat_out[0] is None):
+        raise RuntimeError(f"{name}: Expected f to be a function that has non-empty output "
+                           f"(got output = {flat_out})")
     for o in flat_out:
         if not isinstance(o, Tensor):
             raise RuntimeError(f"{name}: expected f(*primals) to return only tensors, got "
@@ -657,16 +698,13 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         nums, tree = _diff_inputs(args, argnums)
         flat, spec = tree_flatten(tree)
         with _Transform() as tr:
-            keep = _keep_graph(flat, tr.outer)
+            keep = _keep_graph(flat, tr)
             leaves = [_leaf_for(x) for x in flat]
             inner = tree_unflatten([rewrap(v) for v in leaves], spec)
             out = func(*_replace_args(args, nums, argnums, inner), **kwargs)
             out, aux = _split_aux(out, has_aux, "jacrev(f, ...)(*args)")
             flat_out, ospec = tree_flatten(out)
-            for o in flat_out:
-                if not isinstance(o, Tensor):
-                    raise RuntimeError("vjp(f, *primals): expected f(*primals) to return "
-                                       f"only tensors, got unsupported type {type(o)}")
+            _check_outputs(flat_out, "vjp(f, *primals)")
             jac = _jacrev_rows(flat_out, leaves, keep, chunk_size)
             rows = [tree_unflatten([rewrap(j) for j in row], spec) for row in jac]
             res = tree_unflatten(rows, ospec)

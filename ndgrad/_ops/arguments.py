@@ -17,6 +17,8 @@ from .. import _dtype
 from .. import _state
 from .._tensor import Tensor
 
+from .. import return_types as _return_types_module
+
 __all__ = ["wrap_dim", "write_out", "return_type"]
 
 
@@ -304,6 +306,9 @@ def return_type(name, fields=("values", "indices")):
         return f"torch.return_types.{name}(\n{inner})"
     cls.__repr__ = __repr__
     cls.__str__ = __repr__
+    # torch.return_types.<name> names the class (isinstance checks); the first one made wins
+    if not hasattr(_return_types_module, name):
+        setattr(_return_types_module, name, cls)
     return cls
 
 

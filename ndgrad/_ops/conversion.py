@@ -4,8 +4,8 @@ ToCopyBackward0 (the gradient is cast back to the input's dtype)."""
 import numpy as np
 
 from .. import _dtype
-from .._device import device as _device_cls, check_device
-from .._tensor import Tensor
+from .._device import MetaArray, device as _device_cls, check_device, meta_array
+from .._tensor import Tensor, _from_array
 from .registry import primitive
 from . import shape as _shape
 
@@ -70,7 +70,10 @@ def to(self, *args, **kwargs):
         else:
             raise TypeError(f"to() received an invalid combination of arguments - got "
                             f"({type(a).__name__})")
-    check_device(dev)
+    if check_device(dev, meta_ok=True):
+        return _to_meta(self, dtype)
+    if dev is not None and type(self._data) is MetaArray:
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
     if memory_format is not None:
         fmt = _shape._format_param("to", memory_format, self._data.ndim)
         if fmt is not None and not self.is_contiguous(memory_format=memory_format):
@@ -81,6 +84,18 @@ def to(self, *args, **kwargs):
     if dtype is None:
         return self.clone() if copy else self
     return to_dtype(self, dtype, copy)
+
+
+def _to_meta(self, dtype):
+    """``to("meta")``: a tensor of the same shape (and `dtype`) with no data; it keeps
+    requires_grad (torch records a ToCopyBackward0 there; ndgrad makes a leaf)."""
+    npd = self._data.dtype if dtype is None else _dtype.to_np(dtype)
+    if type(self._data) is MetaArray and npd == self._data.dtype:
+        return self
+    out = _from_array(meta_array(self._data.shape, npd))
+    if self.requires_grad and npd.kind in "fc":
+        out._rg = True
+    return out
 
 
 def type_(self, dtype=None, non_blocking=False, **kwargs):

@@ -110,8 +110,11 @@ def _pad(gs, n):
 
 def _named(name, fields):
     import collections
+    from .. import return_types
     cls = collections.namedtuple(name, fields)
     cls.__module__ = "torch.return_types"
+    if not hasattr(return_types, name):  # torch.return_types.<name> names it
+        setattr(return_types, name, cls)
     return cls
 
 

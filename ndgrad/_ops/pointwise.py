@@ -48,6 +48,8 @@ def _conj(t):
     """``t.conj()`` for complex tensors, ``t`` itself otherwise (the common real case)."""
     if type(t) is complex:
         return t.conjugate()
+    if not isinstance(t, Tensor):  # a real Python number operand
+        return t
     return CONJ.call(t) if t._data.dtype.kind == "c" else t
 
 

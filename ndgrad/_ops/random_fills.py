@@ -14,6 +14,7 @@ gradient for the old value), otherwise it writes without history.
 import numpy as np
 
 from .. import _random, _state
+from .._state import random_rule
 from .._tensor import Tensor
 from .inplace import check_inplace
 from .registry import primitive
@@ -55,6 +56,7 @@ def _fill_random(t, vals, node_name):
     return write_inplace(t, vals)
 
 
+@random_rule("inplace")
 def _uniform_(self, from_=0.0, to=1.0, *, generator=None):
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
@@ -72,6 +74,7 @@ def _real_part(dt):
     return np.float32 if dt == np.complex64 else np.float64
 
 
+@random_rule("inplace")
 def _normal_(self, mean=0.0, std=1.0, *, generator=None):
     dt = self._data.dtype
     if dt.kind == "c":
@@ -85,6 +88,7 @@ def _normal_(self, mean=0.0, std=1.0, *, generator=None):
     return _fill_random(self, vals, "NormalBackward0")
 
 
+@random_rule("inplace")
 def _bernoulli_(self, p=0.5, *, generator=None):
     pp = p._data if isinstance(p, Tensor) else p
     vals = _gen(generator).bernoulli(pp, self._data.shape, self._data.dtype)
@@ -92,11 +96,13 @@ def _bernoulli_(self, p=0.5, *, generator=None):
                         else "BernoulliBackward2")
 
 
+@random_rule("inplace")
 def _exponential_(self, lambd=1.0, *, generator=None):
     vals = _gen(generator).exponential(self._data.shape, self._data.dtype, lambd)
     return _fill_random(self, vals, "ExponentialBackward0")
 
 
+@random_rule("inplace")
 def _random_(self, from_=0, to=None, *, generator=None):
     # torch's overloads: random_(from, to), random_(to), random_()
     node = "RandomBackward0" if to is not None else (
@@ -129,12 +135,14 @@ def _check_float_fill(self, name, label):
                            f"dtype must be a floating point but you specified {what[kind]}")
 
 
+@random_rule("inplace")
 def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     _check_float_fill(self, "cauchy_", "Cauchy")
     vals = _gen(generator).cauchy(self._data.shape, self._data.dtype, median, sigma)
     return _fill_random(self, vals, "CauchyBackward0")
 
 
+@random_rule("inplace")
 def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     if self._data.dtype.kind != "f":
         raise NotImplementedError(f"\"log_normal_cpu\" not implemented for "
@@ -143,6 +151,7 @@ def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     return _fill_random(self, vals, "LogNormalBackward0")
 
 
+@random_rule("inplace")
 def _geometric_(self, p, *, generator=None):
     if self._data.dtype.kind in "bc":
         raise NotImplementedError(f"\"geometric_cpu\" not implemented for "
@@ -182,6 +191,7 @@ def _(ctx, g):
     raise RuntimeError("derivative for aten::binomial is not implemented")
 
 
+@random_rule("op")
 def bernoulli(input, p=None, *, generator=None, out=None):
     """0/1 draws with probability `input` (or the float `p`), in input's dtype."""
     g = _gen(generator)
@@ -198,6 +208,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     return BERNOULLI_P.call(input, params=vals)
 
 
+@random_rule("op")
 def _bernoulli_method(self, p=None, *, generator=None):
     if isinstance(p, Tensor):
         raise TypeError("bernoulli() received an invalid combination of arguments - got "
@@ -207,6 +218,7 @@ def _bernoulli_method(self, p=None, *, generator=None):
     return bernoulli(self, p, generator=generator)
 
 
+@random_rule("op")
 def _multinomial_method(self, num_samples, replacement=False, *, generator=None):
     return Tensor(_gen(generator).multinomial(self._data, num_samples, replacement))
 

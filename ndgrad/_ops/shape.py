@@ -309,7 +309,9 @@ TRANSPOSE = primitive("transpose", _transpose_fwd, view=True, linear=True)
 TRANSPOSE.def_vjp(lambda ctx, g: (g.transpose(*ctx._params),))
 T_OP = primitive("t", lambda x, p: x.T, "TBackward0", view=True, linear=True)
 T_OP.def_vjp(lambda ctx, g: (g.t(),))
-TRANSPOSE.def_vmap(lambda batched, p, x: TRANSPOSE.call(x, params=shift(p)))
+# (a 0-d sample: dims 0 and -1 both name it, the transpose is the identity view)
+TRANSPOSE.def_vmap(lambda batched, p, x: TRANSPOSE.call(
+    x, params=shift(p) if x.dim() > 1 else (0, 0)))
 T_OP.def_vmap(lambda batched, p, x: TRANSPOSE.call(x, params=(1, 2)) if x.dim() == 3
               else ALIAS.call(x))
 TRANSPOSE.def_batched_vjp(lambda ctx, g: (g.transpose(1 + ctx._params[0], 1 + ctx._params[1]),))

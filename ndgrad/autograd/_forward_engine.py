@@ -804,6 +804,17 @@ def call_op(op, args, params):
     return op.call(*args, params=params)
 
 
+_RESHAPES = ("view", "_reshape_alias", "_unsafe_view")
+
+
+def _in_layout_of(t, a):
+    """`t` (same shape as `a`) copied into `a`'s dim order (dims by decreasing stride), so that
+    a reshape that is a view of `a` is a view of the result."""
+    order = sorted(range(a.dim()), key=lambda d: -a._data.strides[d])
+    inverse = sorted(range(len(order)), key=order.__getitem__)
+    return t.permute(order).contiguous().permute(inverse)
+
+
 def _linear(op, args, params, tans, outs):
     targs = []
     for a, t in zip(args, tans):
@@ -812,6 +823,10 @@ def _linear(op, args, params, tans, outs):
                 # a view of a contiguous primal (a reshape) need not exist on a strided
                 # tangent: apply it to the tangent's contiguous copy (same values)
                 t = t.contiguous()
+            elif op.name in _RESHAPES and t._data.strides != a._data.strides:
+                # a reshape that is a view of a strided primal: the tangent (laid out
+                # otherwise, e.g. batched by jacfwd) gets the primal's dim order first
+                t = _in_layout_of(t, a)
             targs.append(t)
         elif isinstance(a, Tensor) and a._data.dtype.kind in "fc":
             targs.append(zeros_like(a))

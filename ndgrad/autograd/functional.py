@@ -207,6 +207,13 @@ def _v_for_inputs(v, inputs, ins_tuple, create_graph, fn_name):
 
 
 # --------------------------------------------------------------------------- vjp / jvp
+def _refuse_in_transform():
+    # torch's functional APIs call requires_grad_() on their inputs, which a torch.func
+    # transform refuses: the same error, before anything runs
+    if _state.func_transforms:
+        raise _state.requires_grad_in_transform_error()
+
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), v^T J)``: the vector-Jacobian product at `inputs`.
 
@@ -218,6 +225,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         >>> vjp(lambda x: 2 * x, x, torch.tensor([1.0, 3.0]))
         (tensor([2., 2.]), tensor([2., 6.]))
     """
+    _refuse_in_transform()
     with _grad_mode(True):
         ins_tuple, inputs = _tupled(inputs, "inputs", "vjp")
         inputs = _prepare(inputs, create_graph, need_graph=True)
@@ -249,6 +257,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         >>> jvp(lambda x: x ** 2, torch.tensor([1.0, 2.0]), torch.tensor([1.0, 1.0]))
         (tensor([1., 4.]), tensor([2., 4.]))
     """
+    _refuse_in_transform()
     with _grad_mode(True):
         ins_tuple, inputs = _tupled(inputs, "inputs", "jvp")
         inputs = _prepare(inputs, create_graph, need_graph=True)
@@ -417,6 +426,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         tensor([[1., 0.],
                 [0., 1.]])
     """
+    _refuse_in_transform()
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". '
                              'Hint: If your function has more outputs than inputs, '
@@ -521,6 +531,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         tensor([[ 6.,  0.],
                 [ 0., 12.]])
     """
+    _refuse_in_transform()
     ins_tuple, inputs = _tupled(inputs, "inputs", "hessian")
     if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
@@ -572,6 +583,7 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
         >>> vhp(lambda x: (x ** 3).sum(), torch.tensor([1.0, 2.0]), torch.ones(2))
         (tensor(9.), tensor([ 6., 12.]))
     """
+    _refuse_in_transform()
     with _grad_mode(True):
         ins_tuple, inputs, v, outs_tuple, outputs, jac = _first_backward(
             func, inputs, v, create_graph, strict, "vhp")
@@ -591,6 +603,7 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         >>> hvp(lambda x: (x ** 3).sum(), torch.tensor([1.0, 2.0]), torch.ones(2))
         (tensor(9.), tensor([ 6., 12.]))
     """
+    _refuse_in_transform()
     with _grad_mode(True):
         ins_tuple, inputs, v, outs_tuple, outputs, jac = _first_backward(
             func, inputs, v, create_graph, strict, "hvp")

@@ -27,7 +27,7 @@ import warnings
 import numpy as np
 
 import ndgrad as torch
-from ndgrad import _random
+from ndgrad import _random, _state
 from ndgrad._ops import random_fills as _RF
 from ndgrad._ops.bessel import igamma, igammac
 
@@ -116,18 +116,19 @@ def _gamma_one(alpha, is_f32, draws):
             return scale * d * v
 
 
-def standard_gamma_array(alpha):
+def standard_gamma_array(alpha, generator=None):
     """Gamma(alpha, 1) draws for a float array ``alpha`` (torch's ``_standard_gamma``)."""
     is_f32 = alpha.dtype != np.float64
     flat = np.ascontiguousarray(alpha).reshape(-1).tolist()
-    out = np.array(_run(lambda a, d: _gamma_one(a, is_f32, d), flat), dtype=np.float64)
+    out = np.array(_run(lambda a, d: _gamma_one(a, is_f32, d), flat, generator),
+                   dtype=np.float64)
     out = out.astype(alpha.dtype)
     return np.maximum(out, np.finfo(alpha.dtype).tiny).reshape(alpha.shape)
 
 
-def dirichlet_array(alpha):
+def dirichlet_array(alpha, generator=None):
     """Dirichlet draws: gamma draws normalised over the last dim (``_sample_dirichlet``)."""
-    gam = standard_gamma_array(alpha.astype(np.float64)).astype(np.float64)
+    gam = standard_gamma_array(alpha.astype(np.float64), generator).astype(np.float64)
     out = gam / gam.sum(-1, keepdims=True)
     tiny = np.finfo(alpha.dtype).tiny
     return np.clip(out.astype(alpha.dtype), tiny, 1 - np.finfo(alpha.dtype).eps / 2)
@@ -263,6 +264,7 @@ def _type_name(t):
     return t.type().split(".")[-1][:-len("Tensor")]
 
 
+@_state.random_rule("op")
 def poisson(input, generator=None):
     """Poisson draws with rates `input` (torch's stream; ``PoissonBackward0``, zero grad)."""
     if not isinstance(input, torch.Tensor):
@@ -276,6 +278,7 @@ def poisson(input, generator=None):
     return _RF.POISSON.call(input, params=poisson_array(rate, generator))
 
 
+@_state.random_rule("op")
 def binomial(count, prob, generator=None):
     """Binomial(count, prob) draws (torch's stream; not differentiable, as torch)."""
     for arg, v, pos in (("count", count, 1), ("prob", prob, 2)):
@@ -421,3 +424,16 @@ def sample_dirichlet(concentration):
     if concentration.requires_grad and torch.is_grad_enabled():
         return _Dirichlet.apply(concentration)
     return torch.from_numpy(dirichlet_array(concentration.detach().numpy()))
+
+
+@_state.random_rule("op")
+def _standard_gamma(input, generator=None):
+    """``torch._standard_gamma``: Gamma(input, 1) draws (not recorded for autograd here;
+    ``standard_gamma`` is the differentiable sampler the distributions use)."""
+    return torch.from_numpy(standard_gamma_array(input.detach().numpy(), generator))
+
+
+@_state.random_rule("op")
+def _sample_dirichlet(input, generator=None):
+    """``torch._sample_dirichlet``: Dirichlet draws with concentrations `input` (last dim)."""
+    return torch.from_numpy(dirichlet_array(input.detach().numpy(), generator))

@@ -459,8 +459,8 @@ class Module:
                 dtype = a.dtype
             else:
                 device = a
-        if device is not None:
-            check_device(device)
+        if device is not None and check_device(device, meta_ok=True):
+            return self._to_meta(dtype)
         if dtype is not None:
             if not (dtype.is_floating_point or dtype.is_complex):
                 raise TypeError("nn.Module.to only accepts floating point or complex dtypes, "
@@ -475,12 +475,29 @@ class Module:
             return self._apply(convert)
         return self
 
+    def _to_meta(self, dtype):
+        """``to("meta")``: new Parameter objects (as torch, whose meta tensors cannot share the
+        old ones' storage) and buffers with the same metadata and no data."""
+        def conv(t):
+            cast = dtype is not None and (t.is_floating_point() or t.is_complex())
+            return t.to("meta", dtype=dtype if cast else None)
+        for m in self.modules():
+            for k, p in m._parameters.items():
+                if p is not None:
+                    new = m._parameters[k] = type(p)(p.detach(), requires_grad=p.requires_grad)
+                    new._data = conv(p.detach())._data
+            for k, b in m._buffers.items():
+                if b is not None:
+                    m._buffers[k] = conv(b)
+        return self
+
     def to_empty(self, *, device, recurse=True):
         """Give every parameter and buffer new, uninitialised memory of its shape and dtype
         on `device` (torch's ``empty_like``); the Parameter objects stay the same."""
-        if device is not None:
-            check_device(device)
-        return self._apply(lambda t: _creation.empty_like(t), recurse=recurse)
+        on_meta = device is not None and check_device(device, meta_ok=True)
+        return self._apply(lambda t: _creation.empty(tuple(t.shape), dtype=t.dtype,
+                                                     device="meta" if on_meta else None),
+                           recurse=recurse)
 
     def _cast_float(self, np_name):
         def convert(t):
