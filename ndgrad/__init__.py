@@ -88,6 +88,10 @@ import builtins as _builtins
 
 inf = _builtins.float("inf")
 nan = _builtins.float("nan")
+# torch's math constants (torch.pi is what geotorch and many models use)
+pi = 3.141592653589793
+e = 2.718281828459045
+newaxis = None
 strided = "torch.strided"
 contiguous_format = "torch.contiguous_format"
 preserve_format = "torch.preserve_format"

@@ -101,7 +101,7 @@ Tensor.__hash__ = lambda self: id(self)
 # ----------------------------------------------------------------------------- in-place
 def _inplace_binary(op, alpha_param=False):
     def method(self, other, *, alpha=1):
-        p = (None if alpha == 1 else alpha) if alpha_param else None
+        p = AR.alpha_param(op.name, self, other, alpha) if alpha_param else None
         return apply_inplace(op, self, other, params=p)
     return method
 
@@ -128,6 +128,7 @@ def _clamp_(self, min=None, max=None):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if self._data.dtype.kind == "c":
         raise NotImplementedError("clamp is not supported for complex types")
+    min, max = CMP.clamp_bounds(min, max)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         res = CMP.clamp(self, min, max)
         return S.copy_(self, res) if hasattr(S, "copy_") else I.copy_(self, res)

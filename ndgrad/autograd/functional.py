@@ -281,7 +281,18 @@ def _basis(tensors, numels):
     return tuple(chunks)
 
 
-_construct_standard_basis_for = _basis      # torch's private name, used by its tests
+# torch's private names for these helpers, which its tests and libraries import (pytorch-minimize
+# builds its own Jacobian from them): same arguments, same results.
+_construct_standard_basis_for = _basis
+_tuple_postprocess = _untuple
+_grad_postprocess = _finish
+
+
+def _as_tuple(inp, arg_name=None, fn_name=None):
+    """torch's ``_as_tuple``: ``(was_tuple, tuple)``; the Tensor check only with a name."""
+    if arg_name is None and fn_name is None:
+        return isinstance(inp, tuple), inp if isinstance(inp, tuple) else (inp,)
+    return _tupled(inp, arg_name, fn_name)
 
 
 def _arange(n):
