@@ -263,7 +263,7 @@ class finfo:
         self.max = _pyfloat(info.max)
         self.min = _pyfloat(info.min)
         self.tiny = self.smallest_normal = _pyfloat(info.tiny)
-        self.resolution = _pyfloat(info.resolution)
+        self.resolution = 10.0 ** -info.precision  # torch: 10^-digits10, in double
         self.dtype = type.to_real().name
 
 

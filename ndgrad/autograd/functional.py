@@ -289,9 +289,10 @@ _grad_postprocess = _finish
 
 
 def _as_tuple(inp, arg_name=None, fn_name=None):
-    """torch's ``_as_tuple``: ``(was_tuple, tuple)``; the Tensor check only with a name."""
+    """torch's ``_as_tuple``: with names, ``(was_tuple, tuple)`` after the Tensor check;
+    without, just the tuple (a list becomes one, anything else is wrapped)."""
     if arg_name is None and fn_name is None:
-        return isinstance(inp, tuple), inp if isinstance(inp, tuple) else (inp,)
+        return inp if isinstance(inp, tuple) else tuple(inp) if isinstance(inp, list) else (inp,)
     return _tupled(inp, arg_name, fn_name)
 
 
