@@ -237,18 +237,33 @@ def can_cast(from_, to):
     return from_._category <= to._category
 
 
+def _info_dtype(type, fname):
+    """The dtype finfo/iinfo describe: a dtype, or a Python type standing for one (as torch
+    reads ``torch.finfo(float)``: float64); anything else is torch's TypeError."""
+    if isinstance(type, dtype):
+        return type
+    by_python = {_pyfloat: float64, _pyint: int64, _pybool: bool, _pycomplex: complex128}
+    if isinstance(type, builtins.type) and type in by_python:
+        return by_python[type]
+    raise TypeError(f"{fname}(): argument 'type' (position 1) must be torch.dtype, not "
+                    f"{builtins.type(type).__name__}")
+
+
 class finfo:
     """Machine limits of a floating dtype, like torch.finfo."""
 
     def __init__(self, type=None):
-        type = _default if type is None else type
+        type = _default if type is None else _info_dtype(type, "finfo")
+        if type._category < _FLOAT:
+            raise TypeError("torch.finfo() requires a floating point input type. Use "
+                            "torch.iinfo to handle 'torch.finfo'")
         info = np.finfo(type.np)
         self.bits = info.bits
         self.eps = _pyfloat(info.eps)
         self.max = _pyfloat(info.max)
         self.min = _pyfloat(info.min)
         self.tiny = self.smallest_normal = _pyfloat(info.tiny)
-        self.resolution = _pyfloat(info.resolution)
+        self.resolution = 10.0 ** -info.precision  # torch: 10^-digits10, in double
         self.dtype = type.to_real().name
 
 
@@ -256,6 +271,12 @@ class iinfo:
     """Machine limits of an integer dtype, like torch.iinfo."""
 
     def __init__(self, type):
+        type = _info_dtype(type, "iinfo")
+        if type is bool:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if type._category != _INT:
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo "
+                            "to handle 'torch.iinfo'")
         info = np.iinfo(type.np)
         self.bits = info.bits
         self.max = _pyint(info.max)

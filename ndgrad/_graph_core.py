@@ -287,7 +287,10 @@ def accumulate_grad(var, g, create_graph):
     old = var._grad
     if old is None:
         if create_graph:
-            var._grad = g
+            # torch's AccumulateGrad never keeps the incoming gradient under create_graph: it
+            # copies it into a fresh tensor of the parameter's layout (CopyBackwards when it
+            # has a graph), so .grad is no view of anything (optimizers call grad.detach_())
+            var._grad = Tensor(np.empty_like(var._data, dtype=g._data.dtype)).copy_(g)
             return
         data = g._data
         vdata = var._data

@@ -188,12 +188,41 @@ def _(a, b, ta, tb, out):
     return (_neg_fwd(p) if ta is None else ta - p) / b
 
 
+def alpha_param(fname, input, other, alpha):
+    """The ``alpha`` of add/sub/rsub as the op's parameter: None for 1, else a Python number.
+
+    torch reads alpha as a Scalar: a number, or a 0-d tensor that does not require grad
+    (optimizers pass ``alpha=-lr * trust_ratio``, a 0-d tensor); and it refuses a bool alpha
+    unless the result is bool, a float alpha for an integral result and a complex one for a
+    real result. All checks run before anything is computed or written."""
+    if isinstance(alpha, Tensor):
+        if alpha._data.ndim or alpha.requires_grad:
+            raise TypeError(f"{fname}(): argument 'alpha' must be Number, not Tensor")
+        alpha = alpha._data.item()
+    if alpha == 1 and not isinstance(alpha, bool):
+        return None
+    if isinstance(alpha, (bool, int, float, complex, np.generic)):
+        dt = _dtype.result_type(input, other) if isinstance(input, Tensor) else \
+            _dtype.result_type(other, input)
+        cat = dt._category
+        if isinstance(alpha, (bool, np.bool_)):
+            if dt is not _dtype.bool:
+                raise RuntimeError("Boolean alpha only supported for Boolean results.")
+        elif cat <= _dtype._INT and not isinstance(alpha, (int, np.integer)):
+            raise RuntimeError("For integral input tensors, argument alpha must not be a "
+                               "floating point number.")
+        elif cat != _dtype._COMPLEX and isinstance(alpha, (complex, np.complexfloating)):
+            raise RuntimeError("For non-complex input tensors, argument alpha must not be a "
+                               "complex number.")
+    return alpha
+
+
 def add(input, other, *legacy, alpha=1, out=None):
     """``input + alpha * other`` with broadcasting and type promotion."""
     if legacy:  # the deprecated add(input, alpha, other)
         (input, other), kw = scalar_first("add", (input, other) + legacy, alpha != 1)
         alpha = kw["alpha"]
-    return _out(ADD.call(input, other, None if alpha == 1 else alpha), out)
+    return _out(ADD.call(input, other, alpha_param("add", input, other, alpha)), out)
 
 
 def sub(input, other, *legacy, alpha=1, out=None):
@@ -201,7 +230,7 @@ def sub(input, other, *legacy, alpha=1, out=None):
     if legacy:  # the deprecated sub(input, alpha, other)
         (input, other), kw = scalar_first("sub", (input, other) + legacy, alpha != 1)
         alpha = kw["alpha"]
-    return _out(SUB.call(input, other, None if alpha == 1 else alpha), out)
+    return _out(SUB.call(input, other, alpha_param("sub", input, other, alpha)), out)
 
 
 subtract = sub
@@ -210,7 +239,7 @@ subtract = sub
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input``."""
     op = RSUB_T if isinstance(other, Tensor) and isinstance(input, Tensor) else RSUB
-    return op.call(input, other, None if alpha == 1 else alpha)
+    return op.call(input, other, alpha_param("rsub", input, other, alpha))
 
 
 def mul(input, other, *, out=None):
@@ -1092,7 +1121,7 @@ _METHODS = {
     "heaviside_": lambda self, values: apply_inplace(HEAVISIDE, self, values),
     "multiply_": lambda self, other: apply_inplace(MUL, self, other),
     "subtract_": lambda self, other, *, alpha=1: apply_inplace(
-        SUB, self, other, params=None if alpha == 1 else alpha),
+        SUB, self, other, params=alpha_param("sub", self, other, alpha)),
     "atan2_": _atan2_, "arctan2_": _atan2_, "hypot_": _hypot_,
     "copysign_": _binary_inplace("copysign", lambda o: COPYSIGN if isinstance(o, Tensor)
                                  else COPYSIGN_SCALAR),

@@ -257,14 +257,45 @@ def _(ctx, g):
     return (where(mask, g, 0.0),)
 
 
+def clamp_bounds(min, max, fname="clamp"):
+    """torch's overload choice for a tensor bound beside a number bound.
+
+    clamp has a (Tensor min, Tensor max) and a (Number min, Number max) form; a 0-d tensor that
+    does not require grad binds as a Number, so ``clamp(x, torch.tensor(0.), 1.5)`` is the
+    number form; any other tensor beside a number matches neither and is a TypeError."""
+    if isinstance(min, Tensor) == isinstance(max, Tensor) or min is None or max is None:
+        return min, max
+    bounds = []
+    for b in (min, max):
+        if isinstance(b, Tensor):
+            if b._data.ndim or b.requires_grad:
+                got = ", ".join(type(v).__name__ for v in ("", min, max))
+                got = got.replace("str", "Tensor", 1)
+                raise TypeError(
+                    f"{fname}() received an invalid combination of arguments - got ({got}), "
+                    f"but expected one of:\n"
+                    f" * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                    f" * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)")
+            b = b._data.item()
+        bounds.append(b)
+    return tuple(bounds)
+
+
 def clamp(input, min=None, max=None):
     """Clamp into [min, max]; bounds may be numbers or tensors."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     _refuse_complex_clamp(input)
+    min, max = clamp_bounds(min, max)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return _clamp_tensor(input, min, max)
-    return CLAMP.call(input, (min, max))
+    x = as_tensor_arg(input)
+    if x._data.dtype.kind in "biu":  # number bounds promote like scalars: int + 0.5 -> float32
+        dt = _dtype.result_type_of([x.dtype], [], [_dtype.scalar_dtype(b)
+                                                   for b in (min, max) if b is not None])
+        if dt is not x.dtype:
+            x = x.to(dt)
+    return CLAMP.call(x, (min, max))
 
 
 def _refuse_complex_clamp(x):

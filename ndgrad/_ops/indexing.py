@@ -163,10 +163,11 @@ def _parse(x, key, for_set=False):
         if _is_advanced(k):
             arr = _as_index_array(k)
             if arr.dtype == bool:
-                if arr.ndim == 0:
+                if arr.ndim == 0:  # as a Python bool: a new dim indexed by [0] or []
                     out = out.unsqueeze(dim)
                     advanced.append((dim, np.zeros((1 if arr else 0,), np.int64)))
                     dim += 1
+                    applied = True  # setitem writes through the unsqueezed view
                     continue
                 masks.append((dim, arr))  # checked once the basic indices are applied
                 for j, sub in enumerate(np.nonzero(arr)):

@@ -113,7 +113,7 @@ def _inplace_binary(op, alpha_param=False, name=None):
         elif legacy:
             raise TypeError(f"{op.name}_() takes 1 positional argument but "
                             f"{1 + len(legacy)} were given")
-        p = (None if alpha == 1 else alpha) if alpha_param else None
+        p = AR.alpha_param(op.name, self, other, alpha) if alpha_param else None
         return apply_inplace(op, self, other, params=p)
     return method
 
@@ -140,6 +140,7 @@ def _clamp_(self, min=None, max=None):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if self._data.dtype.kind == "c":
         raise NotImplementedError("clamp is not supported for complex types")
+    min, max = CMP.clamp_bounds(min, max)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         res = CMP.clamp(self, min, max)
         return S.copy_(self, res) if hasattr(S, "copy_") else I.copy_(self, res)

@@ -11,6 +11,7 @@ import numpy as np
 from .. import _dtype
 from .broadcast import sum_to
 from .arguments import scalar_first
+from .arguments import _out
 from .registry import as_tensor_arg, primitive
 from .inplace import apply_inplace
 from .methods import bind
@@ -91,7 +92,7 @@ def addr(input, vec1, vec2, *legacy, beta=1, alpha=1, out=None):
     v1 = as_tensor_arg(vec1, "vec1")
     v2 = as_tensor_arg(vec2, "vec2")
     _check_scalars(m, v1, v2, beta, alpha)
-    return ADDR.call(m, v1, v2, params=(beta, alpha))
+    return _out(ADDR.call(m, v1, v2, params=(beta, alpha)), out)
 
 
 def _addr_(self, vec1, vec2, *legacy, beta=1, alpha=1):

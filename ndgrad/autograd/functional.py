@@ -290,7 +290,19 @@ def _basis(tensors, numels):
     return tuple(chunks)
 
 
-_construct_standard_basis_for = _basis      # torch's private name, used by its tests
+# torch's private names for these helpers, which its tests and libraries import (pytorch-minimize
+# builds its own Jacobian from them): same arguments, same results.
+_construct_standard_basis_for = _basis
+_tuple_postprocess = _untuple
+_grad_postprocess = _finish
+
+
+def _as_tuple(inp, arg_name=None, fn_name=None):
+    """torch's ``_as_tuple``: with names, ``(was_tuple, tuple)`` after the Tensor check;
+    without, just the tuple (a list becomes one, anything else is wrapped)."""
+    if arg_name is None and fn_name is None:
+        return inp if isinstance(inp, tuple) else tuple(inp) if isinstance(inp, list) else (inp,)
+    return _tupled(inp, arg_name, fn_name)
 
 
 def _arange(n):

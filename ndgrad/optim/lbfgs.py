@@ -48,7 +48,7 @@ def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
     d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2)
     d2_square = d1 ** 2 - g1 * g2
     if d2_square >= 0:
-        d2 = np.sqrt(d2_square)
+        d2 = d2_square.sqrt() if isinstance(d2_square, Tensor) else np.sqrt(d2_square)
         if x1 <= x2:
             min_pos = x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2))
         else:
@@ -57,10 +57,16 @@ def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
     return (xmin_bound + xmax_bound) / 2.0
 
 
+def _copy(v):
+    return v.clone() if isinstance(v, Tensor) else v.copy()
+
+
 def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9,
                   max_ls=25):
-    d_norm = np.abs(d).max()
-    g = g.copy()
+    # LBFGS calls it on NumPy vectors; libraries import it under torch's private name and call
+    # it on Tensors (pytorch-minimize's line search): the steps are written for both.
+    d_norm = abs(d).max()
+    g = _copy(g)
     f_new, g_new = obj_func(x, t, d)
     ls_func_evals = 1
     gtd_new = g_new.dot(d)
@@ -71,7 +77,7 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
     while ls_iter < max_ls:
         if f_new > (f + c1 * t * gtd) or (ls_iter > 1 and f_new >= f_prev):
             bracket, bracket_f = [t_prev, t], [f_prev, f_new]
-            bracket_g, bracket_gtd = [g_prev, g_new.copy()], [gtd_prev, gtd_new]
+            bracket_g, bracket_gtd = [g_prev, _copy(g_new)], [gtd_prev, gtd_new]
             break
         if abs(gtd_new) <= -c2 * gtd:
             bracket, bracket_f, bracket_g = [t], [f_new], [g_new]
@@ -79,14 +85,14 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
             break
         if gtd_new >= 0:
             bracket, bracket_f = [t_prev, t], [f_prev, f_new]
-            bracket_g, bracket_gtd = [g_prev, g_new.copy()], [gtd_prev, gtd_new]
+            bracket_g, bracket_gtd = [g_prev, _copy(g_new)], [gtd_prev, gtd_new]
             break
         min_step = t + 0.01 * (t - t_prev)
         max_step = t * 10
         tmp = t
         t = _cubic_interpolate(t_prev, f_prev, gtd_prev, t, f_new, gtd_new,
                                bounds=(min_step, max_step))
-        t_prev, f_prev, g_prev, gtd_prev = tmp, f_new, g_new.copy(), gtd_new
+        t_prev, f_prev, g_prev, gtd_prev = tmp, f_new, _copy(g_new), gtd_new
         f_new, g_new = obj_func(x, t, d)
         ls_func_evals += 1
         gtd_new = g_new.dot(d)
@@ -120,7 +126,7 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
         if f_new > (f + c1 * t * gtd) or f_new >= bracket_f[low_pos]:
             bracket[high_pos] = t
             bracket_f[high_pos] = f_new
-            bracket_g[high_pos] = g_new.copy()
+            bracket_g[high_pos] = _copy(g_new)
             bracket_gtd[high_pos] = gtd_new
             low_pos, high_pos = (0, 1) if bracket_f[0] <= bracket_f[1] else (1, 0)
         else:
@@ -133,7 +139,7 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
                 bracket_gtd[high_pos] = bracket_gtd[low_pos]
             bracket[low_pos] = t
             bracket_f[low_pos] = f_new
-            bracket_g[low_pos] = g_new.copy()
+            bracket_g[low_pos] = _copy(g_new)
             bracket_gtd[low_pos] = gtd_new
     return bracket_f[low_pos], bracket_g[low_pos], bracket[low_pos], ls_func_evals
 
