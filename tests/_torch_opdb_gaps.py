@@ -18,12 +18,6 @@ KNOWN_GAPS = {
         "accepts an error input torch refuses (2/2): AssertionError: ndgrad accepts an input torch refuses with Exception matching ''",
     ('errors', '__rxor__', 'any'):
         "accepts an error input torch refuses (2/2): AssertionError: ndgrad accepts an input torch refuses with Exception matching ''",
-    ('errors', 'amax', 'any'):
-        'accepts an error input torch refuses (1/7): AssertionError: ndgrad accepts an input torch refuses with RuntimeError matching "Expected the dtype for input',
-    ('errors', 'amin', 'any'):
-        'accepts an error input torch refuses (1/7): AssertionError: ndgrad accepts an input torch refuses with RuntimeError matching "Expected the dtype for input',
-    ('errors', 'aminmax', 'any'):
-        "raises another exception class (1/5): AssertionError: ndgrad raises TypeError(aminmax() got an unexpected keyword argument 'out') where torch raises",
     ('errors', 'arange', 'any'):
         'raises another exception class (3/7): AssertionError: ndgrad raises OverflowError(cannot convert float infinity to integer) where torch raises Runti',
     ('errors', 'atan2', 'any'):
