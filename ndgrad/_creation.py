@@ -315,10 +315,31 @@ def _size(size):
     return tuple(out)
 
 
+_RANDOM_SIGNATURES = "".join(
+    f" * (tuple of ints size, *, {g}Tensor out = None, torch.dtype dtype = None, torch.layout "
+    "layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = "
+    "False)\n" for g in ("torch.Generator generator, ", ""))
+_NO_SIZE = {f: f"{f}() received an invalid combination of arguments - got (), but expected "
+               f"one of:\n{_RANDOM_SIGNATURES}" for f in ("rand", "randn")}
+
+
+_NO_ARANGE_END = (
+    "arange() received an invalid combination of arguments - got (), but expected one of:\n"
+    + "".join(f" * ({args}*, {out}torch.dtype dtype = None, torch.layout layout = None, "
+              "torch.device device = None, bool pin_memory = False, bool requires_grad = "
+              "False)\n" for args, out in (
+                  ("Number end, ", "Tensor out = None, "), ("Number start, Number end, ", ""),
+                  ("Number start, Number end, Number step = 1, ", "Tensor out = None, "))))
+
+
 def _size_keyword(name, sizes, size):
     """The positional sizes of a factory called as ``f(2, 3)``, ``f((2, 3))`` or
-    ``f(size=(2, 3))`` (torch's keyword: an int there is refused, as torch's parser does)."""
+    ``f(size=(2, 3))`` (torch's keyword: an int there is refused, as torch's parser does).
+    No size at all is torch's TypeError (a 0-d tensor is ``f(())``)."""
     if size is None:
+        if not sizes:
+            raise TypeError(_NO_SIZE.get(name, f'{name}() missing 1 required positional '
+                                               'arguments: "size"'))
         return sizes
     if sizes:
         raise TypeError(f"{name}() got multiple values for argument 'size'")
@@ -491,12 +512,16 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     return _finish(np.full(input._data.shape, fill_value, _like(input, dtype)), requires_grad)
 
 
-def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+def arange(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False):
     """[start, end) in steps; integer arguments give int64, any float gives the default."""
     check_device(device)
+    if start is None and end is None:
+        raise TypeError(_NO_ARANGE_END)
     if end is None:
         start, end = 0, start
+    elif start is None:
+        start = 0
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     start, end, step = vals
     if step == 0:

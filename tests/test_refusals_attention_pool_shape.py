@@ -1,5 +1,5 @@
-"""Bad inputs to MultiheadAttention, avg_pool2d / lp_pool2d and reshape / view get torch
-2.13's exception class and message, and change nothing."""
+"""Bad inputs to MultiheadAttention, avg_pool2d / lp_pool2d, reshape / view and factories
+called without a size get torch 2.13's exception class and message, and change nothing."""
 
 import pytest
 import torch
@@ -113,3 +113,20 @@ def test_inferred_size_of_zero_elements_as_torch(op, shape, new):
     assert ours == theirs
     if shape == (0,) and new == (0, -1):
         assert theirs[0] == "RuntimeError" and "ambiguous" in theirs[1]
+
+
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty", "rand", "randn", "arange"])
+def test_factory_without_a_size_is_torchs_type_error(name):
+    texts = []
+    for t in (torch, ndgrad):
+        with pytest.raises(TypeError) as info:
+            getattr(t, name)()
+        texts.append(str(info.value))
+    assert texts[0] == texts[1]
+
+
+def test_factory_sizes_torch_accepts_still_work():
+    for t in (torch, ndgrad):
+        assert t.zeros(()).shape == () and t.ones(size=()).shape == ()
+        assert t.rand(0).shape == (0,) and t.randn(2, 3).shape == (2, 3)
+        assert t.arange(end=3).tolist() == [0, 1, 2] and t.arange(1, 4, 2).tolist() == [1, 3]
