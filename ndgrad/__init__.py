@@ -93,7 +93,8 @@ import builtins as _builtins
 inf = _builtins.float("inf")
 nan = _builtins.float("nan")
 from ._layouts import (layout, memory_format, strided, contiguous_format,  # noqa: F401,E402
-                       preserve_format, channels_last, channels_last_3d)
+                       preserve_format, channels_last, channels_last_3d, sparse_coo,
+                       sparse_csr, sparse_csc, sparse_bsr, sparse_bsc)
 Type = dtype
 
 

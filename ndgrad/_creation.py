@@ -526,8 +526,10 @@ def arange(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, d
     start, end, step = vals
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if not (np.isfinite(start) and np.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
     if (end - start) * step < 0 and end != start:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         is_int = builtins.all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
                               for v in vals)

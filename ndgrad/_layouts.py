@@ -9,7 +9,8 @@ suffix. ndgrad tensors are always strided; the memory formats only steer ``conti
 """
 
 __all__ = ["layout", "memory_format", "strided", "contiguous_format", "preserve_format",
-           "channels_last", "channels_last_3d"]
+           "channels_last", "channels_last_3d", "sparse_coo", "sparse_csr", "sparse_csc",
+           "sparse_bsr", "sparse_bsc"]
 
 
 class _Named:
@@ -66,6 +67,10 @@ def is_contiguous_in(array, fmt):
 
 
 strided = layout("strided")
+# torch's sparse layouts, as names to compare with and to be refused by (no ndgrad tensor has
+# one: ``t.layout`` is always ``strided``)
+sparse_coo, sparse_csr, sparse_csc = layout("sparse_coo"), layout("sparse_csr"), layout("sparse_csc")
+sparse_bsr, sparse_bsc = layout("sparse_bsr"), layout("sparse_bsc")
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
 channels_last = memory_format("channels_last")

@@ -130,3 +130,37 @@ def test_factory_sizes_torch_accepts_still_work():
         assert t.zeros(()).shape == () and t.ones(size=()).shape == ()
         assert t.rand(0).shape == (0,) and t.randn(2, 3).shape == (2, 3)
         assert t.arange(end=3).tolist() == [0, 1, 2] and t.arange(1, 4, 2).tolist() == [1, 3]
+
+
+REFUSALS = {   # calls torch refuses; ndgrad must raise the same class and text
+    "arange_inf_end": lambda t: t.arange(0, float("inf"), 2),
+    "arange_inf_start": lambda t: t.arange(float("-inf"), 1, 2),
+    "arange_step_sign": lambda t: t.arange(0, -3, 2),
+    "sum_to_size_larger": lambda t: t.ones(5, 10).sum_to_size(10, 10),
+    "sum_to_size_mismatch": lambda t: t.ones(5, 10).sum_to_size(11, 1),
+    "masked_fill_complex_into_float": lambda t: t.ones(3).masked_fill(
+        t.ones(3, dtype=t.bool), 1j),
+    "masked_fill_complex_tensor_into_double": lambda t: t.ones(3, dtype=t.float64).masked_fill(
+        t.ones(3, dtype=t.bool), t.tensor(1j)),
+    "avg_pool1d_negative_pad": lambda t: t.nn.functional.avg_pool1d(t.ones(1, 1, 10), 2, 50, -1),
+    "narrow_start_1d_tensor": lambda t: t.ones(3, 10, 4).narrow(1, t.tensor([1]), 2),
+    "hsplit_string": lambda t: t.ones(5, 5).hsplit("abc"),
+    "vsplit_string": lambda t: t.ones(5, 5).vsplit("abc"),
+    "embedding_1d_weight": lambda t: t.nn.functional.embedding(t.tensor([0, 1]), t.ones(3)),
+    "window_sparse_layout": lambda t: t.signal.windows.hann(5, layout=t.sparse_coo),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSALS))
+def test_refusal_as_torch(name):
+    ours, theirs = _raised(lambda: REFUSALS[name](ndgrad)), _raised(lambda: REFUSALS[name](torch))
+    assert theirs != "ok"
+    assert ours[0] == theirs[0]
+    assert ours[1].split("\n")[0] == theirs[1].split("\n")[0]
+
+
+def test_accepted_neighbours_of_the_refusals():
+    for t in (torch, ndgrad):
+        assert t.ones(5, 10).sum_to_size(1, 10).tolist() == [[5.0] * 10]
+        assert t.ones(3, 10, 4).narrow(1, t.tensor(1), 2).shape == (3, 2, 4)
+        assert t.ones(2).layout == t.strided and t.ones(2).layout != t.sparse_coo

@@ -534,6 +534,11 @@ def masked_fill(input, mask, value):
     `value` receives the sum of the masked gradient (MaskedFillBackward1)."""
     x = as_tensor_arg(input)
     m = _mask_arg(mask)
+    if x._data.dtype.kind != "c" and (isinstance(value, complex) or (
+            hasattr(value, "_data") and value._data.dtype.kind == "c")):
+        ctype = {"f": {4: "float", 8: "double"}}.get(x._data.dtype.kind, {}).get(
+            x._data.dtype.itemsize, x._data.dtype.name)
+        raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
     value = _fill_value(value, x)
     try:
         np.broadcast_shapes(x._data.shape, m._data.shape)

@@ -433,6 +433,10 @@ def _split_like(x, ios, dim, name, min_dims):
     if nd < min_dims:
         raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} dimension, "
                            f"but got a tensor with {nd} dimensions!")
+    if not isinstance(ios, (int, tuple, list)) and not hasattr(ios, "_data"):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"({type(ios).__name__}), but expected one of:\n * (int sections)\n"
+                        " * (tuple of ints indices)\n")
     if isinstance(ios, int):
         size = x._data.shape[dim]
         if ios == 0 or size % ios:

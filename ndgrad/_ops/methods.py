@@ -290,7 +290,12 @@ for _name, _fn in _METHODS.items():
 def _sum_to_size(self, size):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    return sum_to(self, tuple(size))
+    size, shape = tuple(int(s) for s in size), self._data.shape
+    # torch's rule: `size` must expand to self's shape (dims aligned from the right)
+    if len(size) > len(shape) or any(s != 1 and s != n
+                                     for s, n in zip(reversed(size), reversed(shape))):
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
+    return sum_to(self, size)
 
 
 def _new(self, kind, *args, dtype=None, size=None, requires_grad=False, device=None,

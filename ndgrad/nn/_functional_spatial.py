@@ -272,6 +272,9 @@ def _pool_args(kernel_size, stride, padding, dilation, nd, fn):
     if any(x <= 0 for x in d):
         shown = " ".join(f"dilation{a}: {v}" for a, v in zip(letters, d))
         raise RuntimeError(f"dilation should be greater than zero, but got {shown}")
+    for pi in p:
+        if pi < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {pi}")
     for pi, ki, di in zip(p, k, d):
         if pi > (di * (ki - 1) + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "

@@ -270,6 +270,8 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
     """Rows of `weight` picked by integer `input` (`sparse` gradients are returned dense)."""
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
     if padding_idx is not None:
         if padding_idx > 0:
             if padding_idx >= weight.size(0):
