@@ -5,8 +5,10 @@ mask on a 0-d tensor, torch.finfo of a Python type, torch.pi, autograd.functiona
 helpers, .grad under create_graph, lbfgs._strong_wolfe on Tensors, addr(out=)."""
 
 import math
+import warnings
 
 import numpy as np
+
 import pytest
 import torch
 
@@ -181,7 +183,10 @@ def test_grad_under_create_graph_is_a_copy():
         second = L.autograd.grad(g.sum(), m.weight)[0]
         g.detach_()
         return out, g, second, g.requires_grad
-    with pytest.warns(UserWarning):
+    # backward(create_graph=True) warns of a reference cycle once per process (in torch and
+    # ndgrad), so whether this test sees it depends on the order: the warning is not asserted
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
         same(run)
 
 
