@@ -37,6 +37,16 @@ def broadcast_all(*values):
     return torch.broadcast_tensors(*values)
 
 
+def expand_probs_or_logits(src, new, shape):
+    """Give `new` (an ``expand`` result) `src`'s probs and/or logits expanded to `shape`:
+    whichever of the two `src` holds (the other is a lazy property computed from it), the
+    last one set also being ``new._param``."""
+    for name in ("probs", "logits"):
+        if name in src.__dict__:
+            setattr(new, name, src.__dict__[name].expand(shape))
+            new._param = new.__dict__[name]
+
+
 def _standard_normal(shape, dtype):
     return torch.randn(shape, dtype=dtype)
 
